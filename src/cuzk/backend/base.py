@@ -1,0 +1,159 @@
+"""The Backend interface: the operations the Groth16 prover and setup need from a device.
+
+A backend owns "device arrays" of Fr elements: for ``cpu`` these are 1-D numpy object arrays of
+``gmpy2.mpz`` in canonical form ("int arrays", see ``cuzk.field``); for ``cuda`` CuPy ``(n, 4)``
+uint64 arrays in Montgomery form. ``to_device``/``to_host`` convert from/to int arrays.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..curve import Group
+from ..field import FR
+
+
+@dataclass(frozen=True)
+class CSRMatrix:
+    """A sparse matrix over Fr in CSR form with a coefficient table.
+
+    Attributes:
+        indptr: ``(rows + 1,)`` int64 row offsets into ``indices``.
+        indices: ``(nnz,)`` int64 column indices (variable numbers, inputs first then aux).
+        coeff_ids: ``(nnz,)`` int32 indices into ``coeffs``.
+        coeffs: ``(ncoeffs,)`` int array (object dtype) of distinct Fr coefficients.
+        shape: (rows, cols).
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    coeff_ids: np.ndarray
+    coeffs: np.ndarray
+    shape: tuple[int, int]
+
+    @property
+    def nnz(self) -> int:
+        """Number of stored non-zeros."""
+        return int(self.indices.shape[0])
+
+    def row_ids(self) -> np.ndarray:
+        """``(nnz,)`` int64 row index of every stored entry."""
+        return np.repeat(np.arange(self.shape[0], dtype=np.int64), np.diff(self.indptr))
+
+
+class MSMContext(abc.ABC):
+    """Bases of one MSM kept resident (in worker processes or device memory) across calls."""
+
+    group: Group
+    size: int
+
+    @abc.abstractmethod
+    def msm(self, scalars: np.ndarray):
+        """Σ scalars[i]·bases[i]; ``scalars`` an int array of length ``size`` with values in [0, r).
+
+        Scalars equal to 0 or 1 are summed by additions, the rest by Pippenger.
+        Returns a point of ``group`` (py-arkworks-bls12381 object).
+        """
+
+    def close(self) -> None:
+        """Release workers or device memory (idempotent)."""
+
+
+class Backend(abc.ABC):
+    """Device operations over Fr and the curve groups."""
+
+    name: str = "abstract"
+
+    # --- transfers ---------------------------------------------------------------------------
+    @abc.abstractmethod
+    def to_device(self, values: np.ndarray):
+        """Int array (canonical, object dtype) → device array."""
+
+    @abc.abstractmethod
+    def to_host(self, arr) -> np.ndarray:
+        """Device array → int array (canonical, object dtype)."""
+
+    # --- elementwise -------------------------------------------------------------------------
+    @abc.abstractmethod
+    def add(self, a, b): """Elementwise a + b in Fr."""
+
+    @abc.abstractmethod
+    def sub(self, a, b): """Elementwise a − b in Fr."""
+
+    @abc.abstractmethod
+    def mul(self, a, b): """Elementwise a · b in Fr."""
+
+    @abc.abstractmethod
+    def scale(self, a, k: int): """Elementwise k · a in Fr for a scalar k."""
+
+    # --- NTT ---------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def ntt(self, a, inverse: bool = False):
+        """Radix-2 NTT over Fr of a power-of-two length n (roots from generator 7, see cuzk.field).
+
+        Forward: out[j] = Σ_i a[i]·ω^(ij); inverse: out[j] = n⁻¹ Σ_i a[i]·ω^(−ij).
+        Raises ValueError when n is not a power of two or exceeds 2^32.
+        """
+
+    def coset_ntt(self, a, inverse: bool = False):
+        """Evaluate on the coset g·H (g = 7): forward scales a[i] by g^i then NTTs;
+        inverse runs the inverse NTT then scales by g^(−i)."""
+        n = self.length(a)
+        g = FR.generator if not inverse else pow(FR.generator, -1, FR.modulus)
+        if not inverse:
+            return self.ntt(self.mul(a, self.powers(g, n)))
+        return self.mul(self.ntt(a, inverse=True), self.powers(g, n))
+
+    @abc.abstractmethod
+    def powers(self, x: int, n: int):
+        """Device array [1, x, x², …, x^(n−1)] in Fr."""
+
+    @abc.abstractmethod
+    def length(self, a) -> int:
+        """Number of elements of a device array."""
+
+    def compute_h(self, a, b, c, n: int):
+        """Groth16 quotient scalars as bellperson computes them.
+
+        a, b, c: device arrays of length n (constraint evaluations A·w, B·w, C·w, zero-padded).
+        Steps: iNTT each → coset NTT → a·b − c → multiply by 1/Z(g) with Z(x) = x^n − 1 (constant
+        on the coset) → coset iNTT. Returns the first n − 1 coefficients (device array); the
+        last is zero for a satisfied system.
+        """
+        ea = self.coset_ntt(self.ntt(a, inverse=True))
+        eb = self.coset_ntt(self.ntt(b, inverse=True))
+        ec = self.coset_ntt(self.ntt(c, inverse=True))
+        zinv = pow(pow(FR.generator, n, FR.modulus) - 1, -1, FR.modulus)
+        h = self.coset_ntt(self.scale(self.sub(self.mul(ea, eb), ec), zinv), inverse=True)
+        return self.slice(h, 0, n - 1)
+
+    @abc.abstractmethod
+    def slice(self, a, start: int, stop: int):
+        """Device sub-array a[start:stop]."""
+
+    # --- sparse ------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def spmv(self, m: CSRMatrix, w):
+        """y = M·w over Fr: ``w`` a device array of length cols, result of length rows."""
+
+    # --- curve -------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def msm_context(self, group: Group, bases: np.ndarray) -> MSMContext:
+        """Keep ``bases`` ((n, group.uncompressed_size) uint8, already validated) resident."""
+
+    @abc.abstractmethod
+    def fixed_base_mul(self, group: Group, base, scalars: Sequence[int]) -> np.ndarray:
+        """[k·base for k in scalars] as a ``(n, group.uncompressed_size)`` uint8 array (setup)."""
+
+    def close(self) -> None:
+        """Release workers and device memory."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,192 @@
+"""Field constants and array arithmetic for BLS12-381 Fr and Fq (see the package docstring)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import gmpy2
+import numpy as np
+
+_MPZ = gmpy2.mpz
+
+
+@dataclass(frozen=True)
+class Field:
+    """A prime field with its limb layout.
+
+    Attributes:
+        name: "Fr" or "Fq".
+        modulus: the prime p.
+        limbs: number of 64-bit limbs per element (4 for Fr, 6 for Fq).
+        bits: bit length of p (255 for Fr, 381 for Fq).
+        two_adicity: largest s with 2^s | p - 1.
+        generator: multiplicative generator used for roots of unity and cosets.
+    """
+
+    name: str
+    modulus: int
+    limbs: int
+    bits: int
+    two_adicity: int
+    generator: int
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes per element in the limb layout (32 for Fr, 48 for Fq)."""
+        return 8 * self.limbs
+
+    @property
+    def montgomery_r(self) -> int:
+        """R = 2^(64·limbs) mod p, the Montgomery radix."""
+        return pow(2, 64 * self.limbs, self.modulus)
+
+    def root_of_unity(self, n: int) -> int:
+        """Primitive n-th root of unity, n a power of two with log2(n) ≤ two_adicity.
+
+        Computed as g^((p-1)/n) for the multiplicative generator g (7 for Fr, as blstrs), so the
+        domain equals bellperson's ``EvaluationDomain``.
+
+        Raises:
+            ValueError: n is not a power of two or exceeds 2^two_adicity.
+        """
+        if n < 1 or n & (n - 1):
+            raise ValueError(f"{self.name}: domain size {n} is not a power of two")
+        if n.bit_length() - 1 > self.two_adicity:
+            raise ValueError(f"{self.name}: domain size 2^{n.bit_length() - 1} exceeds 2^{self.two_adicity}")
+        return pow(self.generator, (self.modulus - 1) // n, self.modulus)
+
+    # --- int arrays (numpy object arrays of gmpy2.mpz, canonical values) ---------------------
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Elementwise a + b mod p on int arrays of equal shape."""
+        return _reduce((a + b), self.modulus)
+
+    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Elementwise a − b mod p on int arrays of equal shape."""
+        return _reduce((a - b), self.modulus)
+
+    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Elementwise a · b mod p on int arrays of equal shape."""
+        return _reduce((a * b), self.modulus)
+
+    def square(self, a: np.ndarray) -> np.ndarray:
+        """Elementwise a² mod p."""
+        return _reduce((a * a), self.modulus)
+
+    def neg(self, a: np.ndarray) -> np.ndarray:
+        """Elementwise −a mod p."""
+        return _reduce(-a, self.modulus)
+
+    def batch_inverse(self, a: np.ndarray) -> np.ndarray:
+        """Elementwise inverses by Montgomery's trick (one modular inversion for the batch).
+
+        Raises:
+            ZeroDivisionError: some element is zero (its index is named).
+        """
+        flat = a.reshape(-1)
+        n = len(flat)
+        p = self.modulus
+        prefix = np.empty(n, dtype=object)
+        acc = _MPZ(1)
+        for i in range(n):
+            if flat[i] == 0:
+                raise ZeroDivisionError(f"{self.name}: batch_inverse of zero at index {i}")
+            prefix[i] = acc
+            acc = acc * flat[i] % p
+        inv = gmpy2.invert(acc, p)
+        out = np.empty(n, dtype=object)
+        for i in range(n - 1, -1, -1):
+            out[i] = inv * prefix[i] % p
+            inv = inv * flat[i] % p
+        return out.reshape(a.shape)
+
+    def random(self, n: int, rng: np.random.Generator | None = None) -> np.ndarray:
+        """n uniformly random elements as an int array (not for secrets: seeded numpy PRNG)."""
+        rng = rng or np.random.default_rng()
+        raw = rng.integers(0, 2**64, size=(n, self.limbs + 1), dtype=np.uint64, endpoint=False)
+        vals = from_limbs(raw)
+        return _reduce(vals, self.modulus)
+
+
+FR = Field(
+    name="Fr",
+    modulus=0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001,
+    limbs=4,
+    bits=255,
+    two_adicity=32,
+    generator=7,
+)
+
+FQ = Field(
+    name="Fq",
+    modulus=0x1A0111EA397FE69A4B1BA7B6434BACD764774B84F38512BF6730D2A0F6B0F6241EABFFFEB153FFFFB9FEFFFFFFFFAAAB,
+    limbs=6,
+    bits=381,
+    two_adicity=1,
+    generator=2,
+)
+
+
+def _reduce(a: np.ndarray, p: int) -> np.ndarray:
+    return np.mod(a, _MPZ(p))
+
+
+def int_array(values: Iterable[int]) -> np.ndarray:
+    """A 1-D int array (object dtype, gmpy2.mpz) from Python integers; values are not reduced."""
+    vals = [_MPZ(v) for v in values]
+    out = np.empty(len(vals), dtype=object)
+    out[:] = vals
+    return out
+
+
+def as_int_array(a: np.ndarray | Sequence[int]) -> np.ndarray:
+    """Return ``a`` as an int array: object arrays pass through, integer arrays are converted."""
+    if isinstance(a, np.ndarray) and a.dtype == object:
+        return a
+    if isinstance(a, np.ndarray):
+        return int_array(int(v) for v in a.reshape(-1)).reshape(a.shape)
+    return int_array(a)
+
+
+def to_limbs(values: np.ndarray | Sequence[int], limbs: int) -> np.ndarray:
+    """Int values (each 0 ≤ v < 2^(64·limbs)) → ``(n, limbs)`` uint64 little-endian limbs.
+
+    Raises:
+        OverflowError: a value is negative or does not fit in ``limbs`` limbs.
+    """
+    nbytes = 8 * limbs
+    flat = values.reshape(-1) if isinstance(values, np.ndarray) else values
+    buf = b"".join(int(v).to_bytes(nbytes, "little") for v in flat)
+    return np.frombuffer(buf, dtype="<u8").reshape(-1, limbs).astype(np.uint64, copy=True)
+
+
+def from_limbs(arr: np.ndarray) -> np.ndarray:
+    """``(n, limbs)`` uint64 little-endian limbs → 1-D int array (gmpy2.mpz) of length n."""
+    arr = np.ascontiguousarray(arr, dtype="<u8")
+    if arr.ndim != 2:
+        raise ValueError(f"limb array must be 2-D (n, limbs), got shape {arr.shape}")
+    nbytes = 8 * arr.shape[1]
+    raw = arr.tobytes()
+    out = np.empty(arr.shape[0], dtype=object)
+    out[:] = [_MPZ(int.from_bytes(raw[i : i + nbytes], "little")) for i in range(0, len(raw), nbytes)]
+    return out
+
+
+def to_montgomery(arr: np.ndarray, field: Field) -> np.ndarray:
+    """Canonical limbs → Montgomery limbs (x · R mod p), shape and dtype kept.
+
+    Raises:
+        ValueError: a value is not below the modulus.
+    """
+    vals = from_limbs(arr)
+    if len(vals) and max(vals) >= field.modulus:
+        raise ValueError(f"{field.name}: value not below the modulus in to_montgomery")
+    return to_limbs(_reduce(vals * _MPZ(field.montgomery_r), field.modulus), field.limbs)
+
+
+def from_montgomery(arr: np.ndarray, field: Field) -> np.ndarray:
+    """Montgomery limbs → canonical limbs (x · R⁻¹ mod p), shape and dtype kept."""
+    vals = from_limbs(arr)
+    rinv = _MPZ(pow(field.montgomery_r, -1, field.modulus))
+    return to_limbs(_reduce(vals * rinv, field.modulus), field.limbs)
