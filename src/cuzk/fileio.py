@@ -1,0 +1,44 @@
+"""Crash-safe file output shared by every layer: a file exists only when it is complete.
+
+Imports nothing of cuzk, so any layer may use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike) -> Iterator[BinaryIO]:
+    """Open a temporary file beside ``path`` for binary writing; on success fsync and rename it.
+
+    On an exception the temporary file is removed and an existing ``path`` is left untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and rename (see ``atomic_open``)."""
+    with atomic_open(path) as f:
+        f.write(data)
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write UTF-8 ``text`` to ``path`` through a temporary file and rename."""
+    atomic_write_bytes(path, text.encode("utf-8"))

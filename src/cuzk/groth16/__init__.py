@@ -1,0 +1,43 @@
+"""Groth16 over BLS12-381: development setup, prover, verifier, batch verifier, bellperson files."""
+
+from __future__ import annotations
+
+from .keys import (
+    PROOF_SIZE,
+    KeyFileError,
+    Proof,
+    ProvingKey,
+    VerifyingKey,
+    read_params,
+    read_proofs,
+    read_vk,
+    write_params,
+    write_proofs,
+    write_vk,
+)
+from .prover import Prover, WitnessError, prove
+from .setup import DevelopmentSetupWarning, domain_size, setup
+from .verifier import PublicInputError, verify, verify_batch
+
+__all__ = [
+    "PROOF_SIZE",
+    "DevelopmentSetupWarning",
+    "KeyFileError",
+    "Proof",
+    "Prover",
+    "ProvingKey",
+    "PublicInputError",
+    "VerifyingKey",
+    "WitnessError",
+    "domain_size",
+    "prove",
+    "read_params",
+    "read_proofs",
+    "read_vk",
+    "setup",
+    "verify",
+    "verify_batch",
+    "write_params",
+    "write_proofs",
+    "write_vk",
+]

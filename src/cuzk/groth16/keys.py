@@ -1,0 +1,282 @@
+"""Groth16 keys and proofs, and their files in bellperson's layout.
+
+Layouts (bellperson ``groth16::{VerifyingKey, Parameters, Proof}``; see FORMATS.md):
+- ``.vk``: α_G1, β_G1, β_G2, γ_G2, δ_G1, δ_G2 uncompressed, u32 big-endian ``ic.len()``, IC points
+  uncompressed. ``ic.len() == public inputs + 1``.
+- ``.params``: the vk, then h, l, a, b_g1, b_g2, each a u32 big-endian length followed by
+  uncompressed points. Points at infinity are left out of a, b_g1, b_g2; which variables they
+  belong to follows from the R1CS density (``density_a``, ``density_b``). Bytes after b_g2
+  (bellperson's phase-2 transcript) are ignored.
+- proof: A (G1 compressed 48) ‖ B (G2 compressed 96) ‖ C (G1 compressed 48) = 192 bytes; a file
+  of several proofs is their concatenation.
+
+Reading parameters checks every point (curve equation and subgroup) the first time a file is
+seen and records its SHA-256 in a cache directory (``$CUZK_CACHE_DIR``, default
+``~/.cache/cuzk``), so a batch reading the same key again skips the subgroup checks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..curve import G1, G2, CurveError, Group
+from ..fileio import atomic_open, atomic_write_bytes
+
+
+class KeyFileError(ValueError):
+    """A ``.params``/``.vk``/proof file is malformed: names the file, the offset and the problem."""
+
+    def __init__(self, path, offset: int | None, message: str):
+        self.path = str(path)
+        self.offset = offset
+        where = f" at byte {offset}" if offset is not None else ""
+        super().__init__(f"{self.path}{where}: {message}")
+
+
+PROOF_SIZE = 192
+
+
+@dataclass
+class VerifyingKey:
+    """Groth16 verifying key: py-arkworks-bls12381 points; ``ic`` has public inputs + 1 entries."""
+
+    alpha_g1: object
+    beta_g1: object
+    beta_g2: object
+    gamma_g2: object
+    delta_g1: object
+    delta_g2: object
+    ic: list
+
+    def to_bytes(self) -> bytes:
+        """bellperson's ``VerifyingKey::write`` layout."""
+        parts = [
+            G1.to_uncompressed(self.alpha_g1),
+            G1.to_uncompressed(self.beta_g1),
+            G2.to_uncompressed(self.beta_g2),
+            G2.to_uncompressed(self.gamma_g2),
+            G1.to_uncompressed(self.delta_g1),
+            G2.to_uncompressed(self.delta_g2),
+            struct.pack(">I", len(self.ic)),
+        ]
+        parts += [G1.to_uncompressed(p) for p in self.ic]
+        return b"".join(parts)
+
+
+@dataclass
+class ProvingKey:
+    """Groth16 proving key (bellperson ``Parameters``).
+
+    Point vectors are uint8 arrays of uncompressed encodings: ``h`` (n−1, 96), ``l`` (aux, 96),
+    ``a`` (#density_a, 96), ``b_g1`` (#density_b, 96), ``b_g2`` (#density_b, 192).
+    """
+
+    vk: VerifyingKey
+    h: np.ndarray
+    l: np.ndarray
+    a: np.ndarray
+    b_g1: np.ndarray
+    b_g2: np.ndarray
+    digest: str = field(default="")
+
+    def to_bytes(self) -> bytes:
+        """bellperson's ``Parameters::write`` layout (without a phase-2 transcript)."""
+        parts = [self.vk.to_bytes()]
+        for arr in (self.h, self.l, self.a, self.b_g1, self.b_g2):
+            parts.append(struct.pack(">I", arr.shape[0]))
+            parts.append(arr.tobytes())
+        return b"".join(parts)
+
+    @property
+    def nbytes(self) -> int:
+        """Host bytes held by the point vectors."""
+        return sum(x.nbytes for x in (self.h, self.l, self.a, self.b_g1, self.b_g2))
+
+
+@dataclass
+class Proof:
+    """A Groth16 proof (A ∈ G1, B ∈ G2, C ∈ G1) as py-arkworks-bls12381 points."""
+
+    a: object
+    b: object
+    c: object
+
+    def to_bytes(self) -> bytes:
+        """192 bytes: A ‖ B ‖ C compressed (bellperson ``Proof::write``)."""
+        return G1.to_compressed(self.a) + G2.to_compressed(self.b) + G1.to_compressed(self.c)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, path="<bytes>", offset: int = 0) -> "Proof":
+        """Parse 192 bytes, checking each point (curve, subgroup, encoding).
+
+        Raises:
+            KeyFileError: wrong length or an invalid point (names path, offset and the point).
+        """
+        if len(data) != PROOF_SIZE:
+            raise KeyFileError(path, offset, f"proof needs {PROOF_SIZE} bytes, got {len(data)}")
+        pts = []
+        for name, grp, lo, hi in (("A", G1, 0, 48), ("B", G2, 48, 144), ("C", G1, 144, 192)):
+            try:
+                pts.append(grp.from_compressed(data[lo:hi]))
+            except CurveError as e:
+                raise KeyFileError(path, offset + lo, f"proof {name}: {e}") from None
+        return cls(*pts)
+
+
+# --- files ------------------------------------------------------------------------------------
+
+
+def write_proofs(path, proofs: list[Proof]) -> None:
+    """Write proofs (192 bytes each, concatenated) atomically."""
+    atomic_write_bytes(path, b"".join(p.to_bytes() for p in proofs))
+
+
+def read_proofs(path) -> list[Proof]:
+    """Read a file of concatenated 192-byte proofs.
+
+    Raises:
+        KeyFileError: empty file, length not a multiple of 192, or an invalid point.
+    """
+    data = Path(path).read_bytes()
+    if not data or len(data) % PROOF_SIZE:
+        raise KeyFileError(path, len(data), f"length {len(data)} is not a positive multiple of {PROOF_SIZE}")
+    return [Proof.from_bytes(data[i : i + PROOF_SIZE], path, i) for i in range(0, len(data), PROOF_SIZE)]
+
+
+def write_vk(path, vk: VerifyingKey) -> None:
+    """Write a ``.vk`` file atomically."""
+    atomic_write_bytes(path, vk.to_bytes())
+
+
+def write_params(path, pk: ProvingKey) -> None:
+    """Write a ``.params`` file atomically (streamed, no second copy of the key in memory)."""
+    with atomic_open(path) as f:
+        f.write(pk.vk.to_bytes())
+        for arr in (pk.h, pk.l, pk.a, pk.b_g1, pk.b_g2):
+            f.write(struct.pack(">I", arr.shape[0]))
+            f.write(arr.tobytes())
+
+
+class _Reader:
+    """Sequential reader over a byte buffer that reports the file and offset on errors."""
+
+    def __init__(self, path, data: bytes | memoryview):
+        self.path, self.data, self.pos = path, memoryview(data), 0
+
+    def take(self, n: int, what: str) -> memoryview:
+        if self.pos + n > len(self.data):
+            raise KeyFileError(self.path, self.pos, f"truncated: {what} needs {n} bytes, {len(self.data) - self.pos} left")
+        out = self.data[self.pos : self.pos + n]
+        self.pos += n
+        return out
+
+    def u32(self, what: str) -> int:
+        return struct.unpack(">I", self.take(4, what))[0]
+
+    def point(self, grp: Group, what: str, check: bool = True):
+        off = self.pos
+        raw = bytes(self.take(grp.uncompressed_size, what))
+        try:
+            return grp.from_uncompressed(raw, check_subgroup=check)
+        except CurveError as e:
+            raise KeyFileError(self.path, off, f"{what}: {e}") from None
+
+    def points(self, grp: Group, what: str, check: bool) -> np.ndarray:
+        n = self.u32(f"{what} length")
+        start = self.pos
+        raw = self.take(n * grp.uncompressed_size, f"{what} ({n} points)")
+        arr = np.frombuffer(raw, dtype=np.uint8).reshape(n, grp.uncompressed_size)
+        if check:
+            w = grp.uncompressed_size
+            for i in range(n):
+                try:
+                    grp.from_uncompressed(bytes(raw[i * w : (i + 1) * w]), check_subgroup=True)
+                except CurveError as e:
+                    raise KeyFileError(self.path, start + i * w, f"{what}[{i}]: {e}") from None
+        return arr
+
+
+def _read_vk(r: _Reader, check: bool) -> VerifyingKey:
+    pts = [
+        r.point(G1, "vk.alpha_g1", check),
+        r.point(G1, "vk.beta_g1", check),
+        r.point(G2, "vk.beta_g2", check),
+        r.point(G2, "vk.gamma_g2", check),
+        r.point(G1, "vk.delta_g1", check),
+        r.point(G2, "vk.delta_g2", check),
+    ]
+    n = r.u32("vk.ic length")
+    if n == 0:
+        raise KeyFileError(r.path, r.pos - 4, "vk.ic is empty (needs public inputs + 1 points)")
+    ic = [r.point(G1, f"vk.ic[{i}]", check) for i in range(n)]
+    return VerifyingKey(*pts, ic)
+
+
+def read_vk(path) -> VerifyingKey:
+    """Read and fully check a ``.vk`` file.
+
+    Raises:
+        KeyFileError: truncation, trailing bytes, or an invalid point (file, offset, field).
+    """
+    data = Path(path).read_bytes()
+    r = _Reader(path, data)
+    vk = _read_vk(r, True)
+    if r.pos != len(data):
+        raise KeyFileError(path, r.pos, f"{len(data) - r.pos} unexpected trailing bytes after the verifying key")
+    return vk
+
+
+def cache_dir() -> Path:
+    """Directory of check records (``$CUZK_CACHE_DIR`` or ``~/.cache/cuzk``)."""
+    return Path(os.environ.get("CUZK_CACHE_DIR") or Path.home() / ".cache" / "cuzk")
+
+
+def file_digest(path) -> str:
+    """SHA-256 hex digest of a file, read in 16 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 24):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_params(path, check: bool | None = None) -> ProvingKey:
+    """Read a ``.params`` file into a ProvingKey.
+
+    Args:
+        path: the file.
+        check: True to check every point, False to check none beyond the curve equation of the
+            vk, None (default) to check unless this file's SHA-256 was checked before (see the
+            module docstring for the cache).
+
+    Raises:
+        KeyFileError: truncation (with the offset and vector), an invalid point (offset and
+            index), or a length field that runs past the end of the file.
+    """
+    data = Path(path).read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    marker = cache_dir() / "checked-params" / digest
+    if check is None:
+        check = not marker.exists()
+    r = _Reader(path, data)
+    vk = _read_vk(r, check)
+    h = r.points(G1, "h", check)
+    l_ = r.points(G1, "l", check)
+    a = r.points(G1, "a", check)
+    b_g1 = r.points(G1, "b_g1", check)
+    b_g2 = r.points(G2, "b_g2", check)
+    if b_g1.shape[0] != b_g2.shape[0]:
+        raise KeyFileError(path, None, f"b_g1 has {b_g1.shape[0]} points but b_g2 has {b_g2.shape[0]}")
+    if check:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass  # a read-only cache only costs the checks next time
+    return ProvingKey(vk, h, l_, a, b_g1, b_g2, digest=digest)

@@ -1,0 +1,144 @@
+"""Development Groth16 setup: random toxic waste → ProvingKey. NOT for chain use.
+
+The parameters come from one process's random τ, α, β, γ, δ, which this process knows: anyone
+holding them can forge proofs. They exist for tests and benchmarks of circuits whose real
+(ceremony) parameters are not available here. Source: Groth, "On the Size of Pairing-based
+Non-interactive Arguments" (EUROCRYPT 2016), with bellperson's ``generate_parameters`` layout.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import warnings
+
+import gmpy2
+import numpy as np
+
+from ..backend import Backend, CSRMatrix
+from ..curve import G1, G2
+from ..field import FR
+from .keys import ProvingKey, VerifyingKey
+
+log = logging.getLogger(__name__)
+
+DEV_SETUP_WARNING = (
+    "cuzk development setup: random toxic waste known to this process; these parameters are for "
+    "tests and benchmarks only and must never be used on chain"
+)
+
+
+class DevelopmentSetupWarning(UserWarning):
+    """Warns that parameters come from a development (insecure) setup."""
+
+
+def domain_size(num_constraints: int) -> int:
+    """Smallest power of two ≥ num_constraints (bellperson ``EvaluationDomain``); at least 2."""
+    return max(2, 1 << (num_constraints - 1).bit_length())
+
+
+def lagrange_at(tau: int, n: int) -> np.ndarray:
+    """L_j(τ) for j < n over the n-th roots of unity ω^j: Z(τ)·ω^j / (n·(τ − ω^j)), Z = x^n − 1.
+
+    Returns an int array of length n. Raises ValueError if τ lies in the domain.
+    """
+    r = FR.modulus
+    omega = FR.root_of_unity(n)
+    w = np.empty(n, dtype=object)
+    acc = gmpy2.mpz(1)
+    for j in range(n):
+        w[j] = acc
+        acc = acc * omega % r
+    z = (pow(tau, n, r) - 1) % r
+    if z == 0:
+        raise ValueError("τ lies in the evaluation domain")
+    denom = FR.batch_inverse(FR.sub(np.full(n, gmpy2.mpz(tau), dtype=object), w))
+    return FR.mul(FR.mul(w, denom), np.full(n, gmpy2.mpz(z * pow(n, -1, r) % r), dtype=object))
+
+
+def transpose_mul(m: CSRMatrix, x: np.ndarray) -> np.ndarray:
+    """y = Mᵀ·x over Fr: y[col] = Σ_row M[row, col]·x[row]. x has m.shape[0] entries (int array)."""
+    rows = m.row_ids()
+    prod = m.coeffs[m.coeff_ids] * x[rows]
+    order = np.argsort(m.indices, kind="stable")
+    cols = m.indices[order]
+    out = np.full(m.shape[1], gmpy2.mpz(0), dtype=object)
+    if len(cols):
+        starts = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]])
+        sums = np.add.reduceat(prod[order], starts)
+        out[cols[starts]] = sums
+    return np.mod(out, gmpy2.mpz(FR.modulus))
+
+
+def _random_nonzero() -> int:
+    while True:
+        v = secrets.randbelow(FR.modulus)
+        if v:
+            return v
+
+
+def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
+    """Generate a development proving key for ``r1cs`` (see the module warning).
+
+    Args:
+        r1cs: a finalized ``cuzk.r1cs.R1CS`` (num_inputs incl. ONE, num_aux, A, B, C, densities).
+        backend: provides ``fixed_base_mul`` (worker processes on the CPU).
+        toxic: optional fixed {"tau", "alpha", "beta", "gamma", "delta"} for reproducible tests;
+            default: fresh secrets.
+
+    Returns:
+        ProvingKey with h (n−1), l (num_aux), a (density_a), b_g1/b_g2 (density_b) point arrays.
+
+    Warns:
+        DevelopmentSetupWarning, always.
+    """
+    warnings.warn(DEV_SETUP_WARNING, DevelopmentSetupWarning, stacklevel=2)
+    log.warning(DEV_SETUP_WARNING)
+    r = FR.modulus
+    t = toxic or {k: _random_nonzero() for k in ("tau", "alpha", "beta", "gamma", "delta")}
+    tau, alpha, beta, gamma, delta = (t[k] % r for k in ("tau", "alpha", "beta", "gamma", "delta"))
+    n = domain_size(r1cs.num_constraints)
+    while pow(tau, n, r) == 1:  # τ in the domain makes Z(τ) = 0; resample (probability ~n/r)
+        tau = _random_nonzero()
+
+    lag = lagrange_at(tau, n)[: r1cs.num_constraints]
+    u = transpose_mul(r1cs.A, lag)
+    v = transpose_mul(r1cs.B, lag)
+    w = transpose_mul(r1cs.C, lag)
+    ni = r1cs.num_inputs
+    combo = np.mod(u * gmpy2.mpz(beta) + v * gmpy2.mpz(alpha) + w, gmpy2.mpz(r))
+    gamma_inv = pow(gamma, -1, r)
+    delta_inv = pow(delta, -1, r)
+    ic_scalars = np.mod(combo[:ni] * gmpy2.mpz(gamma_inv), gmpy2.mpz(r))
+    l_scalars = np.mod(combo[ni:] * gmpy2.mpz(delta_inv), gmpy2.mpz(r))
+    zd = (pow(tau, n, r) - 1) * delta_inv % r
+    h_scalars = np.empty(n - 1, dtype=object)
+    acc = gmpy2.mpz(zd)
+    for i in range(n - 1):
+        h_scalars[i] = acc
+        acc = acc * tau % r
+
+    g1, g2 = G1.generator(), G2.generator()
+    dens_a = np.asarray(r1cs.density_a, dtype=bool)
+    dens_b = np.asarray(r1cs.density_b, dtype=bool)
+    mul1 = lambda s: backend.fixed_base_mul(G1, g1, list(s))  # noqa: E731
+    vk = VerifyingKey(
+        alpha_g1=G1.mul(g1, alpha),
+        beta_g1=G1.mul(g1, beta),
+        beta_g2=G2.mul(g2, beta),
+        gamma_g2=G2.mul(g2, gamma),
+        delta_g1=G1.mul(g1, delta),
+        delta_g2=G2.mul(g2, delta),
+        ic=G1.from_array(mul1(ic_scalars), check_subgroup=False),
+    )
+    return ProvingKey(
+        vk=vk,
+        h=mul1(h_scalars),
+        l=mul1(l_scalars),
+        a=mul1(u[dens_a]),
+        b_g1=mul1(v[dens_b]),
+        b_g2=backend.fixed_base_mul(G2, g2, list(v[dens_b])),
+    )
+
+
+__all__ = ["setup", "domain_size", "lagrange_at", "transpose_mul", "DevelopmentSetupWarning"]

@@ -1,0 +1,142 @@
+"""Memory accounting: a background sampler of host RSS (and GPU memory where CuPy has a device).
+
+Imports nothing of cuzk. Snakemake's ``benchmark:`` samples every 0.5 s for 15 s and then every
+30 s, so short peaks escape it; every step samples itself with ``MemorySampler`` instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass
+
+import psutil
+
+GIB = 1 << 30
+
+
+def _process_tree_rss(proc: psutil.Process) -> int:
+    """RSS in bytes of ``proc`` plus its live children (worker processes count toward the step)."""
+    total = 0
+    try:
+        total = proc.memory_info().rss
+        for ch in proc.children(recursive=True):
+            try:
+                total += ch.memory_info().rss
+            except psutil.Error:
+                pass
+    except psutil.Error:
+        pass
+    return total
+
+
+def _gpu_used_bytes() -> int | None:
+    """Bytes held by CuPy's default memory pool, or None without CuPy or a device."""
+    try:
+        import cupy  # noqa: PLC0415
+
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return None
+        return int(cupy.get_default_memory_pool().total_bytes())
+    except Exception:
+        return None
+
+
+@dataclass
+class MemoryReport:
+    """What a sampler saw: seconds, host RSS average/peak (bytes) and GPU peak (bytes or None)."""
+
+    seconds: float
+    rss_avg_bytes: int
+    rss_peak_bytes: int
+    gpu_peak_bytes: int | None
+    samples: int
+
+    def to_dict(self) -> dict:
+        """Plain dict with GiB figures added for humans."""
+        d = asdict(self)
+        d["rss_peak_gib"] = self.rss_peak_bytes / GIB
+        d["rss_avg_gib"] = self.rss_avg_bytes / GIB
+        return d
+
+
+class MemorySampler:
+    """Sample RSS (this process and its children) every ``interval`` seconds in a daemon thread.
+
+    Use as a context manager; ``report()`` gives average and peak. Peaks shorter than the
+    interval (default 0.05 s) can be missed, the sampler also records a final sample at stop.
+    """
+
+    def __init__(self, interval: float = 0.05, gpu: bool = True):
+        self.interval = interval
+        self.gpu = gpu
+        self._proc = psutil.Process(os.getpid())
+        self._stop = threading.Event()
+        self._sum = 0
+        self._n = 0
+        self._peak = 0
+        self._gpu_peak: int | None = None
+        self._t0 = self._t1 = 0.0
+        self._thread: threading.Thread | None = None
+
+    def _sample(self) -> None:
+        rss = _process_tree_rss(self._proc)
+        self._sum += rss
+        self._n += 1
+        self._peak = max(self._peak, rss)
+        if self.gpu:
+            g = _gpu_used_bytes()
+            if g is not None:
+                self._gpu_peak = max(self._gpu_peak or 0, g)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._sample()
+
+    def start(self) -> "MemorySampler":
+        """Start sampling (one sample immediately)."""
+        self._t0 = time.perf_counter()
+        self._sample()
+        self._thread = threading.Thread(target=self._run, name="cuzk-memory-sampler", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> MemoryReport:
+        """Stop sampling and return the report."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self._sample()
+        self._t1 = time.perf_counter()
+        return self.report()
+
+    def report(self) -> MemoryReport:
+        """Report so far (seconds since start, bytes)."""
+        end = self._t1 or time.perf_counter()
+        return MemoryReport(
+            seconds=end - self._t0,
+            rss_avg_bytes=int(self._sum / max(self._n, 1)),
+            rss_peak_bytes=self._peak,
+            gpu_peak_bytes=self._gpu_peak,
+            samples=self._n,
+        )
+
+    def __enter__(self) -> "MemorySampler":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def write_report(path, report: MemoryReport, extra: dict | None = None) -> None:
+    """Write a report as JSON (temporary file then rename)."""
+    data = report.to_dict() | (extra or {})
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=2)
+    os.replace(tmp, path)
+
+
+__all__ = ["GIB", "MemoryReport", "MemorySampler", "write_report"]

@@ -1,0 +1,11 @@
+# Thin: read the rule's params and run cuzk's prove benchmark.
+from cuzk.bench import bench_prove
+
+bench_prove(
+    constraints=int(snakemake.wildcards.n),
+    inputs=snakemake.params.inputs,
+    bit_share=snakemake.params.bit_share,
+    backend=snakemake.params.backend,
+    threads=snakemake.threads,
+    json_path=snakemake.output.json,
+)
