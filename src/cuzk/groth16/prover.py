@@ -22,20 +22,13 @@ import numpy as np
 from ..backend import Backend
 from ..curve import G1, G2
 from ..field import FR, as_int_array
+from ..r1cs import Unsatisfied
 from .keys import Proof, ProvingKey
 from .setup import domain_size
 
 
 class WitnessError(ValueError):
     """The assignment does not fit the circuit (wrong lengths, ONE ≠ 1, values out of range)."""
-
-
-class Unsatisfied(ValueError):
-    """The assignment violates constraint ``row`` (of gadget ``gadget``)."""
-
-    def __init__(self, row: int, gadget: str):
-        self.row, self.gadget = row, gadget
-        super().__init__(f"constraint {row} ({gadget}) is not satisfied: the prover refuses this witness")
 
 
 @dataclass
@@ -144,7 +137,7 @@ class Prover:
         bad = np.flatnonzero(np.mod(ah * bh - ch, gmpy2.mpz(FR.modulus)) != 0)
         if len(bad):
             row = int(bad[0])
-            raise Unsatisfied(row, cs.gadget_of(row))
+            raise Unsatisfied(row, cs.gadget_of(row), "the prover refuses this witness")
         tm.add("check", time.perf_counter() - t)
 
         t = time.perf_counter()

@@ -1,0 +1,33 @@
+"""Vectorized R1CS: the constraint system (shape and witness modes), its finalized form, gadgets.
+
+>>> from cuzk.r1cs import ConstraintSystem, lc
+>>> cs = ConstraintSystem()
+>>> x = cs.alloc_aux(3, values=[1, 2, 3])
+>>> cs.enforce(lc(x), lc(x), lc(cs.alloc_aux(3, values=[1, 4, 9])), gadget="square")
+>>> cs.finalize().check(cs.full_assignment())
+
+See ``system`` for refs (aux j → j, input i → -(i+1), ONE = -1) and ``gadgets`` for the blocks.
+"""
+
+from __future__ import annotations
+
+from . import gadgets
+from .gadgets import POW2, alloc_bits, boolean, enforce_equal, num_to_bits, pack_bits, uint32_add
+from .system import INPUT_GADGET, LC, R1CS, ConstraintSystem, Unsatisfied, lc
+
+__all__ = [
+    "ConstraintSystem",
+    "INPUT_GADGET",
+    "LC",
+    "POW2",
+    "R1CS",
+    "Unsatisfied",
+    "alloc_bits",
+    "boolean",
+    "enforce_equal",
+    "gadgets",
+    "lc",
+    "num_to_bits",
+    "pack_bits",
+    "uint32_add",
+]

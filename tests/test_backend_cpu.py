@@ -1,0 +1,376 @@
+"""Tests of the cpu backend: field ops, NTT, spmv, MSM, fixed-base multiplication, compute_h."""
+
+from __future__ import annotations
+
+import gc
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cuzk.backend import CSRMatrix, get_backend
+from cuzk.backend import workers
+from cuzk.backend.cpu import CPUBackend
+from cuzk.curve import G1, G2
+from cuzk.field import FR, int_array
+
+R = FR.modulus
+RNG = random.Random(20240601)
+fr_ints = st.integers(min_value=0, max_value=R - 1)
+
+
+@pytest.fixture(scope="module")
+def be():
+    with CPUBackend(threads=1) as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def be2():
+    with CPUBackend(threads=2) as b:
+        yield b
+
+
+@pytest.fixture(params=[1, 2], ids=["threads1", "threads2"])
+def backend(request, be, be2):
+    return be if request.param == 1 else be2
+
+
+def rand_fr(n: int) -> list[int]:
+    return [RNG.randrange(R) for _ in range(n)]
+
+
+def naive_dft(a: list[int], w: int) -> list[int]:
+    n = len(a)
+    pw = [pow(w, k, R) for k in range(n)]
+    return [sum(a[i] * pw[(i * j) % n] for i in range(n)) % R for j in range(n)]
+
+
+def poly_eval(coeffs, x: int) -> int:
+    acc = 0
+    for c in reversed(list(coeffs)):
+        acc = (acc * x + int(c)) % R
+    return acc
+
+
+# --- transfers and elementwise ------------------------------------------------------------
+
+
+def test_get_backend_returns_cpu():
+    b = get_backend("cpu", threads=1)
+    assert isinstance(b, CPUBackend) and b.name == "cpu"
+    b.close()
+
+
+def test_threads_must_be_positive():
+    with pytest.raises(ValueError):
+        CPUBackend(threads=0)
+
+
+def test_to_device_accepts_lists_and_arrays(be):
+    vals = [0, 1, R - 1, 12345]
+    for src in (vals, int_array(vals), np.array([0, 1, 5], dtype=np.int64)):
+        d = be.to_device(src)
+        assert d.dtype == object and d.ndim == 1
+        assert [int(v) for v in be.to_host(d)] == [int(v) for v in src]
+        assert all(type(v) is type(FR.random(1)[0]) for v in d)
+    assert be.length(be.to_device([])) == 0
+
+
+@pytest.mark.parametrize("bad", [[R], [-1], [0, 1, R + 5]])
+def test_to_device_rejects_out_of_range(be, bad):
+    with pytest.raises(ValueError, match="index"):
+        be.to_device(bad)
+
+
+def test_to_device_rejects_non_integers(be):
+    with pytest.raises(TypeError):
+        be.to_device(np.array([1.5, 2.0]))
+    with pytest.raises(TypeError):
+        be.to_device([1, "2"])
+    with pytest.raises(ValueError):
+        be.to_device(int_array([1, 2, 3, 4]).reshape(2, 2))
+
+
+def test_to_host_is_a_copy(be):
+    d = be.to_device([1, 2, 3])
+    h = be.to_host(d)
+    h[0] = 99
+    assert int(d[0]) == 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(fr_ints, fr_ints), min_size=1, max_size=20), fr_ints)
+def test_elementwise_matches_python(pairs, k):
+    be = CPUBackend()
+    xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+    a, b = be.to_device(xs), be.to_device(ys)
+    assert list(be.add(a, b)) == [(x + y) % R for x, y in pairs]
+    assert list(be.sub(a, b)) == [(x - y) % R for x, y in pairs]
+    assert list(be.mul(a, b)) == [(x * y) % R for x, y in pairs]
+    assert list(be.scale(a, k)) == [(x * k) % R for x in xs]
+    assert list(be.scale(a, -k)) == [(-x * k) % R for x in xs]
+
+
+def test_elementwise_length_mismatch(be):
+    with pytest.raises(ValueError):
+        be.add(be.to_device([1, 2]), be.to_device([1]))
+
+
+def test_powers_slice_length(be):
+    x = RNG.randrange(R)
+    for n in (0, 1, 2, 5, 16, 33):
+        p = be.powers(x, n)
+        assert be.length(p) == n
+        assert [int(v) for v in p] == [pow(x, i, R) for i in range(n)]
+    a = be.to_device(list(range(10)))
+    assert list(be.slice(a, 2, 5)) == [2, 3, 4]
+
+
+# --- NTT -------------------------------------------------------------------------------------
+
+
+def test_root_of_unity_matches_blstrs():
+    w = FR.root_of_unity(2**32)
+    assert w == 0x16A2A19EDFE81F20D09B681922C813B4B63683508C2280B93829971F439F0D2B
+    assert pow(w, 2**32, R) == 1
+    assert pow(w, 2**31, R) != 1
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 8, 64, 256])
+def test_ntt_matches_naive_dft(be, n):
+    a = rand_fr(n)
+    w = FR.root_of_unity(n)
+    assert [int(v) for v in be.ntt(be.to_device(a))] == naive_dft(a, w)
+    winv = pow(w, -1, R)
+    ninv = pow(n, -1, R)
+    assert [int(v) for v in be.ntt(be.to_device(a), inverse=True)] == [
+        v * ninv % R for v in naive_dft(a, winv)
+    ]
+
+
+def test_ntt_after_larger_size_uses_consistent_twiddles():
+    # Twiddles are cached for the largest size and strided for smaller ones.
+    b = CPUBackend()
+    b.ntt(b.to_device(rand_fr(1024)))
+    a = rand_fr(32)
+    assert [int(v) for v in b.ntt(b.to_device(a))] == naive_dft(a, FR.root_of_unity(32))
+
+
+@pytest.mark.parametrize("n", [1, 2, 16, 1024, 4096])
+def test_ntt_roundtrip(be, n):
+    a = be.to_device(rand_fr(n))
+    assert (be.ntt(be.ntt(a), inverse=True) == a).all()
+    assert (be.ntt(be.ntt(a, inverse=True)) == a).all()
+
+
+@pytest.mark.slow
+def test_ntt_roundtrip_2_20(be):
+    a = be.to_device(FR.random(1 << 20, np.random.default_rng(1)))
+    assert (be.ntt(be.ntt(a), inverse=True) == a).all()
+
+
+@pytest.mark.parametrize("n", [0, 3, 12, 1000])
+def test_ntt_rejects_bad_sizes(be, n):
+    with pytest.raises(ValueError, match=f"n={n}"):
+        be.ntt(be.to_device([1] * n))
+
+
+def test_coset_ntt_naive_and_roundtrip(be):
+    n = 16
+    coeffs = rand_fr(n)
+    w = FR.root_of_unity(n)
+    g = FR.generator
+    ev = be.coset_ntt(be.to_device(coeffs))
+    assert [int(v) for v in ev] == [poly_eval(coeffs, g * pow(w, j, R) % R) for j in range(n)]
+    assert [int(v) for v in be.coset_ntt(ev, inverse=True)] == coeffs
+    a = be.to_device(rand_fr(256))
+    assert (be.coset_ntt(be.coset_ntt(a), inverse=True) == a).all()
+
+
+def test_compute_h_divides(be):
+    n, m = 8, 5
+    a = rand_fr(m) + [0] * (n - m)
+    b = rand_fr(m) + [0] * (n - m)
+    c = [x * y % R for x, y in zip(a, b)]
+    h = [int(v) for v in be.compute_h(be.to_device(a), be.to_device(b), be.to_device(c), n)]
+    assert len(h) == n - 1
+    # Interpolating polynomials by a naive inverse DFT (independent of the backend's NTT).
+    winv, ninv = pow(FR.root_of_unity(n), -1, R), pow(n, -1, R)
+    A, B, C = ([v * ninv % R for v in naive_dft(v, winv)] for v in (a, b, c))
+    for _ in range(3):
+        x = RNG.randrange(R)
+        lhs = (poly_eval(A, x) * poly_eval(B, x) - poly_eval(C, x)) % R
+        assert lhs == poly_eval(h, x) * (pow(x, n, R) - 1) % R
+
+
+# --- spmv ------------------------------------------------------------------------------------
+
+
+def make_csr(rows: list[list[tuple[int, int]]], coeffs: list[int], cols: int) -> CSRMatrix:
+    indptr = np.cumsum([0] + [len(r) for r in rows]).astype(np.int64)
+    flat = [e for r in rows for e in r]
+    return CSRMatrix(
+        indptr=indptr,
+        indices=np.array([c for c, _ in flat], dtype=np.int64),
+        coeff_ids=np.array([k for _, k in flat], dtype=np.int32),
+        coeffs=int_array(coeffs),
+        shape=(len(rows), cols),
+    )
+
+
+def dense_spmv(rows, coeffs, w) -> list[int]:
+    return [sum(coeffs[k] * w[c] for c, k in r) % R for r in rows]
+
+
+def test_spmv_random_with_empty_rows(be):
+    coeffs = [1, R - 1, 2] + rand_fr(5)
+    cols = 40
+    rows = []
+    for i in range(120):
+        if i in (0, 1, 57, 118, 119) or RNG.random() < 0.2:
+            rows.append([])
+        else:
+            rows.append([(RNG.randrange(cols), RNG.randrange(len(coeffs))) for _ in range(RNG.randrange(1, 7))])
+    w = rand_fr(cols)
+    y = be.spmv(make_csr(rows, coeffs, cols), be.to_device(w))
+    assert be.length(y) == len(rows)
+    assert [int(v) for v in y] == dense_spmv(rows, coeffs, w)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_spmv_property(data):
+    cols = data.draw(st.integers(1, 6))
+    coeffs = data.draw(st.lists(fr_ints, min_size=1, max_size=4))
+    entry = st.tuples(st.integers(0, cols - 1), st.integers(0, len(coeffs) - 1))
+    rows = data.draw(st.lists(st.lists(entry, max_size=4), max_size=8))
+    w = data.draw(st.lists(fr_ints, min_size=cols, max_size=cols))
+    be = CPUBackend()
+    assert [int(v) for v in be.spmv(make_csr(rows, coeffs, cols), be.to_device(w))] == dense_spmv(rows, coeffs, w)
+
+
+def test_spmv_shape_errors(be):
+    m = make_csr([[(0, 0)]], [1], 2)
+    with pytest.raises(ValueError):
+        be.spmv(m, be.to_device([1, 2, 3]))
+
+
+# --- curve -----------------------------------------------------------------------------------
+
+
+def random_points(group, n):
+    g = group.generator()
+    return [group.mul(g, RNG.randrange(1, R)) for _ in range(n)]
+
+
+def naive_msm(group, points, scalars):
+    acc = group.identity()
+    for p, k in zip(points, scalars):
+        acc = acc + group.mul(p, k)
+    return group.to_uncompressed(acc)
+
+
+@pytest.mark.parametrize("group", [G1, G2], ids=["G1", "G2"])
+def test_msm_matches_naive(backend, group):
+    pts = random_points(group, 9)
+    pts[5] = pts[2]  # repeated base
+    pts[7] = group.identity()
+    bases = group.to_array(pts)
+    cases = [
+        [0, 1, R - 1, 2] + rand_fr(3) + [1, 0],
+        [1] * 9,
+        [0] * 9,
+        rand_fr(9),
+    ]
+    with backend.msm_context(group, bases) as ctx:
+        assert ctx.size == 9 and ctx.group is group
+        for sc in cases:
+            assert group.to_uncompressed(ctx.msm(int_array(sc))) == naive_msm(group, pts, sc)
+        assert group.to_uncompressed(ctx.msm(cases[0])) == naive_msm(group, pts, cases[0])  # plain list
+        with pytest.raises(ValueError):
+            ctx.msm(int_array([1] * 8))
+        with pytest.raises(ValueError):
+            ctx.msm(int_array([R] + [0] * 8))
+    with pytest.raises(RuntimeError):
+        ctx.msm(int_array([0] * 9))
+    # n = 1 and n = 0.
+    with backend.msm_context(group, bases[:1]) as ctx:
+        for k in (0, 1, R - 1, RNG.randrange(R)):
+            assert group.to_uncompressed(ctx.msm(int_array([k]))) == naive_msm(group, pts[:1], [k])
+    with backend.msm_context(group, bases[:0]) as ctx:
+        assert group.to_uncompressed(ctx.msm(int_array([]))) == group.to_uncompressed(group.identity())
+
+
+def test_msm_threads_agree_and_workers_stop(be, be2):
+    pts = random_points(G1, 50)
+    bases = G1.to_array(pts)
+    sc = int_array(rand_fr(25) + [0, 1] * 12 + [R - 1])
+    with be.msm_context(G1, bases) as c1:
+        ref = G1.to_uncompressed(c1.msm(sc))
+    ctx = be2.msm_context(G1, bases)
+    procs = list(ctx._pool._procs)
+    assert len(procs) == 2 and all(p.is_alive() for p in procs)
+    assert G1.to_uncompressed(ctx.msm(sc)) == ref
+    assert G1.to_uncompressed(ctx.msm(sc)) == ref  # bases stay resident
+    ctx.close()
+    ctx.close()  # idempotent
+    assert not any(p.is_alive() for p in procs)
+
+
+def test_msm_rejects_bad_bases(be):
+    with pytest.raises(ValueError):
+        be.msm_context(G1, np.zeros((3, 95), dtype=np.uint8))
+
+
+def test_worker_pool_errors_and_finalizer():
+    pool = workers.WorkerPool(2)
+    procs = list(pool._procs)
+    with pytest.raises(workers.WorkerError, match="worker 0 failed"):
+        pool.run("msm", [(None, b"\0" * 32)])  # no bases loaded
+    # Still usable after a worker-side exception.
+    (head, _), = pool.run("load", [("G1", G1.to_array([G1.generator()]).tobytes())])
+    assert head == 1
+    with pytest.raises(ValueError):
+        pool.run("msm", [(None, b"")] * 3)
+    del pool
+    gc.collect()
+    for p in procs:
+        p.join(timeout=5)
+    assert not any(p.is_alive() for p in procs)
+
+
+def test_split():
+    assert workers.split(5, 2) == [(0, 3), (3, 5)]
+    assert workers.split(2, 2) == [(0, 1), (1, 2)]
+    assert workers.split(7, 3) == [(0, 3), (3, 5), (5, 7)]
+
+
+@pytest.mark.parametrize("group", [G1, G2], ids=["G1", "G2"])
+def test_fixed_base_mul(backend, group):
+    base = random_points(group, 1)[0]
+    scalars = [0, 1, 2, R - 1] + rand_fr(7) + [0]
+    out = backend.fixed_base_mul(group, base, scalars)
+    assert out.shape == (len(scalars), group.uncompressed_size) and out.dtype == np.uint8
+    for row, k in zip(out, scalars):
+        assert row.tobytes() == group.to_uncompressed(group.mul(base, k))
+    assert out[0].tobytes() == bytes([0x40]) + bytes(group.uncompressed_size - 1)
+    # Base as bytes, scalars as an int array; n = 1 and n = 0.
+    again = backend.fixed_base_mul(group, group.to_uncompressed(base), int_array(scalars))
+    assert (again == out).all()
+    assert (backend.fixed_base_mul(group, base, scalars[3:4]) == out[3:4]).all()
+    assert backend.fixed_base_mul(group, base, []).shape == (0, group.uncompressed_size)
+    with pytest.raises(ValueError):
+        backend.fixed_base_mul(group, base, [R])
+
+
+def test_fixed_base_every_window(monkeypatch):
+    base = random_points(G1, 1)[0]
+    scalars = [0, 1, R - 1, 2**254 + 3] + rand_fr(3)
+    buf = workers.scalars_to_bytes(scalars)
+    want = b"".join(G1.to_uncompressed(G1.mul(base, k)) for k in scalars)
+    for w in range(1, 13):
+        monkeypatch.setattr(workers, "_window", lambda n, w=w: w)
+        assert workers.fixed_base_mul_bytes(G1, base, buf) == want, f"window {w}"
