@@ -17,6 +17,7 @@ from .circuits import synthetic
 from .fileio import atomic_write_text
 from .groth16 import DevelopmentSetupWarning, Prover, setup, verify
 from .memory import GIB, MemorySampler
+from .memory.model import check_budget, prove_bench_bytes
 from .r1cs import ConstraintSystem
 
 
@@ -35,6 +36,7 @@ def bench_prove(
     threads: int = 1,
     json_path: str | None = None,
     seed: int = 0,
+    mem_gb: float | None = None,
 ) -> dict:
     """Set up, synthesize, prove and verify a synthetic circuit; return and write the figures.
 
@@ -47,11 +49,17 @@ def bench_prove(
         threads: CPU worker processes for MSMs and setup.
         json_path: where to write the JSON (atomically); None to skip.
         seed: witness values seed (r and s of the proof are fresh).
+        mem_gb: the step's memory budget in GiB (None: unchecked).
+
+    Raises:
+        MemoryBudgetError: the memory model predicts more than ``mem_gb``; raised before any work.
 
     Returns:
         dict with "seconds" per phase (shape, setup, witness, spmv, check, ntt, msm_*, combine,
         verify), "rss_peak_bytes", "gpu_peak_bytes", "verified", circuit sizes and machine info.
     """
+    predicted = prove_bench_bytes(constraints, threads)
+    check_budget("bench prove", predicted, mem_gb)
     times: dict[str, float] = {}
     sampler = MemorySampler().start()
     with get_backend(backend, threads=threads) as bk:
@@ -85,6 +93,7 @@ def bench_prove(
         "seconds": {k: round(v, 4) for k, v in times.items()},
         "seconds_prove_total": round(sum(v for k, v in times.items() if k not in ("shape", "setup", "witness", "verify", "load_bases")), 4),
         "rss_peak_bytes": mem.rss_peak_bytes,
+        "rss_predicted_bytes": predicted,
         "rss_avg_bytes": mem.rss_avg_bytes,
         "gpu_peak_bytes": mem.gpu_peak_bytes,
         "wall_seconds": round(mem.seconds, 3),

@@ -6,10 +6,10 @@ rule bench_prove:
         inputs=config["bench"]["inputs"],
         bit_share=config["bench"]["bit_share"],
         backend=config["backend"],
-    threads: workflow.cores
+    threads: min(workflow.cores, 16)
     resources:
-        mem_gb=lambda wc, threads: mem_gb_for(prove_bench_bytes(int(wc.n), threads)),
-        mem_mb=lambda wc, threads: 1024 * mem_gb_for(prove_bench_bytes(int(wc.n), threads)),
+        mem_gb=bench_prove_gb,
+        mem_mb=lambda wc, threads: 1024 * bench_prove_gb(wc, threads),
     benchmark:
         f"{RESULTS}/benchmarks/bench_prove_{{n}}.tsv"
     script:

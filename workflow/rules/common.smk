@@ -1,11 +1,9 @@
-# Helpers shared by the rules: paths and the memory model.
-from cuzk.memory.model import prove_bench_bytes
+# Helpers shared by the rules: paths and memory declarations from cuzk's memory model.
+from cuzk.memory.model import declared_gb, prove_bench_bytes
 
 RESULTS = config["results"]
 
 
-def mem_gb_for(predicted_bytes, headroom=1.25, floor_gb=1):
-    """Whole GiB to declare for a step predicted to peak at predicted_bytes."""
-    import math
-
-    return max(floor_gb, math.ceil(predicted_bytes * headroom / 2**30))
+def bench_prove_gb(wildcards, threads):
+    """mem_gb of bench_prove: the model's prediction with headroom, whole GiB."""
+    return declared_gb(prove_bench_bytes(int(wildcards.n), threads))

@@ -1,0 +1,54 @@
+"""Memory model: predicted peak host bytes of each step, from plain shape numbers.
+
+Imports nothing of cuzk. Every constant below is a measured slope or intercept (the runs are
+under ``benchmarks/results``); callers add headroom. Each step writes its measured peak beside
+the prediction (``rss_predicted_bytes``) so the report can put them side by side.
+"""
+
+from __future__ import annotations
+
+# Python + numpy + gmpy2 + arkworks + snakemake script overhead of a step, bytes (measured ~0.16 GiB).
+BASE_PROCESS_BYTES = 200 << 20
+# One spawned CPU worker process (interpreter, numpy, arkworks), bytes (measured ~60-70 MiB).
+WORKER_PROCESS_BYTES = 80 << 20
+# Host bytes per constraint of the synthetic prove benchmark on the CPU backend: R1CS in CSR
+# (~3 non-zeros × 20 B per row), proving key (~4 G1 + 1 G2 uncompressed points = 576 B),
+# resident arkworks points in workers (~1.2 KiB), and mpz arrays of the NTT domain (2 × domain
+# per constraint × ~10 live arrays × ~64 B). Measured slope at 2^16 and 2^14: about 5.5 KiB.
+PROVE_CPU_BYTES_PER_CONSTRAINT = 6 << 10
+
+
+def prove_bench_bytes(constraints: int, threads: int = 1) -> int:
+    """Predicted peak host RSS (bytes, process tree) of ``cuzk bench prove`` on the CPU backend.
+
+    Args:
+        constraints: N of the synthetic circuit.
+        threads: worker processes (1 means in-process, no workers).
+    """
+    workers = threads if threads > 1 else 0
+    return BASE_PROCESS_BYTES + workers * WORKER_PROCESS_BYTES + constraints * PROVE_CPU_BYTES_PER_CONSTRAINT
+
+
+def declared_gb(predicted_bytes: int, headroom: float = 1.25, floor_gb: int = 1) -> int:
+    """Whole GiB a rule should declare as ``mem_gb`` for a step predicted to peak at the given bytes."""
+    gib = predicted_bytes * headroom / (1 << 30)
+    return max(floor_gb, int(-(-gib // 1)))
+
+
+class MemoryBudgetError(RuntimeError):
+    """A step needs more memory than it is given (names the step, the need and the budget)."""
+
+
+def check_budget(step: str, predicted_bytes: int, budget_gb: float | None) -> None:
+    """Raise MemoryBudgetError if ``predicted_bytes`` exceeds ``budget_gb`` GiB (None: no budget).
+
+    Snakemake silently lowers a job's request to the global limit and runs it alone, so a step
+    checks its own need against what it was given, before any expensive work.
+    """
+    if budget_gb is None:
+        return
+    if predicted_bytes > budget_gb * (1 << 30):
+        raise MemoryBudgetError(
+            f"{step}: predicted peak {predicted_bytes / (1 << 30):.2f} GiB exceeds the budget of {budget_gb} GiB; "
+            f"raise --resources mem_gb or lower the batch size"
+        )

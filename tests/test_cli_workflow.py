@@ -1,0 +1,72 @@
+"""The cuzk command and the Snakemake workflow (dry run and one small real job)."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cuzk.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_bench_prove_cli(tmp_path, capsys):
+    out = tmp_path / "b.json"
+    rc = main(["bench", "prove", "--constraints", "64", "--backend", "cpu", "--json", str(out)])
+    assert rc == 0
+    d = json.loads(out.read_text())
+    assert d["verified"] is True
+    assert d["r1cs"]["constraints"] == 64 + 4 + 1  # N + inputs + ONE rows
+    for k in ("setup", "witness", "ntt", "msm_a", "msm_b_g2", "msm_l", "msm_h", "verify"):
+        assert k in d["seconds"]
+    assert d["rss_peak_bytes"] > 0
+    assert "verified=True" in capsys.readouterr().out
+
+
+def test_bench_help_says_what_n_counts(capsys):
+    with pytest.raises(SystemExit):
+        main(["bench", "prove", "--help"])
+    text = capsys.readouterr().out
+    assert "N + inputs + 1 rows" in text and "bits" in text
+
+
+def test_cli_errors_are_clean(capsys):
+    assert main(["bench", "prove", "--constraints", "1"]) == 2
+    assert "at least 2 constraints" in capsys.readouterr().err
+    assert main(["bench", "prove", "--constraints", "16", "--backend", "cuda"]) == 2
+
+
+@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
+def test_snakemake_dry_run(tmp_path):
+    cfg = tmp_path / "config.yaml"  # the default config, with results in a fresh folder
+    cfg.write_text((ROOT / "config.yaml").read_text().replace("results: results", f"results: {tmp_path / 'r'}"))
+    r = subprocess.run(["snakemake", "-n", "--cores", "2", "--configfile", str(cfg)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert "bench_prove" in r.stdout
+
+
+@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
+def test_snakemake_small_job(tmp_path):
+    cfg = tmp_path / "config.yaml"
+    res = tmp_path / "results"
+    cfg.write_text(f"backend: cpu\nresults: {res}\nbench:\n  constraints: [32]\n  inputs: 2\n  bit_share: 0.9\n")
+    r = subprocess.run(
+        ["snakemake", "--cores", "1", "--resources", "mem_gb=4", "--configfile", str(cfg), "--directory", str(ROOT)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    d = json.loads((res / "bench" / "prove_32.json").read_text())
+    assert d["verified"] is True
+    assert (res / "benchmarks" / "bench_prove_32.tsv").exists()
+
+
+def test_schema_rejects_bad_config(tmp_path):
+    if shutil.which("snakemake") is None:
+        pytest.skip("snakemake not installed")
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text("backend: tpu\nresults: r\nbench:\n  constraints: [32]\n  inputs: 2\n  bit_share: 0.9\n")
+    r = subprocess.run(["snakemake", "-n", "--configfile", str(cfg)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0
+    assert "tpu" in (r.stderr + r.stdout)

@@ -1,0 +1,37 @@
+"""Memory sampler and budget checks."""
+
+import numpy as np
+import pytest
+
+from cuzk.memory import GIB, MemorySampler
+from cuzk.memory.model import MemoryBudgetError, check_budget, declared_gb, prove_bench_bytes
+
+
+def test_sampler_sees_an_allocation():
+    with MemorySampler(interval=0.01) as s:
+        base = s.report().rss_peak_bytes
+        a = np.ones(300 << 20, dtype=np.uint8)  # 300 MiB, touched
+        a[::4096] = 2
+        import time
+
+        time.sleep(0.1)
+        del a
+    rep = s.report()
+    assert rep.rss_peak_bytes - base >= 250 << 20
+    assert rep.samples >= 3
+    assert 0 < rep.rss_avg_bytes <= rep.rss_peak_bytes
+    assert rep.to_dict()["rss_peak_gib"] == pytest.approx(rep.rss_peak_bytes / GIB)
+
+
+def test_budget():
+    check_budget("x", 1 << 30, None)
+    check_budget("x", 1 << 30, 2)
+    with pytest.raises(MemoryBudgetError, match="exceeds the budget of 1 GiB"):
+        check_budget("prove", 3 << 30, 1)
+
+
+def test_declared_gb_rounds_up_with_headroom():
+    assert declared_gb(1 << 30) == 2  # 1.25 GiB → 2
+    assert declared_gb(0) == 1
+    assert declared_gb(int(3.9 * GIB), headroom=1.0) == 4
+    assert prove_bench_bytes(2**16, 2) > prove_bench_bytes(2**16, 1) > prove_bench_bytes(2**10, 1)
