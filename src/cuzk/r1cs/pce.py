@@ -1,0 +1,205 @@
+"""PCE files: a circuit shape's R1CS (A, B, C in CSR with a coefficient table), written once.
+
+Layout (version 1, all integers little-endian, every array starting on an 8-byte boundary):
+
+    offset 0   magic      8 bytes  b"CUZKPCE\\0"
+               version    u32      1
+               hdr_len    u32      length of the JSON header in bytes
+               header     JSON     counts, dtypes, gadget names, circuit description (free-form)
+               padding    to 8 bytes
+               arrays     in the order of ``header["arrays"]``: for A, B, C: indptr, indices,
+                          coeff_ids; then coeffs (ncoeffs × 32 bytes, canonical Fr LE),
+                          density_a, density_b (numpy.packbits, bit order little), gadget_starts,
+                          gadget_ids; each padded to 8 bytes
+               checksum   32 bytes SHA-256 of everything before it
+
+Column indices are stored as uint32 when num_vars < 2^32 and coefficient ids as uint16 when the
+table has < 2^16 entries (the common case: ±1 and powers of two), so a non-zero costs 6 bytes.
+Written through a temporary file and renamed (``cuzk.fileio``). Reading verifies magic,
+version, sizes and the checksum before returning anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from ..backend import CSRMatrix
+from ..field import FR, from_limbs, to_limbs
+from ..fileio import atomic_open
+from .system import R1CS
+
+MAGIC = b"CUZKPCE\0"
+VERSION = 1
+_CHECKSUM = 32
+
+
+class PCEFormatError(ValueError):
+    """A PCE file is malformed: names the file and what is wrong."""
+
+    def __init__(self, path, message: str):
+        self.path = str(path)
+        super().__init__(f"{self.path}: {message}")
+
+
+def _pad8(n: int) -> int:
+    return (-n) % 8
+
+
+def _arrays(r1cs: R1CS, idx_dtype, cid_dtype) -> list[tuple[str, np.ndarray]]:
+    out = []
+    for name in ("A", "B", "C"):
+        m = getattr(r1cs, name)
+        out += [
+            (f"{name}.indptr", np.ascontiguousarray(m.indptr, dtype="<i8")),
+            (f"{name}.indices", np.ascontiguousarray(m.indices, dtype=idx_dtype)),
+            (f"{name}.coeff_ids", np.ascontiguousarray(m.coeff_ids, dtype=cid_dtype)),
+        ]
+    coeffs = r1cs.A.coeffs
+    out += [
+        ("coeffs", to_limbs(coeffs, FR.limbs).view(np.uint8).reshape(-1)),
+        ("density_a", np.packbits(np.asarray(r1cs.density_a, dtype=bool), bitorder="little")),
+        ("density_b", np.packbits(np.asarray(r1cs.density_b, dtype=bool), bitorder="little")),
+        ("gadget_starts", np.ascontiguousarray(r1cs.gadget_starts, dtype="<i8")),
+        ("gadget_ids", np.ascontiguousarray(r1cs.gadget_ids, dtype="<i4")),
+    ]
+    return out
+
+
+def write_pce(path, r1cs: R1CS, description: dict | None = None) -> None:
+    """Write ``r1cs`` to ``path`` atomically.
+
+    Args:
+        path: output file.
+        r1cs: finalized system; A, B, C must share one coefficient table (as ``finalize`` makes).
+        description: JSON-serializable circuit description stored in the header (shape id,
+            sector size, challenges, …).
+
+    Raises:
+        ValueError: the matrices do not share one coefficient table.
+    """
+    if not (r1cs.A.coeffs is r1cs.B.coeffs is r1cs.C.coeffs) and not (
+        np.array_equal(r1cs.A.coeffs, r1cs.B.coeffs) and np.array_equal(r1cs.A.coeffs, r1cs.C.coeffs)
+    ):
+        raise ValueError("PCE needs A, B and C to share one coefficient table")
+    idx_dtype = "<u4" if r1cs.num_vars < 2**32 else "<i8"
+    ncoeffs = len(r1cs.A.coeffs)
+    cid_dtype = "<u2" if ncoeffs < 2**16 else "<i4"
+    arrays = _arrays(r1cs, idx_dtype, cid_dtype)
+    header = {
+        "num_inputs": r1cs.num_inputs,
+        "num_aux": r1cs.num_aux,
+        "num_constraints": r1cs.num_constraints,
+        "nnz": [r1cs.A.nnz, r1cs.B.nnz, r1cs.C.nnz],
+        "ncoeffs": ncoeffs,
+        "index_dtype": idx_dtype,
+        "coeff_id_dtype": cid_dtype,
+        "gadget_names": list(r1cs.gadget_names),
+        "arrays": [[name, arr.dtype.str, int(arr.size)] for name, arr in arrays],
+        "description": description or {},
+    }
+    hdr = json.dumps(header, separators=(",", ":")).encode()
+    h = hashlib.sha256()
+    with atomic_open(path) as f:
+
+        def put(b: bytes | memoryview) -> None:
+            h.update(b)
+            f.write(b)
+
+        head = MAGIC + struct.pack("<II", VERSION, len(hdr)) + hdr
+        put(head + bytes(_pad8(len(head))))
+        for _, arr in arrays:
+            raw = memoryview(arr).cast("B")
+            put(raw)
+            put(bytes(_pad8(arr.nbytes)))
+        f.write(h.digest())
+
+
+def read_pce_header(path) -> dict:
+    """The JSON header of a PCE file (counts and description) without reading the arrays.
+
+    Raises:
+        PCEFormatError: wrong magic/version or a truncated header.
+    """
+    with open(path, "rb") as f:
+        head = f.read(16)
+        if len(head) < 16 or head[:8] != MAGIC:
+            raise PCEFormatError(path, "not a PCE file (bad magic)")
+        version, hlen = struct.unpack("<II", head[8:16])
+        if version != VERSION:
+            raise PCEFormatError(path, f"PCE version {version} is not supported (expected {VERSION})")
+        hdr = f.read(hlen)
+        if len(hdr) != hlen:
+            raise PCEFormatError(path, "truncated header")
+    try:
+        return json.loads(hdr)
+    except ValueError as e:
+        raise PCEFormatError(path, f"header is not valid JSON: {e}") from None
+
+
+def read_pce(path) -> tuple[R1CS, dict]:
+    """Read a PCE file.
+
+    Returns:
+        (r1cs, description).
+
+    Raises:
+        PCEFormatError: bad magic or version, truncation, checksum mismatch, or inconsistent
+            array sizes (each names the file).
+    """
+    path = Path(path)
+    header = read_pce_header(path)
+    data = np.memmap(path, dtype=np.uint8, mode="r")
+    if len(data) < _CHECKSUM:
+        raise PCEFormatError(path, "truncated")
+    body = data[:-_CHECKSUM]
+    if hashlib.sha256(body).digest() != bytes(data[-_CHECKSUM:]):
+        raise PCEFormatError(path, "checksum mismatch: the file is truncated or corrupted")
+    hlen = struct.unpack("<I", bytes(data[12:16]))[0]
+    pos = 16 + hlen
+    pos += _pad8(pos)
+    arrs = {}
+    for name, dt, size in header["arrays"]:
+        nbytes = np.dtype(dt).itemsize * size
+        if pos + nbytes > len(body):
+            raise PCEFormatError(path, f"array {name} runs past the end of the file")
+        arrs[name] = np.frombuffer(body[pos : pos + nbytes], dtype=dt).copy()
+        pos += nbytes + _pad8(nbytes)
+    if pos != len(body):
+        raise PCEFormatError(path, f"{len(body) - pos} unexpected bytes after the arrays")
+    ni, na, nc = header["num_inputs"], header["num_aux"], header["num_constraints"]
+    nv = ni + na
+    coeffs = from_limbs(arrs["coeffs"].view("<u8").reshape(-1, FR.limbs))
+    if len(coeffs) != header["ncoeffs"]:
+        raise PCEFormatError(path, "coefficient table size disagrees with the header")
+    mats = []
+    for k, name in enumerate(("A", "B", "C")):
+        indptr = arrs[f"{name}.indptr"].astype(np.int64)
+        indices = arrs[f"{name}.indices"].astype(np.int64)
+        cids = arrs[f"{name}.coeff_ids"].astype(np.int32)
+        if len(indptr) != nc + 1 or indptr[-1] != len(indices) or len(indices) != header["nnz"][k]:
+            raise PCEFormatError(path, f"matrix {name}: CSR sizes disagree with the header")
+        if len(indices) and (indices.max() >= nv or indices.min() < 0):
+            raise PCEFormatError(path, f"matrix {name}: column index out of range")
+        if len(cids) and cids.max() >= len(coeffs):
+            raise PCEFormatError(path, f"matrix {name}: coefficient id out of range")
+        mats.append(CSRMatrix(indptr, indices, cids, coeffs, (nc, nv)))
+    dens = [np.unpackbits(arrs[d], bitorder="little", count=nv).astype(bool) for d in ("density_a", "density_b")]
+    r1cs = R1CS(
+        num_inputs=ni,
+        num_aux=na,
+        num_constraints=nc,
+        A=mats[0],
+        B=mats[1],
+        C=mats[2],
+        density_a=dens[0],
+        density_b=dens[1],
+        gadget_starts=arrs["gadget_starts"].astype(np.int64),
+        gadget_ids=arrs["gadget_ids"].astype(np.int32),
+        gadget_names=tuple(header["gadget_names"]),
+    )
+    return r1cs, header.get("description", {})
