@@ -10,7 +10,7 @@ import json
 import os
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import psutil
 
@@ -53,10 +53,13 @@ class MemoryReport:
     rss_peak_bytes: int
     gpu_peak_bytes: int | None
     samples: int
+    timeline: list = field(default_factory=list)
 
-    def to_dict(self) -> dict:
-        """Plain dict with GiB figures added for humans."""
+    def to_dict(self, timeline: bool = False) -> dict:
+        """Plain dict with GiB figures added for humans; the timeline ([s, rss, gpu] rows) on request."""
         d = asdict(self)
+        if not timeline:
+            d.pop("timeline")
         d["rss_peak_gib"] = self.rss_peak_bytes / GIB
         d["rss_avg_gib"] = self.rss_avg_bytes / GIB
         return d
@@ -65,8 +68,9 @@ class MemoryReport:
 class MemorySampler:
     """Sample RSS (this process and its children) every ``interval`` seconds in a daemon thread.
 
-    Use as a context manager; ``report()`` gives average and peak. Peaks shorter than the
-    interval (default 0.05 s) can be missed, the sampler also records a final sample at stop.
+    Use as a context manager; ``report()`` gives average, peak and the timeline of
+    (seconds, rss bytes, gpu bytes or None) samples. Peaks shorter than the interval (default
+    0.05 s) can be missed; the sampler also records a final sample at stop.
     """
 
     def __init__(self, interval: float = 0.05, gpu: bool = True):
@@ -78,6 +82,7 @@ class MemorySampler:
         self._n = 0
         self._peak = 0
         self._gpu_peak: int | None = None
+        self._timeline: list[tuple[float, int, int | None]] = []
         self._t0 = self._t1 = 0.0
         self._thread: threading.Thread | None = None
 
@@ -86,10 +91,10 @@ class MemorySampler:
         self._sum += rss
         self._n += 1
         self._peak = max(self._peak, rss)
-        if self.gpu:
-            g = _gpu_used_bytes()
-            if g is not None:
-                self._gpu_peak = max(self._gpu_peak or 0, g)
+        g = _gpu_used_bytes() if self.gpu else None
+        if g is not None:
+            self._gpu_peak = max(self._gpu_peak or 0, g)
+        self._timeline.append((round(time.perf_counter() - self._t0, 4), rss, g))
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
@@ -121,6 +126,7 @@ class MemorySampler:
             rss_peak_bytes=self._peak,
             gpu_peak_bytes=self._gpu_peak,
             samples=self._n,
+            timeline=list(self._timeline),
         )
 
     def __enter__(self) -> "MemorySampler":
@@ -131,8 +137,8 @@ class MemorySampler:
 
 
 def write_report(path, report: MemoryReport, extra: dict | None = None) -> None:
-    """Write a report as JSON (temporary file then rename)."""
-    data = report.to_dict() | (extra or {})
+    """Write a report with its timeline as JSON (temporary file then rename)."""
+    data = report.to_dict(timeline=True) | (extra or {})
     tmp = f"{path}.tmp"
     with open(tmp, "w") as f:
         json.dump(data, f, indent=2)
