@@ -90,3 +90,27 @@ def test_bad_files(tmp_path):
         with pytest.raises(PCEFormatError) as e:
             read_pce(q)
         assert str(q) in str(e.value), name
+
+
+def test_witness_file_round_trip_and_errors(tmp_path):
+    from cuzk.r1cs.witness import WitnessFormatError, read_witness, write_witness
+
+    cs = ConstraintSystem(shape=True, witness=True)
+    synthetic.synthesize(cs, 200, 3, 0.9, seed=4)
+    ins, aux = cs.assignment()
+    p = tmp_path / "w.bin"
+    write_witness(p, ins, aux, pce_digest="abc")
+    i2, a2 = read_witness(p, pce_digest="abc")
+    assert [int(v) for v in i2] == [int(v) for v in ins]
+    assert [int(v) for v in a2] == [int(v) for v in aux]
+    n_bits = sum(1 for v in aux if v in (0, 1))
+    assert p.stat().st_size < 32 * (len(ins) + len(aux) - n_bits) + len(aux) // 4 + 200
+    with pytest.raises(WitnessFormatError, match="expected"):
+        read_witness(p, pce_digest="other")
+    raw = p.read_bytes()
+    for name, data in {"flip": raw[:70] + bytes([raw[70] ^ 2]) + raw[71:], "cut": raw[:-1], "magic": b"x" + raw[1:]}.items():
+        q = tmp_path / name
+        q.write_bytes(data)
+        with pytest.raises(WitnessFormatError) as e:
+            read_witness(q)
+        assert str(q) in str(e.value)

@@ -1,0 +1,135 @@
+"""Witness files: one sector's assignment, bit-valued variables packed as bits.
+
+Layout (version 1, little-endian):
+
+    magic     8 bytes  b"CUZKWIT\\0"
+    version   u32      1
+    hdr_len   u32      length of the JSON header
+    header    JSON     num_inputs, num_aux, num_bits, num_wide, pce_digest (the shape it fits)
+    padding   to 8 bytes
+    inputs    num_inputs × 32 bytes, canonical Fr little-endian (ONE first)
+    is_bit    ceil(num_aux / 8) bytes, numpy.packbits(bitorder="little"): aux j is 0/1
+    bits      ceil(num_bits / 8) bytes, the values of the bit-valued aux in order
+    wide      num_wide × 32 bytes, the other aux values in order
+    checksum  32 bytes SHA-256 of everything before it
+
+A PoRep witness is mostly bits (SHA-256), so this is about 1/200 of 32 bytes per variable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from ..field import FR, from_limbs, to_limbs
+from ..fileio import atomic_open
+
+MAGIC = b"CUZKWIT\0"
+VERSION = 1
+
+
+class WitnessFormatError(ValueError):
+    """A witness file is malformed or does not fit the expected shape (names the file)."""
+
+    def __init__(self, path, message: str):
+        self.path = str(path)
+        super().__init__(f"{self.path}: {message}")
+
+
+def _fr_bytes(values: np.ndarray) -> bytes:
+    return to_limbs(values, FR.limbs).tobytes() if len(values) else b""
+
+
+def write_witness(path, inputs: np.ndarray, aux: np.ndarray, pce_digest: str = "") -> None:
+    """Write an assignment atomically.
+
+    Args:
+        inputs: ``(num_inputs,)`` int array, canonical Fr, ONE first.
+        aux: ``(num_aux,)`` int array (or numpy unsigned array), canonical Fr.
+        pce_digest: identifies the circuit shape (e.g. SHA-256 of its PCE file), checked on read.
+    """
+    aux = np.asarray(aux)
+    if aux.dtype == object:
+        is_bit = np.fromiter(((v == 0) | (v == 1) for v in aux), dtype=bool, count=len(aux))
+    else:
+        is_bit = aux <= 1
+    bits = np.asarray(aux[is_bit]).astype(np.uint8)
+    wide = np.asarray(aux[~is_bit], dtype=object)
+    header = {
+        "num_inputs": len(inputs),
+        "num_aux": len(aux),
+        "num_bits": int(is_bit.sum()),
+        "num_wide": len(wide),
+        "pce_digest": pce_digest,
+    }
+    hdr = json.dumps(header).encode()
+    h = hashlib.sha256()
+    with atomic_open(path) as f:
+
+        def put(b: bytes) -> None:
+            h.update(b)
+            f.write(b)
+
+        head = MAGIC + struct.pack("<II", VERSION, len(hdr)) + hdr
+        put(head + bytes((-len(head)) % 8))
+        put(_fr_bytes(np.asarray(inputs, dtype=object)))
+        put(np.packbits(is_bit, bitorder="little").tobytes())
+        put(np.packbits(bits, bitorder="little").tobytes())
+        put(_fr_bytes(wide))
+        f.write(h.digest())
+
+
+def read_witness(path, pce_digest: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Read an assignment.
+
+    Args:
+        pce_digest: when given, the file's shape digest must equal it.
+
+    Returns:
+        (inputs, aux) as int arrays.
+
+    Raises:
+        WitnessFormatError: bad magic/version, truncation, checksum mismatch, sizes that do not
+            add up, a value not below r, or a witness made for another shape.
+    """
+    raw = Path(path).read_bytes()
+    if len(raw) < 48 or raw[:8] != MAGIC:
+        raise WitnessFormatError(path, "not a witness file (bad magic or too short)")
+    if hashlib.sha256(raw[:-32]).digest() != raw[-32:]:
+        raise WitnessFormatError(path, "checksum mismatch: the file is truncated or corrupted")
+    version, hlen = struct.unpack("<II", raw[8:16])
+    if version != VERSION:
+        raise WitnessFormatError(path, f"witness version {version} is not supported")
+    hd = json.loads(raw[16 : 16 + hlen])
+    if pce_digest is not None and hd["pce_digest"] != pce_digest:
+        raise WitnessFormatError(path, f"made for shape {hd['pce_digest'][:16]}…, expected {pce_digest[:16]}…")
+    pos = 16 + hlen
+    pos += (-pos) % 8
+    ni, na, nb, nw = hd["num_inputs"], hd["num_aux"], hd["num_bits"], hd["num_wide"]
+    sizes = [32 * ni, (na + 7) // 8, (nb + 7) // 8, 32 * nw]
+    if pos + sum(sizes) != len(raw) - 32 or nb + nw != na:
+        raise WitnessFormatError(path, "section sizes do not match the header")
+    parts = []
+    for s in sizes:
+        parts.append(raw[pos : pos + s])
+        pos += s
+
+    def fr(b: bytes, n: int) -> np.ndarray:
+        vals = from_limbs(np.frombuffer(b, dtype="<u8").reshape(n, FR.limbs)) if n else np.empty(0, dtype=object)
+        if n and max(vals) >= FR.modulus:
+            raise WitnessFormatError(path, "a value is not below the field modulus")
+        return vals
+
+    inputs = fr(parts[0], ni)
+    is_bit = np.unpackbits(np.frombuffer(parts[1], dtype=np.uint8), bitorder="little", count=na).astype(bool)
+    if int(is_bit.sum()) != nb:
+        raise WitnessFormatError(path, "bit mask disagrees with the header")
+    bits = np.unpackbits(np.frombuffer(parts[2], dtype=np.uint8), bitorder="little", count=nb)
+    aux = np.empty(na, dtype=object)
+    aux[is_bit] = [int(b) for b in bits] if nb else []
+    aux[~is_bit] = fr(parts[3], nw)
+    return inputs, aux
