@@ -22,9 +22,19 @@ from .commd import (
     zero_comm_d,
     zero_subtree_roots,
 )
+from .c1 import C1Error, build_c1, read_c1, replica_id, write_c1
 from .fr32 import fr32_pad, fr32_unpad, pad_sector, unpadded_size
+from .prepare import SectorInputError, load_payload, prepare_sector
 
 __all__ = [
+    "C1Error",
+    "SectorInputError",
+    "build_c1",
+    "load_payload",
+    "prepare_sector",
+    "read_c1",
+    "replica_id",
+    "write_c1",
     "NODE_SIZE",
     "SECTOR_SIZES",
     "POREP_PARTITIONS",

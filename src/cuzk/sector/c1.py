@@ -1,0 +1,224 @@
+"""C1 files: one sector's vanilla proofs, modelled on Filecoin's SealCommitPhase1Output.
+
+A C1 file is JSON::
+
+    {"format": "cuzk-c1/1", "registered_proof": "StackedDrg2KiBV1_1", "sector_size": 2048,
+     "sector_id": 7, "prover_id": [32 bytes], "ticket": [32], "seed": [32], "comm_d": [32],
+     "replica_id": [32], "synthetic": false,
+     "vanilla_proofs": {"StackedDrg2KiBV1": [            # one list per partition
+         [{"comm_d_proofs": {"leaf": [32], "path": [[32], ...], "index": 6, "root": [32]}}, ...]
+     ]}}
+
+32-byte values are arrays of byte values, as Filecoin's serde JSON writes ``[u8; 32]``; paths
+list the siblings from the leaf level up. This is the comm_d half of the PoRep vanilla proof
+(``comm_d_proofs``); the PoRep issue adds the comm_r_last, column, labeling and encoding proofs.
+
+Sources: rust-fil-proofs ``filecoin-proofs/src/types`` (SealCommitPhase1Output),
+``storage-proofs-porep`` ``generate_replica_id`` (replica_id = Fr::from_le_bytes_mod_order(
+SHA-256(prover_id ‖ sector_id u64 BE ‖ ticket ‖ comm_d ‖ porep_id))), and filecoin-proofs-api
+``RegisteredSealProof::porep_id`` (the proof's numeric id as u64 LE in bytes 0..8, zeros after).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+
+import jsonschema
+
+from ..field import FR
+from ..fileio import atomic_write_text
+from .challenges import derive_challenges
+from .commd import build_tree, merkle_path, verify_path
+
+FORMAT = "cuzk-c1/1"
+
+# RegisteredSealProof names and numeric ids (filecoin-proofs-api, the V1_1 variants).
+REGISTERED_PROOFS = {
+    2 << 10: ("StackedDrg2KiBV1_1", 5),
+    8 << 20: ("StackedDrg8MiBV1_1", 6),
+    512 << 20: ("StackedDrg512MiBV1_1", 7),
+    32 << 30: ("StackedDrg32GiBV1_1", 8),
+    64 << 30: ("StackedDrg64GiBV1_1", 9),
+}
+
+
+class C1Error(ValueError):
+    """A C1 file is malformed or inconsistent: names the file and the field."""
+
+    def __init__(self, path, field: str, message: str):
+        self.path, self.field = str(path), field
+        super().__init__(f"{self.path}: {field}: {message}")
+
+
+def registered_proof(sector_size: int) -> tuple[str, int]:
+    """(name, numeric id) of the PoRep proof for a sector size; test-only sizes get a TEST name."""
+    if sector_size in REGISTERED_PROOFS:
+        return REGISTERED_PROOFS[sector_size]
+    return (f"TestOnly{sector_size}BNotFilecoin", 1000 + int(math.log2(sector_size)))
+
+
+def porep_id(sector_size: int) -> bytes:
+    """32-byte porep id: the registered proof's numeric id as u64 LE, then zeros."""
+    return registered_proof(sector_size)[1].to_bytes(8, "little") + bytes(24)
+
+
+def replica_id(prover_id: bytes, sector_id: int, ticket: bytes, comm_d: bytes, sector_size: int) -> bytes:
+    """replica_id as rust-fil-proofs' generate_replica_id: SHA-256 reduced into Fr, 32 bytes LE."""
+    h = hashlib.sha256(prover_id + sector_id.to_bytes(8, "big") + ticket + comm_d + porep_id(sector_size)).digest()
+    return (int.from_bytes(h, "little") % FR.modulus).to_bytes(32, "little")
+
+
+def _vanilla_key(sector_size: int) -> str:
+    name = registered_proof(sector_size)[0]
+    return name.removesuffix("_1")
+
+
+def _b32(x: bytes) -> list[int]:
+    return list(x)
+
+
+def build_c1(
+    padded: bytes,
+    sector_size: int,
+    sector_id: int,
+    prover_id: bytes,
+    ticket: bytes,
+    seed: bytes,
+    partitions: int,
+    challenges: int,
+) -> dict:
+    """Vanilla proofs of one Fr32-padded sector (``padded`` is sector_size bytes).
+
+    Args:
+        padded: the sector's Fr32-padded bytes (see ``pad_sector``), length sector_size.
+        partitions, challenges: proof settings (Filecoin's: ``challenge_counts``).
+
+    Raises:
+        ValueError: wrong length or a 32-byte argument of another length.
+    """
+    if len(padded) != sector_size:
+        raise ValueError(f"padded sector has {len(padded)} bytes, expected {sector_size}")
+    for name, v in (("prover_id", prover_id), ("ticket", ticket), ("seed", seed)):
+        if len(v) != 32:
+            raise ValueError(f"{name} must be 32 bytes, got {len(v)}")
+    tree = build_tree(padded)
+    root = bytes(tree[-1][0])
+    rid = replica_id(prover_id, sector_id, ticket, root, sector_size)
+    parts = []
+    for k in range(partitions):
+        proofs = []
+        for idx in derive_challenges(rid, seed, sector_size, k, challenges):
+            path = merkle_path(tree, idx)
+            proofs.append({"comm_d_proofs": {"leaf": _b32(bytes(tree[0][idx])), "path": [_b32(bytes(p)) for p in path],
+                                             "index": idx, "root": _b32(root)}})
+        parts.append(proofs)
+    return {
+        "format": FORMAT,
+        "registered_proof": registered_proof(sector_size)[0],
+        "sector_size": sector_size,
+        "sector_id": sector_id,
+        "prover_id": _b32(prover_id),
+        "ticket": _b32(ticket),
+        "seed": _b32(seed),
+        "comm_d": _b32(root),
+        "replica_id": _b32(rid),
+        "synthetic": False,
+        "partitions": partitions,
+        "challenges_per_partition": challenges,
+        "vanilla_proofs": {_vanilla_key(sector_size): parts},
+    }
+
+
+def write_c1(path, c1: dict) -> None:
+    """Write a C1 dict as JSON atomically."""
+    atomic_write_text(path, json.dumps(c1, separators=(",", ":")) + "\n")
+
+
+_BYTES32 = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255}, "minItems": 32, "maxItems": 32}
+SCHEMA = {
+    "type": "object",
+    "required": ["format", "registered_proof", "sector_size", "sector_id", "prover_id", "ticket", "seed",
+                 "comm_d", "replica_id", "synthetic", "partitions", "challenges_per_partition", "vanilla_proofs"],
+    "properties": {
+        "format": {"const": FORMAT},
+        "registered_proof": {"type": "string"},
+        "sector_size": {"type": "integer", "minimum": 64},
+        "sector_id": {"type": "integer", "minimum": 0},
+        "prover_id": _BYTES32, "ticket": _BYTES32, "seed": _BYTES32, "comm_d": _BYTES32, "replica_id": _BYTES32,
+        "synthetic": {"type": "boolean"},
+        "partitions": {"type": "integer", "minimum": 1},
+        "challenges_per_partition": {"type": "integer", "minimum": 1},
+        "vanilla_proofs": {
+            "type": "object", "minProperties": 1, "maxProperties": 1,
+            "additionalProperties": {"type": "array", "items": {"type": "array", "items": {
+                "type": "object", "required": ["comm_d_proofs"],
+                "properties": {"comm_d_proofs": {
+                    "type": "object", "required": ["leaf", "path", "index", "root"],
+                    "properties": {"leaf": _BYTES32, "root": _BYTES32, "path": {"type": "array", "items": _BYTES32},
+                                   "index": {"type": "integer", "minimum": 0}}}}}}},
+        },
+    },
+}
+
+
+def read_c1(path) -> dict:
+    """Read and check a C1 file before any expensive work.
+
+    Checks the schema (every violation is listed with its field path), then consistency:
+    replica_id derivation, partition/challenge counts, each challenge index equal to the one
+    derived from (replica_id, seed), index < nodes, path length = tree depth, root = comm_d,
+    and each path hashing to comm_d.
+
+    Raises:
+        C1Error: names the file and the first bad field (schema errors: all of them).
+        OSError: the file cannot be read.
+    """
+    raw = Path(path).read_text()
+    try:
+        c1 = json.loads(raw)
+    except json.JSONDecodeError as e:
+        raise C1Error(path, "<json>", f"not valid JSON: {e}") from None
+    errors = sorted(jsonschema.Draft202012Validator(SCHEMA).iter_errors(c1), key=lambda e: list(e.path))
+    if errors:
+        msg = "; ".join(f"{'/'.join(map(str, e.path)) or '<root>'}: {e.message[:120]}" for e in errors[:20])
+        raise C1Error(path, "/".join(map(str, errors[0].path)) or "<root>", msg)
+    size = c1["sector_size"]
+    if size & (size - 1):
+        raise C1Error(path, "sector_size", f"{size} is not a power of two")
+    if c1["registered_proof"] != registered_proof(size)[0]:
+        raise C1Error(path, "registered_proof", f"{c1['registered_proof']} does not match sector_size {size}")
+    b = {k: bytes(c1[k]) for k in ("prover_id", "ticket", "seed", "comm_d", "replica_id")}
+    if replica_id(b["prover_id"], c1["sector_id"], b["ticket"], b["comm_d"], size) != b["replica_id"]:
+        raise C1Error(path, "replica_id", "does not match SHA-256(prover_id, sector_id, ticket, comm_d, porep_id)")
+    key = _vanilla_key(size)
+    if key not in c1["vanilla_proofs"]:
+        raise C1Error(path, "vanilla_proofs", f"expected key {key}")
+    parts = c1["vanilla_proofs"][key]
+    nparts, nch = c1["partitions"], c1["challenges_per_partition"]
+    if len(parts) != nparts:
+        raise C1Error(path, "vanilla_proofs", f"{len(parts)} partitions, header says {nparts}")
+    nodes = size // 32
+    depth = nodes.bit_length() - 1
+    for k, part in enumerate(parts):
+        if len(part) != nch:
+            raise C1Error(path, f"vanilla_proofs/{key}/{k}", f"{len(part)} challenges, expected {nch}")
+        expect = derive_challenges(b["replica_id"], b["seed"], size, k, nch)
+        for i, pr in enumerate(part):
+            f = f"vanilla_proofs/{key}/{k}/{i}/comm_d_proofs"
+            p = pr["comm_d_proofs"]
+            if p["index"] >= nodes:
+                raise C1Error(path, f + "/index", f"{p['index']} out of range for {nodes} nodes")
+            if p["index"] != expect[i]:
+                raise C1Error(path, f + "/index", f"{p['index']} is not the derived challenge {expect[i]}")
+            if len(p["path"]) != depth:
+                raise C1Error(path, f + "/path", f"length {len(p['path'])}, tree depth is {depth}")
+            if bytes(p["root"]) != b["comm_d"]:
+                raise C1Error(path, f + "/root", "differs from comm_d")
+            if p["leaf"][31] & 0xC0:
+                raise C1Error(path, f + "/leaf", "top two bits set: not an Fr32 node")
+            if not verify_path(bytes(p["leaf"]), p["index"], [bytes(s) for s in p["path"]], b["comm_d"]):
+                raise C1Error(path, f + "/path", "does not hash to comm_d")
+    return c1

@@ -1,0 +1,75 @@
+"""The ``prepare`` step: sector data → Fr32 padding → comm_d tree → challenges → C1 file.
+
+The chain supplies the ticket and the interactive seed in Filecoin; a batch run here derives
+them from the batch's ``randomness`` string and the sector id (SHA-256 with a domain tag), so a
+rerun reproduces the same C1 file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from .c1 import build_c1, write_c1
+from .fr32 import pad_sector, unpadded_size
+
+
+class SectorInputError(ValueError):
+    """Sector data cannot be used: names the file (or sector) and what is wrong."""
+
+
+def dev_randomness(tag: str, randomness: str, sector_id: int) -> bytes:
+    """32 bytes = SHA-256(tag ‖ 0 ‖ randomness ‖ 0 ‖ sector_id u64 LE): stand-in for chain randomness."""
+    return hashlib.sha256(tag.encode() + b"\0" + randomness.encode() + b"\0" + sector_id.to_bytes(8, "little")).digest()
+
+
+def load_payload(data: str | Path | None, sector_size: int, generate_seed: int | None = None) -> bytes:
+    """The unpadded payload of a sector: a file's bytes, or random bytes from ``generate_seed``.
+
+    Raises:
+        SectorInputError: missing/unreadable file, or more bytes than the sector holds
+            (sector_size · 127/128), naming the file and both sizes.
+    """
+    cap = unpadded_size(sector_size)
+    if data is None:
+        if generate_seed is None:
+            raise SectorInputError("a sector needs a data file or a generate seed")
+        return np.random.default_rng(generate_seed).integers(0, 256, size=cap, dtype=np.uint8).tobytes()
+    p = Path(data)
+    try:
+        size = p.stat().st_size
+        if size > cap:
+            raise SectorInputError(f"{p}: {size} bytes do not fit a {sector_size}-byte sector (at most {cap} bytes of payload)")
+        return p.read_bytes()
+    except OSError as e:
+        raise SectorInputError(f"{p}: cannot read sector data: {e.strerror or e}") from None
+
+
+def prepare_sector(
+    out_path,
+    sector_id: int,
+    sector_size: int,
+    partitions: int,
+    challenges: int,
+    data: str | Path | None = None,
+    generate_seed: int | None = None,
+    prover_id: bytes = bytes(32),
+    randomness: str = "cuzk-dev",
+) -> dict:
+    """Write one sector's C1 file and return it.
+
+    Raises:
+        SectorInputError: see ``load_payload``.
+    """
+    payload = load_payload(data, sector_size, generate_seed)
+    padded = pad_sector(payload, sector_size)
+    c1 = build_c1(
+        padded, sector_size, sector_id, prover_id,
+        ticket=dev_randomness("ticket", randomness, sector_id),
+        seed=dev_randomness("seed", randomness, sector_id),
+        partitions=partitions, challenges=challenges,
+    )
+    write_c1(out_path, c1)
+    return c1
