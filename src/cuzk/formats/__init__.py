@@ -1,0 +1,89 @@
+"""circom/snarkjs interoperability on BLS12-381 (iden3 binary files and snarkjs JSON).
+
+Modules, one job each:
+- ``iden3``: the binary container (magic, version, sections) and the typed errors
+  (``Iden3FormatError`` naming file and section; ``Iden3CurveError``, ``Iden3TruncatedError``,
+  ``WitnessLengthError``).
+- ``encoding``: Fr/point encodings (little-endian Montgomery points ↔ cuzk's uncompressed
+  arrays) and ffjavascript's roots of unity (generator 5) against cuzk's (7).
+- ``r1cs``: circom ``.r1cs`` → ``CircomR1CS`` → cuzk ``R1CS`` (bellperson/snarkjs input rows).
+- ``wtns``: ``.wtns`` witness files.
+- ``zkey``: snarkjs Groth16 ``.zkey`` read/write (``ZKey``).
+- ``zkey_prover``: proofs from a ``.zkey`` + witness on a cuzk backend (snarkjs' odd-coset H).
+- ``zkey_setup``: a development setup that emits a ``ZKey`` (snarkjs-form H bases).
+- ``snarkjs_json``: ``proof.json``, ``public.json``, ``verification_key.json``.
+- ``bellman``: proving with ``snarkjs zkey export bellman`` output through cuzk's bellperson
+  prover (infinity points, ffjavascript's row order).
+
+Typical use::
+
+    r1cs = read_r1cs("c.r1cs"); w = read_wtns("c.wtns", r1cs.n_wires)
+    zk = read_zkey("c.zkey")
+    proof, public = prove_zkey(zk, w, get_backend("cpu"))
+    write_proof_json("proof.json", proof); write_public_json("public.json", public)
+    verify(read_vk_json("verification_key.json"), proof, public)
+"""
+
+from __future__ import annotations
+
+from .bellman import adapt_bellman_export, ffjs_row_permuted, read_bellman_export
+from .iden3 import (
+    Iden3CurveError,
+    Iden3FormatError,
+    Iden3TruncatedError,
+    WitnessLengthError,
+    read_container,
+    write_container,
+)
+from .r1cs import CircomR1CS, read_r1cs
+from .snarkjs_json import (
+    SnarkjsJSONError,
+    proof_from_json,
+    proof_to_json,
+    read_proof_json,
+    read_public_json,
+    read_vk_json,
+    vk_from_json,
+    vk_to_json,
+    write_proof_json,
+    write_public_json,
+    write_vk_json,
+)
+from .wtns import read_wtns, split_witness, write_wtns
+from .zkey import ZKey, read_zkey, write_zkey
+from .zkey_prover import ZKeyProver, prove_zkey
+from .zkey_setup import setup_zkey
+
+__all__ = [
+    "CircomR1CS",
+    "Iden3CurveError",
+    "Iden3FormatError",
+    "Iden3TruncatedError",
+    "SnarkjsJSONError",
+    "WitnessLengthError",
+    "ZKey",
+    "ZKeyProver",
+    "adapt_bellman_export",
+    "ffjs_row_permuted",
+    "proof_from_json",
+    "proof_to_json",
+    "prove_zkey",
+    "read_bellman_export",
+    "read_container",
+    "read_proof_json",
+    "read_public_json",
+    "read_r1cs",
+    "read_vk_json",
+    "read_wtns",
+    "read_zkey",
+    "setup_zkey",
+    "split_witness",
+    "vk_from_json",
+    "vk_to_json",
+    "write_container",
+    "write_proof_json",
+    "write_public_json",
+    "write_vk_json",
+    "write_wtns",
+    "write_zkey",
+]

@@ -1,0 +1,207 @@
+"""Element encodings of circom/snarkjs files, and ffjavascript's evaluation domain.
+
+- Fr scalars: ``n8 = 32`` bytes little-endian, standard form in ``.r1cs`` and ``.wtns``; the
+  ``.zkey`` coefficient section stores ``value·R² mod r`` with R = 2^256 (so that one Montgomery
+  multiplication by a standard-form witness value yields the Montgomery form of the product).
+- Points: affine, each Fq coordinate 48 bytes little-endian in Montgomery form
+  (``x·2^384 mod q``); G1 = x ‖ y (96 bytes), G2 = x.c0 ‖ x.c1 ‖ y.c0 ‖ y.c1 (192 bytes); the
+  point at infinity is all zeros (ffjavascript ``toRprLEM``/``zeroAffine``).
+  On our side points are ``(n, 96)``/``(n, 192)`` uint8 arrays of zcash uncompressed encodings
+  (``cuzk.curve``: big-endian, G2 c1 before c0, infinity = 0x40 then zeros).
+- Domain: ffjavascript's ``F1Field`` takes the smallest quadratic non-residue (5 for
+  BLS12-381's r) and ω_n = 5^((r−1)/n); cuzk's backends use blstrs' generator 7. Both are
+  primitive n-th roots, so ω5_n = ω7_n^k for an odd k (:func:`ffjs_index_map`), and an NTT over
+  one domain is the NTT over the other with indices multiplied by k mod n.
+
+Sources: iden3/ffjavascript ``wasm_field1.js`` (nqr, w[], shift), ``wasm_curve.js``
+(toRprLEM, toObject); iden3/snarkjs ``zkey_utils.js`` (writeFr2: value·R² mod r).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import gmpy2
+import numpy as np
+
+from ..curve import EncodingError, Group
+from ..field import FQ, FR
+
+_MPZ = gmpy2.mpz
+_Q = _MPZ(FQ.modulus)
+_R = _MPZ(FR.modulus)
+_RQ = _MPZ(pow(2, 384, FQ.modulus))
+_RQ_INV = _MPZ(pow(2, -384, FQ.modulus))
+_RR2 = _MPZ(pow(2, 512, FR.modulus))
+_RR2_INV = _MPZ(pow(2, -512, FR.modulus))
+
+FFJS_NQR = 5
+"""ffjavascript's smallest quadratic non-residue of BLS12-381's r: the root-of-unity generator."""
+
+
+# --- scalars ------------------------------------------------------------------------------
+
+
+def le_to_ints(buf, n8: int = 32) -> np.ndarray:
+    """Concatenated n8-byte little-endian integers → 1-D int array (gmpy2.mpz), not reduced."""
+    raw = bytes(buf)
+    if len(raw) % n8:
+        raise ValueError(f"{len(raw)} bytes is not a whole number of {n8}-byte elements")
+    out = np.empty(len(raw) // n8, dtype=object)
+    out[:] = [_MPZ(int.from_bytes(raw[i : i + n8], "little")) for i in range(0, len(raw), n8)]
+    return out
+
+
+def ints_to_le(values, n8: int = 32) -> bytes:
+    """Ints (each in [0, 2^(8·n8))) → concatenated n8-byte little-endian encodings.
+
+    Raises:
+        OverflowError: a value is negative or too large.
+    """
+    return b"".join(int(v).to_bytes(n8, "little") for v in values)
+
+
+def coeffs_from_zkey(values: np.ndarray) -> np.ndarray:
+    """Stored ``.zkey`` coefficients (value·R² mod r) → canonical values (int array)."""
+    return np.mod(values * _RR2_INV, _R)
+
+
+def coeffs_to_zkey(values: np.ndarray) -> np.ndarray:
+    """Canonical coefficients → the ``.zkey`` stored form value·R² mod r (int array)."""
+    return np.mod(np.asarray(values, dtype=object) * _RR2, _R)
+
+
+# --- points -------------------------------------------------------------------------------
+
+
+def lem_to_points(buf, group: Group) -> np.ndarray:
+    """iden3 affine little-endian Montgomery points → ``(n, group.uncompressed_size)`` uint8.
+
+    Only the encoding is converted; curve and subgroup membership are not checked here (use
+    ``group.from_array``).
+
+    Raises:
+        EncodingError: length not a multiple of the point size, or a coordinate word not below q
+            (its point index is named).
+    """
+    raw = bytes(buf)
+    ncoord = 2 * group.coord_words
+    size = 48 * ncoord
+    if len(raw) % size:
+        raise EncodingError(f"{group.name}: {len(raw)} bytes is not a whole number of {size}-byte points")
+    n = len(raw) // size
+    words = le_to_ints(raw, 48)
+    if len(words):
+        over = np.flatnonzero(words >= _Q)
+        if len(over):
+            raise EncodingError(f"{group.name} point {int(over[0]) // ncoord}: coordinate word not below q")
+    inf = (words.reshape(n, ncoord) == 0).all(axis=1) if n else np.zeros(0, dtype=bool)
+    canon = np.mod(words * _RQ_INV, _Q)
+    be = b"".join(int(v).to_bytes(48, "big") for v in canon)
+    arr = np.frombuffer(be, dtype=np.uint8).reshape(n, ncoord, 48)
+    if group.coord_words == 2:
+        arr = arr[:, [1, 0, 3, 2], :]  # (x.c0, x.c1, y.c0, y.c1) → zcash (x.c1, x.c0, y.c1, y.c0)
+    out = np.array(arr.reshape(n, size), dtype=np.uint8, copy=True, order="C")
+    if inf.any():
+        out[inf] = 0
+        out[inf, 0] = 0x40
+    return out
+
+
+def points_to_lem(arr: np.ndarray, group: Group) -> bytes:
+    """``(n, group.uncompressed_size)`` uint8 zcash uncompressed points → iden3 LEM bytes.
+
+    Raises:
+        EncodingError: wrong shape, or a compressed/sort flag set.
+    """
+    arr = np.ascontiguousarray(arr, dtype=np.uint8)
+    size = group.uncompressed_size
+    if arr.ndim != 2 or arr.shape[1] != size:
+        raise EncodingError(f"{group.name}: points must have shape (n, {size}), got {arr.shape}")
+    n = arr.shape[0]
+    if n == 0:
+        return b""
+    flags = arr[:, 0] & 0xE0
+    if (flags & 0xA0).any():
+        raise EncodingError(f"{group.name}: compression or sort flag set in an uncompressed point")
+    inf = (flags & 0x40) != 0
+    body = arr.copy()
+    body[:, 0] &= 0x1F
+    ncoord = 2 * group.coord_words
+    coords = body.reshape(n, ncoord, 48)
+    if group.coord_words == 2:
+        coords = coords[:, [1, 0, 3, 2], :]
+    flat = np.ascontiguousarray(coords).reshape(n * ncoord, 48).tobytes()
+    words = np.empty(n * ncoord, dtype=object)
+    words[:] = [_MPZ(int.from_bytes(flat[i : i + 48], "big")) for i in range(0, len(flat), 48)]
+    mont = np.mod(words * _RQ, _Q).reshape(n, ncoord)
+    if inf.any():
+        mont[inf] = _MPZ(0)
+    return ints_to_le(mont.reshape(-1), 48)
+
+
+def point_to_lem(p, group: Group) -> bytes:
+    """One py-arkworks point → iden3 LEM bytes."""
+    return points_to_lem(group.to_array([p]), group)
+
+
+def lem_to_point(buf, group: Group, check_subgroup: bool = True):
+    """iden3 LEM bytes of one point → py-arkworks point (curve and, optionally, subgroup checked).
+
+    Raises:
+        cuzk.curve.CurveError (a subclass) for a malformed or invalid point.
+    """
+    return group.from_uncompressed(lem_to_points(buf, group)[0].tobytes(), check_subgroup)
+
+
+# --- domain -------------------------------------------------------------------------------
+
+
+def ffjs_root_of_unity(n: int) -> int:
+    """ffjavascript's primitive n-th root of unity in Fr: 5^((r−1)/n) (n a power of two ≤ 2^32).
+
+    Raises:
+        ValueError: n is not a power of two or exceeds 2^32.
+    """
+    if n < 1 or n & (n - 1) or n.bit_length() - 1 > FR.two_adicity:
+        raise ValueError(f"ffjs domain size {n} is not a power of two ≤ 2^{FR.two_adicity}")
+    return pow(FFJS_NQR, (FR.modulus - 1) // n, FR.modulus)
+
+
+@lru_cache(maxsize=64)
+def ffjs_index_map(n: int) -> int:
+    """The odd k < n with ω5_n = ω7_n^k (ffjavascript's vs cuzk's n-th root of unity).
+
+    Point j of ffjavascript's domain (ω5_n^j) is point k·j mod n of cuzk's (ω7_n^(k·j)).
+    Found by Pohlig–Hellman in the cyclic group of order n = 2^s (s squarings per bit).
+
+    Raises:
+        ValueError: n is not a power of two ≤ 2^32.
+    """
+    r = FR.modulus
+    h = ffjs_root_of_unity(n)
+    g = FR.root_of_unity(n)
+    s = n.bit_length() - 1
+    k = 0
+    for i in range(s):
+        # (h · g^−k)^(2^(s−1−i)) is 1 iff bit i of the remaining log is 0
+        t = pow(h * pow(g, -k, r) % r, 1 << (s - 1 - i), r)
+        if t != 1:
+            k |= 1 << i
+    assert pow(g, k, r) == h
+    return k
+
+
+__all__ = [
+    "FFJS_NQR",
+    "coeffs_from_zkey",
+    "coeffs_to_zkey",
+    "ffjs_index_map",
+    "ffjs_root_of_unity",
+    "ints_to_le",
+    "le_to_ints",
+    "lem_to_point",
+    "lem_to_points",
+    "point_to_lem",
+    "points_to_lem",
+]

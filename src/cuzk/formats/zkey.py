@@ -1,0 +1,267 @@
+"""snarkjs Groth16 ``.zkey`` files (iden3 container, magic ``zkey``, version 1): read and write.
+
+Sections (snarkjs ``zkey_utils.js``/``zkey_new.js``; FORMATS.md):
+  1  protocol: u32, 1 = Groth16 (2 PLONK, 10 FFLONK are refused);
+  2  header: u32 n8q (48), q, u32 n8r (32), r, u32 nVars, u32 nPublic (ONE not counted),
+     u32 domainSize, then α1, β1 (G1), β2, γ2 (G2), δ1 (G1), δ2 (G2);
+  3  IC: nPublic + 1 G1 points;
+  4  coefficients: u32 count, then count × (u32 matrix 0 = A / 1 = B, u32 constraint,
+     u32 signal, Fr as value·R² mod r) — the QAP's A and B over domainSize rows; the C matrix is
+     not stored (the prover takes c = a·b pointwise);
+  5  A: nVars G1;  6  B1: nVars G1;  7  B2: nVars G2;
+  8  C: nVars − nPublic − 1 G1 (private wires only);
+  9  H: domainSize G1 — L^(2n)_(2i+1)(τ)/δ, the odd Lagrange points of the 2n domain;
+  10 contributions (MPC transcript: 64-byte circuit hash, u32 count, …): kept as raw bytes.
+Points are affine, little-endian Montgomery, infinity all zeros (see ``encoding``).
+
+In memory, :class:`ZKey` keeps point vectors as cuzk's ``(n, 96)``/``(n, 192)`` uint8
+uncompressed arrays and coefficients in canonical form; :func:`write_zkey` writes what
+:func:`read_zkey` reads (sections 1–10 in order).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..backend.base import CSRMatrix
+from ..curve import G1, G2, CurveError, Group
+from ..field import FQ, FR
+from ..groth16.keys import VerifyingKey
+from .encoding import coeffs_from_zkey, coeffs_to_zkey, ints_to_le, le_to_ints, lem_to_points, points_to_lem
+from .iden3 import Container, Iden3CurveError, read_container, write_container
+
+GROTH16_PROTOCOL = 1
+COEFF_DTYPE = np.dtype([("matrix", "<u4"), ("constraint", "<u4"), ("signal", "<u4"), ("value", "V32")])
+
+
+@dataclass
+class ZKey:
+    """A snarkjs Groth16 proving key.
+
+    Attributes:
+        n_vars: wires (ONE, outputs, public inputs, private inputs, internal).
+        n_public: public values besides ONE.
+        domain_size: the QAP domain n (a power of two ≥ constraints + n_public + 1).
+        alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2: py-arkworks points.
+        ic: ``(n_public + 1, 96)`` uint8 (uncompressed G1).
+        coeff_matrix, coeff_constraint, coeff_signal: ``(m,)`` uint32 of the coefficient section.
+        coeff_value: ``(m,)`` int array, canonical coefficient values (not ·R²).
+        a, b_g1: ``(n_vars, 96)`` uint8; b_g2: ``(n_vars, 192)`` uint8;
+        c: ``(n_vars − n_public − 1, 96)``; h: ``(domain_size, 96)``. Infinity points kept.
+        contributions: raw body of section 10 (b"" when absent).
+    """
+
+    n_vars: int
+    n_public: int
+    domain_size: int
+    alpha_g1: object
+    beta_g1: object
+    beta_g2: object
+    gamma_g2: object
+    delta_g1: object
+    delta_g2: object
+    ic: np.ndarray
+    coeff_matrix: np.ndarray
+    coeff_constraint: np.ndarray
+    coeff_signal: np.ndarray
+    coeff_value: np.ndarray
+    a: np.ndarray
+    b_g1: np.ndarray
+    b_g2: np.ndarray
+    c: np.ndarray
+    h: np.ndarray
+    contributions: bytes = field(default=b"")
+
+    def verifying_key(self) -> VerifyingKey:
+        """The Groth16 verifying key (for ``cuzk.groth16.verify``)."""
+        return VerifyingKey(self.alpha_g1, self.beta_g1, self.beta_g2, self.gamma_g2, self.delta_g1,
+                            self.delta_g2, G1.from_array(self.ic, check_subgroup=False))
+
+    def qap_matrix(self, matrix: int, row_map=None) -> CSRMatrix:
+        """The QAP's A (matrix 0) or B (1) from the coefficient section as a CSR matrix.
+
+        Args:
+            matrix: 0 for A, 1 for B.
+            row_map: optional function of an int64 row array returning new row indices (a
+                permutation of range(domain_size)); the prover uses it to move snarkjs' domain
+                order into the backend's.
+
+        Returns:
+            ``CSRMatrix`` of shape (domain_size, n_vars); duplicate (row, signal) entries summed.
+        """
+        sel = self.coeff_matrix == matrix
+        rows = self.coeff_constraint[sel].astype(np.int64)
+        if row_map is not None:
+            rows = np.asarray(row_map(rows), dtype=np.int64)
+        cols = self.coeff_signal[sel].astype(np.int64)
+        vals = self.coeff_value[sel]
+        n = self.domain_size
+        order = np.lexsort((cols, rows))
+        rows, cols, vals = rows[order], cols[order], vals[order]
+        if len(rows):
+            start = np.ones(len(rows), dtype=bool)
+            start[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
+            if not start.all():
+                g = np.flatnonzero(start)
+                vals = np.mod(np.add.reduceat(vals, g), FR.modulus)
+                rows, cols = rows[g], cols[g]
+        table: dict = {}
+        ids = np.array([table.setdefault(v, len(table)) for v in vals], dtype=np.int32)
+        coeffs = np.empty(len(table), dtype=object)
+        coeffs[:] = list(table.keys())
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+        return CSRMatrix(indptr, cols, ids, coeffs, (n, self.n_vars))
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def _points(cont: Container, section: int, group: Group, count: int, what: str, check: bool) -> np.ndarray:
+    r = cont.reader(section)
+    raw = r.take(count * group.uncompressed_size, f"{count} {group.name} points of {what}")
+    r.done(f"{count} {what} points")
+    try:
+        arr = lem_to_points(raw, group)
+        if check:
+            group.from_array(arr, check_subgroup=True)
+    except CurveError as e:
+        raise r.error(f"{what}: {e}") from None
+    return arr
+
+
+def read_zkey(path, check: bool = True) -> ZKey:
+    """Read a snarkjs Groth16 ``.zkey`` for BLS12-381.
+
+    Args:
+        path: the file.
+        check: check every point (curve equation and subgroup; about 35 µs per G1 point on
+            the CPU); False checks only the header points.
+
+    Raises:
+        Iden3FormatError: wrong magic/version, not Groth16, wrong n8q/n8r, a domain size that is
+            not a power of two, section sizes that disagree with the header counts, a
+            coefficient index out of range, or an invalid point (file, section and index named).
+        Iden3CurveError: q or r is not BLS12-381's (e.g. a BN254 key).
+        Iden3TruncatedError: a section ends early.
+    """
+    cont = read_container(path, "zkey", 1)
+    p = cont.reader(1)
+    proto = p.u32("protocol")
+    if proto != GROTH16_PROTOCOL:
+        raise p.error(f"protocol {proto} is not Groth16 (1)")
+    h = cont.reader(2)
+    n8q = h.u32("n8q")
+    q = h.bigint(n8q, "q")
+    if q != FQ.modulus:
+        raise h.error(f"q = {q} is not BLS12-381's base field prime", Iden3CurveError)
+    n8r = h.u32("n8r")
+    r = h.bigint(n8r, "r")
+    if r != FR.modulus:
+        raise h.error(f"r = {r} is not BLS12-381's scalar field order", Iden3CurveError)
+    if n8q != 48 or n8r != 32:
+        raise h.error(f"n8q = {n8q}, n8r = {n8r}; expected 48 and 32")
+    n_vars = h.u32("nVars")
+    n_public = h.u32("nPublic")
+    n = h.u32("domainSize")
+    if n < 1 or n & (n - 1):
+        raise h.error(f"domainSize {n} is not a power of two")
+    if n_public + 1 > n_vars:
+        raise h.error(f"nPublic + 1 = {n_public + 1} exceeds nVars = {n_vars}")
+    pts = []
+    for name, grp in (("alpha1", G1), ("beta1", G1), ("beta2", G2), ("gamma2", G2), ("delta1", G1), ("delta2", G2)):
+        raw = h.take(grp.uncompressed_size, name)
+        try:
+            pts.append(grp.from_uncompressed(lem_to_points(raw, grp)[0].tobytes(), check_subgroup=True))
+        except CurveError as e:
+            raise h.error(f"{name}: {e}") from None
+    h.done("the Groth16 header")
+
+    ic = _points(cont, 3, G1, n_public + 1, "IC", check)
+
+    cr = cont.reader(4)
+    m = cr.u32("coefficient count")
+    raw = cr.take(m * COEFF_DTYPE.itemsize, f"{m} coefficients")
+    cr.done(f"{m} coefficients")
+    rec = np.frombuffer(raw, dtype=COEFF_DTYPE)
+    matrix = rec["matrix"].astype(np.uint32)
+    constraint = rec["constraint"].astype(np.uint32)
+    signal = rec["signal"].astype(np.uint32)
+    stored = le_to_ints(rec["value"].tobytes(), 32)
+    for bad, msg in (
+        (matrix > 1, "matrix is not 0 (A) or 1 (B)"),
+        (constraint >= n, f"constraint ≥ domainSize {n}"),
+        (signal >= n_vars, f"signal ≥ nVars {n_vars}"),
+        (stored >= FR.modulus if len(stored) else np.zeros(0, bool), "value not below r"),
+    ):
+        bad = np.asarray(bad, dtype=bool)
+        if bad.any():
+            raise cr.error(f"coefficient {int(np.flatnonzero(bad)[0])}: {msg}")
+    value = coeffs_from_zkey(stored)
+
+    a = _points(cont, 5, G1, n_vars, "A", check)
+    b1 = _points(cont, 6, G1, n_vars, "B1", check)
+    b2 = _points(cont, 7, G2, n_vars, "B2", check)
+    c = _points(cont, 8, G1, n_vars - n_public - 1, "C", check)
+    hp = _points(cont, 9, G1, n, "H", check)
+    contrib = bytes(cont.section(10)) if cont.has(10) else b""
+    return ZKey(n_vars, n_public, n, *pts, ic, matrix, constraint, signal, value, a, b1, b2, c, hp, contrib)
+
+
+# --- writing ------------------------------------------------------------------------------
+
+
+def _pt(p, grp: Group) -> bytes:
+    return points_to_lem(grp.to_array([p]), grp)
+
+
+def write_zkey(path, zk: ZKey) -> None:
+    """Write ``zk`` as a snarkjs Groth16 ``.zkey`` (sections 1–10) atomically.
+
+    Section 10 is ``zk.contributions`` when set, else a zero 64-byte circuit hash and no
+    contributions: ``snarkjs groth16 prove`` and ``zkey export verificationkey`` accept it;
+    ``snarkjs zkey verify`` (which recomputes the hash from a ceremony) does not.
+
+    Raises:
+        ValueError: array shapes disagree with n_vars, n_public, domain_size.
+    """
+    nv, npub, n = zk.n_vars, zk.n_public, zk.domain_size
+    for name, arr, rows, size in (
+        ("ic", zk.ic, npub + 1, 96), ("a", zk.a, nv, 96), ("b_g1", zk.b_g1, nv, 96),
+        ("b_g2", zk.b_g2, nv, 192), ("c", zk.c, nv - npub - 1, 96), ("h", zk.h, n, 96),
+    ):
+        if arr.shape != (rows, size):
+            raise ValueError(f"zkey {name} has shape {arr.shape}, expected ({rows}, {size})")
+    header = b"".join([
+        struct.pack("<I", 48), FQ.modulus.to_bytes(48, "little"),
+        struct.pack("<I", 32), FR.modulus.to_bytes(32, "little"),
+        struct.pack("<III", nv, npub, n),
+        _pt(zk.alpha_g1, G1), _pt(zk.beta_g1, G1), _pt(zk.beta_g2, G2),
+        _pt(zk.gamma_g2, G2), _pt(zk.delta_g1, G1), _pt(zk.delta_g2, G2),
+    ])
+    m = len(zk.coeff_value)
+    rec = np.empty(m, dtype=COEFF_DTYPE)
+    rec["matrix"] = zk.coeff_matrix
+    rec["constraint"] = zk.coeff_constraint
+    rec["signal"] = zk.coeff_signal
+    rec["value"] = np.frombuffer(ints_to_le(coeffs_to_zkey(zk.coeff_value), 32), dtype="V32")
+    coeffs = struct.pack("<I", m) + rec.tobytes()
+    contrib = zk.contributions or bytes(64) + struct.pack("<I", 0)
+    write_container(path, "zkey", 1, [
+        (1, struct.pack("<I", GROTH16_PROTOCOL)),
+        (2, header),
+        (3, points_to_lem(zk.ic, G1)),
+        (4, coeffs),
+        (5, points_to_lem(zk.a, G1)),
+        (6, points_to_lem(zk.b_g1, G1)),
+        (7, points_to_lem(zk.b_g2, G2)),
+        (8, points_to_lem(zk.c, G1)),
+        (9, points_to_lem(zk.h, G1)),
+        (10, contrib),
+    ])
+
+
+__all__ = ["COEFF_DTYPE", "GROTH16_PROTOCOL", "ZKey", "read_zkey", "write_zkey"]
