@@ -1,0 +1,739 @@
+"""SHA-256 (FIPS 180-4) as a vectorized R1CS gadget, constraint for constraint after bellman's.
+
+All k instances of a call (every compression of a circuit at once) share one constraint shape:
+each step below is one block of allocations and a few ``enforce`` calls over k·m rows, and in
+witness mode one vectorized computation on ``cs.xp`` (numpy, or CuPy later). Python loops run
+over the 64 rounds, the 48 schedule words and a handful of case groups, never over instances or
+constraints.
+
+**Bit literals.** Bits are int64 *literals*, a superset of variable refs (the form of bellman's
+``Boolean``: ``Is`` / ``Not`` / ``Constant``):
+
+- a ref ``r`` (aux ``j ≥ 0`` or input ``-(i+1)``, as in :mod:`cuzk.r1cs.system`): the variable's
+  value, which must be boolean (the caller enforces it, e.g. with ``alloc_bits``/``num_to_bits``);
+- ``r + NOT_OFFSET`` (see :func:`bit_not`): the negation ``1 − r``, free;
+- :data:`BIT0` / :data:`BIT1`: the constants 0 and 1, free (padding, IV, shift fill).
+
+Literals other than refs must never reach ``ConstraintSystem.enforce`` (they are out of the ref
+range, so ``enforce`` would raise IndexError); the gadgets here turn them into linear
+combinations (``1 − r``, a multiple of ``ONE``, or nothing). The kind of a bit (variable,
+negation, constant 0, constant 1) is part of the circuit's shape, so it must be the same in all k
+instances of a column (ValueError otherwise); only the variables differ between instances.
+
+**Bit order.** Words are big-endian as SHA-256 reads them: a block is ``(k, 512)`` bits where bit
+``32·j + t`` is bit ``31 − t`` (weight ``2^(31−t)``) of message word ``W_j``; equivalently, bit
+``8·i + t`` is bit ``7 − t`` (MSB first) of message byte ``i`` (``np.unpackbits`` order). A state
+is ``(k, 8, 32)``: ``state[:, j, t]`` is bit ``31 − t`` of ``H_j``, so ``state.reshape(k, 256)``
+is the digest in SHA-256 byte/bit order (bit ``8·i + t`` = bit ``7 − t`` of digest byte ``i``).
+
+**Constraint count.** Identical to bellman/bellperson (``gadgets::sha256``): the same boolean
+gadgets (xor: ``(2a)·b = a + b − c``; ch: ``(b − c)·a = ch − c``; maj: ``b·c = bc`` and
+``(2bc − b − c)·a = bc − maj``; the same special cases for constant and negated operands), the same
+deferred additions (e and a summed once per round with up to 7 operands) and the same packing of
+the additions' equalities into few constraints (bellman's ``MultiEq``: equalities share one
+constraint while their total width stays below Fr's 254-bit capacity). One compression of 512
+variable bits from the constant IV costs **25,840** constraints, as bellperson's
+``test_full_block`` asserts; see :func:`sha256_compress` for the other cases.
+
+Additions do not call :func:`~cuzk.r1cs.gadgets.uint32_add` (its operands must be plain refs and it
+spends one constraint per addition); ``_Sha.add`` is the same construction (32 + carry result bits,
+booleanity, one equality) over literals, with the equality deferred into the packed constraint.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .gadgets import boolean
+from .system import LC, ConstraintSystem, R, lc
+
+NOT_OFFSET = 1 << 61
+"""Literal of ``NOT r`` is ``r + NOT_OFFSET``."""
+BIT0 = 1 << 62
+"""Literal of the constant bit 0."""
+BIT1 = BIT0 + 1
+"""Literal of the constant bit 1."""
+_NEG_MIN = 1 << 60  # literals in [_NEG_MIN, BIT0) are negations; refs lie in (-2^60, 2^60)
+
+VAR, NEG, C0, C1 = 0, 1, 2, 3  # literal kinds
+CAPACITY = R.bit_length() - 1  # Fr::CAPACITY = 254: bits an integer may have to fit below r
+_MASK32 = 0xFFFFFFFF
+
+# FIPS 180-4, 4.2.2 and 5.3.3
+K = (
+    0x428A2F98, 0x71374491, 0xB5C0FBCF, 0xE9B5DBA5, 0x3956C25B, 0x59F111F1, 0x923F82A4, 0xAB1C5ED5,
+    0xD807AA98, 0x12835B01, 0x243185BE, 0x550C7DC3, 0x72BE5D74, 0x80DEB1FE, 0x9BDC06A7, 0xC19BF174,
+    0xE49B69C1, 0xEFBE4786, 0x0FC19DC6, 0x240CA1CC, 0x2DE92C6F, 0x4A7484AA, 0x5CB0A9DC, 0x76F988DA,
+    0x983E5152, 0xA831C66D, 0xB00327C8, 0xBF597FC7, 0xC6E00BF3, 0xD5A79147, 0x06CA6351, 0x14292967,
+    0x27B70A85, 0x2E1B2138, 0x4D2C6DFC, 0x53380D13, 0x650A7354, 0x766A0ABB, 0x81C2C92E, 0x92722C85,
+    0xA2BFE8A1, 0xA81A664B, 0xC24B8B70, 0xC76C51A3, 0xD192E819, 0xD6990624, 0xF40E3585, 0x106AA070,
+    0x19A4C116, 0x1E376C08, 0x2748774C, 0x34B0BCB5, 0x391C0CB3, 0x4ED8AA4A, 0x5B9CCA4F, 0x682E6FF3,
+    0x748F82EE, 0x78A5636F, 0x84C87814, 0x8CC70208, 0x90BEFFFA, 0xA4506CEB, 0xBEF9A3F7, 0xC67178F2,
+)
+"""Round constants K_0..K_63."""
+IV = (0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19)
+"""Initial hash value H(0)."""
+
+_POW2_32 = tuple(1 << i for i in range(32))
+
+
+# --------------------------------------------------------------------------------------------
+# literals
+# --------------------------------------------------------------------------------------------
+
+
+def literal_kinds(lits) -> np.ndarray:
+    """Kind of each literal: int8 array of lits' shape, VAR (0), NEG (1), C0 (2) or C1 (3)."""
+    x = np.asarray(lits, dtype=np.int64)
+    out = np.zeros(x.shape, dtype=np.int8)
+    out[x >= _NEG_MIN] = NEG
+    out[x == BIT0] = C0
+    out[x == BIT1] = C1
+    return out
+
+
+def _base(lits: np.ndarray) -> np.ndarray:
+    """Underlying variable refs of VAR/NEG literals (constants map to ONE, -1)."""
+    return np.where(lits >= BIT0, -1, np.where(lits >= _NEG_MIN, lits - NOT_OFFSET, lits))
+
+
+def _col_key(refs: np.ndarray) -> np.ndarray:
+    """A key increasing with the final column of refs (inputs, ONE first, before aux)."""
+    return np.where(refs < 0, -refs - 1 - (1 << 62), refs)
+
+
+def bit_not(lits) -> np.ndarray:
+    """Negated literals (free): ref ↔ ref + NOT_OFFSET, BIT0 ↔ BIT1. Same shape, int64."""
+    x = np.asarray(lits, dtype=np.int64)
+    return np.where(x >= BIT0, x ^ 1, np.where(x >= _NEG_MIN, x - NOT_OFFSET, x + NOT_OFFSET))
+
+
+def const_bits(bits) -> np.ndarray:
+    """Constant literals: 0/1 values (any shape, e.g. ``np.unpackbits(...)``) → BIT0/BIT1."""
+    return np.where(np.asarray(bits) != 0, BIT1, BIT0).astype(np.int64)
+
+
+def _column_kinds(lits: np.ndarray, what: str) -> np.ndarray:
+    """Kinds of a (k, n) literal block, checked to be the same in every row; (n,) int8."""
+    kd = literal_kinds(lits)
+    if kd.shape[0] and not (kd == kd[:1]).all():
+        raise ValueError(
+            f"{what}: the kind of a bit (variable / negated / constant 0 / constant 1) must be "
+            "the same in all k instances (it is part of the circuit shape)"
+        )
+    return kd[0] if kd.shape[0] else np.zeros(lits.shape[1:], dtype=np.int8)
+
+
+def literal_values(cs: ConstraintSystem, lits) -> np.ndarray:
+    """Values of bit literals in a system with a witness (host numpy).
+
+    Args:
+        lits: int array of literals, any shape.
+
+    Returns:
+        uint8 array of lits' shape, 0/1.
+
+    Raises:
+        RuntimeError: no witness. ValueError: a referenced variable is not 0 or 1.
+    """
+    x = np.asarray(lits, dtype=np.int64)
+    flat = x.reshape(-1)
+    kd = literal_kinds(flat)
+    out = (kd == C1).astype(np.uint8)
+    var = kd <= NEG
+    if var.any():
+        v = cs.value(_base(flat[var]), dtype=np.uint64)
+        if v.shape[0] and v.max() > 1:
+            raise ValueError("literal_values: a referenced variable is not boolean")
+        out[var] = v.astype(np.uint8) ^ (kd[var] == NEG).astype(np.uint8)
+    return out.reshape(x.shape)
+
+
+# --------------------------------------------------------------------------------------------
+# bit blocks and words
+# --------------------------------------------------------------------------------------------
+
+
+class _Bits:
+    """A (k, m) block of literals ``l`` (numpy int64, column kinds uniform over k) and, in witness
+    mode, their values ``v`` ((k, m) uint32 0/1 on xp)."""
+
+    __slots__ = ("l", "v")
+
+    def __init__(self, l, v):
+        self.l = l
+        self.v = v
+
+
+class _Word:
+    """A uint32 word: ``l`` (k, 32) literals, little-endian (column i has weight 2^i, as bellman's
+    UInt32), ``v`` (k,) uint32 values on xp (None without witness)."""
+
+    __slots__ = ("l", "v", "_terms")
+
+    def __init__(self, l, v):
+        self.l = l
+        self.v = v
+        self._terms = None
+
+    def terms(self):
+        """(refs (k, m), coefficients (m,) ints, constant int): the word as Σ c·ref + constant."""
+        if self._terms is None:
+            kd = literal_kinds(self.l[:1])[0] if self.l.shape[0] else np.full(32, C0, np.int8)
+            cols = np.flatnonzero(kd <= NEG)
+            refs = _base(self.l[:, cols])
+            coeffs = tuple(_POW2_32[i] if kd[i] == VAR else -_POW2_32[i] for i in cols)
+            const = sum(_POW2_32[i] for i in range(32) if kd[i] in (NEG, C1))
+            self._terms = (refs, coeffs, const)
+        return self._terms
+
+
+class _MultiEq:
+    """bellman's MultiEq: equalities Σ lhs = Σ 2^j·bits of ``nbits`` bits each are summed with
+    shifts into one constraint ``(Σ 2^s·lhs) · ONE = Σ 2^s·rhs`` while the total width stays
+    below CAPACITY (the integers on both sides then stay below r and the mixed-radix
+    decomposition is unique, so the packed constraint implies each equality)."""
+
+    def __init__(self, cs: ConstraintSystem, k: int, gadget: str):
+        self.cs, self.k, self.gadget = cs, k, gadget
+        self.lhs: dict[int, list] = {}  # id(word) -> [word, multiplier]: shared operands merge
+        self.rhs: list = []
+        self.bits = 0
+
+    def enforce_equal(self, nbits: int, operands, result_refs) -> None:
+        if CAPACITY <= self.bits + nbits:
+            self.flush()
+        shift = 1 << self.bits
+        for w in operands:
+            self.lhs.setdefault(id(w), [w, 0])[1] += shift
+        self.rhs.append((result_refs, shift))
+        self.bits += nbits
+
+    def flush(self) -> None:
+        if not self.bits:
+            return
+        cs, k = self.cs, self.k
+        refs_parts, coeffs, const = [], [], 0
+        for w, mult in self.lhs.values():
+            refs, co, c = w.terms()
+            const += c * mult
+            refs_parts.append(refs)
+            coeffs.extend(x * mult % R for x in co)
+        refs = np.concatenate(refs_parts, axis=1)
+        a = LC.zero()
+        if refs.shape[1]:
+            # order the columns as in instance 0: every instance's row is then usually already
+            # sorted (variables come in blocks allocated for all k at once), which keeps
+            # enforce off its per-row sorting path
+            order = np.argsort(_col_key(refs[0]), kind="stable") if k else np.arange(refs.shape[1])
+            a = lc(refs[:, order], tuple(coeffs[i] for i in order))
+        if const % R:
+            a = lc(cs.one(k), const) + a
+        c_lc = LC.zero()
+        for refs, shift in self.rhs:
+            c_lc = c_lc + lc(refs, tuple(shift << j for j in range(refs.shape[1])))
+        cs.enforce(a, cs.one(k), c_lc, gadget=self.gadget)
+        self.lhs, self.rhs, self.bits = {}, [], 0
+
+
+class _Sha:
+    """The gadget's steps for one call (k instances) on one constraint system."""
+
+    def __init__(self, cs: ConstraintSystem, k: int, gadget: str):
+        self.cs, self.k, self.g = cs, k, gadget
+        self.xp = cs.xp
+        self.wit = cs.has_values
+        self.meq: _MultiEq | None = None
+        if self.wit:
+            self._sh32 = self.xp.arange(32, dtype=np.uint32)
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _u32(self, mask) -> object:
+        """(m,) bool/int host array → xp uint32 (for xor-ing negation flags into values)."""
+        return self.xp.asarray(np.asarray(mask).astype(np.uint32))
+
+    def _expr(self, n: int, terms) -> LC:
+        """Σ coeff·literal over n rows; terms: (literals (n,), kind, coeff) with one kind per
+        term: VAR → coeff·v, NEG → coeff·(1 − v), C1 → coeff, C0 → nothing. Constants are folded
+        into one ONE term."""
+        const, out = 0, LC.zero()
+        for lits, kind, c in terms:
+            if kind == C1:
+                const += c
+            elif kind == NEG:
+                const += c
+                out = out + lc(lits - NOT_OFFSET, -c)
+            elif kind == VAR:
+                out = out + lc(lits, c)
+        if const % R:
+            out = lc(self.cs.one(n), const) + out
+        return out
+
+    @staticmethod
+    def _groups(*kinds):
+        """Columns grouped by their operands' kinds: yields (kinds tuple, column indices)."""
+        sig = np.stack(kinds, axis=1)
+        uniq, inv = np.unique(sig, axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        for g, row in enumerate(uniq):
+            yield tuple(int(x) for x in row), np.flatnonzero(inv == g)
+
+    def _alloc(self, m: int, vals) -> np.ndarray:
+        return self.cs.alloc_aux((self.k, m), vals if self.wit else None)
+
+    def _sub(self, b: _Bits, cols) -> _Bits:
+        return _Bits(b.l[:, cols], b.v[:, cols] if self.wit else None)
+
+    @staticmethod
+    def _kinds(b: _Bits) -> np.ndarray:
+        return literal_kinds(b.l[:1])[0] if b.l.shape[0] else np.full(b.l.shape[1], C0, np.int8)
+
+    def _pick(self, sources, src, neg) -> _Bits:
+        """Column j from sources[src[j]] (all (k, m) blocks), negated where neg[j]."""
+        m = src.shape[0]
+        lits = np.empty((self.k, m), dtype=np.int64)
+        vals = self.xp.empty((self.k, m), dtype=np.uint32) if self.wit else None
+        for i, s in enumerate(sources):
+            cols = np.flatnonzero(src == i)
+            if cols.shape[0]:
+                lits[:, cols] = s.l[:, cols]
+                if self.wit:
+                    vals[:, cols] = s.v[:, cols]
+        lits = np.where(neg, bit_not(lits), lits)
+        if self.wit:
+            vals = vals ^ self._u32(neg)
+        return _Bits(lits, vals)
+
+    # --- boolean gadgets on (k, m) blocks ------------------------------------------------------
+
+    def xor(self, x: _Bits, y: _Bits) -> _Bits:
+        """Bitwise xor; per column: constant operand → the other literal (negated for 1), free;
+        else one new bit c and one constraint (2a)·b = a + b − c on the underlying variables
+        (negations cancel in pairs: the result literal is NOT c if exactly one is negated)."""
+        kx, ky = self._kinds(x), self._kinds(y)
+        out = np.empty_like(x.l)
+        cx = kx >= C0
+        cy = (ky >= C0) & ~cx
+        if cx.any():
+            out[:, cx] = np.where(kx[cx] == C1, bit_not(y.l[:, cx]), y.l[:, cx])
+        if cy.any():
+            out[:, cy] = np.where(ky[cy] == C1, bit_not(x.l[:, cy]), x.l[:, cy])
+        gi = np.flatnonzero(~cx & (ky < C0))
+        if gi.shape[0]:
+            flip = (kx[gi] == NEG) ^ (ky[gi] == NEG)
+            a, b = _base(x.l[:, gi]), _base(y.l[:, gi])
+            vals = (x.v[:, gi] ^ y.v[:, gi] ^ self._u32(flip)) if self.wit else None
+            c = self._alloc(gi.shape[0], vals)
+            n = c.size
+            # C row sorted by final column (c is the newest variable): keeps enforce's fast path
+            swap = _col_key(a) > _col_key(b)
+            abc = np.stack([np.where(swap, b, a), np.where(swap, a, b), c], axis=-1).reshape(n, 3)
+            self.cs.enforce(lc(a.reshape(n), 2), lc(b.reshape(n)), lc(abc, (1, 1, -1)),
+                            gadget=f"{self.g}/xor")
+            out[:, gi] = np.where(flip, c + NOT_OFFSET, c)
+        return _Bits(out, (x.v ^ y.v) if self.wit else None)
+
+    def and_(self, x: _Bits, y: _Bits) -> _Bits:
+        """Bitwise and (bellman's Boolean::and): a constant 0 → 0, a constant 1 → the other
+        literal; else one new bit r and one constraint lc(x)·lc(y) = r (and / and_not / nor)."""
+        kx, ky = self._kinds(x), self._kinds(y)
+        out = np.empty_like(x.l)
+        zero = (kx == C0) | (ky == C0)
+        xone = (kx == C1) & ~zero
+        yone = (ky == C1) & ~zero & ~xone
+        out[:, zero] = BIT0
+        out[:, xone] = y.l[:, xone]
+        out[:, yone] = x.l[:, yone]
+        gi = np.flatnonzero((kx <= NEG) & (ky <= NEG))
+        if gi.shape[0]:
+            vals = (x.v[:, gi] & y.v[:, gi]) if self.wit else None
+            r = self._alloc(gi.shape[0], vals)
+            out[:, gi] = r
+            xl, yl = x.l[:, gi], y.l[:, gi]
+            for (ka, kb), cols in self._groups(kx[gi], ky[gi]):
+                n = self.k * cols.shape[0]
+                self.cs.enforce(
+                    self._expr(n, [(xl[:, cols].reshape(n), ka, 1)]),
+                    self._expr(n, [(yl[:, cols].reshape(n), kb, 1)]),
+                    lc(r[:, cols].reshape(n)),
+                    gadget=f"{self.g}/and",
+                )
+        return _Bits(out, (x.v & y.v) if self.wit else None)
+
+    def _via_and(self, cases, table, srcs, out):
+        """Columns whose case is in ``table`` (case → (x source, x negated, y source, y negated,
+        result negated)) become and(x, y), possibly negated."""
+        sel = np.flatnonzero(np.isin(cases, list(table)))
+        if not sel.shape[0]:
+            return
+        rows = np.array([table[int(c)] for c in cases[sel]], dtype=np.int64).reshape(-1, 5)
+        sub = [self._sub(s, sel) for s in srcs]
+        xb = self._pick(sub, rows[:, 0], rows[:, 1].astype(bool))
+        yb = self._pick(sub, rows[:, 2], rows[:, 3].astype(bool))
+        r = self.and_(xb, yb)
+        out[:, sel] = np.where(rows[:, 4].astype(bool), bit_not(r.l), r.l)
+
+    def ch(self, a: _Bits, b: _Bits, c: _Bits) -> _Bits:
+        """(a ∧ b) ⊕ (¬a ∧ c), bellman's Boolean::sha256_ch: constant cases reduce to a literal
+        or one ``and``; otherwise one new bit and one constraint (b − c)·a = ch − c."""
+        ka, kb, kc = self._kinds(a), self._kinds(b), self._kinds(c)
+        out = np.empty_like(a.l)
+        allc = (ka >= C0) & (kb >= C0) & (kc >= C0)
+        # bellman's match order; 0 = general (a constant 1 included, as in bellman)
+        cases = np.select([allc, ka == C0, kb == C0, kc == C0, kc == C1, kb == C1],
+                          [1, 2, 3, 4, 5, 6], default=0)
+        if (cases == 1).any():
+            s = cases == 1
+            va, vb, vc = ka[s] == C1, kb[s] == C1, kc[s] == C1
+            out[:, s] = np.where((va & vb) ^ (~va & vc), BIT1, BIT0)
+        out[:, cases == 2] = c.l[:, cases == 2]
+        # sources 0 = a, 1 = b, 2 = c
+        table = {3: (0, 1, 2, 0, 0),   # ¬a ∧ c
+                 4: (0, 0, 1, 0, 0),   # a ∧ b
+                 5: (0, 0, 1, 1, 1),   # ¬(a ∧ ¬b)
+                 6: (0, 1, 2, 1, 1)}   # ¬(¬a ∧ ¬c)
+        self._via_and(cases, table, (a, b, c), out)
+        gi = np.flatnonzero(cases == 0)
+        if gi.shape[0]:
+            vals = None
+            if self.wit:
+                av, bv, cv = a.v[:, gi], b.v[:, gi], c.v[:, gi]
+                vals = (av & bv) ^ ((av ^ np.uint32(1)) & cv)
+            h = self._alloc(gi.shape[0], vals)
+            out[:, gi] = h
+            al, bl, cl = a.l[:, gi], b.l[:, gi], c.l[:, gi]
+            for (xa, xb, xc), cols in self._groups(ka[gi], kb[gi], kc[gi]):
+                n = self.k * cols.shape[0]
+                la, lb, lcc = (z[:, cols].reshape(n) for z in (al, bl, cl))
+                # terms listed oldest variable first (g before f, ch last): rows usually sorted
+                self.cs.enforce(
+                    self._expr(n, [(lcc, xc, -1), (lb, xb, 1)]),
+                    self._expr(n, [(la, xa, 1)]),
+                    self._expr(n, [(lcc, xc, -1), (h[:, cols].reshape(n), VAR, 1)]),
+                    gadget=f"{self.g}/ch",
+                )
+        vals = None
+        if self.wit:
+            vals = (a.v & b.v) ^ ((a.v ^ np.uint32(1)) & c.v)
+        return _Bits(out, vals)
+
+    def maj(self, a: _Bits, b: _Bits, c: _Bits) -> _Bits:
+        """(a ∧ b) ⊕ (a ∧ c) ⊕ (b ∧ c), bellman's Boolean::sha256_maj: constant cases reduce to
+        one ``and``; otherwise two new bits and two constraints b·c = bc, (2bc − b − c)·a = bc − maj."""
+        ka, kb, kc = self._kinds(a), self._kinds(b), self._kinds(c)
+        out = np.empty_like(a.l)
+        allc = (ka >= C0) & (kb >= C0) & (kc >= C0)
+        cases = np.select([allc, ka == C0, kb == C0, kc == C0, kc == C1, kb == C1, ka == C1],
+                          [1, 2, 3, 4, 5, 6, 7], default=0)
+        if (cases == 1).any():
+            s = cases == 1
+            va, vb, vc = ka[s] == C1, kb[s] == C1, kc[s] == C1
+            out[:, s] = np.where((va & vb) ^ (va & vc) ^ (vb & vc), BIT1, BIT0)
+        table = {2: (1, 0, 2, 0, 0),   # b ∧ c
+                 3: (0, 0, 2, 0, 0),   # a ∧ c
+                 4: (0, 0, 1, 0, 0),   # a ∧ b
+                 5: (0, 1, 1, 1, 1),   # ¬(¬a ∧ ¬b)
+                 6: (0, 1, 2, 1, 1),   # ¬(¬a ∧ ¬c)
+                 7: (1, 1, 2, 1, 1)}   # ¬(¬b ∧ ¬c)
+        self._via_and(cases, table, (a, b, c), out)
+        gi = np.flatnonzero(cases == 0)
+        if gi.shape[0]:
+            sa, sb, sc = self._sub(a, gi), self._sub(b, gi), self._sub(c, gi)
+            bc = self.and_(sb, sc)  # b, c are variables or negations here: allocates
+            vals = None
+            if self.wit:
+                vals = (sa.v & sb.v) ^ (sa.v & sc.v) ^ (sb.v & sc.v)
+            mj = self._alloc(gi.shape[0], vals)
+            out[:, gi] = mj
+            for (xa, xb, xc), cols in self._groups(ka[gi], kb[gi], kc[gi]):
+                n = self.k * cols.shape[0]
+                la, lb, lcc = (z.l[:, cols].reshape(n) for z in (sa, sb, sc))
+                lbc = bc.l[:, cols].reshape(n)
+                self.cs.enforce(
+                    self._expr(n, [(lcc, xc, -1), (lb, xb, -1), (lbc, VAR, 2)]),
+                    self._expr(n, [(la, xa, 1)]),
+                    self._expr(n, [(lbc, VAR, 1), (mj[:, cols].reshape(n), VAR, -1)]),
+                    gadget=f"{self.g}/maj",
+                )
+        vals = None
+        if self.wit:
+            vals = (a.v & b.v) ^ (a.v & c.v) ^ (b.v & c.v)
+        return _Bits(out, vals)
+
+    # --- words -------------------------------------------------------------------------------
+
+    def bits(self, w: _Word) -> _Bits:
+        vals = ((w.v[:, None] >> self._sh32) & np.uint32(1)) if self.wit else None
+        return _Bits(w.l, vals)
+
+    def word(self, b: _Bits) -> _Word:
+        vals = (b.v << self._sh32).sum(axis=1, dtype=np.uint32) if self.wit else None
+        return _Word(b.l, vals)
+
+    def const_word(self, value: int) -> _Word:
+        lits = np.broadcast_to(const_bits([(value >> i) & 1 for i in range(32)]), (self.k, 32))
+        vals = self.xp.full(self.k, value, dtype=np.uint32) if self.wit else None
+        return _Word(np.ascontiguousarray(lits), vals)
+
+    def rotr(self, w: _Word, n: int) -> _Word:
+        """Rotate right: new bit i = old bit (i + n) mod 32 (free)."""
+        idx = (np.arange(32) + n) % 32
+        vals = ((w.v >> np.uint32(n)) | (w.v << np.uint32(32 - n))) if self.wit else None
+        return _Word(w.l[:, idx], vals)
+
+    def shr(self, w: _Word, n: int) -> _Word:
+        """Shift right: new bit i = old bit i + n, constant 0 above (free)."""
+        lits = np.concatenate([w.l[:, n:], np.full((self.k, n), BIT0, dtype=np.int64)], axis=1)
+        return _Word(lits, (w.v >> np.uint32(n)) if self.wit else None)
+
+    def xor3(self, x: _Word, y: _Word, z: _Word) -> _Word:
+        return self.word(self.xor(self.xor(self.bits(x), self.bits(y)), self.bits(z)))
+
+    def add(self, ops: list) -> _Word:
+        """Sum mod 2^32 (bellman's UInt32::addmany): all-constant operands give a constant word;
+        otherwise nbits = bit length of len(ops)·(2^32 − 1) new bits (sum, then carries) with
+        booleanity, and the equality Σ operands = Σ 2^j·bits_j deferred into the MultiEq."""
+        if all(o.terms()[0].shape[1] == 0 for o in ops):
+            total = sum(o.terms()[2] for o in ops) & _MASK32
+            return self.const_word(total)
+        nbits = (len(ops) * _MASK32).bit_length()
+        vals = total = None
+        if self.wit:
+            total = ops[0].v.astype(np.uint64)
+            for o in ops[1:]:
+                total = total + o.v.astype(np.uint64)
+            vals = (total[:, None] >> self.xp.arange(nbits, dtype=np.uint64)) & np.uint64(1)
+        out = self._alloc(nbits, vals)
+        boolean(self.cs, out, gadget=f"{self.g}/add_bits")
+        self.meq.enforce_equal(nbits, ops, out)
+        return _Word(out[:, :32], (total & np.uint64(_MASK32)).astype(np.uint32) if self.wit else None)
+
+    # --- the compression function ------------------------------------------------------------
+
+    def compress(self, H: list, W: list) -> list:
+        """FIPS 180-4 6.2.2 steps 1–4 on words, in bellman's order (schedule, then rounds with
+        the e and a additions deferred to where they are used, then the final additions)."""
+        self.meq = _MultiEq(self.cs, self.k, f"{self.g}/add")
+        w = list(W)
+        for i in range(16, 64):
+            x = w[i - 15]
+            s0 = self.xor3(self.rotr(x, 7), self.rotr(x, 18), self.shr(x, 3))
+            x = w[i - 2]
+            s1 = self.xor3(self.rotr(x, 17), self.rotr(x, 19), self.shr(x, 10))
+            w.append(self.add([w[i - 16], s0, w[i - 7], s1]))
+        a, b, c, d, e, f, g, h = H
+        for i in range(64):
+            ne = e if isinstance(e, _Word) else self.add(e)
+            s1 = self.xor3(self.rotr(ne, 6), self.rotr(ne, 11), self.rotr(ne, 25))
+            ch = self.word(self.ch(self.bits(ne), self.bits(f), self.bits(g)))
+            temp1 = [h, s1, ch, self.const_word(K[i]), w[i]]
+            na = a if isinstance(a, _Word) else self.add(a)
+            s0 = self.xor3(self.rotr(na, 2), self.rotr(na, 13), self.rotr(na, 22))
+            mj = self.word(self.maj(self.bits(na), self.bits(b), self.bits(c)))
+            h, g, f = g, f, ne
+            e = temp1 + [d]
+            d, c, b = c, b, na
+            a = temp1 + [s0, mj]
+        out = [
+            self.add(a + [H[0]]),
+            self.add([H[1], b]),
+            self.add([H[2], c]),
+            self.add([H[3], d]),
+            self.add(e + [H[4]]),
+            self.add([H[5], f]),
+            self.add([H[6], g]),
+            self.add([H[7], h]),
+        ]
+        self.meq.flush()
+        self.meq = None
+        return out
+
+    # --- conversions -------------------------------------------------------------------------
+
+    def words_from_be(self, lits: np.ndarray, what: str) -> list:
+        """(k, 32·n) big-endian literal bits → n words (values gathered in witness mode)."""
+        _column_kinds(lits, what)
+        n = lits.shape[1] // 32
+        le = lits.reshape(self.k, n, 32)[:, :, ::-1]
+        vals = None
+        if self.wit:
+            try:
+                bits = self.xp.asarray(literal_values(self.cs, le).astype(np.uint32))
+            except ValueError as exc:
+                raise ValueError(f"{what}: {exc}") from None
+            vals = (bits << self._sh32).sum(axis=2, dtype=np.uint32)
+        return [_Word(np.ascontiguousarray(le[:, j]), vals[:, j] if self.wit else None)
+                for j in range(n)]
+
+    def iv_words(self) -> list:
+        return [self.const_word(v) for v in IV]
+
+    @staticmethod
+    def be_from_words(words: list) -> np.ndarray:
+        """n words → (k, n, 32) big-endian literal bits."""
+        return np.stack([w.l[:, ::-1] for w in words], axis=1)
+
+
+# --------------------------------------------------------------------------------------------
+# public gadgets
+# --------------------------------------------------------------------------------------------
+
+
+def _as_lits(x, k: int | None, width: int, what: str) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{what}: bit literals must be an integer array, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64, copy=False)
+    if arr.ndim < 1 or (k is not None and arr.shape[0] != k):
+        raise ValueError(f"{what}: expected {k} instances, got shape {arr.shape}")
+    kk = arr.shape[0]
+    if arr.size != kk * width:
+        raise ValueError(f"{what}: expected {width} bits per instance, got shape {arr.shape}")
+    return arr.reshape(kk, width)
+
+
+def sha256_compress(cs: ConstraintSystem, state_bits, block_bits, gadget: str = "sha256") -> np.ndarray:
+    """The SHA-256 compression function (FIPS 180-4 6.2.2) on k instances at once.
+
+    Args:
+        state_bits: ``(k, 8, 32)`` (or ``(k, 256)``) bit literals of H_0..H_7, big-endian
+            (``[:, j, t]`` = bit 31 − t of H_j), or None for the constant IV (no variables).
+        block_bits: ``(k, 512)`` bit literals of the message block, big-endian SHA-256 order
+            (bit 8·i + t = bit 7 − t of block byte i). Variables must already be boolean.
+        gadget: prefix of the constraint names (``"<gadget>/xor"``, ``/ch``, ``/maj``, ``/and``,
+            ``/add_bits``, ``/add``).
+
+    Returns:
+        ``(k, 8, 32)`` int64 literals of the new state, same order as state_bits; its
+        ``reshape(k, 256)`` is the digest in SHA-256 byte/bit order. Every bit is a new aux
+        variable (a plain ref), unless state and block are all constants.
+
+    Constraints per compression instance (as bellman's, input booleanity not included):
+    25,840 from the IV with a variable block (bellperson's asserted count); 26,192 for a variable
+    state and block; 19,034 for a variable state and a constant block (e.g. a padding-only block:
+    the schedule is free). Aux variables: one per constraint except the packed equalities.
+
+    Raises:
+        ValueError: wrong shapes, k mismatch, a bit whose kind differs between instances, or (in
+            witness mode) a referenced variable that is not boolean. TypeError: non-integer bits.
+    """
+    block = _as_lits(block_bits, None, 512, "sha256_compress: block_bits")
+    k = block.shape[0]
+    sha = _Sha(cs, k, gadget)
+    if state_bits is None:
+        H = sha.iv_words()
+    else:
+        H = sha.words_from_be(_as_lits(state_bits, k, 256, "sha256_compress: state_bits"),
+                              "sha256_compress: state_bits")
+    W = sha.words_from_be(block, "sha256_compress: block_bits")
+    return sha.be_from_words(sha.compress(H, W))
+
+
+def sha256_padding(nbits: int) -> np.ndarray:
+    """FIPS 180-4 5.1.1 padding of an nbits-bit message as 0/1 uint8: a 1, zeros, the 64-bit
+    big-endian length, up to a multiple of 512 bits."""
+    z = (448 - nbits - 1) % 512
+    length = [(nbits >> (63 - i)) & 1 for i in range(64)]
+    return np.array([1] + [0] * z + length, dtype=np.uint8)
+
+
+def sha256(cs: ConstraintSystem, message_bits, gadget: str = "sha256") -> np.ndarray:
+    """SHA-256 of k messages of the same bit length (padding appended as constant bits).
+
+    Args:
+        message_bits: ``(k, L)`` bit literals in SHA-256 order (bit 8·i + t = bit 7 − t of byte
+            i), any L ≥ 0 (L need not be a multiple of 8). Constants (BIT0/BIT1) cost nothing:
+            a block made only of constants (e.g. a padding block) needs no schedule constraints.
+        gadget: constraint name prefix.
+
+    Returns:
+        ``(k, 256)`` int64 literals of the digest, SHA-256 byte/bit order.
+    """
+    msg = np.asarray(message_bits)
+    if msg.ndim != 2:
+        raise ValueError(f"sha256: message_bits must have shape (k, L), got {msg.shape}")
+    if msg.dtype.kind not in "iu":
+        raise TypeError(f"sha256: bit literals must be an integer array, got dtype {msg.dtype}")
+    k, nbits = msg.shape
+    pad_bits = sha256_padding(nbits)
+    pad = np.broadcast_to(const_bits(pad_bits), (k, pad_bits.shape[0]))
+    padded = np.concatenate([msg.astype(np.int64), pad], axis=1)
+    sha = _Sha(cs, k, gadget)
+    W = sha.words_from_be(padded, "sha256: message_bits")
+    H = sha.iv_words()
+    for blk in range(len(W) // 16):
+        H = sha.compress(H, W[16 * blk : 16 * blk + 16])
+    return sha.be_from_words(H).reshape(k, 256)
+
+
+def _node_to_sha_order(bits, k, order: str, what: str) -> np.ndarray:
+    arr = np.asarray(bits)
+    if arr.ndim != 2 or (k is not None and arr.shape[0] != k):
+        raise ValueError(f"{what}: expected shape (k, 256), got {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{what}: bit literals must be an integer array, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    kk, n = arr.shape
+    if order == "le":
+        if not 1 <= n <= 256:
+            raise ValueError(f"{what}: expected at most 256 bits, got {n}")
+        if n < 256:
+            arr = np.concatenate([arr, np.full((kk, 256 - n), BIT0, dtype=np.int64)], axis=1)
+        return arr.reshape(kk, 32, 8)[:, :, ::-1].reshape(kk, 256)
+    if order == "sha":
+        if n != 256:
+            raise ValueError(f"{what}: expected 256 bits, got {n}")
+        return arr
+    raise ValueError(f"sha254_node: order must be 'le' or 'sha', not {order!r}")
+
+
+def sha254_node(cs: ConstraintSystem, left_bits, right_bits, order: str = "le",
+                gadget: str = "sha254_node") -> np.ndarray:
+    """Filecoin's Merkle node hash (SHA-256 of the 64-byte left ‖ right, the last byte's top two
+    bits cleared: ``Sha256Hasher``/"sha254", as in ``hash2_circuit``), k nodes at once.
+
+    Two compressions: the data block (from the IV) and the padding block (constant: no schedule
+    constraints).
+
+    Args:
+        left_bits, right_bits: ``(k, n)`` bit literals of the 32-byte nodes, byte i of the node
+            at bits 8·i .. 8·i + 7. Within a byte: ``order="le"`` (default) bit 8·i + t has
+            weight 2^t — the little-endian bits of the field element whose canonical 32-byte
+            encoding the node is (the order of ``num_to_bits``); n ≤ 256 then, missing high bits
+            are constant 0 (e.g. 255 bits of an Fr element). ``order="sha"``: bit 8·i + t is bit
+            7 − t (MSB first, SHA-256 order), n = 256.
+        gadget: constraint name prefix.
+
+    Returns:
+        ``(k, 256)`` int64 literals of the 32-byte digest in the same order. The two cleared bits
+        (bits 7 and 6 of byte 31) are the constant BIT0: columns 255 and 254 in "le" order (so
+        ``out[:, :254]`` are plain refs and ``pack_bits(cs, out[:, :254])`` is the node as an Fr
+        element), columns 248 and 249 in "sha" order.
+    """
+    left = _node_to_sha_order(left_bits, None, order, "sha254_node: left_bits")
+    right = _node_to_sha_order(right_bits, left.shape[0], order, "sha254_node: right_bits")
+    k = left.shape[0]
+    digest = sha256(cs, np.concatenate([left, right], axis=1), gadget=gadget).copy()
+    digest[:, 248:250] = BIT0
+    if order == "le":
+        digest = digest.reshape(k, 32, 8)[:, :, ::-1].reshape(k, 256)
+    return np.ascontiguousarray(digest)
+
+
+__all__ = [
+    "BIT0",
+    "BIT1",
+    "CAPACITY",
+    "IV",
+    "K",
+    "NOT_OFFSET",
+    "bit_not",
+    "const_bits",
+    "literal_kinds",
+    "literal_values",
+    "sha254_node",
+    "sha256",
+    "sha256_compress",
+    "sha256_padding",
+]
