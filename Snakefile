@@ -3,15 +3,26 @@ from snakemake.utils import min_version, validate
 
 min_version("9.0")
 
+
 configfile: "config.yaml"
 
 
 validate(config, "workflow/schemas/config.schema.yaml")
 
+
 include: "workflow/rules/common.smk"
+include: "workflow/rules/prepare.smk"
+include: "workflow/rules/pce.smk"
+include: "workflow/rules/setup.smk"
+include: "workflow/rules/synthesize.smk"
+include: "workflow/rules/prove.smk"
+include: "workflow/rules/verify.smk"
+include: "workflow/rules/report.smk"
 include: "workflow/rules/bench.smk"
 
 
 rule all:
     input:
-        expand(f"{RESULTS}/bench/prove_{{n}}.json", n=config["bench"]["constraints"]),
+        expand(f"{RESULTS}/verify/{{sid}}.json", sid=SECTORS),
+        f"{RESULTS}/report/summary.md",
+    default_target: True

@@ -1,9 +1,104 @@
-# Helpers shared by the rules: paths and memory declarations from cuzk's memory model.
-from cuzk.memory.model import declared_gb, prove_bench_bytes
+# Helpers shared by the rules: sectors, shapes, batches, and memory declarations from
+# cuzk's memory model (mem_gb for --resources, mem_mb for cluster executors, one prediction).
+import math
+
+from snakemake.exceptions import WorkflowError
+
+from cuzk.circuits.commd import shape_by_name
+from cuzk.memory.model import declared_gb, predict_step_bytes, prove_bench_bytes
 
 RESULTS = config["results"]
+THREADS = config["threads"]
+SIZE_SHAPES = {
+    "2KiB": "porep-commd-2KiB",
+    "8MiB": "porep-commd-8MiB",
+    "512MiB": "porep-commd-512MiB",
+    "32GiB": "porep-commd-32GiB",
+    "64GiB": "porep-commd-64GiB",
+    "test-only-128B": "test-only-commd-128B",
+    "test-only-256B": "test-only-commd-256B",
+}
+
+
+def _sectors():
+    out = {}
+    for s in config["sectors"]:
+        sid = str(s["id"])
+        if sid in out:
+            raise WorkflowError(f"config.yaml: sector id {sid} appears twice")
+        if s["sector_size"].startswith("test-only") and not config.get("allow_test_shapes", False):
+            raise WorkflowError(
+                f"config.yaml: sector {sid}: {s['sector_size']} is a test-only shape, not a Filecoin sector size"
+            )
+        out[sid] = dict(s, shape=SIZE_SHAPES[s["sector_size"]])
+    return out
+
+
+SECTORS = _sectors()
+SHAPES = sorted({s["shape"] for s in SECTORS.values()})
+
+
+def _batches():
+    """Sectors grouped by shape, in config order, chunks of max_batch_size: {batch id: [sids]}."""
+    out = {}
+    for shape in SHAPES:
+        sids = [sid for sid, s in SECTORS.items() if s["shape"] == shape]
+        for i in range(0, len(sids), config["max_batch_size"]):
+            out[f"{shape}-b{i // config['max_batch_size']}"] = sids[i : i + config["max_batch_size"]]
+    return out
+
+
+BATCHES = _batches()
+BATCH_OF = {sid: b for b, sids in BATCHES.items() for sid in sids}
+
+
+def batch_shape(batch):
+    return SECTORS[BATCHES[batch][0]]["shape"]
+
+
+def _budget_gb():
+    r = workflow.global_resources.get("mem_gb")
+    v = getattr(r, "value", r)
+    return v if isinstance(v, (int, float)) else None
+
+
+def mem_gb(rule, step, shape=None, threads=1, batch=1):
+    """Resource callable: mem_gb from the memory model, doubled per retry (attempt).
+
+    Fails the DAG build when the prediction exceeds --resources mem_gb (Snakemake would
+    silently lower the request and run the job anyway).
+    """
+
+    def f(wildcards, attempt):
+        sh = shape(wildcards) if callable(shape) else shape
+        stats = shape_by_name(sh).stats() if sh else None
+        b = batch(wildcards) if callable(batch) else batch
+        gb = declared_gb(predict_step_bytes(step, stats, threads=threads, batch=b)) * attempt
+        budget = _budget_gb()
+        if budget is not None and gb > budget:
+            raise WorkflowError(
+                f"rule {rule}: the memory model predicts {gb} GB (mem_gb) but --resources mem_gb={budget}; "
+                f"give more memory or lower threads/max_batch_size"
+            )
+        return gb
+
+    return f
+
+
+def mem_mb(gb_fn):
+    """mem_mb (what SLURM reads) from the same prediction as mem_gb."""
+    return lambda wildcards, attempt: 1024 * gb_fn(wildcards, attempt)
 
 
 def bench_prove_gb(wildcards, threads):
     """mem_gb of bench_prove: the model's prediction with headroom, whole GiB."""
     return declared_gb(prove_bench_bytes(int(wildcards.n), threads))
+
+
+def bench_paths(rule, pattern):
+    """(benchmark TSV, memory JSON, log) paths of a rule's job."""
+    return (
+        f"{RESULTS}/benchmarks/{rule}/{pattern}.tsv",
+        f"{RESULTS}/benchmarks/{rule}/{pattern}.mem.json",
+        f"{RESULTS}/logs/{rule}/{pattern}.log",
+    )

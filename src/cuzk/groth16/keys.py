@@ -87,11 +87,7 @@ class ProvingKey:
 
     def to_bytes(self) -> bytes:
         """bellperson's ``Parameters::write`` layout (without a phase-2 transcript)."""
-        parts = [self.vk.to_bytes()]
-        for arr in (self.h, self.l, self.a, self.b_g1, self.b_g2):
-            parts.append(struct.pack(">I", arr.shape[0]))
-            parts.append(arr.tobytes())
-        return b"".join(parts)
+        return b"".join(_param_chunks(self))
 
     @property
     def nbytes(self) -> int:
@@ -154,13 +150,37 @@ def write_vk(path, vk: VerifyingKey) -> None:
     atomic_write_bytes(path, vk.to_bytes())
 
 
-def write_params(path, pk: ProvingKey) -> None:
-    """Write a ``.params`` file atomically (streamed, no second copy of the key in memory)."""
+def write_params(path, pk: ProvingKey, known_good: bool = True) -> None:
+    """Write a ``.params`` file atomically (streamed, no second copy of the key in memory).
+
+    Args:
+        known_good: the points were computed here (setup), not read from elsewhere: record the
+            file's digest as checked so the first read skips the subgroup checks.
+    """
+    h = hashlib.sha256()
     with atomic_open(path) as f:
-        f.write(pk.vk.to_bytes())
-        for arr in (pk.h, pk.l, pk.a, pk.b_g1, pk.b_g2):
-            f.write(struct.pack(">I", arr.shape[0]))
-            f.write(arr.tobytes())
+        for chunk in _param_chunks(pk):
+            h.update(chunk)
+            f.write(chunk)
+    pk.digest = h.hexdigest()
+    if known_good:
+        _mark_checked(pk.digest)
+
+
+def _param_chunks(pk: ProvingKey):
+    yield pk.vk.to_bytes()
+    for arr in (pk.h, pk.l, pk.a, pk.b_g1, pk.b_g2):
+        yield struct.pack(">I", arr.shape[0])
+        yield arr.tobytes()
+
+
+def _mark_checked(digest: str) -> None:
+    marker = cache_dir() / "checked-params" / digest
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        pass  # a read-only cache only costs the checks next time
 
 
 class _Reader:
@@ -274,9 +294,5 @@ def read_params(path, check: bool | None = None) -> ProvingKey:
     if b_g1.shape[0] != b_g2.shape[0]:
         raise KeyFileError(path, None, f"b_g1 has {b_g1.shape[0]} points but b_g2 has {b_g2.shape[0]}")
     if check:
-        try:
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.touch()
-        except OSError:
-            pass  # a read-only cache only costs the checks next time
+        _mark_checked(digest)
     return ProvingKey(vk, h, l_, a, b_g1, b_g2, digest=digest)

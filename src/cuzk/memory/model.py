@@ -29,6 +29,48 @@ def prove_bench_bytes(constraints: int, threads: int = 1) -> int:
     return BASE_PROCESS_BYTES + workers * WORKER_PROCESS_BYTES + constraints * PROVE_CPU_BYTES_PER_CONSTRAINT
 
 
+# Per-step linear models: bytes = BASE + workers·WORKER + Σ coefficient·count, with the counts
+# of one partition's R1CS ("constraints", "aux", "nnz" = A+B+C non-zeros, "domain" = NTT size)
+# and "sector_size". Coefficients were fitted to measured peaks (process tree RSS) of the
+# test-only 128 B shape and the 2 KiB shape on the CPU backend; see benchmarks/results.
+STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
+    "prepare": {"sector_size": 4.0},
+    "pce_extract": {"nnz": 60.0, "constraints": 40.0},
+    "setup": {"nnz": 40.0, "domain": 900.0, "aux": 700.0},
+    "synthesize": {"aux": 120.0},
+    "prove": {"nnz": 40.0, "domain": 900.0, "aux": 900.0},
+    "verify": {},
+    "report": {},
+}
+STEPS_WITH_WORKERS = ("setup", "prove")
+
+
+def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, batch: int = 1) -> int:
+    """Predicted peak host RSS in bytes of a workflow step (its process and children).
+
+    Args:
+        step: one of ``STEP_COEFFICIENTS``.
+        stats: shape numbers: constraints, aux, nnz_a/nnz_b/nnz_c, domain, sector_size.
+        threads: CPU worker processes of the step (setup and prove start that many).
+        batch: sectors in the step; a batch reuses one parameter set and proves sectors in
+            turn, so it adds only the small per-sector witness buffers (counted in "aux").
+
+    Raises:
+        KeyError: unknown step.
+    """
+    coeffs = STEP_COEFFICIENTS[step]
+    stats = dict(stats or {})
+    stats["nnz"] = stats.get("nnz_a", 0) + stats.get("nnz_b", 0) + stats.get("nnz_c", 0)
+    total = BASE_PROCESS_BYTES
+    if step in STEPS_WITH_WORKERS and threads > 1:
+        total += threads * WORKER_PROCESS_BYTES
+    for key, c in coeffs.items():
+        total += c * stats.get(key, 0)
+    if step == "prove" and batch > 1:
+        total += (batch - 1) * 64 * stats.get("aux", 0)
+    return int(total)
+
+
 def declared_gb(predicted_bytes: int, headroom: float = 1.25, floor_gb: int = 1) -> int:
     """Whole GiB a rule should declare as ``mem_gb`` for a step predicted to peak at the given bytes."""
     gib = predicted_bytes * headroom / (1 << 30)

@@ -1,0 +1,16 @@
+# Thin: one batch of sectors proved with one resident parameter set.
+from cuzk.pipeline import prove_batch, start_log
+
+if __name__ == "__main__":  # worker processes are spawned: guard the entry point
+    start_log(snakemake.log[0])
+    prove_batch(
+        snakemake.input.pce,
+        snakemake.input.params,
+        snakemake.input.c1,
+        snakemake.input.wit,
+        snakemake.output.proofs,
+        backend=snakemake.params.backend,
+        threads=snakemake.threads,
+        mem_json=snakemake.output.mem,
+        mem_gb=snakemake.resources.mem_gb,
+    )
