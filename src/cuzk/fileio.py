@@ -7,9 +7,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import BinaryIO, Iterator
+
+
+def _remove_stale(path: Path) -> None:
+    # SIGKILL skips cleanup; one writer per output (Snakemake locks the directory) makes any
+    # earlier temporary of this path garbage.
+    for old in path.parent.glob(f".{path.name}.*.tmp"):
+        if old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                old.unlink()
 
 
 @contextlib.contextmanager
@@ -17,9 +29,11 @@ def atomic_open(path: str | os.PathLike) -> Iterator[BinaryIO]:
     """Open a temporary file beside ``path`` for binary writing; on success fsync and rename it.
 
     On an exception the temporary file is removed and an existing ``path`` is left untouched.
+    Temporaries of ``path`` left by a killed earlier run are removed first.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -49,11 +63,11 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary directory beside ``path``; on success replace ``path`` with it.
 
     On an exception the temporary directory is removed and an existing ``path`` is untouched.
+    Temporaries of ``path`` left by a killed earlier run are removed first.
     """
-    import shutil
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(path)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     try:
         yield tmp

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import time
 import warnings
 from contextlib import contextmanager
@@ -74,6 +75,13 @@ def start_log(path) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     logging.basicConfig(filename=path, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
     logging.captureWarnings(True)
+    previous = sys.excepthook
+
+    def hook(etype, value, tb):  # the error that stops a job belongs in its log too
+        logging.getLogger("cuzk").error("%s: %s", etype.__name__, value)
+        previous(etype, value, tb)
+
+    sys.excepthook = hook
 
 
 # --- steps --------------------------------------------------------------------------------------

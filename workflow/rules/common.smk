@@ -1,6 +1,6 @@
 # Helpers shared by the rules: sectors, shapes, batches, and memory declarations from
 # cuzk's memory model (mem_gb for --resources, mem_mb for cluster executors, one prediction).
-import math
+import os
 
 from snakemake.exceptions import WorkflowError
 
