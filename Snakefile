@@ -22,7 +22,7 @@ include: "workflow/rules/bench.smk"
 
 
 rule all:
+    default_target: True
     input:
         expand(f"{RESULTS}/verify/{{sid}}.json", sid=SECTORS),
         f"{RESULTS}/report/summary.md",
-    default_target: True

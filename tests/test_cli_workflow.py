@@ -44,29 +44,51 @@ def test_snakemake_dry_run(tmp_path):
     cfg.write_text((ROOT / "config.yaml").read_text().replace("results: results", f"results: {tmp_path / 'r'}"))
     r = subprocess.run(["snakemake", "-n", "--cores", "2", "--configfile", str(cfg)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr + r.stdout
-    assert "bench_prove" in r.stdout
+    for rule in ("prepare", "pce_extract", "setup", "synthesize", "prove", "verify", "report"):
+        assert rule in r.stdout
 
 
 @pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
 def test_snakemake_small_job(tmp_path):
     cfg = tmp_path / "config.yaml"
     res = tmp_path / "results"
-    cfg.write_text(f"backend: cpu\nresults: {res}\nbench:\n  constraints: [32]\n  inputs: 2\n  bit_share: 0.9\n")
+    cfg.write_text((ROOT / "config.yaml").read_text().replace("results: results", f"results: {res}")
+                   .replace("constraints: [1024, 16384]", "constraints: [32]"))
     r = subprocess.run(
-        ["snakemake", "--cores", "1", "--resources", "mem_gb=4", "--configfile", str(cfg), "--directory", str(ROOT)],
+        ["snakemake", "bench_all", "--cores", "1", "--resources", "mem_gb=4", "--configfile", str(cfg), "--directory", str(ROOT)],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )
     assert r.returncode == 0, r.stderr[-3000:]
     d = json.loads((res / "bench" / "prove_32.json").read_text())
     assert d["verified"] is True
-    assert (res / "benchmarks" / "bench_prove_32.tsv").exists()
+    assert (res / "benchmarks" / "bench_prove" / "32.tsv").exists()
 
 
 def test_schema_rejects_bad_config(tmp_path):
     if shutil.which("snakemake") is None:
         pytest.skip("snakemake not installed")
     cfg = tmp_path / "bad.yaml"
-    cfg.write_text("backend: tpu\nresults: r\nbench:\n  constraints: [32]\n  inputs: 2\n  bit_share: 0.9\n")
+    cfg.write_text((ROOT / "config.yaml").read_text().replace("backend: auto", "backend: tpu"))
     r = subprocess.run(["snakemake", "-n", "--configfile", str(cfg)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode != 0
     assert "tpu" in (r.stderr + r.stdout)
+
+
+@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
+def test_lint_and_format():
+    r = subprocess.run(["snakemake", "--lint"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "Lints for" not in r.stdout + r.stderr, r.stdout + r.stderr
+    if shutil.which("snakefmt"):
+        f = subprocess.run(["snakefmt", "--check", "Snakefile", "workflow/rules"], cwd=ROOT, capture_output=True, text=True)
+        assert f.returncode == 0, f.stderr
+
+
+@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
+@pytest.mark.parametrize("profile", ["default", "slurm"])
+def test_profiles_build_the_dag(tmp_path, profile):
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text((ROOT / "config.yaml").read_text().replace("results: results", f"results: {tmp_path / 'r'}"))
+    r = subprocess.run(["snakemake", "--profile", f"workflow/profiles/{profile}", "-n", "--configfile", str(cfg)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "prove" in r.stdout

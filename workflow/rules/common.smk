@@ -26,7 +26,9 @@ def _sectors():
         sid = str(s["id"])
         if sid in out:
             raise WorkflowError(f"config.yaml: sector id {sid} appears twice")
-        if s["sector_size"].startswith("test-only") and not config.get("allow_test_shapes", False):
+        if s["sector_size"].startswith("test-only") and not config.get(
+            "allow_test_shapes", False
+        ):
             raise WorkflowError(
                 f"config.yaml: sector {sid}: {s['sector_size']} is a test-only shape, not a Filecoin sector size"
             )
@@ -44,7 +46,9 @@ def _batches():
     for shape in SHAPES:
         sids = [sid for sid, s in SECTORS.items() if s["shape"] == shape]
         for i in range(0, len(sids), config["max_batch_size"]):
-            out[f"{shape}-b{i // config['max_batch_size']}"] = sids[i : i + config["max_batch_size"]]
+            out[f"{shape}-b{i // config['max_batch_size']}"] = sids[
+                i : i + config["max_batch_size"]
+            ]
     return out
 
 
@@ -54,6 +58,14 @@ BATCH_OF = {sid: b for b, sids in BATCHES.items() for sid in sids}
 
 def batch_shape(batch):
     return SECTORS[BATCHES[batch][0]]["shape"]
+
+
+def sector_data(wc):
+    """The data file as an input when it exists; a missing one fails this sector's own job
+    (with the file named) instead of the whole DAG, so --keep-going proves the others.
+    """
+    path = SECTORS[wc.sid].get("data")
+    return [path] if path and os.path.exists(path) else []
 
 
 def _budget_gb():
@@ -73,11 +85,14 @@ def mem_gb(rule, step, shape=None, threads=1, batch=1):
         sh = shape(wildcards) if callable(shape) else shape
         stats = shape_by_name(sh).stats() if sh else None
         b = batch(wildcards) if callable(batch) else batch
-        gb = declared_gb(predict_step_bytes(step, stats, threads=threads, batch=b)) * attempt
+        gb = (
+            declared_gb(predict_step_bytes(step, stats, threads=threads, batch=b))
+            * attempt
+        )
         budget = _budget_gb()
         if budget is not None and gb > budget:
             raise WorkflowError(
-                f"rule {rule}: the memory model predicts {gb} GB (mem_gb) but --resources mem_gb={budget}; "
+                f"Rule {rule}: the memory model predicts {gb} GB (mem_gb) but --resources mem_gb={budget}; "
                 f"give more memory or lower threads/max_batch_size"
             )
         return gb

@@ -6,14 +6,14 @@ rule pce_extract:
     output:
         pce=f"{RESULTS}/pce/{{shape}}.pce",
         mem=bench_paths("pce_extract", "{shape}")[1],
-    resources:
-        mem_gb=_pce_mem,
-        mem_mb=mem_mb(_pce_mem),
     log:
         bench_paths("pce_extract", "{shape}")[2],
     benchmark:
         bench_paths("pce_extract", "{shape}")[0]
     conda:
         "../envs/cuzk.yaml"
+    resources:
+        mem_gb=_pce_mem,
+        mem_mb=mem_mb(_pce_mem),
     script:
         "../scripts/pce_extract.py"

@@ -1,7 +1,11 @@
 # Per batch of up to max_batch_size sectors of one shape: parameters loaded once, every proof
 # verified before it is written. Outputs one <sid>.proof per sector in the batch directory.
 _prove_mem = mem_gb(
-    "prove", "prove", shape=lambda wc: batch_shape(wc.batch), threads=THREADS, batch=lambda wc: len(BATCHES[wc.batch])
+    "prove",
+    "prove",
+    shape=lambda wc: batch_shape(wc.batch),
+    threads=THREADS,
+    batch=lambda wc: len(BATCHES[wc.batch]),
 )
 
 
@@ -14,19 +18,19 @@ rule prove:
     output:
         proofs=directory(f"{RESULTS}/proofs/{{batch}}"),
         mem=bench_paths("prove", "{batch}")[1],
-    params:
-        sids=lambda wc: BATCHES[wc.batch],
-        backend=config["backend"],
-    threads: THREADS
-    resources:
-        mem_gb=_prove_mem,
-        mem_mb=mem_mb(_prove_mem),
-        gpu=0,
     log:
         bench_paths("prove", "{batch}")[2],
     benchmark:
         bench_paths("prove", "{batch}")[0]
     conda:
         "../envs/cuzk.yaml"
+    threads: THREADS
+    resources:
+        mem_gb=_prove_mem,
+        mem_mb=mem_mb(_prove_mem),
+        gpu=0,
+    params:
+        sids=lambda wc: BATCHES[wc.batch],
+        backend=config["backend"],
     script:
         "../scripts/prove.py"

@@ -14,20 +14,28 @@ rule report:
             + expand(bench_paths("verify", "{sid}")[1], sid=SECTORS)
         ),
     output:
-        steps=report(f"{RESULTS}/report/steps.tsv", caption="../report/steps.rst", category="Steps"),
-        summary=report(f"{RESULTS}/report/summary.md", caption="../report/summary.rst", category="Steps"),
+        steps=report(
+            f"{RESULTS}/report/steps.tsv",
+            caption="../report/steps.rst",
+            category="Steps",
+        ),
+        summary=report(
+            f"{RESULTS}/report/summary.md",
+            caption="../report/summary.rst",
+            category="Steps",
+        ),
         plots=report(
             directory(f"{RESULTS}/report/memory"),
             patterns=["{rule}.png"],
             caption="../report/memory.rst",
             category="Memory",
         ),
-    resources:
-        mem_gb=_report_mem,
-        mem_mb=mem_mb(_report_mem),
     log:
         f"{RESULTS}/logs/report.log",
     conda:
         "../envs/cuzk.yaml"
+    resources:
+        mem_gb=_report_mem,
+        mem_mb=mem_mb(_report_mem),
     script:
         "../scripts/report.py"

@@ -9,17 +9,17 @@ rule setup:
         params=f"{RESULTS}/params/{{shape}}.params",
         vk=f"{RESULTS}/params/{{shape}}.vk",
         mem=bench_paths("setup", "{shape}")[1],
-    params:
-        backend=config["backend"],
-    threads: THREADS
-    resources:
-        mem_gb=_setup_mem,
-        mem_mb=mem_mb(_setup_mem),
     log:
         bench_paths("setup", "{shape}")[2],
     benchmark:
         bench_paths("setup", "{shape}")[0]
     conda:
         "../envs/cuzk.yaml"
+    threads: THREADS
+    resources:
+        mem_gb=_setup_mem,
+        mem_mb=mem_mb(_setup_mem),
+    params:
+        backend=config["backend"],
     script:
         "../scripts/setup.py"

@@ -9,14 +9,14 @@ rule synthesize:
     output:
         wit=directory(f"{RESULTS}/witness/{{sid}}"),
         mem=bench_paths("synthesize", "{sid}")[1],
-    resources:
-        mem_gb=_syn_mem,
-        mem_mb=mem_mb(_syn_mem),
     log:
         bench_paths("synthesize", "{sid}")[2],
     benchmark:
         bench_paths("synthesize", "{sid}")[0]
     conda:
         "../envs/cuzk.yaml"
+    resources:
+        mem_gb=_syn_mem,
+        mem_mb=mem_mb(_syn_mem),
     script:
         "../scripts/synthesize.py"

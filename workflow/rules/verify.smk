@@ -10,14 +10,14 @@ rule verify:
     output:
         json=f"{RESULTS}/verify/{{sid}}.json",
         mem=bench_paths("verify", "{sid}")[1],
-    resources:
-        mem_gb=_verify_mem,
-        mem_mb=mem_mb(_verify_mem),
     log:
         bench_paths("verify", "{sid}")[2],
     benchmark:
         bench_paths("verify", "{sid}")[0]
     conda:
         "../envs/cuzk.yaml"
+    resources:
+        mem_gb=_verify_mem,
+        mem_mb=mem_mb(_verify_mem),
     script:
         "../scripts/verify.py"
