@@ -34,6 +34,36 @@ def _bench_prove(args) -> int:
     return 0 if res["verified"] else 1
 
 
+BENCH_SNARKJS_HELP = """\
+Prove the same circom circuit with snarkjs (`snarkjs groth16 prove`, node) and with cuzk, each
+as its own process, at each size, and print whole-process seconds and peak RSS of both and the
+ratio snarkjs/cuzk (JSON with --json). Both proofs are checked by snarkjs' and by cuzk's verifier.
+
+Per size N the circuit is generated into the work directory, compiled with `circom2 --prime
+bls12381 --r1cs --wasm`, its witness computed by `snarkjs wtns calculate`, and its .zkey made by
+cuzk's development setup and zkey writer (not a ceremony; snarkjs proves with it). cuzk reads
+the .zkey without point checks (as snarkjs does), proves on --backend with --threads worker
+processes and reports seconds per phase. snarkjs uses one worker thread per CPU node reports.
+Needs node and `npm ci` at the repository root (node_modules/.bin/snarkjs, circom2).
+
+"""
+
+
+def _bench_snarkjs(args) -> int:
+    from .bench_snarkjs import bench_snarkjs, format_snarkjs, parse_sizes  # noqa: PLC0415
+
+    res = bench_snarkjs(
+        sizes=parse_sizes(args.sizes),
+        threads=args.threads,
+        backend=args.backend,
+        json_path=args.json,
+        workdir=args.workdir,
+        repeat=args.repeat,
+    )
+    print(format_snarkjs(res))
+    return 0 if res["verified"] else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cuzk`` command."""
     p = argparse.ArgumentParser(prog="cuzk", description="Groth16 over BLS12-381 for sector proofs")
@@ -51,6 +81,21 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--seed", type=int, default=0, help="witness seed (r, s are always fresh)")
     bp.add_argument("--json", help="write the result JSON here")
     bp.set_defaults(func=_bench_prove)
+    from .bench_snarkjs import CIRCUIT_HELP  # noqa: PLC0415  (imports nothing heavy)
+
+    bs = bsub.add_parser("snarkjs", help="snarkjs vs cuzk on the same circom circuit and .zkey",
+                         description=BENCH_SNARKJS_HELP + CIRCUIT_HELP,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    bs.add_argument("--sizes", default="1024,16384,65536",
+                    help="comma-separated sizes N = QAP domain, N - 3 constraints (default 1024,16384,65536; 2^k accepted)")
+    bs.add_argument("--threads", "-t", type=int, default=None,
+                    help="cuzk CPU worker processes, setup included (default: all CPUs available)")
+    bs.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="cpu", help="cuzk backend (default cpu)")
+    bs.add_argument("--json", help="write the result JSON here")
+    bs.add_argument("--workdir", help="keep circuits, keys and proofs here and reuse them (default: a temp dir)")
+    bs.add_argument("--repeat", type=int, default=1,
+                    help="prove this many times with each, alternating; report each one's fastest (default 1)")
+    bs.set_defaults(func=_bench_snarkjs)
     return p
 
 
