@@ -1,7 +1,8 @@
 """Compute backends: the ``Backend`` interface and its ``cpu`` implementation.
 
-``get_backend("auto" | "cpu" | "cuda", threads)``: ``auto`` is ``cpu`` until the CUDA backend
-lands; asking for ``cuda`` without it raises ``BackendUnavailableError`` (never a silent fallback).
+``get_backend("auto" | "cpu" | "cuda", threads)``: ``auto`` is ``cuda`` when CuPy sees a device
+and ``cpu`` otherwise; asking for ``cuda`` without one raises ``BackendUnavailableError`` (never a
+silent fallback).
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ def get_backend(name: str = "auto", threads: int = 1) -> Backend:
 
     Raises:
         ValueError: unknown name.
-        BackendUnavailableError: "cuda" requested but no CUDA backend/device is available.
+        BackendUnavailableError: "cuda" requested but CuPy or a device is missing.
     """
     if name not in BACKENDS:
         raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
-    if name == "cuda":
-        raise BackendUnavailableError("backend 'cuda' is not available: the CUDA backend is not built yet")
+    from .cuda import CUDABackend, cuda_available
+
+    if name == "cuda" or (name == "auto" and cuda_available()):
+        return CUDABackend(threads=threads)
     from .cpu import CPUBackend
 
     return CPUBackend(threads=threads)

@@ -1,0 +1,139 @@
+// Fr kernels of the cuda backend: Montgomery conversions, elementwise ops, powers, the Groth16
+// H combination, and the NTT pass. Arrays are (n, 4) uint64 on the host side = 32-byte elements
+// (2 x uint4) here, Montgomery form. Compiled by CuPy (NVRTC) from cuzk.backend.cuda.backend.
+#include "fr.cuh"
+
+#define GRID_STRIDE(i, n) for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (u64)blockDim.x * gridDim.x)
+
+extern "C" __global__ void fr_to_mont(const uint4* __restrict__ a, uint4* __restrict__ out, u64 n) {
+    GRID_STRIDE(i, n) fp_store(out, i, fp_to_mont(fp_load<FrParams>(a, i)));
+}
+
+extern "C" __global__ void fr_from_mont(const uint4* __restrict__ a, uint4* __restrict__ out, u64 n) {
+    GRID_STRIDE(i, n) fp_store(out, i, fp_from_mont(fp_load<FrParams>(a, i)));
+}
+
+extern "C" __global__ void fr_add(const uint4* __restrict__ a, const uint4* __restrict__ b, uint4* __restrict__ out, u64 n) {
+    GRID_STRIDE(i, n) fp_store(out, i, fp_add(fp_load<FrParams>(a, i), fp_load<FrParams>(b, i)));
+}
+
+extern "C" __global__ void fr_sub(const uint4* __restrict__ a, const uint4* __restrict__ b, uint4* __restrict__ out, u64 n) {
+    GRID_STRIDE(i, n) fp_store(out, i, fp_sub(fp_load<FrParams>(a, i), fp_load<FrParams>(b, i)));
+}
+
+extern "C" __global__ void fr_mul(const uint4* __restrict__ a, const uint4* __restrict__ b, uint4* __restrict__ out, u64 n) {
+    GRID_STRIDE(i, n) fp_store(out, i, fp_mul(fp_load<FrParams>(a, i), fp_load<FrParams>(b, i)));
+}
+
+// out[i] = a[i] * k[0]
+extern "C" __global__ void fr_scale(const uint4* __restrict__ a, const uint4* __restrict__ k, uint4* __restrict__ out, u64 n) {
+    const fr_t kk = fp_load<FrParams>(k, 0);
+    GRID_STRIDE(i, n) fp_store(out, i, fp_mul(fp_load<FrParams>(a, i), kk));
+}
+
+// out[i] = a[i] * b[i] - c[i]   (the Groth16 H numerator on the coset)
+extern "C" __global__ void fr_mul_sub(const uint4* __restrict__ a, const uint4* __restrict__ b, const uint4* __restrict__ c,
+                                      uint4* __restrict__ out, u64 n) {
+    GRID_STRIDE(i, n) fp_store(out, i, fp_sub(fp_mul(fp_load<FrParams>(a, i), fp_load<FrParams>(b, i)), fp_load<FrParams>(c, i)));
+}
+
+// out[i] = hi[i >> m] * lo[i & (2^m - 1)]: powers from two short tables (hi[a] = c x^(a 2^m), lo[b] = x^b).
+extern "C" __global__ void fr_powers2(const uint4* __restrict__ hi, const uint4* __restrict__ lo, int m, uint4* __restrict__ out, u64 n) {
+    const u64 mask = (1ull << m) - 1;
+    GRID_STRIDE(i, n) fp_store(out, i, fp_mul(fp_load<FrParams>(hi, i >> m), fp_load<FrParams>(lo, i & mask)));
+}
+
+// ---- NTT ------------------------------------------------------------------------------------
+// Decimation in frequency, natural order in, bit-reversed order inside, natural order out (the
+// last pass writes to the bit-reversed index). One launch runs stages s_hi .. s_lo = s_hi-t+1 of
+// the log2(n) = k stages (stage s pairs indices i, i + 2^s) on blocks of E = 2^(t+c) elements held in
+// shared memory: each block owns 2^c consecutive "lo" offsets (coalesced runs of 2^c elements) times
+// the 2^t elements that stages s_hi..s_lo mix. Global index of element (j, l) of block (hi, lob):
+//     gi = hi * 2^(s_hi+1) + j * 2^s_lo + lob * 2^c + l.
+// Twiddles: tw[j] = w^j for w a primitive 2^K-th root of unity, j < 2^(K-1); stage s uses
+// w_(2^(s+1))^p = tw[p << (K-1-s)] with p = gi mod 2^s.
+// Flags: PRE multiplies each input element gi by pre_hi[gi >> pre_m] (* pre_lo[gi & mask] with PRE_LO)
+// on load (first pass: coset powers); LAST writes element gi to o = bitrev_k(gi), or (n - o) mod n with
+// INV (the inverse transform from forward twiddles), times post_hi[o >> post_m] (* post_lo[...]) with POST.
+// src may equal dst except on the LAST pass.
+#define NTT_PRE 1
+#define NTT_PRE_LO 2
+#define NTT_LAST 4
+#define NTT_INV 8
+#define NTT_POST 16
+#define NTT_POST_LO 32
+
+__device__ __forceinline__ void sm_put(u32* sm, int E, u32 e, const fr_t& x) {
+#pragma unroll
+    for (int w = 0; w < 8; w++) sm[w * E + e] = x.v[w];
+}
+__device__ __forceinline__ fr_t sm_get(const u32* sm, int E, u32 e) {
+    fr_t x;
+#pragma unroll
+    for (int w = 0; w < 8; w++) x.v[w] = sm[w * E + e];
+    return x;
+}
+
+extern "C" __global__ void __launch_bounds__(256) ntt_pass(
+    const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K, int s_hi, int t, int c, int flags,
+    const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,
+    const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo, int post_m) {
+    extern __shared__ u32 sm[];  // 8 limb planes of E words (structure of arrays: no bank conflicts)
+    const int E = 1 << (t + c);
+    const int s_lo = s_hi - t + 1;
+    const int nlo_log = s_lo - c;
+    const u32 b = blockIdx.x;
+    const u32 lob = b & ((1u << nlo_log) - 1);
+    const u32 hi = b >> nlo_log;
+    const u32 cmask = (1u << c) - 1;
+    const u32 base = (hi << (s_hi + 1)) + (lob << c);
+
+    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) {
+        const u32 gi = base + ((e >> c) << s_lo) + (e & cmask);
+        fr_t x = fp_load<FrParams>(src, gi);
+        if (flags & NTT_PRE) {
+            fr_t f = fp_load<FrParams>(pre_hi, gi >> pre_m);
+            if (flags & NTT_PRE_LO) f = fp_mul(f, fp_load<FrParams>(pre_lo, gi & ((1u << pre_m) - 1)));
+            x = fp_mul(x, f);
+        }
+        sm_put(sm, E, e, x);
+    }
+    __syncthreads();
+
+    for (int s = s_hi; s >= s_lo; --s) {
+        const int hl = s - s_lo;
+        for (u32 bf = threadIdx.x; bf < (u32)(E >> 1); bf += blockDim.x) {
+            const u32 l = bf & cmask, q = bf >> c;
+            const u32 jlow = q & ((1u << hl) - 1), jhi = q >> hl;
+            const u32 e0 = (((jhi << (hl + 1)) + jlow) << c) + l;
+            const u32 e1 = e0 + (1u << (hl + c));
+            const fr_t u = sm_get(sm, E, e0), v = sm_get(sm, E, e1);
+            fr_t y = fp_sub(u, v);
+            if (s != 0) {  // stage 0's only twiddle is 1
+                const u32 p = (jlow << s_lo) + (lob << c) + l;
+                y = fp_mul(y, fp_load<FrParams>(tw, (u64)p << (K - 1 - s)));
+            }
+            sm_put(sm, E, e0, fp_add(u, v));
+            sm_put(sm, E, e1, y);
+        }
+        __syncthreads();
+    }
+
+    const u32 nmask = (k >= 32) ? 0xffffffffu : ((1u << k) - 1);
+    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) {
+        const u32 gi = base + ((e >> c) << s_lo) + (e & cmask);
+        fr_t x = sm_get(sm, E, e);
+        if (flags & NTT_LAST) {
+            u32 o = __brev(gi) >> (32 - k);
+            if (flags & NTT_INV) o = (0u - o) & nmask;
+            if (flags & NTT_POST) {
+                fr_t f = fp_load<FrParams>(post_hi, o >> post_m);
+                if (flags & NTT_POST_LO) f = fp_mul(f, fp_load<FrParams>(post_lo, o & ((1u << post_m) - 1)));
+                x = fp_mul(x, f);
+            }
+            fp_store(dst, o, x);
+        } else {
+            fp_store(dst, gi, x);
+        }
+    }
+}

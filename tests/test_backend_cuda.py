@@ -1,0 +1,311 @@
+"""Tests of the cuda backend against the cpu backend (every test needs CuPy and a CUDA device).
+
+Each kernel is compared with ``CPUBackend`` (or ``Group.msm``) on fresh random inputs plus edge
+values; the whole module is skipped without CuPy or without a device.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+cp = pytest.importorskip("cupy")
+try:
+    _NDEV = cp.cuda.runtime.getDeviceCount()
+except Exception:  # no driver / no device
+    _NDEV = 0
+if _NDEV < 1:
+    pytest.skip("no CUDA device", allow_module_level=True)
+
+from cuzk.backend import CSRMatrix  # noqa: E402
+from cuzk.backend.cpu import CPUBackend  # noqa: E402
+from cuzk.backend.cuda import CUDABackend, CUDAMSMContext, cuda_available  # noqa: E402
+from cuzk.curve import G1, G2  # noqa: E402
+from cuzk.field import FR, int_array  # noqa: E402
+
+R = FR.modulus
+EDGE = [0, 1, 2, R - 1, R - 2, (R - 1) // 2, (R + 1) // 2]
+RNG = random.Random()  # fresh inputs on every run (seed printed on failure via the values)
+
+
+@pytest.fixture(scope="module")
+def gpu():
+    with CUDABackend() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def cpu():
+    with CPUBackend(threads=1) as b:
+        yield b
+
+
+def rand_fr(n: int) -> list[int]:
+    return [RNG.randrange(R) for _ in range(n)]
+
+
+def host(gpu, d) -> list[int]:
+    return [int(v) for v in gpu.to_host(d)]
+
+
+def test_available():
+    assert cuda_available()
+
+
+# --- transfers and elementwise ------------------------------------------------------------
+
+
+def test_roundtrip_and_validation(gpu):
+    vals = EDGE + rand_fr(100)
+    d = gpu.to_device(int_array(vals))
+    assert d.shape == (len(vals), 4) and d.dtype == cp.uint64
+    assert host(gpu, d) == vals
+    assert host(gpu, gpu.to_device(np.arange(10, dtype=np.int64))) == list(range(10))
+    assert gpu.length(gpu.to_device([])) == 0
+    with pytest.raises(ValueError):
+        gpu.to_device([R])
+    with pytest.raises(ValueError):
+        gpu.to_device([-1])
+    with pytest.raises(TypeError):
+        gpu.to_device([1.5])
+    with pytest.raises(TypeError):
+        gpu.add(np.zeros((2, 4), dtype=np.uint64), np.zeros((2, 4), dtype=np.uint64))
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul"])
+def test_elementwise_matches_cpu(gpu, cpu, op):
+    # every pair of edge values, then random values
+    a = [x for x in EDGE for _ in EDGE] + rand_fr(5000)
+    b = [y for _ in EDGE for y in EDGE] + rand_fr(5000)
+    got = host(gpu, getattr(gpu, op)(gpu.to_device(a), gpu.to_device(b)))
+    ref = [int(v) for v in getattr(cpu, op)(int_array(a), int_array(b))]
+    assert got == ref
+    with pytest.raises(ValueError):
+        getattr(gpu, op)(gpu.to_device([1, 2]), gpu.to_device([1]))
+
+
+@pytest.mark.parametrize("k", [0, 1, -1, R - 1, R, 3 * R + 5, -(2**300), 2**255 + 12345])
+def test_scale_matches_cpu(gpu, cpu, k):
+    a = EDGE + rand_fr(500)
+    assert host(gpu, gpu.scale(gpu.to_device(a), k)) == [int(v) for v in cpu.scale(int_array(a), k)]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 1000, 4097])
+def test_powers_matches_cpu(gpu, cpu, n):
+    x = RNG.randrange(R)
+    assert host(gpu, gpu.powers(x, n)) == [int(v) for v in cpu.powers(x, n)]
+
+
+def test_slice(gpu):
+    a = rand_fr(50)
+    d = gpu.to_device(a)
+    assert host(gpu, gpu.slice(d, 3, 17)) == a[3:17]
+    assert host(gpu, gpu.slice(d, 40, 100)) == a[40:]
+
+
+# --- NTT ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("logn", [0, 1, 5, 10, 11, 16])
+@pytest.mark.parametrize("inverse", [False, True], ids=["fwd", "inv"])
+def test_ntt_matches_cpu(gpu, cpu, logn, inverse):
+    a = rand_fr(1 << logn)
+    if len(a) >= 4:
+        a[:3] = [0, 1, R - 1]
+    got = host(gpu, gpu.ntt(gpu.to_device(a), inverse=inverse))
+    assert got == [int(v) for v in cpu.ntt(int_array(a), inverse=inverse)]
+
+
+@pytest.mark.parametrize("logn", [1, 5, 10, 16])
+@pytest.mark.parametrize("inverse", [False, True], ids=["fwd", "inv"])
+def test_coset_ntt_matches_cpu(gpu, cpu, logn, inverse):
+    a = rand_fr(1 << logn)
+    got = host(gpu, gpu.coset_ntt(gpu.to_device(a), inverse=inverse))
+    assert got == [int(v) for v in cpu.coset_ntt(int_array(a), inverse=inverse)]
+
+
+def test_ntt_rejects_bad_sizes(gpu):
+    with pytest.raises(ValueError):
+        gpu.ntt(gpu.to_device([1, 2, 3]))
+    with pytest.raises(ValueError):
+        gpu.ntt(gpu.to_device([]))
+
+
+def _rand_device(n: int):
+    """n random Fr elements (< 2^254) generated on the device, Montgomery form."""
+    words = (cp.random.random((n, 8)) * 2.0**32).astype(cp.uint32)
+    x = cp.ascontiguousarray(words).view(cp.uint64).reshape(n, 4)
+    x[:, 3] &= cp.uint64((1 << 62) - 1)
+    return x
+
+
+@pytest.mark.parametrize("logn", [18, 20])
+def test_ntt_roundtrip_large(gpu, logn):
+    x = _rand_device(1 << logn)
+    assert bool((gpu.ntt(gpu.ntt(x), inverse=True) == x).all())
+    assert bool((gpu.coset_ntt(gpu.coset_ntt(x), inverse=True) == x).all())
+    assert bool((gpu.ntt(gpu.ntt(x, inverse=True)) == x).all())
+
+
+def test_ntt_large_spot_check(gpu):
+    # out[j] = Σ a[i] ω^(ij) at a few j for n = 2^20 (independent of the CPU NTT)
+    n = 1 << 20
+    x = _rand_device(n)
+    y = gpu.to_host(gpu.ntt(x))
+    a = gpu.to_host(x)
+    w = FR.root_of_unity(n)
+    for j in (0, 1, 12345, n - 1):
+        wj = pow(w, j, R)
+        ref = int(np.mod(np.dot(a, int_array(_pows(wj, n))), R))
+        assert int(y[j]) == ref
+
+
+def _pows(x: int, n: int) -> list[int]:
+    out, acc = [], 1
+    for _ in range(n):
+        out.append(acc)
+        acc = acc * x % R
+    return out
+
+
+@pytest.mark.parametrize("logn", [1, 4, 10, 13])
+def test_compute_h_matches_cpu(gpu, cpu, logn):
+    n = 1 << logn
+    a, b, c = rand_fr(n), rand_fr(n), rand_fr(n)
+    got = host(gpu, gpu.compute_h(gpu.to_device(a), gpu.to_device(b), gpu.to_device(c), n))
+    ref = [int(v) for v in cpu.compute_h(int_array(a), int_array(b), int_array(c), n)]
+    assert got == ref
+
+
+# --- delegated operations -----------------------------------------------------------------
+
+
+def test_spmv_delegated_matches_cpu(gpu, cpu):
+    rows, cols = 7, 5
+    indptr = np.array([0, 2, 2, 5, 6, 6, 8, 9], dtype=np.int64)
+    indices = np.array([0, 4, 1, 2, 3, 0, 4, 4, 2], dtype=np.int64)
+    coeffs = int_array([1, R - 1, 2, RNG.randrange(R)])
+    ids = np.array([0, 1, 2, 3, 0, 1, 2, 3, 0], dtype=np.int32)
+    m = CSRMatrix(indptr, indices, ids, coeffs, (rows, cols))
+    w = rand_fr(cols)
+    assert host(gpu, gpu.spmv(m, gpu.to_device(w))) == [int(v) for v in cpu.spmv(m, int_array(w))]
+
+
+def test_g2_msm_and_fixed_base_delegated(gpu, cpu):
+    g2 = G2.generator()
+    pts = [G2.mul(g2, RNG.randrange(1, R)) for _ in range(3)]
+    sc = [RNG.randrange(R), 1, 0]
+    with gpu.msm_context(G2, G2.to_array(pts)) as ctx:
+        assert ctx.msm(sc) == G2.msm(pts, sc)
+        assert ctx.msm(gpu.to_device(sc)) == G2.msm(pts, sc)
+    ks = [0, 1, R - 1, RNG.randrange(R)]
+    assert np.array_equal(gpu.fixed_base_mul(G1, G1.generator(), ks), cpu.fixed_base_mul(G1, G1.generator(), ks))
+
+
+# --- G1 MSM -------------------------------------------------------------------------------
+
+
+def _points(n: int) -> list:
+    g = G1.generator()
+    return [G1.mul(g, RNG.randrange(1, R)) for _ in range(n)]
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 100, 333])
+def test_msm_small_matches_group_msm(gpu, n):
+    pts = _points(n)
+    if n >= 7:
+        pts[3] = G1.identity()   # point at infinity among the bases
+        pts[5] = pts[4]          # repeated bases
+        pts[6] = -pts[4]         # a base and its negative
+    arr = G1.to_array(pts)
+    cases = [
+        rand_fr(n),
+        [0] * n,
+        [1] * n,
+        [R - 1] * n,
+        [RNG.choice([0, 1, 2, R - 1, (R - 1) // 2, (R + 1) // 2, RNG.randrange(R)]) for _ in range(n)],
+    ]
+    with gpu.msm_context(G1, arr) as ctx:
+        assert isinstance(ctx, CUDAMSMContext) and ctx.size == n
+        for sc in cases:
+            ref = G1.msm(pts, sc)
+            assert ctx.msm(sc) == ref
+            assert ctx.msm(gpu.to_device(sc)) == ref
+        with pytest.raises(ValueError):
+            ctx.msm([1] * (n + 1))
+        with pytest.raises(ValueError):
+            ctx.msm([R] * n)
+
+
+def _grid_points(gpu, n: int):
+    """n distinct device bases A_i + B_j and their host (ark) points."""
+    na = 64
+    a_pts, b_pts = _points(na), _points(-(-n // na))
+    dev = gpu.g1_sum_grid(gpu.g1_upload_affine(G1.to_array(a_pts)), gpu.g1_upload_affine(G1.to_array(b_pts)), n)
+    arr = gpu.g1_download_affine(dev)
+    pts = G1.from_array(arr, check_subgroup=False)  # on-curve checked
+    for i in RNG.sample(range(n), 5):
+        assert pts[i] == a_pts[i % na] + b_pts[i // na]
+    return dev, arr, pts
+
+
+@pytest.mark.parametrize("n", [4096, 5000])
+def test_msm_generated_bases(gpu, n):
+    dev, arr, pts = _grid_points(gpu, n)
+    ctx_dev = CUDAMSMContext.from_device_affine(gpu, dev)
+    ctx_host = gpu.msm_context(G1, arr)
+    sc = rand_fr(n)
+    ref = G1.msm(pts, sc)
+    assert ctx_dev.msm(sc) == ref
+    assert ctx_host.msm(gpu.to_device(sc)) == ref
+    # mostly bit-valued scalars (as a PoRep witness), a heavy bucket, and r - 1
+    sc = [RNG.choice([0, 1, 1, 1, 1, 1]) for _ in range(n)]
+    sc[10] = R - 1
+    sc[11] = RNG.randrange(R)
+    assert ctx_dev.msm(sc) == G1.msm(pts, sc)
+    sc = [12345] * n
+    assert ctx_dev.msm(sc) == G1.msm(pts, sc)
+
+
+def test_msm_skewed_buckets_and_windows(gpu, monkeypatch):
+    """Buckets far above the average (equal scalars, a top window of few bits) take the chunked path."""
+    import cuzk.backend.cuda.backend as cb
+
+    calls = []
+    real = cb.CUDAMSMContext._bucket_sums
+
+    def spy(self, vals, offs, B):
+        counts = (offs[1:] - offs[:-1]).get()
+        calls.append(int(counts.max()) > 2 * (int(counts.sum()) // B) + 64)
+        return real(self, vals, offs, B)
+
+    monkeypatch.setattr(cb.CUDAMSMContext, "_bucket_sums", spy)
+    n = 3000
+    dev, arr, pts = _grid_points(gpu, n)
+    ctx = CUDAMSMContext.from_device_affine(gpu, dev)
+    k = RNG.randrange(2, R)
+    sc = [k if i % 3 else R - k for i in range(n)]          # one bucket per window gets every point
+    sc[:50] = rand_fr(50)
+    ref = G1.msm(pts, sc)
+    assert ctx.msm(sc) == ref
+    assert calls[-1]
+    sc = rand_fr(n)
+    ref = G1.msm(pts, sc)
+    for c in (6, 8, 12, 13, 18, 19):                       # 255 mod c small: a short, crowded top window
+        assert ctx.msm(sc, c=c) == ref, c
+    assert any(calls[-6:])
+
+
+def test_msm_linear_large(gpu):
+    """MSM(s) + MSM(t) == MSM(s + t) at n = 2^18 (where the CPU reference would be slow)."""
+    n = 1 << 18
+    na = 512
+    a_pts, b_pts = _points(na), _points(n // na)
+    dev = gpu.g1_sum_grid(gpu.g1_upload_affine(G1.to_array(a_pts)), gpu.g1_upload_affine(G1.to_array(b_pts)), n)
+    ctx = CUDAMSMContext.from_device_affine(gpu, dev)
+    s, t = _rand_device(n), _rand_device(n)
+    assert ctx.msm(s) + ctx.msm(t) == ctx.msm(gpu.add(s, t))
