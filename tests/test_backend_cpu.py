@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import gc
 import random
+import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuzk.backend import CSRMatrix, get_backend
-from cuzk.backend import workers
+from cuzk.backend import Backend, CSRMatrix, get_backend
+from cuzk.backend import cpu, workers
 from cuzk.backend.cpu import CPUBackend
 from cuzk.curve import G1, G2
 from cuzk.field import FR, int_array
@@ -206,6 +207,59 @@ def test_compute_h_divides(be):
         assert lhs == poly_eval(h, x) * (pow(x, n, R) - 1) % R
 
 
+@pytest.mark.parametrize("kron", [True, False], ids=["kronecker", "coset_chains"])
+def test_compute_h_matches_base_class(be, be2, monkeypatch, kron):
+    # Random (a·b ≠ c) and satisfied inputs: the override must reproduce Backend.compute_h exactly,
+    # in process (threads=1) and with the NTT chains in the pool (threads=2, n ≥ MIN_POOL_NTT).
+    if not kron:
+        monkeypatch.setattr(cpu, "KRONECKER_MAX_LOG", 0)
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 8, 1 << 10):
+        a, b, c = (be.to_device(FR.random(n, rng)) for _ in range(3))
+        c_sat = be.mul(a, b)  # a·b = c: the satisfied shortcut
+        c_sat[n // 2 :] = 0  # padding rows, as the prover's
+        a[n // 2 :] = 0
+        for cc in (c, c_sat):
+            ref = Backend.compute_h(be, a, b, cc, n)
+            h1 = be.compute_h(a, b, cc, n)
+            h2 = be2.compute_h(a, b, cc, n)
+            assert len(ref) == n - 1 and len(h1) == n - 1 and len(h2) == n - 1
+            assert (h1 == ref).all() and (h2 == ref).all(), n
+    assert be2._pool is not None and not be2._pool.closed
+
+
+def test_compute_h_rejects_bad_lengths(be):
+    a = be.to_device(rand_fr(8))
+    with pytest.raises(ValueError, match="length"):
+        be.compute_h(a, a, a[:4], 8)
+    with pytest.raises(ValueError, match="n=6"):
+        be.compute_h(a[:6], a[:6], a[:6], 6)
+
+
+def test_poly_mul_kronecker_no_carries():
+    top = 2**256 - 1  # the largest value a slot must carry without spilling
+    for na, nb in ((1, 1), (1, 5), (7, 3), (33, 33)):
+        for gen in (lambda: top, lambda: RNG.randrange(2**256)):
+            x, y = [gen() for _ in range(na)], [gen() for _ in range(nb)]
+            want = [sum(x[i] * y[k - i] for i in range(max(0, k - nb + 1), min(k, na - 1) + 1)) for k in range(na + nb - 1)]
+            got = cpu._poly_mul(workers.scalars_to_bytes(x), workers.scalars_to_bytes(y))
+            assert [int(v) for v in got] == want
+    assert len(cpu._poly_mul(b"", workers.scalars_to_bytes([1]))) == 0
+    with pytest.raises(ValueError):
+        cpu._poly_mul(b"\0" * 31, b"\0" * 32)
+
+
+def test_ntt_chain_steps_match_backend(be):
+    a = be.to_device(rand_fr(64))
+    tw = workers.Twiddles()
+    assert (workers.ntt_chain(a, ("ntt", "intt"), tw) == a).all()
+    assert (workers.ntt_chain(a, ("coset_ntt",), tw) == be.coset_ntt(a)).all()
+    assert (workers.ntt_chain(a, ("coset_intt",), tw) == be.coset_ntt(a, inverse=True)).all()
+    assert (workers.fr_from_bytes(workers.scalars_to_bytes(a)) == a).all()
+    with pytest.raises(ValueError):
+        workers.fr_from_bytes(b"\0" * 33)
+
+
 # --- spmv ------------------------------------------------------------------------------------
 
 
@@ -304,20 +358,74 @@ def test_msm_matches_naive(backend, group):
         assert group.to_uncompressed(ctx.msm(int_array([]))) == group.to_uncompressed(group.identity())
 
 
-def test_msm_threads_agree_and_workers_stop(be, be2):
+def test_msm_contexts_share_one_pool_and_close_drops_shards(be):
     pts = random_points(G1, 50)
     bases = G1.to_array(pts)
     sc = int_array(rand_fr(25) + [0, 1] * 12 + [R - 1])
     with be.msm_context(G1, bases) as c1:
         ref = G1.to_uncompressed(c1.msm(sc))
-    ctx = be2.msm_context(G1, bases)
-    procs = list(ctx._pool._procs)
-    assert len(procs) == 2 and all(p.is_alive() for p in procs)
-    assert G1.to_uncompressed(ctx.msm(sc)) == ref
-    assert G1.to_uncompressed(ctx.msm(sc)) == ref  # bases stay resident
-    ctx.close()
-    ctx.close()  # idempotent
-    assert not any(p.is_alive() for p in procs)
+
+    def resident(pool):
+        return [head for head, _ in pool.run("keys", [(None, b"")] * pool.size)]
+
+    with CPUBackend(threads=2) as b2:
+        assert b2._pool is None  # started on first use
+        ctxs = [b2.msm_context(G1, bases) for _ in range(3)]
+        ctxs.append(b2.msm_context(G2, G2.to_array(random_points(G2, 3))))
+        pool = b2._pool
+        procs = list(pool._procs)
+        assert len(procs) == 2 and all(p.is_alive() for p in procs)
+        assert all(c._pool is pool for c in ctxs)
+        keys = sorted(c._key for c in ctxs)
+        assert resident(pool) == [keys, keys]
+        for c in ctxs[:3]:
+            assert G1.to_uncompressed(c.msm(sc)) == ref
+            assert G1.to_uncompressed(c.msm(sc)) == ref  # bases stay resident
+        gone = ctxs[0]._key
+        ctxs[0].close()
+        ctxs[0].close()  # idempotent
+        assert all(gone not in k and len(k) == 3 for k in resident(pool))
+        assert all(p.is_alive() for p in procs)  # closing a context keeps the workers
+        with pytest.raises(RuntimeError, match="closed"):
+            ctxs[0].msm(sc)
+        # A context collected without close() is dropped at the pool's next exchange.
+        lost = ctxs[1]._key
+        del ctxs[1]
+        gc.collect()
+        assert all(lost not in k and len(k) == 2 for k in resident(pool))
+        assert G1.to_uncompressed(ctxs[1].msm(sc)) == ref
+        b2.fixed_base_mul(G1, G1.generator(), [1, 2, 3])
+        assert b2._pool is pool  # fixed-base work reuses the pool
+    for p in procs:
+        p.join(timeout=5)
+    assert not any(p.is_alive() for p in procs)  # the backend's close stops them
+    with pytest.raises(RuntimeError, match="lost its workers"):
+        ctxs[1].msm(sc)
+    ctxs[1].close()
+
+
+def test_prover_uses_threads_workers_in_all():
+    # 5 MSM contexts, setup's fixed-base work and compute_h (n = 1024 ≥ MIN_POOL_NTT) on one pool.
+    from cuzk.circuits import synthetic
+    from cuzk.groth16 import DevelopmentSetupWarning, Prover, setup, verify
+    from cuzk.r1cs import ConstraintSystem
+
+    cs = ConstraintSystem(shape=True, witness=True)
+    synthetic.synthesize(cs, 1000, 2, 0.9, 3)
+    ins, aux = cs.assignment()
+    r1cs = cs.finalize()
+    with CPUBackend(threads=2) as bk:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DevelopmentSetupWarning)
+            pk = setup(r1cs, bk)
+        pool = bk._pool
+        with Prover(pk, r1cs, bk) as prover:
+            assert prover.n == 1024
+            assert all(c._pool is pool for c in prover.ctx.values())
+            proof = prover.prove(ins, aux)
+        assert bk._pool is pool and pool.size == 2
+        assert [k for k, _ in pool.run("keys", [(None, b"")] * 2)] == [[], []]  # Prover.close dropped them
+    assert verify(pk.vk, proof, [int(v) for v in ins[1:]])
 
 
 def test_msm_rejects_bad_bases(be):
@@ -331,8 +439,14 @@ def test_worker_pool_errors_and_finalizer():
     with pytest.raises(workers.WorkerError, match="worker 0 failed"):
         pool.run("msm", [(None, b"\0" * 32)])  # no bases loaded
     # Still usable after a worker-side exception.
-    (head, _), = pool.run("load", [("G1", G1.to_array([G1.generator()]).tobytes())])
+    (head, _), = pool.run("load", [((pool.new_key(), "G1"), G1.to_array([G1.generator()]).tobytes())])
     assert head == 1
+    # A failing local step of run_overlapped is re-raised after the replies, pool still in step.
+    with pytest.raises(ZeroDivisionError):
+        pool.run_overlapped("keys", [(None, b"")] * 2, lambda: 1 // 0)
+    assert [h for h, _ in pool.run("keys", [(None, b"")] * 2)] == [[1], []]
+    with pytest.raises(workers.WorkerError, match="unknown NTT step"):
+        pool.run("ntt", [(("fft",), b"\0" * 64)])
     with pytest.raises(ValueError):
         pool.run("msm", [(None, b"")] * 3)
     del pool

@@ -46,7 +46,10 @@ class CSRMatrix:
 
 
 class MSMContext(abc.ABC):
-    """Bases of one MSM kept resident (in worker processes or device memory) across calls."""
+    """Bases of one MSM kept resident (in worker processes or device memory) across calls.
+
+    Usable as a context manager (``close`` on exit).
+    """
 
     group: Group
     size: int
@@ -57,10 +60,20 @@ class MSMContext(abc.ABC):
 
         Scalars equal to 0 or 1 are summed by additions, the rest by Pippenger.
         Returns a point of ``group`` (py-arkworks-bls12381 object).
+
+        Raises:
+            ValueError: wrong length, or a scalar outside [0, r).
+            RuntimeError: the context (or the backend holding its bases) is closed.
         """
 
     def close(self) -> None:
-        """Release workers or device memory (idempotent)."""
+        """Release the resident bases (idempotent)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 class Backend(abc.ABC):

@@ -1,13 +1,16 @@
 """The ``cpu`` backend: numpy object arrays of gmpy2.mpz for Fr, py-arkworks-bls12381 for curves.
 
 Device arrays are 1-D int arrays (object dtype, ``gmpy2.mpz``, canonical values in [0, r)).
-Field operations are vectorized numpy expressions over them; MSMs and the setup's fixed-base
-multiplications run in-process for ``threads == 1`` and in ``threads`` spawned worker processes
-otherwise (``cuzk.backend.workers``).
+Field operations are vectorized numpy expressions over them. MSMs, the setup's fixed-base
+multiplications and ``compute_h``'s NTT chains run in-process for ``threads == 1``, otherwise in
+the backend's one pool of ``threads`` spawned worker processes (``cuzk.backend.workers``),
+started on first use and shared by all its MSM contexts.
 """
 
 from __future__ import annotations
 
+import threading
+import weakref
 from typing import Sequence
 
 import gmpy2
@@ -23,10 +26,17 @@ _MPZ_TYPE = type(_MPZ(0))
 _R = FR.modulus
 _RZ = _MPZ(_R)
 _ZERO = _MPZ(0)
-_ONE = _MPZ(1)
 
-MAX_LOG_NTT = 27
+MAX_LOG_NTT = workers.MAX_LOG_NTT
 """Largest NTT size handled, as log2 (2^27 is the Filecoin 32 GiB sector domain)."""
+
+KRONECKER_MAX_LOG = 24
+"""Largest log2(n) for which ``compute_h`` multiplies polynomials as GMP integers: the product of
+two 2^k-coefficient polynomials is ~2^(k+10) bits, and GMP integers stop at 2^37 bits."""
+
+MIN_POOL_NTT = 1024
+"""Smallest n for which ``compute_h`` sends its NTT chains to the worker pool (below, the
+pipe round trip and byte conversion cost more than the parallelism gains)."""
 
 
 def _to_mpz(v):
@@ -60,39 +70,50 @@ def _as_scalars(values, what: str) -> np.ndarray:
     return out
 
 
-def _powers(x: int, n: int) -> np.ndarray:
-    # Doubling: out[m:2m] = out[:m]·x^m, log2(n) vectorized steps instead of n Python steps.
-    out = np.empty(n, dtype=object)
-    if n == 0:
-        return out
-    out[0] = _ONE
-    xm, m = _MPZ(x) % _RZ, 1
-    while m < n:
-        k = min(m, n - m)
-        out[m : m + k] = np.mod(out[:k] * xm, _RZ)
-        xm = xm * xm % _RZ
-        m *= 2
-    return out
+def _poly_mul(a: bytes, b: bytes) -> np.ndarray:
+    """Coefficients of (Σ a_i x^i)·(Σ b_j x^j), unreduced, as an int array of length na + nb − 1.
 
+    a, b: the coefficients as concatenated 32-byte little-endian values (``scalars_to_bytes``,
+    the workers' transport form), so any values in [0, 2^256); empty gives empty.
 
-def _bitrev(n: int) -> np.ndarray:
-    k = n.bit_length() - 1
-    idx = np.arange(n, dtype=np.int64)
-    rev = np.zeros(n, dtype=np.int64)
-    for b in range(k):
-        rev |= ((idx >> b) & 1) << (k - 1 - b)
-    return rev
+    Kronecker substitution: c_k = Σ a_i·b_(k−i) < min(na, nb)·2^512, so S = ceil((512 +
+    bitlen(min(na, nb)))/8) bytes per coefficient leave no carry between slots, and
+    A(2^(8S))·B(2^(8S)) = Σ c_k·2^(8Sk) is one GMP multiplication (FFT-based: ~0.33 s for two
+    2^17-coefficient polynomials on the dev box, against ~0.45 s for one NTT of 2^17).
+
+    Raises:
+        ValueError: a length is not a multiple of 32.
+    """
+    w = workers.SCALAR_BYTES
+    if len(a) % w or len(b) % w:
+        raise ValueError(f"coefficient buffers of {len(a)} and {len(b)} bytes are not whole 32-byte values")
+    na, nb = len(a) // w, len(b) // w
+    if na == 0 or nb == 0:
+        return np.empty(0, dtype=object)
+    slot = -(-(512 + min(na, nb).bit_length()) // 8)
+
+    def pack(data: bytes):
+        buf = np.zeros((len(data) // w, slot), dtype=np.uint8)
+        buf[:, :w] = np.frombuffer(data, dtype=np.uint8).reshape(-1, w)
+        return _MPZ.from_bytes(buf, "little")  # reads the buffer, no bytes copy
+
+    m = na + nb - 1
+    raw = (pack(a) * pack(b)).to_bytes(m * slot, "little")
+    frm = _MPZ.from_bytes
+    return np.fromiter((frm(raw[i : i + slot], "little") for i in range(0, m * slot, slot)), dtype=object, count=m)
 
 
 class CPUMSMContext(MSMContext):
-    """Resident MSM bases on the CPU: ark points in-process, or shards in worker processes.
+    """Resident MSM bases on the CPU: ark points in-process, or shards in the backend's workers.
 
-    Built by ``CPUBackend.msm_context``. With a pool, worker i holds bases[lo_i:hi_i] as ark
-    points for the context's lifetime; ``msm`` sends each worker only its scalars (32-byte LE)
-    and adds the returned partial sums. Usable as a context manager; ``close`` stops the workers.
+    Built by ``CPUBackend.msm_context``. With threads > 1 (and n ≥ 2), worker i < min(threads, n)
+    of the backend's one pool holds bases[lo_i:hi_i] as ark points under this context's key
+    until ``close`` drops them; ``msm`` sends each of those workers only its scalars (32-byte LE)
+    and adds the returned partial sums. A context garbage-collected without ``close`` has its
+    shards dropped at the pool's next exchange. Usable as a context manager.
     """
 
-    def __init__(self, group: Group, bases: np.ndarray, threads: int):
+    def __init__(self, group: Group, bases: np.ndarray, backend: "CPUBackend"):
         bases = np.ascontiguousarray(bases, dtype=np.uint8)
         if bases.ndim != 2 or bases.shape[1] != group.uncompressed_size:
             raise ValueError(
@@ -102,18 +123,24 @@ class CPUMSMContext(MSMContext):
         self.size = int(bases.shape[0])
         self._points: list | None = None
         self._pool: workers.WorkerPool | None = None
+        self._key: int | None = None
         self._ranges: list[tuple[int, int]] = []
-        nworkers = min(threads, self.size)
-        if nworkers <= 1:
+        self._finalizer = None
+        nshards = min(backend.threads, self.size)
+        if nshards <= 1:
             self._points = group.from_array(bases, check_subgroup=False)
             return
-        self._ranges = workers.split(self.size, nworkers)
-        self._pool = workers.WorkerPool(nworkers)
+        pool = backend._worker_pool()
+        key = pool.new_key()
+        ranges = workers.split(self.size, nshards)
         try:
-            self._pool.run("load", [(group.name, bases[lo:hi].tobytes()) for lo, hi in self._ranges])
+            pool.run("load", [((key, group.name), bases[lo:hi].tobytes()) for lo, hi in ranges])
         except BaseException:
-            self._pool.close()
+            pool.discard(key)  # some workers may hold their shard already
             raise
+        self._pool, self._key, self._ranges = pool, key, ranges
+        self._finalizer = weakref.finalize(self, pool.discard, key)
+        self._finalizer.atexit = False  # at exit the pool goes anyway
 
     def msm(self, scalars) -> object:
         """Σ scalars[i]·bases[i] as a point of ``group`` (py-arkworks-bls12381 object).
@@ -123,10 +150,14 @@ class CPUMSMContext(MSMContext):
 
         Raises:
             ValueError: wrong length or a scalar outside [0, r).
-            RuntimeError: the context is closed; ``workers.WorkerError`` if a worker failed.
+            RuntimeError: the context is closed, or its backend's workers were stopped
+                (``CPUBackend.close``, or a worker died).
+            workers.WorkerError: a worker failed or died during this call.
         """
-        if self._points is None and self._pool is None:
+        if self._points is None and self._key is None:
             raise RuntimeError(f"{self.group.name} MSM context is closed")
+        if self._pool is not None and self._pool.closed:
+            raise RuntimeError(f"{self.group.name} MSM context lost its workers (backend closed or a worker died)")
         sc = _as_scalars(scalars, f"{self.group.name} msm scalars")
         if len(sc) != self.size:
             raise ValueError(f"{self.group.name} msm: {self.size} bases but {len(sc)} scalars")
@@ -134,29 +165,32 @@ class CPUMSMContext(MSMContext):
         if self._pool is None:
             return workers.msm_shard(self.group, self._points, buf)
         w = workers.SCALAR_BYTES
-        parts = self._pool.run("msm", [(None, buf[lo * w : hi * w]) for lo, hi in self._ranges])
+        parts = self._pool.run("msm", [(self._key, buf[lo * w : hi * w]) for lo, hi in self._ranges])
         return self.group.sum(self.group.from_uncompressed(data, check_subgroup=False) for _, data in parts)
 
     def close(self) -> None:
-        """Drop the bases and stop the workers (idempotent)."""
+        """Drop the bases, from the workers too (idempotent; the workers keep running)."""
         self._points = None
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+        if self._key is None:
+            return
+        pool, key, nshards = self._pool, self._key, len(self._ranges)
+        self._pool, self._key = None, None
+        self._finalizer.detach()
+        if not pool.closed:
+            try:
+                pool.run("drop", [([key], b"")] * nshards)
+            except workers.WorkerError:
+                pass  # the pool died, and the shards with it
 
 
 class CPUBackend(Backend):
     """Backend on the host CPU (see the module docstring).
 
     Args:
-        threads: worker processes for MSMs and fixed-base multiplication (1 = in-process).
-            Field operations and NTTs always run in the calling process.
+        threads: size of the one worker pool (started on first use) that runs MSMs, fixed-base
+            multiplication and compute_h's NTT chains; 1 = everything in-process, no workers.
+            A Groth16 ``Prover`` therefore uses ``threads`` worker processes in all, whatever
+            its number of MSM contexts. Elementwise ops, spmv and ``ntt`` run in this process.
 
     Raises:
         ValueError: threads < 1.
@@ -168,9 +202,9 @@ class CPUBackend(Backend):
         if threads < 1:
             raise ValueError(f"threads must be ≥ 1, got {threads}")
         self.threads = int(threads)
-        # Twiddles of the largest NTT size seen, (N, [ω_N^0 … ω_N^(N/2−1)]); smaller sizes stride it.
-        self._twiddles: tuple[int, np.ndarray] = (1, np.empty(0, dtype=object))
+        self._twiddles = workers.Twiddles()
         self._pool: workers.WorkerPool | None = None
+        self._pool_lock = threading.Lock()
 
     # --- transfers ---------------------------------------------------------------------------
 
@@ -221,10 +255,8 @@ class CPUBackend(Backend):
         return np.mod(self._check(a) * (_MPZ(k) % _RZ), _RZ)
 
     def powers(self, x: int, n: int) -> np.ndarray:
-        """[1, x, x², …, x^(n−1)] mod r as a device array of length n ≥ 0."""
-        if n < 0:
-            raise ValueError(f"powers: negative length {n}")
-        return _powers(x, n)
+        """[1, x, x², …, x^(n−1)] mod r as a device array of length n ≥ 0 (ValueError if n < 0)."""
+        return FR.powers(x, n)
 
     def length(self, a) -> int:
         """Number of elements."""
@@ -236,50 +268,87 @@ class CPUBackend(Backend):
 
     # --- NTT ---------------------------------------------------------------------------------
 
-    def _roots(self, n: int) -> np.ndarray:
-        """[ω_n^0 … ω_n^(n/2−1)] for ω_n = FR.root_of_unity(n), as a strided view of the cache."""
-        big, tw = self._twiddles
-        if n > big:
-            big, tw = n, _powers(FR.root_of_unity(n), n // 2)
-            self._twiddles = (big, tw)  # one assignment: readers see a consistent pair
-        # ω_n = ω_N^(N/n), and FR.root_of_unity is g^((r−1)/n), so these agree exactly.
-        return tw[:: big // n]
-
     def ntt(self, a, inverse: bool = False) -> np.ndarray:
         """Radix-2 NTT of a device array of length n = 2^k, 0 ≤ k ≤ 27, natural order in and out.
 
         Forward: out[j] = Σ_i a[i]·ω^(ij) with ω = FR.root_of_unity(n) (generator 7, as
-        bellperson/blstrs); inverse: out[j] = n⁻¹·Σ_i a[i]·ω^(−ij).
-
-        Algorithm: iterative Cooley–Tukey decimation in time (bit-reversal permutation, then
-        log2(n) butterfly stages, each one numpy expression over an (n/2m, 2m) view). Sums are
-        left unreduced inside the stages (mpz grows one bit per stage) and only the twiddle
-        products are reduced; one final reduction. The inverse reuses the forward twiddles:
-        Σ a[i]·ω^(−ij) is the forward output at index (n − j) mod n.
+        bellperson/blstrs); inverse: out[j] = n⁻¹·Σ_i a[i]·ω^(−ij). Runs in this process
+        (``workers.ntt``: iterative Cooley–Tukey, decimation in time); the twiddles of the
+        largest size seen are cached and strided for smaller sizes.
 
         Raises:
             ValueError: n is not a power of two or exceeds 2^27 (n is named).
             TypeError: ``a`` is not a device array.
         """
-        a = self._check(a)
-        n = len(a)
-        if n < 1 or n & (n - 1) or n.bit_length() - 1 > MAX_LOG_NTT:
-            raise ValueError(f"ntt: length n={n} is not a power of two in [1, 2^{MAX_LOG_NTT}]")
-        if n == 1:
-            return np.mod(a, _RZ)
-        w = self._roots(n)
-        x = a[_bitrev(n)]
-        m = 1
-        while m < n:
-            v = x.reshape(n // (2 * m), 2 * m)
-            e, o = v[:, :m], v[:, m:]
-            t = o if m == 1 else np.mod(o * w[:: n // (2 * m)], _RZ)
-            x = np.concatenate((e + t, e - t), axis=1).reshape(n)
-            m *= 2
-        if not inverse:
-            return np.mod(x, _RZ)
-        x = x[(-np.arange(n, dtype=np.int64)) % n]
-        return np.mod(x * _MPZ(pow(n, -1, _R)), _RZ)
+        return workers.ntt(self._check(a), inverse, self._twiddles)
+
+    def compute_h(self, a, b, c, n: int) -> np.ndarray:
+        """Groth16 quotient scalars, element for element equal to ``Backend.compute_h``.
+
+        The base class returns the first n − 1 coefficients of Q = ((A·B − C) mod (x^n − g^n))
+        / (g^n − 1), with A, B, C the polynomials of degree < n interpolating a, b, c on H and
+        g = 7 (Q is what the coset iNTT of (A·B − C)/Z on g·H interpolates). With P = A·B =
+        P_lo + x^n·P_hi, P mod (x^n − g^n) = P_lo + g^n·P_hi, so
+
+            h_k = (P_lo[k] + g^n·P_hi[k] − C[k]) / (g^n − 1),   k < n − 1,
+
+        and when a·b = c on H (a satisfied system, checked here: n products) C = P_lo + P_hi,
+        so h = P_hi and C is not needed. This computes h from two (three if a·b ≠ c) inverse
+        NTTs and one Kronecker multiplication (``_poly_mul``) instead of seven NTTs. Above
+        n = 2^KRONECKER_MAX_LOG (GMP's integer size limit, memory) it takes the base class's
+        route: iNTT then coset NTT of each input, a·b − c, /Z, coset iNTT.
+
+        With threads > 1 and n ≥ MIN_POOL_NTT the independent per-input NTT chains run in the
+        worker pool in parallel (32-byte LE values through the pipes; each worker caches its
+        twiddles); with fewer workers than chains the parent runs the rest meanwhile.
+
+        Args:
+            a, b, c: device arrays of length n (values in [0, 2^256); canonical ones qualify).
+            n: the domain size, a power of two in [1, 2^27].
+
+        Returns:
+            Device array of length n − 1.
+
+        Raises:
+            ValueError: a length differs from n, or n is not a power of two in [1, 2^27].
+            workers.WorkerError: a worker failed or died.
+        """
+        arrs = [self._check(x) for x in (a, b, c)]
+        workers.check_ntt_size(n)
+        if any(len(x) != n for x in arrs):
+            raise ValueError(f"compute_h: expected length n={n}, got {[len(x) for x in arrs]}")
+        gn = pow(FR.generator, n, _R)
+        zinv = _MPZ(pow(gn - 1, -1, _R))
+        if n.bit_length() - 1 > KRONECKER_MAX_LOG:
+            A, B, C = map(workers.fr_from_bytes, self._ntt_chains(arrs, ("intt", "coset_ntt")))
+            h = workers.ntt_chain(np.mod(np.mod(A * B - C, _RZ) * zinv, _RZ), ("coset_intt",), self._twiddles)
+            return h[: n - 1].copy()
+        satisfied = not (np.mod(arrs[0] * arrs[1] - arrs[2], _RZ) != 0).any()
+        coeffs = self._ntt_chains(arrs[:2] if satisfied else arrs, ("intt",))
+        p = _poly_mul(coeffs[0], coeffs[1])  # 2n − 1 coefficients: P_lo = p[:n], P_hi = p[n:]
+        if satisfied:
+            return np.mod(p[n:], _RZ)
+        c_lo = workers.fr_from_bytes(coeffs[2])[: n - 1]
+        return np.mod(np.mod(p[n:] * _MPZ(gn) + p[: n - 1] - c_lo, _RZ) * zinv, _RZ)
+
+    def _ntt_chains(self, arrays: list, steps: tuple) -> list[bytes]:
+        """``workers.ntt_chain(x, steps)`` for each array, as 32-byte LE bytes (the transport
+        form, which ``_poly_mul`` packs directly), in the worker pool when it pays.
+
+        Up to pool-size arrays go to the workers (one each); the rest run here while they work.
+        """
+
+        def here(xs):
+            return [workers.scalars_to_bytes(workers.ntt_chain(x, steps, self._twiddles)) for x in xs]
+
+        if self.threads == 1 or len(arrays[0]) < MIN_POOL_NTT:
+            return here(arrays)
+        pool = self._worker_pool()
+        remote, local = arrays[: pool.size], arrays[pool.size :]
+        replies, local_out = pool.run_overlapped(
+            "ntt", [(steps, workers.scalars_to_bytes(x)) for x in remote], lambda: here(local)
+        )
+        return [data for _, data in replies] + local_out
 
     # --- sparse ------------------------------------------------------------------------------
 
@@ -326,13 +395,15 @@ class CPUBackend(Backend):
                 (loaded without the subgroup check).
 
         Returns:
-            A ``CPUMSMContext``: in-process for threads == 1 (or n < 2), otherwise min(threads, n)
-            spawned workers each holding a contiguous shard.
+            A ``CPUMSMContext``: in-process for threads == 1 (or n < 2), otherwise sharded over
+            the first min(threads, n) workers of the backend's pool (no new processes).
 
         Raises:
-            ValueError: wrong shape; ``cuzk.curve.CurveError`` for a malformed/off-curve point.
+            ValueError: wrong shape.
+            cuzk.curve.CurveError: a malformed/off-curve point (in-process), or
+                workers.WorkerError carrying it (sharded).
         """
-        return CPUMSMContext(group, bases, self.threads)
+        return CPUMSMContext(group, bases, self)
 
     def fixed_base_mul(self, group: Group, base, scalars: Sequence[int]) -> np.ndarray:
         """[k·base for k in scalars] as a ``(n, group.uncompressed_size)`` uint8 array (setup).
@@ -348,6 +419,7 @@ class CPUBackend(Backend):
 
         Raises:
             ValueError: a scalar outside [0, r), or a malformed base encoding.
+            workers.WorkerError: a worker failed or died.
         """
         if isinstance(base, (bytes, bytearray, memoryview, np.ndarray)):
             base_bytes = base.tobytes() if isinstance(base, np.ndarray) else bytes(base)
@@ -362,11 +434,9 @@ class CPUBackend(Backend):
         if nworkers <= 1:
             data = workers.fixed_base_mul_bytes(group, base_pt, buf)
             return np.frombuffer(data, dtype=np.uint8).reshape(n, size).copy()
-        if self._pool is None or self._pool.closed:
-            self._pool = workers.WorkerPool(self.threads)
         ranges = workers.split(n, nworkers)
         w = workers.SCALAR_BYTES
-        parts = self._pool.run(
+        parts = self._worker_pool().run(
             "fixed_base", [((group.name, base_bytes), buf[lo * w : hi * w]) for lo, hi in ranges]
         )
         out = np.empty((n, size), dtype=np.uint8)
@@ -374,12 +444,22 @@ class CPUBackend(Backend):
             out[lo:hi] = np.frombuffer(data, dtype=np.uint8).reshape(hi - lo, size)
         return out
 
-    def close(self) -> None:
-        """Stop the fixed-base worker pool and drop cached twiddles (idempotent).
+    def _worker_pool(self) -> workers.WorkerPool:
+        """The backend's one pool of ``threads`` workers, started on first use (and anew after
+        ``close`` or a worker's death)."""
+        with self._pool_lock:
+            if self._pool is None or self._pool.closed:
+                self._pool = workers.WorkerPool(self.threads)
+            return self._pool
 
-        MSM contexts own their workers and are closed separately.
+    def close(self) -> None:
+        """Stop the worker pool and drop cached twiddles (idempotent).
+
+        MSM contexts sharded over the pool become unusable (their ``msm`` raises RuntimeError);
+        later calls start a new pool.
         """
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
-        self._twiddles = (1, np.empty(0, dtype=object))
+        with self._pool_lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+        self._twiddles.clear()

@@ -78,6 +78,29 @@ class Field:
         """Elementwise −a mod p."""
         return _reduce(-a, self.modulus)
 
+    def powers(self, x: int, n: int) -> np.ndarray:
+        """[1, x, x², …, x^(n−1)] mod p as an int array of length n ≥ 0.
+
+        By doubling, out[m:2m] = out[:m]·x^m: log2(n) vectorized steps instead of n Python ones.
+
+        Raises:
+            ValueError: n < 0.
+        """
+        if n < 0:
+            raise ValueError(f"powers: negative length {n}")
+        p = _MPZ(self.modulus)
+        out = np.empty(n, dtype=object)
+        if n == 0:
+            return out
+        out[0] = _MPZ(1)
+        xm, m = _MPZ(x) % p, 1
+        while m < n:
+            k = min(m, n - m)
+            out[m : m + k] = np.mod(out[:k] * xm, p)
+            xm = xm * xm % p
+            m *= 2
+        return out
+
     def batch_inverse(self, a: np.ndarray) -> np.ndarray:
         """Elementwise inverses by Montgomery's trick (one modular inversion for the batch).
 
