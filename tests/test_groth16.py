@@ -4,7 +4,6 @@ toxic waste with naive Lagrange interpolation, batch verification and soundness.
 import random
 import warnings
 
-import numpy as np
 import pytest
 
 from cuzk.backend import get_backend

@@ -41,6 +41,7 @@ import warnings
 from pathlib import Path
 
 from .fileio import atomic_write_text
+from .memory import process_tree_rss
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -174,22 +175,6 @@ CIRCUIT_INPUT = {"x": "3", "y": "5", "s": str(SEED)}
 # --- measuring a subprocess -------------------------------------------------------------------
 
 
-def _tree_rss(proc) -> int:
-    import psutil  # noqa: PLC0415
-
-    total = 0
-    try:
-        total = proc.memory_info().rss
-        for ch in proc.children(recursive=True):
-            try:
-                total += ch.memory_info().rss
-            except psutil.Error:
-                pass
-    except psutil.Error:
-        pass
-    return total
-
-
 def measure_process(argv: list[str], cwd: Path, log_path: Path, interval: float = 0.02,
                     timeout: float = 3600) -> dict:
     """Run ``argv`` to completion and measure it from outside.
@@ -228,7 +213,7 @@ def measure_process(argv: list[str], cwd: Path, log_path: Path, interval: float 
         peak, n = 0, 0
         while not done.wait(interval):
             if ps is not None:
-                peak = max(peak, _tree_rss(ps))
+                peak = max(peak, process_tree_rss(ps))
                 n += 1
             if time.perf_counter() - t0 > timeout:
                 p.kill()

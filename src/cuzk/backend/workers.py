@@ -25,7 +25,6 @@ import signal
 import threading
 import traceback
 import weakref
-from functools import reduce
 from typing import Callable, Sequence
 
 import gmpy2

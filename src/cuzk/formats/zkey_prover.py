@@ -24,7 +24,6 @@ The five MSMs (points at infinity in A/B1/B2 are dropped first):
 
 from __future__ import annotations
 
-import secrets
 import time
 
 import gmpy2
@@ -34,7 +33,7 @@ from ..backend import Backend
 from ..curve import G1, G2
 from ..field import FR
 from ..groth16.keys import Proof
-from ..groth16.prover import PhaseTimes, WitnessError
+from ..groth16.prover import PhaseTimes, ResidentBases, WitnessError, finish_proof
 from .encoding import ffjs_index_map, ffjs_root_of_unity
 from .iden3 import WitnessLengthError
 from .zkey import ZKey
@@ -47,7 +46,7 @@ def _finite(arr: np.ndarray) -> np.ndarray:
     return (arr[:, 0] & 0x40) == 0
 
 
-class ZKeyProver:
+class ZKeyProver(ResidentBases):
     """Proves circom witnesses with a snarkjs ``.zkey`` on a cuzk backend; bases stay resident.
 
     Args:
@@ -81,17 +80,6 @@ class ZKeyProver:
             "h": backend.msm_context(G1, zkey.h[perm]),
         }
         self.times.add("load_bases", time.perf_counter() - t)
-
-    def close(self) -> None:
-        """Stop MSM workers / free device bases."""
-        for c in self.ctx.values():
-            c.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def h_scalars(self, wd):
         """H scalars in the backend's order (device array of length n) for a device witness."""
@@ -138,26 +126,9 @@ class ZKeyProver:
         h = bk.to_host(self.h_scalars(wd))
         tm.add("qap", time.perf_counter() - t)
 
-        rr = secrets.randbelow(_R) if r is None else r % _R
-        ss = secrets.randbelow(_R) if s is None else s % _R
-        msm = {}
-        for name, sc in (
-            ("a", w[self.mask_a]),
-            ("b_g1", w[self.mask_b]),
-            ("b_g2", w[self.mask_b]),
-            ("c", w[zk.n_public + 1 :]),
-            ("h", h),
-        ):
-            t = time.perf_counter()
-            msm[name] = self.ctx[name].msm(sc)
-            tm.add(f"msm_{name}", time.perf_counter() - t)
-        t = time.perf_counter()
-        pa = zk.alpha_g1 + msm["a"] + G1.mul(zk.delta_g1, rr)
-        pb = zk.beta_g2 + msm["b_g2"] + G2.mul(zk.delta_g2, ss)
-        b1 = zk.beta_g1 + msm["b_g1"] + G1.mul(zk.delta_g1, ss)
-        pc = msm["c"] + msm["h"] + G1.mul(pa, ss) + G1.mul(b1, rr) + G1.mul(zk.delta_g1, (-rr * ss) % _R)
-        tm.add("combine", time.perf_counter() - t)
-        return Proof(pa, pb, pc), [int(x) for x in w[1 : zk.n_public + 1]]
+        scalars = (("a", w[self.mask_a]), ("b_g1", w[self.mask_b]), ("b_g2", w[self.mask_b]),
+                   ("c", w[zk.n_public + 1 :]), ("h", h))
+        return finish_proof(zk, self.ctx, scalars, "c", r, s, tm), [int(x) for x in w[1 : zk.n_public + 1]]
 
 
 def prove_zkey(zkey: ZKey, witness, backend: Backend, r: int | None = None,

@@ -41,7 +41,50 @@ class PhaseTimes:
         self.seconds[phase] = self.seconds.get(phase, 0.0) + dt
 
 
-class Prover:
+def finish_proof(key, ctx: dict, scalars, private: str, r: int | None, s: int | None, times: PhaseTimes) -> Proof:
+    """The five MSMs and the proof's assembly, shared by every prover (bellperson's formulas).
+
+    Args:
+        key: has alpha_g1, beta_g1, beta_g2, delta_g1, delta_g2 (a VerifyingKey or a .zkey).
+        ctx: MSM contexts by name: "a", "b_g1", "b_g2", ``private`` (L or snarkjs' C), "h".
+        scalars: (name, int array) pairs, one per context.
+        r, s: blinding scalars; fresh random ones when None.
+        times: accumulates seconds per MSM and for the assembly.
+    """
+    rr = secrets.randbelow(FR.modulus) if r is None else r % FR.modulus
+    ss = secrets.randbelow(FR.modulus) if s is None else s % FR.modulus
+    msm = {}
+    for name, sc in scalars:
+        t = time.perf_counter()
+        msm[name] = ctx[name].msm(sc)
+        times.add(f"msm_{name}", time.perf_counter() - t)
+    t = time.perf_counter()
+    g_a = key.alpha_g1 + msm["a"] + G1.mul(key.delta_g1, rr)
+    g_b = key.beta_g2 + msm["b_g2"] + G2.mul(key.delta_g2, ss)
+    b_g1 = key.beta_g1 + msm["b_g1"] + G1.mul(key.delta_g1, ss)
+    g_c = msm[private] + msm["h"] + G1.mul(g_a, ss) + G1.mul(b_g1, rr) + G1.mul(key.delta_g1, (-rr * ss) % FR.modulus)
+    times.add("combine", time.perf_counter() - t)
+    return Proof(g_a, g_b, g_c)
+
+
+class ResidentBases:
+    """Holds MSM contexts (``self.ctx``) whose bases stay resident; closes them on exit."""
+
+    ctx: dict
+
+    def close(self) -> None:
+        """Stop MSM workers / free device bases."""
+        for c in self.ctx.values():
+            c.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Prover(ResidentBases):
     """Proves many assignments of one circuit with one key; MSM bases stay resident.
 
     Args:
@@ -81,17 +124,6 @@ class Prover:
             "h": backend.msm_context(G1, pk.h),
         }
         self.times.add("load_bases", time.perf_counter() - t)
-
-    def close(self) -> None:
-        """Stop MSM workers / free device bases."""
-        for c in self.ctx.values():
-            c.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def assignment(self, inputs, aux) -> np.ndarray:
         """Validate and concatenate inputs (ONE first) and aux into the full int array w.
@@ -147,35 +179,9 @@ class Prover:
         h = bk.to_host(h)
         tm.add("ntt", time.perf_counter() - t)
 
-        rr = secrets.randbelow(FR.modulus) if r is None else r % FR.modulus
-        ss = secrets.randbelow(FR.modulus) if s is None else s % FR.modulus
-        vk = pk.vk
         ni = cs.num_inputs
-        msm = {}
-        for name, scalars in (
-            ("a", w[self.dens_a]),
-            ("b_g1", w[self.dens_b]),
-            ("b_g2", w[self.dens_b]),
-            ("l", w[ni:]),
-            ("h", h),
-        ):
-            t = time.perf_counter()
-            msm[name] = self.ctx[name].msm(scalars)
-            tm.add(f"msm_{name}", time.perf_counter() - t)
-
-        t = time.perf_counter()
-        g_a = vk.alpha_g1 + msm["a"] + G1.mul(vk.delta_g1, rr)
-        g_b = vk.beta_g2 + msm["b_g2"] + G2.mul(vk.delta_g2, ss)
-        b_g1 = vk.beta_g1 + msm["b_g1"] + G1.mul(vk.delta_g1, ss)
-        g_c = (
-            msm["l"]
-            + msm["h"]
-            + G1.mul(g_a, ss)
-            + G1.mul(b_g1, rr)
-            + G1.mul(vk.delta_g1, (-rr * ss) % FR.modulus)
-        )
-        tm.add("combine", time.perf_counter() - t)
-        return Proof(g_a, g_b, g_c)
+        scalars = (("a", w[self.dens_a]), ("b_g1", w[self.dens_b]), ("b_g2", w[self.dens_b]), ("l", w[ni:]), ("h", h))
+        return finish_proof(pk.vk, self.ctx, scalars, "l", r, s, tm)
 
 
 def prove(pk: ProvingKey, r1cs, inputs, aux, backend: Backend, r: int | None = None, s: int | None = None) -> Proof:

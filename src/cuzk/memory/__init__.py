@@ -17,7 +17,7 @@ import psutil
 GIB = 1 << 30
 
 
-def _process_tree_rss(proc: psutil.Process) -> int:
+def process_tree_rss(proc: psutil.Process) -> int:
     """RSS in bytes of ``proc`` plus its live children (worker processes count toward the step)."""
     total = 0
     try:
@@ -87,7 +87,7 @@ class MemorySampler:
         self._thread: threading.Thread | None = None
 
     def _sample(self) -> None:
-        rss = _process_tree_rss(self._proc)
+        rss = process_tree_rss(self._proc)
         self._sum += rss
         self._n += 1
         self._peak = max(self._peak, rss)
@@ -145,4 +145,4 @@ def write_report(path, report: MemoryReport, extra: dict | None = None) -> None:
     os.replace(tmp, path)
 
 
-__all__ = ["GIB", "MemoryReport", "MemorySampler", "write_report"]
+__all__ = ["GIB", "MemoryReport", "MemorySampler", "process_tree_rss", "write_report"]
