@@ -7,8 +7,8 @@ the prediction (``rss_predicted_bytes``) so the report can put them side by side
 
 from __future__ import annotations
 
-# Python + numpy + gmpy2 + arkworks + snakemake script overhead of a step, bytes (measured ~0.16 GiB).
-BASE_PROCESS_BYTES = 200 << 20
+# Python + numpy + gmpy2 + arkworks + Snakemake script overhead of a step, bytes (measured 46-48 MiB).
+BASE_PROCESS_BYTES = 64 << 20
 # One spawned CPU worker process (interpreter, numpy, arkworks), bytes (measured ~60-70 MiB).
 WORKER_PROCESS_BYTES = 80 << 20
 # Host bytes per constraint of the synthetic prove benchmark on the CPU backend: R1CS in CSR
@@ -32,15 +32,17 @@ def prove_bench_bytes(constraints: int, threads: int = 1) -> int:
 # Per-step linear models: bytes = BASE + workers·WORKER + Σ coefficient·count, with the counts
 # of one partition's R1CS ("constraints", "aux", "nnz" = A+B+C non-zeros, "domain" = NTT size)
 # and "sector_size". Coefficients were fitted to measured peaks (process tree RSS) of the
-# test-only 128 B shape and the 2 KiB shape on the CPU backend; see benchmarks/results.
+# test-only 128 B shape (domain 2^17, aux 91,404) and the 2 KiB shape (domain 2^20, aux
+# 547,408) on the CPU backend with 2 workers: setup peaked at 0.50 and 2.28 GiB, prove at 0.50
+# and 2.68 GiB, pce_extract at 0.14 GiB (2 KiB); see benchmarks/results.
 STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     "prepare": {"sector_size": 4.0},
-    "pce_extract": {"nnz": 60.0, "constraints": 40.0},
-    "setup": {"nnz": 40.0, "domain": 900.0, "aux": 700.0},
-    "synthesize": {"aux": 120.0},
-    "prove": {"nnz": 40.0, "domain": 900.0, "aux": 900.0},
+    "pce_extract": {"nnz": 40.0},
+    "setup": {"domain": 1600.0, "aux": 1100.0},
+    "synthesize": {"aux": 800.0},
+    "prove": {"domain": 1700.0, "aux": 1600.0},
     "verify": {},
-    "report": {},
+    "report": {"const": 160 << 20},  # pandas + matplotlib
 }
 STEPS_WITH_WORKERS = ("setup", "prove")
 
@@ -61,6 +63,7 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
     coeffs = STEP_COEFFICIENTS[step]
     stats = dict(stats or {})
     stats["nnz"] = stats.get("nnz_a", 0) + stats.get("nnz_b", 0) + stats.get("nnz_c", 0)
+    stats["const"] = 1
     total = BASE_PROCESS_BYTES
     if step in STEPS_WITH_WORKERS and threads > 1:
         total += threads * WORKER_PROCESS_BYTES
