@@ -92,3 +92,13 @@ def test_profiles_build_the_dag(tmp_path, profile):
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "prove" in r.stdout
+
+
+def test_step_subcommands(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["pce-extract", "--shape", "test-only-commd-128B", "-o", "c.pce", "--mem-json", "m.json"]) == 0
+    assert json.loads(Path("m.json").read_text())["step"] == "pce_extract"
+    assert main(["prepare", "--sector-id", "4", "--shape", "test-only-commd-128B", "--generate", "1", "-o", "s.json"]) == 0
+    assert main(["synthesize", "--c1", "s.json", "--pce", "c.pce", "-o", "wit"]) == 0
+    assert (tmp_path / "wit" / "partition-0.wit").exists()
+    assert main(["prepare", "--sector-id", "4", "--shape", "porep-commd-2KiB", "--data", "nope.txt", "-o", "x.json"]) == 2

@@ -64,11 +64,47 @@ def _bench_snarkjs(args) -> int:
     return 0 if res["verified"] else 1
 
 
+def _steps(sub) -> None:
+    """Workflow steps as subcommands (the rules call the same functions through scripts)."""
+    from . import pipeline  # noqa: PLC0415
+
+    def add(name, help_, fn, *args):
+        sp = sub.add_parser(name, help=help_)
+        for flags, kw in args:
+            sp.add_argument(*flags, **kw)
+        sp.add_argument("--mem-json", help="write seconds, RSS average/peak and timeline here")
+        sp.set_defaults(func=lambda a: (fn(a), 0)[1])
+
+    req = {"required": True}
+    be = (("--backend",), {"choices": ["auto", "cpu", "cuda"], "default": "auto"})
+    th = (("--threads", "-t"), {"type": int, "default": 1, "help": "CPU worker processes"})
+    add("prepare", "sector data -> C1 file", lambda a: pipeline.prepare(
+        {"id": a.sector_id, "data": a.data, "generate": a.generate}, a.out, a.shape, a.randomness, a.prover_id, a.mem_json),
+        (("--sector-id",), {"type": int, **req}), (("--shape",), req), (("--data",), {}),
+        (("--generate",), {"type": int, "help": "seed of a random payload instead of --data"}),
+        (("--randomness",), {"default": "cuzk-dev"}), (("--prover-id",), {"default": "00" * 32}), (("--out", "-o"), req))
+    add("pce-extract", "record a circuit shape's R1CS into a PCE file",
+        lambda a: pipeline.pce_extract(a.shape, a.out, a.mem_json), (("--shape",), req), (("--out", "-o"), req))
+    add("setup", "development parameters for a PCE (not for chain use)",
+        lambda a: pipeline.setup_params(a.pce, a.params, a.vk, a.backend, a.threads, a.mem_json),
+        (("--pce",), req), (("--params",), req), (("--vk",), req), be, th)
+    add("synthesize", "C1 file -> witness files", lambda a: pipeline.synthesize_sector(a.c1, a.pce, a.out, a.mem_json),
+        (("--c1",), req), (("--pce",), req), (("--out", "-o"), {**req, "help": "witness directory"}))
+    add("prove", "prove a batch of sectors of one shape", lambda a: pipeline.prove_batch(
+        a.pce, a.params, a.c1, a.witness, a.out, a.backend, a.threads, a.mem_json),
+        (("--pce",), req), (("--params",), req), (("--c1",), {"nargs": "+", **req}),
+        (("--witness",), {"nargs": "+", **req, "help": "witness directories, in --c1 order"}),
+        (("--out", "-o"), {**req, "help": "proof directory"}), be, th)
+    add("verify", "verify a sector's proof file", lambda a: pipeline.verify_sector(a.vk, a.c1, a.proof, a.out, a.mem_json),
+        (("--vk",), req), (("--c1",), req), (("--proof",), req), (("--out", "-o"), req))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cuzk`` command."""
     p = argparse.ArgumentParser(prog="cuzk", description="Groth16 over BLS12-381 for sector proofs")
     p.add_argument("-v", "--verbose", action="store_true", help="log progress")
     sub = p.add_subparsers(dest="cmd", required=True)
+    _steps(sub)
     bench = sub.add_parser("bench", help="benchmarks (JSON out)")
     bsub = bench.add_subparsers(dest="what", required=True)
     bp = bsub.add_parser("prove", help="setup + prove + verify a synthetic circuit",

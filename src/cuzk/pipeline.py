@@ -27,6 +27,7 @@ from .r1cs.witness import read_witness, write_witness
 from .sector import prepare_sector, read_c1
 
 log = logging.getLogger(__name__)
+progress = logging.getLogger("cuzk.progress")
 
 
 class ProofVerificationError(RuntimeError):
@@ -71,9 +72,13 @@ def shape_of_pce(pce_path) -> commd.CommDShape:
 
 
 def start_log(path) -> None:
-    """Send this process's log records (INFO and up) to ``path`` (a rule's ``log:`` file)."""
+    """Send this process's log records (INFO and up) to ``path`` (a rule's ``log:`` file), and
+    progress of long steps (the ``cuzk.progress`` logger) to stderr, which Snakemake shows."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     logging.basicConfig(filename=path, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
+    console = logging.StreamHandler(sys.stderr)
+    console.setFormatter(logging.Formatter("cuzk: %(message)s"))
+    progress.addHandler(console)
     logging.captureWarnings(True)
     previous = sys.excepthook
 
@@ -117,7 +122,9 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
         with get_backend(backend, threads=threads) as bk, warnings.catch_warnings():
             warnings.simplefilter("ignore", DevelopmentSetupWarning)
             log.warning("setup %s: development parameters (random toxic waste), not for chain use", shape.name)
+            progress.info("setup %s: %d constraints, computing the key with %d worker(s)…", shape.name, r1cs.num_constraints, threads)
             pk = setup(r1cs, bk)
+            progress.info("setup %s: key computed, writing %s", shape.name, params_out)
         write_params(params_out, pk)
         write_vk(vk_out, pk.vk)
 
@@ -178,7 +185,8 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
                         raise ProofVerificationError(f"sector {c1['sector_id']} partition {k}: proof does not verify")
                     proofs.append(proof)
                 write_proofs(tmp / f"{c1['sector_id']}.proof", proofs)
-                log.info("proved sector %s (%d partitions)", c1["sector_id"], len(proofs))
+                done = len([p for p in tmp.iterdir()])
+                progress.info("prove: sector %s verified (%d of %d in this batch)", c1["sector_id"], done, n)
 
 
 def verify_sector(vk_path, c1_path, proof_path, out_json, mem_json=None, mem_gb=None) -> dict:

@@ -32,6 +32,8 @@ rule report:
         ),
     log:
         f"{RESULTS}/logs/report.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/report.tsv"
     conda:
         "../envs/cuzk.yaml"
     resources:
