@@ -128,3 +128,11 @@ def test_test_shapes_refused_by_default(tmp_path):
     r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--configfile", str(cfg)], cwd=tmp_path,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and "not a Filecoin sector size" in r.stdout + r.stderr
+
+
+def test_html_report(killed_and_rerun):
+    tmp, cfg, res, *_ = killed_and_rerun
+    r = _snakemake(cfg, "--report", str(res / "report" / "report.html"))
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert (res / "report" / "report.html").stat().st_size > 10_000
+    assert oct((res / "report" / "summary.md").stat().st_mode & 0o777) != oct(0o600)

@@ -13,6 +13,12 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _remove_stale(path: Path) -> None:
     # SIGKILL skips cleanup; one writer per output (Snakemake locks the directory) makes any
     # earlier temporary of this path garbage.
@@ -40,6 +46,7 @@ def atomic_open(path: str | os.PathLike) -> Iterator[BinaryIO]:
             yield f
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -71,6 +78,7 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     try:
         yield tmp
+        os.chmod(tmp, 0o777 & ~_umask())
         if path.exists():
             shutil.rmtree(path)
         os.replace(tmp, path)
