@@ -34,12 +34,13 @@ def prove_bench_bytes(constraints: int, threads: int = 1) -> int:
 # and "sector_size". Coefficients were fitted to measured peaks (process tree RSS) of the
 # test-only 128 B shape (domain 2^17, aux 91,404) and the 2 KiB shape (domain 2^20, aux
 # 547,408) on the CPU backend with 2 workers: setup peaked at 0.50 and 2.28 GiB, prove at 0.50
-# and 2.68 GiB, pce_extract at 0.14 GiB (2 KiB); see benchmarks/results.
+# and 2.68 GiB, pce_extract at 0.14 GiB, synthesize at 0.10 GiB (2 KiB); see
+# benchmarks/results/2026-11-30-cpu-2core/default-batch.
 STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     "prepare": {"sector_size": 4.0},
     "pce_extract": {"nnz": 40.0},
-    "setup": {"domain": 1600.0, "aux": 1100.0},
-    "synthesize": {"aux": 800.0},
+    "setup": {"domain": 1700.0, "aux": 1100.0},
+    "synthesize": {"aux": 200.0},
     "prove": {"domain": 1700.0, "aux": 1600.0},
     "verify": {},
     "report": {"const": 160 << 20},  # pandas + matplotlib
