@@ -312,6 +312,33 @@ def test_spmv_shape_errors(be):
         be.spmv(m, be.to_device([1, 2, 3]))
 
 
+def test_pad_select_first_unsatisfied(be):
+    a = rand_fr(10)
+    d = be.to_device(a)
+    p = be.pad(d, 16)
+    assert be.length(p) == 16 and [int(v) for v in p] == a + [0] * 6
+    assert [int(v) for v in be.pad(d, 10)] == a
+    with pytest.raises(ValueError):
+        be.pad(d, 9)
+    mask = np.array([i % 3 == 0 for i in range(10)])
+    assert [int(v) for v in be.select(d, mask)] == [a[i] for i in range(10) if mask[i]]
+    assert be.length(be.select(d, np.zeros(10, dtype=bool))) == 0
+    with pytest.raises(ValueError):
+        be.select(d, mask[:-1])
+    b = rand_fr(10)
+    c = [x * y % R for x, y in zip(a, b)]
+    dev = [be.to_device(v) for v in (a, b, c)]
+    assert be.first_unsatisfied(*dev) is None
+    assert be.first_unsatisfied(be.to_device([]), be.to_device([]), be.to_device([])) is None
+    for bad in ([7], [3, 8], [0, 9]):
+        cc = list(c)
+        for i in bad:
+            cc[i] = (cc[i] + 1) % R
+        assert be.first_unsatisfied(dev[0], dev[1], be.to_device(cc)) == min(bad)
+    with pytest.raises(ValueError):
+        be.first_unsatisfied(dev[0], dev[1], be.to_device(c[:-1]))
+
+
 # --- curve -----------------------------------------------------------------------------------
 
 

@@ -181,10 +181,46 @@ def test_compute_h_matches_cpu(gpu, cpu, logn):
     assert got == ref
 
 
-# --- delegated operations -----------------------------------------------------------------
+# --- sparse, check, pad, select ------------------------------------------------------------
 
 
-def test_spmv_delegated_matches_cpu(gpu, cpu):
+def _random_csr(rows: int, cols: int, mean_len: float, coeffs) -> tuple[CSRMatrix, list]:
+    """CSR with ~20% empty rows, a few long rows, repeated coefficient ids and repeated columns."""
+    lens = []
+    for i in range(rows):
+        if i in (0, rows - 1) or RNG.random() < 0.2:
+            lens.append(0)
+        elif RNG.random() < 0.01:
+            lens.append(RNG.randrange(100, 300))
+        else:
+            lens.append(RNG.randrange(1, max(2, int(2 * mean_len))))
+    indptr = np.zeros(rows + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum(lens)
+    nnz = int(indptr[-1])
+    indices = np.array([RNG.randrange(cols) for _ in range(nnz)], dtype=np.int64)
+    if nnz > 3:
+        indices[1] = indices[0]  # a column twice in a row
+    ids = np.array([RNG.randrange(len(coeffs)) for _ in range(nnz)], dtype=np.int32)
+    return CSRMatrix(indptr, indices, ids, int_array(coeffs), (rows, cols)), lens
+
+
+@pytest.mark.parametrize("mean_len", [1, 3, 6, 12, 40, 100])
+def test_spmv_matches_cpu(gpu, cpu, mean_len):
+    coeffs = [0, 1, R - 1, 2, 1, R - 1] + rand_fr(20)  # repeated values in the table too
+    rows, cols = 3000 if mean_len < 40 else 400, 500
+    m, _ = _random_csr(rows, cols, mean_len, coeffs)
+    w = [RNG.choice([0, 1, 1, R - 1, RNG.randrange(R)]) for _ in range(cols)]
+    ref = [int(v) for v in cpu.spmv(m, int_array(w))]
+    wd = gpu.to_device(w)
+    assert host(gpu, gpu.spmv(m, wd)) == ref
+    cached = len(gpu._csr)
+    assert host(gpu, gpu.spmv(m, wd)) == ref  # cached matrix
+    assert len(gpu._csr) == cached
+    with pytest.raises(ValueError):
+        gpu.spmv(m, gpu.to_device(w[:-1]))
+
+
+def test_spmv_small_and_empty(gpu, cpu):
     rows, cols = 7, 5
     indptr = np.array([0, 2, 2, 5, 6, 6, 8, 9], dtype=np.int64)
     indices = np.array([0, 4, 1, 2, 3, 0, 4, 4, 2], dtype=np.int64)
@@ -193,6 +229,68 @@ def test_spmv_delegated_matches_cpu(gpu, cpu):
     m = CSRMatrix(indptr, indices, ids, coeffs, (rows, cols))
     w = rand_fr(cols)
     assert host(gpu, gpu.spmv(m, gpu.to_device(w))) == [int(v) for v in cpu.spmv(m, int_array(w))]
+    # the matrices of one R1CS share their coefficient table: one upload
+    m2 = CSRMatrix(indptr, indices[::-1].copy(), ids, coeffs, (rows, cols))
+    assert host(gpu, gpu.spmv(m2, gpu.to_device(w))) == [int(v) for v in cpu.spmv(m2, int_array(w))]
+    assert gpu._csr[id(m)][1][3] is gpu._csr[id(m2)][1][3]
+    empty = CSRMatrix(np.zeros(4, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32),
+                      int_array([]), (3, 2))
+    assert host(gpu, gpu.spmv(empty, gpu.to_device([5, 6]))) == [0, 0, 0]
+    bad = CSRMatrix(indptr, indices + 10, ids, coeffs, (rows, cols))
+    with pytest.raises(ValueError):
+        gpu.spmv(bad, gpu.to_device(w))
+
+
+def test_first_unsatisfied(gpu, cpu):
+    n = 5000
+    a, b = rand_fr(n), rand_fr(n)
+    a[:3], b[:3] = [0, 1, R - 1], [R - 1, R - 1, R - 1]
+    c = [x * y % R for x, y in zip(a, b)]
+    da, db, dc = gpu.to_device(a), gpu.to_device(b), gpu.to_device(c)
+    assert gpu.first_unsatisfied(da, db, dc) is None
+    for bad in ([n - 1], [4321, 17, 999], [0], list(range(n))):
+        cc = list(c)
+        for i in bad:
+            cc[i] = (cc[i] + RNG.randrange(1, R)) % R
+        got = gpu.first_unsatisfied(da, db, gpu.to_device(cc))
+        assert got == min(bad) == cpu.first_unsatisfied(int_array(a), int_array(b), int_array(cc))
+    e = gpu.to_device([])
+    assert gpu.first_unsatisfied(e, e, e) is None
+    with pytest.raises(ValueError):
+        gpu.first_unsatisfied(da, db, gpu.to_device(c[:-1]))
+
+
+def test_pad_and_select(gpu, cpu):
+    a = rand_fr(100)
+    d = gpu.to_device(a)
+    assert host(gpu, gpu.pad(d, 128)) == a + [0] * 28
+    assert host(gpu, gpu.pad(d, 100)) == a
+    with pytest.raises(ValueError):
+        gpu.pad(d, 99)
+    mask = np.array([RNG.random() < 0.5 for _ in range(100)])
+    assert host(gpu, gpu.select(d, mask)) == [int(v) for v in cpu.select(int_array(a), mask)]
+    assert gpu.length(gpu.select(d, np.zeros(100, dtype=bool))) == 0
+    with pytest.raises(ValueError):
+        gpu.select(d, mask[1:])
+
+
+def test_to_device_mixed_widths(gpu):
+    """The bit-length fast path: 0/1, values below 2^64, wider values; ints and mpz mixed."""
+    import gmpy2
+
+    vals = [RNG.choice([0, 1, 2, 2**63, 2**64 - 1, 2**64, R - 1, RNG.randrange(2**64), RNG.randrange(R)])
+            for _ in range(3000)]
+    mixed = [gmpy2.mpz(v) if i % 2 else v for i, v in enumerate(vals)]
+    assert host(gpu, gpu.to_device(mixed)) == vals
+    assert host(gpu, gpu.to_device(int_array(vals))) == vals
+    assert host(gpu, gpu.to_device(np.array([0, 1, 2**64 - 1], dtype=np.uint64))) == [0, 1, 2**64 - 1]
+    with pytest.raises(ValueError):
+        gpu.to_device([0, 1, R])
+    with pytest.raises(TypeError):
+        gpu.to_device([0, True])
+
+
+# --- delegated operations -----------------------------------------------------------------
 
 
 def test_g2_msm_and_fixed_base_delegated(gpu, cpu):

@@ -148,6 +148,36 @@ class Backend(abc.ABC):
     def slice(self, a, start: int, stop: int):
         """Device sub-array a[start:stop]."""
 
+    @abc.abstractmethod
+    def pad(self, a, n: int):
+        """``a`` followed by zeros up to length n, as a new device array.
+
+        Raises:
+            ValueError: n < length(a).
+        """
+
+    @abc.abstractmethod
+    def select(self, a, mask: np.ndarray):
+        """The elements of ``a`` where the host bool array ``mask`` (length(a),) is True, as a new
+        device array (numpy boolean-indexing semantics).
+
+        Raises:
+            ValueError: the mask's length differs from a's.
+        """
+
+    @abc.abstractmethod
+    def first_unsatisfied(self, a, b, c) -> int | None:
+        """The smallest index i with a[i]·b[i] ≠ c[i] in Fr, or None when a·b = c everywhere.
+
+        Computed where the arrays live (no host copy of a, b, c).
+
+        Raises:
+            ValueError: the lengths differ.
+        """
+
+    def synchronize(self) -> None:
+        """Wait for queued device work to finish (asynchronous backends; for phase timings)."""
+
     # --- sparse ------------------------------------------------------------------------------
     @abc.abstractmethod
     def spmv(self, m: CSRMatrix, w):

@@ -266,6 +266,28 @@ class CPUBackend(Backend):
         """a[start:stop] as a new device array (numpy slice semantics)."""
         return self._check(a)[start:stop].copy()
 
+    def pad(self, a, n: int) -> np.ndarray:
+        """``a`` followed by zeros (mpz) up to length n (ValueError if n < len(a))."""
+        a = self._check(a)
+        if n < len(a):
+            raise ValueError(f"pad: length {n} is shorter than the array ({len(a)})")
+        return np.concatenate([a, np.full(n - len(a), _ZERO, dtype=object)])
+
+    def select(self, a, mask: np.ndarray) -> np.ndarray:
+        """a[mask] for a host bool array ``mask`` of a's length (ValueError otherwise)."""
+        a = self._check(a)
+        mask = np.asarray(mask, dtype=bool)
+        if mask.shape != a.shape:
+            raise ValueError(f"select: mask of shape {mask.shape} for {len(a)} elements")
+        return a[mask]
+
+    def first_unsatisfied(self, a, b, c) -> int | None:
+        """The first i with a[i]·b[i] ≠ c[i] mod r, or None (ValueError if lengths differ)."""
+        a, b = self._pair(a, b)
+        a, c = self._pair(a, c)
+        bad = np.flatnonzero(np.mod(a * b - c, _RZ) != 0)
+        return int(bad[0]) if len(bad) else None
+
     # --- NTT ---------------------------------------------------------------------------------
 
     def ntt(self, a, inverse: bool = False) -> np.ndarray:

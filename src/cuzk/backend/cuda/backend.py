@@ -6,16 +6,23 @@ them to Montgomery form on the GPU; ``to_host`` does the reverse.
 
 What runs where:
 
-- GPU (CUDA C in ``ntt.cu``, ``msm.cu`` and the headers beside them, compiled by CuPy/NVRTC for the
-  device's architecture and cached by CuPy): ``add``, ``sub``, ``mul``, ``scale``, ``powers``,
-  ``ntt`` (forward/inverse, sizes 2^0..2^27), ``coset_ntt``, ``compute_h`` (iNTT → coset NTT →
-  a·b − c → coset iNTT, with n⁻¹, the coset powers and 1/Z fused into the NTT passes), and
-  ``msm_context(G1, …)`` (Pippenger with signed windows, counting sort of bucket entries with
-  atomics, XYZZ bucket sums, segmented running-sum reduction; scalars equal to 1 summed apart; the
-  last ≈⌈255/c⌉ window sums are combined on the host with arkworks).
+- GPU (CUDA C in ``ntt.cu``, ``msm.cu``, ``spmv.cu`` and the headers beside them, compiled by
+  CuPy/NVRTC for the device's architecture and cached by CuPy): ``add``, ``sub``, ``mul``,
+  ``scale``, ``powers``, ``pad``, ``select``, ``ntt`` (forward/inverse, sizes 2^0..2^27),
+  ``coset_ntt``, ``compute_h`` (iNTT → coset NTT → a·b − c → coset iNTT, with n⁻¹, the coset
+  powers and 1/Z fused into the NTT passes), ``spmv`` (CSR, a group of lanes per row, the matrix
+  and its Montgomery coefficient table cached on the device per matrix object),
+  ``first_unsatisfied`` (a·b = c check, one atomicMin), and ``msm_context(G1, …)`` (Pippenger
+  with signed windows, counting sort of bucket entries with atomics, XYZZ bucket sums, segmented
+  running-sum reduction; scalars equal to 1 summed apart; the last ≈⌈255/c⌉ window sums are
+  combined on the host with arkworks; scalars may be host ints or a device array).
 - CPU, by explicit delegation to ``CPUBackend`` (not yet ported; results are identical, speed is
-  the CPU's): ``spmv`` (the vector is copied to the host and back), ``msm_context(G2, …)`` and
+  the CPU's): ``msm_context(G2, …)`` (device scalars are copied to the host) and
   ``fixed_base_mul`` (setup).
+
+Host → device conversion (``to_device``, host MSM scalars) classifies the values by bit length in
+one pass: 0/1 (most of a witness) need no conversion, values below 2^64 go through numpy, only wider
+ones through ``int.to_bytes``.
 
 Kernel design notes (see the ``.cu`` files): Montgomery multiplication is CIOS over 32-bit limbs
 with PTX ``mad.lo.cc``/``madc.hi.cc`` carry chains (≈4n²+n multiply-adds, n = 8 for Fr, 12 for Fq).
@@ -30,13 +37,14 @@ import hashlib
 import math
 import os
 import time
+import weakref
 from typing import Sequence
 
 import gmpy2
 import numpy as np
 
 from ...curve import G1, Group
-from ...field import FQ, FR, from_limbs, to_limbs
+from ...field import FQ, FR, to_limbs
 from .. import BackendUnavailableError
 from ..base import Backend, CSRMatrix, MSMContext
 
@@ -50,7 +58,7 @@ MAX_LOG_NTT = 27
 """Largest NTT size handled, as log2 (2^27 is the Filecoin 32 GiB sector domain)."""
 
 _SRC_DIR = os.path.dirname(os.path.abspath(__file__))
-_SOURCES = ("ff.cuh", "fr.cuh", "fq.cuh", "g1.cuh", "ntt.cu", "msm.cu")
+_SOURCES = ("ff.cuh", "fr.cuh", "fq.cuh", "g1.cuh", "ntt.cu", "msm.cu", "spmv.cu")
 
 # NTT pass flags (must match ntt.cu)
 _NTT_PRE, _NTT_PRE_LO, _NTT_LAST, _NTT_INV, _NTT_POST, _NTT_POST_LO = 1, 2, 4, 8, 16, 32
@@ -158,6 +166,84 @@ def _fr_limbs(ints: Sequence[int]) -> np.ndarray:
     return to_limbs(ints, 4)
 
 
+_FAST_TYPES = frozenset((int, type(_MPZ(0))))
+_bit_length = gmpy2.bit_length
+
+
+def _host_limbs(values, what: str) -> np.ndarray:
+    """Ints (sequence, int array, numpy integer array) → ``(n, 4)`` uint64 canonical limbs, each
+    value checked in [0, r); the same results and errors as ``_fr_limbs(_host_ints(values))``.
+
+    Fast path for Python ints and mpz (a witness: mostly 0/1): one pass of ``gmpy2.bit_length``
+    classifies the values; 0 and 1 are their own bit length (no conversion), values below 2^64
+    go through ``np.fromiter``, and only the wider ones through ``to_bytes``. Anything else
+    (bools, floats, numpy scalars, out-of-range values) takes the checked element-by-element path,
+    which raises the precise error.
+    """
+    if isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise ValueError(f"{what}: expected a 1-D sequence, got shape {values.shape}")
+        if values.dtype.kind in "iu":
+            if values.size and values.dtype.kind == "i" and int(values.min()) < 0:
+                return _fr_limbs(_host_ints(values, what))  # raises, naming the index
+            out = np.zeros((values.shape[0], 4), dtype=np.uint64)
+            out[:, 0] = values.astype(np.uint64)
+            return out
+        if values.dtype != object:
+            raise TypeError(f"{what}: expected integers, got dtype {values.dtype}")
+        obj = values
+        vals = values.tolist()
+    else:
+        vals = list(values)
+        obj = None
+    n = len(vals)
+    out = np.zeros((n, 4), dtype=np.uint64)
+    if n == 0:
+        return out
+    if not set(map(type, vals)) <= _FAST_TYPES or min(vals) < 0:
+        return _fr_limbs(_host_ints(vals, what))
+    bl = np.fromiter(map(_bit_length, vals), dtype=np.int32, count=n)
+    if int(bl.max()) > 255:
+        return _fr_limbs(_host_ints(vals, what))
+    if obj is None:
+        obj = np.empty(n, dtype=object)
+        obj[:] = vals
+    out[:, 0] = np.where(bl <= 1, bl, 0).astype(np.uint64)
+    mid = np.flatnonzero((bl > 1) & (bl < 64))
+    if len(mid):
+        out[mid, 0] = np.fromiter(map(int, obj[mid].tolist()), dtype=np.uint64, count=len(mid))
+    big = np.flatnonzero(bl >= 64)
+    if len(big):
+        bigv = obj[big].tolist()
+        if int(bl[big].max()) == 255 and max(bigv) >= _R:
+            return _fr_limbs(_host_ints(vals, what))
+        raw = b"".join([v.to_bytes(32, "little") for v in bigv])
+        out[big] = np.frombuffer(raw, dtype="<u8").reshape(len(big), 4)
+    return out
+
+
+_BITS_MPZ = np.empty(2, dtype=object)
+_BITS_MPZ[0], _BITS_MPZ[1] = _MPZ(0), _MPZ(1)  # element-wise: a slice assignment would store ints
+
+
+def _limbs_to_mpz(arr: np.ndarray) -> np.ndarray:
+    """``(n, 4)`` uint64 canonical limbs → 1-D int array of mpz (as ``from_limbs``); 0 and 1 are
+    filled in vectorized (shared mpz objects), only the other values are converted one by one."""
+    arr = np.ascontiguousarray(arr, dtype="<u8")
+    n = arr.shape[0]
+    if n == 0:
+        return np.empty(0, dtype=object)
+    lo = arr[:, 0]
+    rest = (lo > 1) | arr[:, 1:].any(axis=1)
+    out = _BITS_MPZ[np.where(rest, 0, lo).astype(np.intp)]
+    idx = np.flatnonzero(rest)
+    if len(idx):
+        raw = arr[idx].tobytes()
+        frm = _MPZ.from_bytes
+        out[idx] = [frm(raw[i : i + 32], "little") for i in range(0, len(raw), 32)]
+    return out
+
+
 def _limbs_to_ints(arr: np.ndarray) -> list[int]:
     raw = np.ascontiguousarray(arr).tobytes()
     w = arr.shape[1] * arr.dtype.itemsize
@@ -244,10 +330,10 @@ class CUDAMSMContext(MSMContext):
             src = self._be._check(scalars)
             from_mont = 1
         else:
-            ints = _host_ints(scalars, f"{self.group.name} msm scalars")
-            if len(ints) != n:
-                raise ValueError(f"{self.group.name} msm: {n} bases but {len(ints)} scalars")
-            src = cp.asarray(_fr_limbs(ints))
+            limbs = _host_limbs(scalars, f"{self.group.name} msm scalars")
+            if limbs.shape[0] != n:
+                raise ValueError(f"{self.group.name} msm: {n} bases but {limbs.shape[0]} scalars")
+            src = cp.asarray(limbs)
             from_mont = 0
         if src.shape[0] != n:
             raise ValueError(f"{self.group.name} msm: {n} bases but {src.shape[0]} scalars")
@@ -427,6 +513,8 @@ class CUDABackend(Backend):
         self._cpu = None
         self._tw: dict[int, object] = {}
         self._tables: dict[tuple[int, int, int], tuple] = {}
+        self._csr: dict[int, tuple] = {}
+        self._coeff_tables: dict[int, tuple] = {}
 
     # --- helpers ----------------------------------------------------------------------------
 
@@ -526,10 +614,9 @@ class CUDABackend(Backend):
             ValueError: not 1-D, or a value outside [0, r) (its index is named).
             TypeError: non-integer elements or dtype.
         """
-        ints = _host_ints(values, "to_device")
-        canon = self.cp.asarray(_fr_limbs(ints))
+        canon = self.cp.asarray(_host_limbs(values, "to_device"))
         out = self.cp.empty_like(canon)
-        self._launch_ew("fr_to_mont", len(ints), canon, out)
+        self._launch_ew("fr_to_mont", canon.shape[0], canon, out)
         return out
 
     def to_host(self, arr) -> np.ndarray:
@@ -538,7 +625,11 @@ class CUDABackend(Backend):
         n = a.shape[0]
         canon = self.cp.empty_like(a)
         self._launch_ew("fr_from_mont", n, a, canon)
-        return from_limbs(canon.get())
+        return _limbs_to_mpz(canon.get())
+
+    def synchronize(self) -> None:
+        """Wait for the kernels queued on the current CUDA stream (phase timings)."""
+        self.cp.cuda.get_current_stream().synchronize()
 
     # --- elementwise ------------------------------------------------------------------------
 
@@ -618,6 +709,37 @@ class CUDABackend(Backend):
     def slice(self, a, start: int, stop: int):
         """a[start:stop] as a new device array (numpy slice semantics)."""
         return self._check(a)[start:stop].copy()
+
+    def select(self, a, mask: np.ndarray):
+        """The elements of ``a`` where the host bool array ``mask`` is True (gathered on the GPU)."""
+        a = self._check(a)
+        mask = np.asarray(mask, dtype=bool)
+        if mask.shape != (a.shape[0],):
+            raise ValueError(f"select: mask of shape {mask.shape} for {a.shape[0]} elements")
+        return a[self.cp.asarray(np.flatnonzero(mask))]
+
+    def pad(self, a, n: int):
+        """``a`` followed by zeros up to length n (a new device array; ValueError if n < len(a))."""
+        a = self._check(a)
+        m = a.shape[0]
+        if n < m:
+            raise ValueError(f"pad: length {n} is shorter than the array ({m})")
+        out = self.cp.empty((n, 4), dtype=self.cp.uint64)
+        out[:m] = a
+        out[m:] = 0
+        return out
+
+    def first_unsatisfied(self, a, b, c) -> int | None:
+        """Index of the first i with a[i]·b[i] ≠ c[i], or None (one kernel, 8 bytes read back)."""
+        a, b = self._pair(a, b)
+        a, c = self._pair(a, c)
+        n = a.shape[0]
+        if n == 0:
+            return None
+        first = self.cp.full(1, np.iinfo(np.uint64).max, dtype=self.cp.uint64)
+        _kernel("spmv.cu", "fr_first_unsat")((_grid(n, 256),), (256,), (a, b, c, first, _u64(n)))
+        row = int(first.get()[0])
+        return None if row == np.iinfo(np.uint64).max else row
 
     # --- NTT --------------------------------------------------------------------------------
 
@@ -739,12 +861,87 @@ class CUDABackend(Backend):
         h = self._ntt(h, True, post=self._factor_tables(pow(g, -1, _R), minv * zinv % _R, k))
         return h[0 : n - 1].copy()
 
-    # --- sparse (delegated) -------------------------------------------------------------------
+    # --- sparse -------------------------------------------------------------------------------
+
+    def _csr_device(self, m: CSRMatrix):
+        """(indptr int64, cols uint32, coeff ids uint32, coefficient table (Montgomery), log2 G)
+        of ``m`` on the device: uploaded on first use and cached while ``m`` lives (keyed by the
+        matrix object; the coefficient table is shared by matrices with the same ``coeffs``
+        array, as the R1CS's A, B and C are)."""
+        key = id(m)
+        hit = self._csr.get(key)
+        if hit is not None and hit[0]() is m:
+            return hit[1]
+        cp = self.cp
+        rows, cols = m.shape
+        indptr = np.asarray(m.indptr, dtype=np.int64)
+        if indptr.shape != (rows + 1,):
+            raise ValueError(f"spmv: indptr has {len(indptr)} entries for {rows} rows")
+        nnz = m.nnz
+        if int(indptr[0]) != 0 or int(indptr[-1]) != nnz or (rows and np.any(np.diff(indptr) < 0)):
+            raise ValueError("spmv: indptr is not a non-decreasing sequence from 0 to nnz")
+        if cols >= 1 << 32 or len(m.coeffs) >= 1 << 32:
+            raise ValueError("spmv: the cuda backend handles fewer than 2^32 columns and coefficients")
+        ids = np.asarray(m.coeff_ids)
+        idx = np.asarray(m.indices)
+        if nnz and (int(idx.min()) < 0 or int(idx.max()) >= cols):
+            raise ValueError("spmv: a column index is outside the matrix")
+        if nnz and (int(ids.min()) < 0 or int(ids.max()) >= len(m.coeffs)):
+            raise ValueError("spmv: a coefficient id is outside the coefficient table")
+        ck = id(m.coeffs)
+        chit = self._coeff_tables.get(ck)
+        if chit is not None and chit[0]() is m.coeffs:
+            table = chit[1]
+        else:
+            table = self.to_device(m.coeffs) if len(m.coeffs) else cp.zeros((1, 4), dtype=cp.uint64)
+            try:
+                self._coeff_tables[ck] = (weakref.ref(m.coeffs, lambda _, k=ck: self._coeff_tables.pop(k, None)), table)
+            except TypeError:  # not weak-referenceable: not cached
+                pass
+        avg = nnz / max(1, rows)
+        log_g = 0
+        while log_g < 5 and (1 << log_g) * 2 < avg:
+            log_g += 1
+        dev = (
+            cp.asarray(indptr),
+            cp.asarray(idx.astype(np.uint32)) if nnz else cp.zeros(1, dtype=cp.uint32),
+            cp.asarray(ids.astype(np.uint32)) if nnz else cp.zeros(1, dtype=cp.uint32),
+            table,
+            log_g,
+        )
+        try:
+            self._csr[key] = (weakref.ref(m, lambda _, k=key: self._csr.pop(k, None)), dev)
+        except TypeError:
+            pass
+        return dev
 
     def spmv(self, m: CSRMatrix, w):
-        """y = M·w over Fr — DELEGATED TO THE CPU: ``w`` is copied to the host, ``CPUBackend.spmv``
-        runs, and the result is uploaded (the GPU SpMV is not written yet)."""
-        return self.to_device(self._cpu_backend().spmv(m, self.to_host(w)))
+        """y = M·w over Fr on the GPU (``spmv.cu``: CSR, 2^G lanes per row with G from the mean row
+        length; the matrix's index arrays and its Montgomery coefficient table are uploaded once
+        and cached on the device while ``m`` lives).
+
+        Args:
+            m: CSR matrix with shape (rows, cols).
+            w: device array of length cols.
+
+        Returns:
+            Device array of length rows (empty rows give 0).
+
+        Raises:
+            ValueError: len(w) != cols, or a malformed matrix.
+        """
+        w = self._check(w)
+        rows, cols = m.shape
+        if w.shape[0] != cols:
+            raise ValueError(f"spmv: matrix has {cols} columns but the vector has {w.shape[0]} entries")
+        indptr, idx, ids, table, log_g = self._csr_device(m)
+        y = self.cp.empty((rows, 4), dtype=self.cp.uint64)
+        if rows:
+            rows_per_block = 256 >> log_g
+            _kernel("spmv.cu", "spmv_csr")(
+                (_grid(rows, rows_per_block),), (256,), (indptr, idx, ids, table, w, y, _u64(rows), _i32(log_g))
+            )
+        return y
 
     # --- curve ------------------------------------------------------------------------------
 
@@ -764,6 +961,8 @@ class CUDABackend(Backend):
         """Drop cached twiddles and tables, and close the CPU delegate (idempotent)."""
         self._tw.clear()
         self._tables.clear()
+        self._csr.clear()
+        self._coeff_tables.clear()
         if self._cpu is not None:
             self._cpu.close()
             self._cpu = None
