@@ -8,7 +8,8 @@ snarkjs' key differs from bellperson's in the H part, so the quotient is compute
   never reads the C matrix: for a satisfying witness C·w = a·b on every row).
 * Each of a, b, c goes through iFFT, multiplication of coefficient i by ω_2n^i, FFT: the
   evaluations on the odd coset {ω_2n^(2i+1)} of the 2n domain. The H scalars are
-  ``a·b − c`` there, **without** division by Z — the ``.zkey``'s H bases are
+  ``a·b − c`` there, **without** division by Z (computed here as −2·Q on that coset, Q the
+  quotient ``compute_h`` returns: see ``ZKeyProver.h_scalars``) — the ``.zkey``'s H bases are
   L^(2n)_(2i+1)(τ)/δ, and Σ_i p(ω_2n^(2i+1))·L^(2n)_(2i+1)(τ) = p(τ) = h(τ)·Z(τ) because p =
   a·b − c (degree < 2n) vanishes on the even points (the n domain).
 * Roots of unity are ffjavascript's (5^((r−1)/n)), not blstrs' (7^…) which the backend's NTT
@@ -82,18 +83,19 @@ class ZKeyProver(ResidentBases):
         self.times.add("load_bases", time.perf_counter() - t)
 
     def h_scalars(self, wd):
-        """H scalars in the backend's order (device array of length n) for a device witness."""
+        """H scalars in the backend's order (device array of length n) for a device witness.
+
+        p = A·B − C vanishes on the n-domain (c = a·b there), so p = Q·Z with Z = x^n − 1, and
+        on the odd coset x^n = −1, Z = −2: snarkjs' scalars p(x) are −2·Q(x). ``compute_h``
+        gives Q's coefficients (on the CPU: two inverse NTTs in parallel and one product), and
+        one NTT of the coefficients twisted by ω_2n^i evaluates Q on the odd coset: three
+        transforms instead of snarkjs' six.
+        """
         bk, n = self.backend, self.n
         a = bk.spmv(self.A, wd)
         b = bk.spmv(self.B, wd)
-        c = bk.mul(a, b)
-        coset = bk.powers(self.shift, n)
-
-        def odd(x):
-            return bk.ntt(bk.mul(bk.ntt(x, inverse=True), coset))
-
-        ea, eb, ec = odd(a), odd(b), odd(c)
-        return bk.sub(bk.mul(ea, eb), ec)
+        q = bk.pad(bk.compute_h(a, b, bk.mul(a, b), n), n)
+        return bk.scale(bk.ntt(bk.mul(q, bk.powers(self.shift, n))), _R - 2)
 
     def prove(self, witness, r: int | None = None, s: int | None = None) -> tuple[Proof, list[int]]:
         """Prove one full circom witness.
