@@ -93,3 +93,26 @@ def test_generated_sector_deterministic(tmp_path):
     assert a == b
     c = copy.deepcopy(a)
     assert read_c1(tmp_path / "a.json") == c
+
+
+def test_cut_c1_is_refused(tmp_path, c1_file):
+    # a 2 KiB C1 that drops one of its two challenges is consistent in itself but not Filecoin's
+    def cut(c):
+        c["vanilla_proofs"]["StackedDrg2KiBV1"][0].pop()
+        c["challenges_per_partition"] = 1
+    q = _tamper(tmp_path, c1_file, cut)
+    with pytest.raises(C1Error) as e:
+        read_c1(q)
+    assert e.value.field == "partitions"
+
+
+def test_shape_check_catches_cut_test_shape(tmp_path):
+    from cuzk.circuits import commd
+    from cuzk.pipeline import ShapeMismatchError, check_c1_shape
+
+    shape = commd.shape_by_name("test-only-commd-256B")  # 2 partitions
+    p = tmp_path / "t.json"
+    c1 = prepare_sector(p, 2, shape.sector_size, 1, 1, generate_seed=1)  # cut to 1 partition
+    assert read_c1(p)  # consistent in itself
+    with pytest.raises(ShapeMismatchError, match="does not fit shape test-only-commd-256B"):
+        check_c1_shape(c1, p, shape)

@@ -136,3 +136,14 @@ def test_html_report(killed_and_rerun):
     assert r.returncode == 0, r.stderr[-2000:]
     assert (res / "report" / "report.html").stat().st_size > 10_000
     assert oct((res / "report" / "summary.md").stat().st_mode & 0o777) != oct(0o600)
+
+
+def test_prove_refuses_witness_of_another_sector(killed_and_rerun, tmp_path):
+    from cuzk.pipeline import ShapeMismatchError, prove_batch
+
+    _, _, res, *_ = killed_and_rerun
+    shape = "test-only-commd-128B"
+    with pytest.raises(ShapeMismatchError, match="another C1"):
+        prove_batch(res / "pce" / f"{shape}.pce", res / "params" / f"{shape}.params", [res / "c1" / "2.c1.json"],
+                    [res / "witness" / "1"], tmp_path / "proofs", backend="cpu")
+    assert not (tmp_path / "proofs").exists()

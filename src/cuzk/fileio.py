@@ -79,9 +79,14 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     try:
         yield tmp
         os.chmod(tmp, 0o777 & ~_umask())
-        if path.exists():
-            shutil.rmtree(path)
+        old = None
+        if path.exists():  # move the old one aside first: a crash before the rename keeps it
+            old = path.with_name(f".{path.name}.old.tmp")
+            shutil.rmtree(old, ignore_errors=True)
+            os.replace(path, old)
         os.replace(tmp, path)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

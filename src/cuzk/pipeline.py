@@ -65,6 +65,23 @@ def pce_digest(pce_path) -> str:
         return f.read(32).hex()
 
 
+def check_c1_shape(c1: dict, c1_path, shape: commd.CommDShape) -> None:
+    """The C1 file must carry exactly the shape's sector size, partitions and challenges.
+
+    A C1 file cut to fewer partitions or challenges is consistent in itself, so only the
+    shape (from the PCE, or the sector size) can catch it.
+
+    Raises:
+        ShapeMismatchError: names the file, what it has and the shape.
+    """
+    have = (c1["sector_size"], c1["partitions"], c1["challenges_per_partition"])
+    if have != (shape.sector_size, shape.partitions, shape.challenges):
+        raise ShapeMismatchError(
+            f"{c1_path}: sector of {have[0]} bytes with {have[1]} partition(s) × {have[2]} challenge(s) does not fit "
+            f"shape {shape.name} ({shape.partitions} × {shape.challenges})"
+        )
+
+
 def shape_of_pce(pce_path) -> commd.CommDShape:
     """The circuit shape a PCE file records (from its header only)."""
     desc = read_pce_header(pce_path)["description"]
@@ -138,8 +155,7 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None) -> list
     """
     shape = shape_of_pce(pce)
     c1 = read_c1(c1_path)
-    if (c1["sector_size"], c1["partitions"], c1["challenges_per_partition"]) != (shape.sector_size, shape.partitions, shape.challenges):
-        raise ShapeMismatchError(f"{c1_path}: sector of {c1['sector_size']} bytes with {c1['partitions']}×{c1['challenges_per_partition']} challenges does not fit shape {shape.name}")
+    check_c1_shape(c1, c1_path, shape)
     digest = pce_digest(pce)
     with measured("synthesize", mem_json, predict_step_bytes("synthesize", shape.stats()), mem_gb), atomic_dir(out_dir) as tmp:
         for k in range(shape.partitions):
@@ -158,7 +174,8 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     directory appears only when the whole batch is done.
 
     Raises:
-        ShapeMismatchError: a witness made for another PCE.
+        ShapeMismatchError: a C1 file of another shape, or a witness made from another C1.
+        WitnessFormatError: a witness file is corrupt, truncated, or made for another PCE.
         ProofVerificationError: a proof does not verify (nothing is written for that sector).
     """
     shape = shape_of_pce(pce)
@@ -167,6 +184,8 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
         raise ValueError("prove_batch: c1_paths and witness_dirs differ in length")
     digest = pce_digest(pce)
     c1s = [read_c1(p) for p in c1_paths]
+    for c1, p in zip(c1s, c1_paths):
+        check_c1_shape(c1, p, shape)
     pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n)
     with measured("prove", mem_json, pred, mem_gb, {"sectors": n}), atomic_dir(out_dir) as tmp:
         r1cs, _ = read_pce(pce)
@@ -176,28 +195,35 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
                 proofs = []
                 for k in range(shape.partitions):
                     wpath = Path(wdir) / f"partition-{k}.wit"
-                    try:
-                        ins, aux = read_witness(wpath, pce_digest=digest)
-                    except ValueError as e:
-                        raise ShapeMismatchError(str(e)) from None
+                    ins, aux = read_witness(wpath, pce_digest=digest)
+                    if [int(v) for v in ins[1:]] != commd.public_inputs(c1, k):
+                        raise ShapeMismatchError(f"{wpath}: its public inputs are not those of sector {c1['sector_id']} partition {k} (witness of another C1?)")
                     proof = prover.prove(ins, aux)
                     if not verify(pk.vk, proof, commd.public_inputs(c1, k)):
                         raise ProofVerificationError(f"sector {c1['sector_id']} partition {k}: proof does not verify")
                     proofs.append(proof)
                 write_proofs(tmp / f"{c1['sector_id']}.proof", proofs)
-                done = len([p for p in tmp.iterdir()])
-                progress.info("prove: sector %s verified (%d of %d in this batch)", c1["sector_id"], done, n)
+                progress.info("prove: sector %s verified (%d of %d in this batch)", c1["sector_id"], c1s.index(c1) + 1, n)
 
 
 def verify_sector(vk_path, c1_path, proof_path, out_json, mem_json=None, mem_gb=None) -> dict:
     """Verify one sector's proof file against its C1 public inputs; write the result JSON.
 
+    The number of partitions and challenges comes from the sector size's shape, not from the
+    C1 file, so a C1 cut to fewer partitions or challenges is refused.
+
     Raises:
+        ShapeMismatchError: the C1 file does not have its shape's partitions and challenges, or
+            the verifying key takes another number of public inputs.
         ProofVerificationError: any partition's proof fails (the result file is not written).
     """
     with measured("verify", mem_json, predict_step_bytes("verify"), mem_gb):
         vk = read_vk(vk_path)
         c1 = read_c1(c1_path)
+        shape = commd.shape_for(c1["sector_size"], allow_test=True)
+        check_c1_shape(c1, c1_path, shape)
+        if len(vk.ic) != shape.challenges + 2:
+            raise ShapeMismatchError(f"{vk_path}: takes {len(vk.ic) - 1} public inputs, shape {shape.name} has {shape.challenges + 1}")
         proofs = read_proofs(proof_path)
         if len(proofs) != c1["partitions"]:
             raise ProofVerificationError(f"{proof_path}: {len(proofs)} proofs for {c1['partitions']} partitions")

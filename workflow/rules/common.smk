@@ -85,19 +85,34 @@ def mem_gb(rule, step, shape=None, threads=1, batch=1):
         sh = shape(wildcards) if callable(shape) else shape
         stats = shape_by_name(sh).stats() if sh else None
         b = batch(wildcards) if callable(batch) else batch
-        gb = (
-            declared_gb(predict_step_bytes(step, stats, threads=threads, batch=b))
-            * attempt
-        )
+        gb = declared_gb(predict_step_bytes(step, stats, threads=threads, batch=b))
         budget = _budget_gb()
+        if budget is not None and attempt > 1:
+            # a retry asks for more, up to the budget: it never stops the whole run
+            return min(gb * attempt, max(gb, budget))
         if budget is not None and gb > budget:
             raise WorkflowError(
                 f"Rule {rule}: the memory model predicts {gb} GB (mem_gb) but --resources mem_gb={budget}; "
                 f"give more memory or lower threads/max_batch_size"
             )
-        return gb
+        return gb * attempt
 
     return f
+
+
+def _prove_gpus():
+    """GPUs a prove job takes: 1 when the backend resolves to cuda (pass --resources gpu=N to
+    run at most N prove jobs at once), 0 on the CPU."""
+    if config["backend"] == "cuda":
+        return 1
+    if config["backend"] == "auto":
+        from cuzk.backend.cuda import cuda_available
+
+        return int(cuda_available())
+    return 0
+
+
+PROVE_GPUS = _prove_gpus()
 
 
 def mem_mb(gb_fn):

@@ -81,6 +81,9 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
         toxic: optional fixed {"tau", "alpha", "beta", "gamma", "delta"} for reproducible tests;
             default: fresh secrets.
 
+    Raises:
+        ValueError: given toxic waste with gamma or delta zero, or tau in the domain.
+
     Returns:
         ProvingKey with h (n−1), l (num_aux), a (density_a), b_g1/b_g2 (density_b) point arrays.
 
@@ -93,6 +96,11 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
     t = toxic or {k: _random_nonzero() for k in ("tau", "alpha", "beta", "gamma", "delta")}
     tau, alpha, beta, gamma, delta = (t[k] % r for k in ("tau", "alpha", "beta", "gamma", "delta"))
     n = domain_size(r1cs.num_constraints)
+    if toxic is not None:
+        if 0 in (gamma, delta):
+            raise ValueError("toxic waste: gamma and delta must be non-zero")
+        if pow(tau, n, r) == 1:
+            raise ValueError("toxic waste: tau lies in the evaluation domain (Z(tau) = 0)")
     while pow(tau, n, r) == 1:  # τ in the domain makes Z(τ) = 0; resample (probability ~n/r)
         tau = _random_nonzero()
 

@@ -1,6 +1,6 @@
 """Memory accounting: a background sampler of host RSS (and GPU memory where CuPy has a device).
 
-Imports nothing of cuzk. Snakemake's ``benchmark:`` samples every 0.5 s for 15 s and then every
+Imports nothing of cuzk but ``cuzk.fileio`` (which imports nothing). Snakemake's ``benchmark:`` samples every 0.5 s for 15 s and then every
 30 s, so short peaks escape it; every step samples itself with ``MemorySampler`` instead.
 """
 
@@ -14,6 +14,8 @@ import time
 from dataclasses import asdict, dataclass, field
 
 import psutil
+
+from ..fileio import atomic_write_text
 
 GIB = 1 << 30
 
@@ -142,12 +144,8 @@ class MemorySampler:
 
 
 def write_report(path, report: MemoryReport, extra: dict | None = None) -> None:
-    """Write a report with its timeline as JSON (temporary file then rename)."""
-    data = report.to_dict(timeline=True) | (extra or {})
-    tmp = f"{path}.tmp"
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=2)
-    os.replace(tmp, path)
+    """Write a report with its timeline as JSON (temporary file, fsync, rename; folders made)."""
+    atomic_write_text(path, json.dumps(report.to_dict(timeline=True) | (extra or {}), indent=2))
 
 
 __all__ = ["GIB", "MemoryReport", "MemorySampler", "process_tree_rss", "write_report"]

@@ -30,7 +30,7 @@ import jsonschema
 
 from ..field import FR
 from ..fileio import atomic_write_text
-from .challenges import derive_challenges
+from .challenges import SECTOR_SIZES, challenge_counts, derive_challenges
 from .commd import build_tree, merkle_path, verify_path
 
 FORMAT = "cuzk-c1/1"
@@ -198,6 +198,8 @@ def read_c1(path) -> dict:
         raise C1Error(path, "vanilla_proofs", f"expected key {key}")
     parts = c1["vanilla_proofs"][key]
     nparts, nch = c1["partitions"], c1["challenges_per_partition"]
+    if size in SECTOR_SIZES and (nparts, nch) != challenge_counts(size):
+        raise C1Error(path, "partitions", f"{nparts} × {nch} challenges; a {size}-byte sector takes {challenge_counts(size)[0]} × {challenge_counts(size)[1]}")
     if len(parts) != nparts:
         raise C1Error(path, "vanilla_proofs", f"{len(parts)} partitions, header says {nparts}")
     nodes = size // 32
