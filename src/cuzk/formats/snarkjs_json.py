@@ -141,6 +141,19 @@ def proof_to_json(proof: Proof) -> dict:
     }
 
 
+def _check_groth16_object(obj, path, keys) -> None:
+    """A snarkjs JSON object for Groth16 on BLS12-381 with the given keys, or SnarkjsJSONError."""
+    if not isinstance(obj, dict):
+        raise SnarkjsJSONError(path, "<root>", "expected a JSON object")
+    for key in keys:
+        if key not in obj:
+            raise SnarkjsJSONError(path, key, "missing")
+    if obj.get("protocol", "groth16") != "groth16":
+        raise SnarkjsJSONError(path, "protocol", f"{obj['protocol']!r} is not groth16")
+    if obj.get("curve", CURVE_NAME) != CURVE_NAME:
+        raise SnarkjsJSONError(path, "curve", f"{obj['curve']!r} is not {CURVE_NAME}")
+
+
 def proof_from_json(obj, path="<json>") -> Proof:
     """snarkjs ``proof.json`` object → Proof (points checked).
 
@@ -148,15 +161,7 @@ def proof_from_json(obj, path="<json>") -> Proof:
         SnarkjsJSONError: not an object, missing field, protocol not groth16, curve not
             bls12381, or a malformed/invalid point.
     """
-    if not isinstance(obj, dict):
-        raise SnarkjsJSONError(path, "<root>", "expected a JSON object")
-    for key in ("pi_a", "pi_b", "pi_c"):
-        if key not in obj:
-            raise SnarkjsJSONError(path, key, "missing")
-    if obj.get("protocol", "groth16") != "groth16":
-        raise SnarkjsJSONError(path, "protocol", f"{obj['protocol']!r} is not groth16")
-    if obj.get("curve", CURVE_NAME) != CURVE_NAME:
-        raise SnarkjsJSONError(path, "curve", f"{obj['curve']!r} is not {CURVE_NAME}")
+    _check_groth16_object(obj, path, ("pi_a", "pi_b", "pi_c"))
     return Proof(g1_from_json(obj["pi_a"], path, "pi_a"), g2_from_json(obj["pi_b"], path, "pi_b"),
                  g1_from_json(obj["pi_c"], path, "pi_c"))
 
@@ -233,15 +238,7 @@ def vk_from_json(obj, path="<json>") -> VerifyingKey:
         SnarkjsJSONError: missing field, protocol/curve mismatch, len(IC) ≠ nPublic + 1, or an
             invalid point.
     """
-    if not isinstance(obj, dict):
-        raise SnarkjsJSONError(path, "<root>", "expected a JSON object")
-    for key in ("vk_alpha_1", "vk_beta_2", "vk_gamma_2", "vk_delta_2", "IC"):
-        if key not in obj:
-            raise SnarkjsJSONError(path, key, "missing")
-    if obj.get("protocol", "groth16") != "groth16":
-        raise SnarkjsJSONError(path, "protocol", f"{obj['protocol']!r} is not groth16")
-    if obj.get("curve", CURVE_NAME) != CURVE_NAME:
-        raise SnarkjsJSONError(path, "curve", f"{obj['curve']!r} is not {CURVE_NAME}")
+    _check_groth16_object(obj, path, ("vk_alpha_1", "vk_beta_2", "vk_gamma_2", "vk_delta_2", "IC"))
     ic_raw = obj["IC"]
     if not isinstance(ic_raw, list) or not ic_raw:
         raise SnarkjsJSONError(path, "IC", "expected a non-empty list of G1 points")
