@@ -99,6 +99,14 @@ def _steps(sub) -> None:
         (("--vk",), req), (("--c1",), req), (("--proof",), req), (("--out", "-o"), req))
 
 
+def _bench_kernel(args) -> int:
+    from .bench import bench_kernels  # noqa: PLC0415
+
+    sizes = [int(x) for x in args.log_sizes.split(",") if x]
+    bench_kernels(args.what, sizes, args.backend, args.threads, args.repeat, args.json)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cuzk`` command."""
     p = argparse.ArgumentParser(prog="cuzk", description="Groth16 over BLS12-381 for sector proofs")
@@ -117,6 +125,14 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--seed", type=int, default=0, help="witness seed (r, s are always fresh)")
     bp.add_argument("--json", help="write the result JSON here")
     bp.set_defaults(func=_bench_prove)
+    for what in ("ntt", "msm-g1", "msm-g2", "spmv"):
+        bk = bsub.add_parser(what, help=f"time {what} on a backend for sizes 2^k (data on the device)")
+        bk.add_argument("--log-sizes", default="10,14,16", help="comma-separated exponents k (default 10,14,16)")
+        bk.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+        bk.add_argument("--threads", "-t", type=int, default=1, help="CPU worker processes (default 1)")
+        bk.add_argument("--repeat", type=int, default=3, help="timed calls per size after a warm-up")
+        bk.add_argument("--json", help="write the result JSON here")
+        bk.set_defaults(func=_bench_kernel, what=what)
     from .bench_snarkjs import CIRCUIT_HELP  # noqa: PLC0415  (imports nothing heavy)
 
     bs = bsub.add_parser("snarkjs", help="snarkjs vs cuzk on the same circom circuit and .zkey",
