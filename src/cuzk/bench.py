@@ -133,7 +133,7 @@ def _timed(bk, fn, repeat: int) -> list[float]:
     return out
 
 
-def _random_points(bk, group, n: int, rng) -> "np.ndarray":
+def _random_points(bk, group, n: int, rng) -> "numpy.ndarray":
     """n random points of ``group`` (uncompressed array) by the backend's fixed-base setup path."""
     scalars = [int(v) for v in FR.random(n, rng)]
     return bk.fixed_base_mul(group, group.generator(), scalars)
