@@ -133,8 +133,8 @@ def _timed(bk, fn, repeat: int) -> list[float]:
     return out
 
 
-def _random_points(bk, group, n: int, rng) -> "numpy.ndarray":
-    """n random points of ``group`` (uncompressed array) by the backend's fixed-base setup path."""
+def _random_points(bk, group, n: int, rng):
+    """n random points of ``group`` as an (n, size) uint8 array, by the backend's fixed-base path."""
     scalars = [int(v) for v in FR.random(n, rng)]
     return bk.fixed_base_mul(group, group.generator(), scalars)
 
