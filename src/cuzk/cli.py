@@ -103,7 +103,8 @@ def _bench_kernel(args) -> int:
     from .bench import bench_kernels  # noqa: PLC0415
 
     sizes = [int(x) for x in args.log_sizes.split(",") if x]
-    bench_kernels(args.what, sizes, args.backend, args.threads, args.repeat, args.json)
+    what = f"msm-{args.group}" if args.what == "msm" else args.what
+    bench_kernels(what, sizes, args.backend, args.threads, args.repeat, args.json)
     return 0
 
 
@@ -125,8 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--seed", type=int, default=0, help="witness seed (r, s are always fresh)")
     bp.add_argument("--json", help="write the result JSON here")
     bp.set_defaults(func=_bench_prove)
-    for what in ("ntt", "msm-g1", "msm-g2", "spmv"):
+    for what in ("ntt", "msm", "spmv"):
         bk = bsub.add_parser(what, help=f"time {what} on a backend for sizes 2^k (data on the device)")
+        if what == "msm":
+            bk.add_argument("--group", choices=["g1", "g2"], default="g1", help="G1 (default) or G2")
         bk.add_argument("--log-sizes", default="10,14,16", help="comma-separated exponents k (default 10,14,16)")
         bk.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
         bk.add_argument("--threads", "-t", type=int, default=1, help="CPU worker processes (default 1)")
