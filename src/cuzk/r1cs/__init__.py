@@ -11,7 +11,7 @@ See ``system`` for refs (aux j → j, input i → -(i+1), ONE = -1) and ``gadget
 
 from __future__ import annotations
 
-from . import gadgets, sha256
+from . import gadgets, poseidon, sha256
 from .gadgets import POW2, alloc_bits, boolean, enforce_equal, num_to_bits, pack_bits, uint32_add
 from .system import INPUT_GADGET, LC, R1CS, ConstraintSystem, Unsatisfied, lc
 
@@ -26,6 +26,7 @@ __all__ = [
     "boolean",
     "enforce_equal",
     "gadgets",
+    "poseidon",
     "sha256",
     "lc",
     "num_to_bits",

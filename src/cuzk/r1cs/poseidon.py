@@ -1,0 +1,475 @@
+"""Poseidon (neptune's, over BLS12-381 Fr) and Poseidon Merkle inclusion as vectorized R1CS gadgets.
+
+**Hash** (:func:`poseidon_hash`). The permutation is :mod:`cuzk.hash.poseidon` (neptune's constants:
+width t = arity + 1, x^5, R_F = 8, R_P from neptune's table, Grain round constants, Cauchy MDS,
+state ``[domain tag, x_1 … x_arity]``, digest = state[1]) written as constraints the way neptune's
+``circuit2::poseidon_hash_allocated`` costs it (``src/circuit2.rs`` in filecoin-project/neptune,
+later argumentcomputer/neptune):
+
+- every S-box ``y = x^5`` costs **3** constraints and 3 new variables ``x2 = x·x``,
+  ``x4 = x2·x2``, ``y = x4·x``, where ``x`` is the round-constant-added state element as a linear
+  combination over earlier variables (free);
+- the MDS multiplication and the round-constant additions are never allocated: each state element
+  stays a linear combination (constant term on ``ONE``) of the hash inputs and S-box outputs;
+- full rounds apply t S-boxes, partial rounds one (state[0]); the domain tag's S-box in round 0 has
+  a constant input and is still paid for (neptune pays for it too);
+- the digest (state[1] after the last round, a linear combination) is allocated as a new variable
+  with one more constraint ``digest_lc · 1 = out``.
+
+Constraints per hash: ``3·(t·R_F + R_P) + 1`` — **238** (arity 2), **388** (arity 8), **460**
+(arity 11). neptune's test ``test_poseidon_hash`` in ``src/circuit2.rs`` asserts 237 (U2), 387 (U8)
+for ``poseidon_hash_num`` and one more for ``poseidon_hash_allocated``, i.e. the same numbers.
+neptune evaluates the rounds in its sparse-matrix form (``pre_sparse_matrix``, ``sparse_matrixes``,
+compressed round constants), an algebraic rewrite with the same S-box count; the linear
+combinations (hence the non-zeros of A, B, C and the variable values other than S-box inputs)
+differ from ours. Our plain form lets the partial-round linear combinations grow: in the partial
+rounds the S-box input has up to t + R_P terms (all S-box outputs since the last full round).
+
+**Merkle inclusion** (:func:`merkle_path_poseidon`). Per level, the current node is inserted among
+the level's arity − 1 siblings at the position given by the level's index bits (little-endian),
+exactly as rust-fil-proofs' ``insert`` gadget does it
+(``storage-proofs-core/src/gadgets/insertion.rs``): each output position is a chain of ``pick``
+gadgets ``c = cond ? a : b`` (one constraint each: ``(b − a)·cond = b − c``).
+
+- arity 2 (``insert_2``): 2 picks → 2 constraints;
+- arity 4 (``insert_4``): 2 picks per position → 8 constraints;
+- arity 8 (``insert_8``): ``b0 nor b1`` and ``b0 and b1`` as two new bits (``(1 − b0)·(1 − b1) = n``,
+  ``b0·b1 = a``), then 20 picks → **22** constraints;
+- any other power of two: rust-fil-proofs' general algorithm (per position, a binary ``select``
+  tree over the index bits, most significant bit first) with one improvement: a pick whose two
+  candidates are the same node is skipped (rust-fil-proofs pays size·(size − 1) constraints).
+
+The inserted arity values are new variables and are hashed with :func:`poseidon_hash` under the
+Merkle tag 2^arity − 1. Per level of an 8-ary tree: 22 + 388 = **410** constraints (2-ary:
+2 + 238 = 240). The index bits must be boolean; they are not constrained here (the caller
+decomposes the challenge with ``num_to_bits``, which adds booleanity), unless
+``enforce_boolean=True``.
+
+**Witness.** Values are computed for all k instances at once, one vectorized step per round
+(object arrays of ``gmpy2.mpz`` mod r, as :mod:`cuzk.hash.poseidon`). The constraint template of a
+hash (which earlier variables, with which coefficients, feed each S-box) depends only on
+(arity, preimage length, domain tag, strength) and is computed once per process and cached.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..hash import poseidon as _nat
+from .gadgets import boolean
+from .system import LC, ConstraintSystem, R, lc
+
+__all__ = [
+    "hash_constraints",
+    "insert",
+    "insert_constraints",
+    "merkle_path_poseidon",
+    "poseidon_hash",
+]
+
+_P = _nat._P  # r as gmpy2.mpz
+
+
+def _refs(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.int64)
+
+
+# --------------------------------------------------------------------------------------------
+# the symbolic template of one hash
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Template:
+    """Constraint template of one Poseidon hash.
+
+    Slots number the variables a hash refers to: slot j < n is input j, slot n + s is the output y
+    of S-box s (S-boxes numbered in evaluation order). ``sboxes[r]`` lists round r's S-boxes as
+    ``(element, slots, coeffs, const)``: the S-box input is ``const·ONE + Σ coeffs[i]·slot[slots[i]]``
+    (slots increasing, coeffs non-zero, canonical ints). ``out`` is the digest's linear combination.
+    """
+
+    n: int
+    nslots: int
+    sboxes: tuple
+    out: tuple
+
+
+@functools.lru_cache(maxsize=None)
+def _template(arity: int, n: int, tag: int, strength: str) -> _Template:
+    p = _nat.params(arity, strength)
+    t = p.t
+    rc = [[int(c) for c in row] for row in p.round_constants_array()]
+    mds = [[int(v) for v in row] for row in p.mds_array()]
+    # state element i = c0[i] + Σ_j C[i][j]·slot[live[j]]
+    live = list(range(n))
+    C = [[0] * n for _ in range(t)]
+    for j in range(n):
+        C[1 + j][j] = 1
+    c0 = [0] * t
+    c0[0] = tag % R
+    nslots = n
+    rounds = []
+    for r in range(p.rounds):
+        c0 = [(c0[i] + rc[r][i]) % R for i in range(t)]
+        rows = range(t) if p.is_full_round(r) else (0,)
+        rnd = []
+        for i in rows:
+            nz = [j for j in range(len(live)) if C[i][j]]
+            rnd.append((i, np.array([live[j] for j in nz], dtype=np.int64),
+                        tuple(C[i][j] for j in nz), c0[i]))
+        # S-box outputs replace their rows: unit vectors on new slots
+        for i in rows:
+            live.append(nslots)
+            for row in C:
+                row.append(0)
+            C[i] = [0] * len(live)
+            C[i][-1] = 1
+            c0[i] = 0
+            nslots += 1
+        # MDS: new C = M·C, new c0 = M·c0; then drop slots no element refers to any more
+        C = [[sum(mds[i][m] * C[m][j] for m in range(t)) % R for j in range(len(live))] for i in range(t)]
+        c0 = [sum(mds[i][m] * c0[m] for m in range(t)) % R for i in range(t)]
+        keep = [j for j in range(len(live)) if any(C[i][j] for i in range(t))]
+        live = [live[j] for j in keep]
+        C = [[row[j] for j in keep] for row in C]
+        rounds.append(tuple(rnd))
+    nz = [j for j in range(len(live)) if C[1][j]]
+    out = (np.array([live[j] for j in nz], dtype=np.int64), tuple(C[1][j] for j in nz), c0[1])
+    return _Template(n=n, nslots=nslots, sboxes=tuple(rounds), out=out)
+
+
+def hash_constraints(arity: int, strength: str = _nat.STANDARD) -> int:
+    """Constraints of one :func:`poseidon_hash`: 3·(t·R_F + R_P) + 1 (238, 388, 460 for 2, 8, 11)."""
+    rf, rp = _nat.round_numbers(arity, strength)
+    return 3 * ((arity + 1) * rf + rp) + 1
+
+
+def _lc_of(cs: ConstraintSystem, slot_refs: np.ndarray, slots, coeffs, const) -> LC:
+    k = slot_refs.shape[0]
+    out = LC.zero()
+    if const:
+        out = lc(cs.one(k), const)  # ONE first: rows stay in column order
+    if len(slots):
+        out = out + lc(slot_refs[:, slots], coeffs)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# the hash gadget
+# --------------------------------------------------------------------------------------------
+
+
+def poseidon_hash(cs: ConstraintSystem, inputs_refs, arity: int, domain_tag: int | None = None,
+                  gadget: str = "poseidon", strength: str = _nat.STANDARD) -> np.ndarray:
+    """k Poseidon hashes at once (neptune's permutation; constraints as neptune's circuit).
+
+    Args:
+        cs: the constraint system (shape and/or witness mode).
+        inputs_refs: ``(k, n)`` int64 refs (aux or input variables), one row per hash, n ≤ arity;
+            n < arity pads with zeros (neptune's constant-length mode) and needs ``domain_tag``.
+        arity: Poseidon arity (width t = arity + 1).
+        domain_tag: state[0]; default the Merkle-tree tag 2^arity − 1 (+ 2^32 when strengthened),
+            as Filecoin's trees and ``cuzk.hash.poseidon_many`` use. For constant-length hashing of
+            n inputs pass ``cuzk.hash.poseidon.constant_length_tag(n)``.
+        gadget: constraint-name prefix (``{gadget}/sbox``, ``{gadget}/out``).
+        strength: ``"standard"`` (default) or ``"strengthened"``.
+
+    Returns:
+        ``(k,)`` int64 refs of the new aux variables holding the digests (state[1]).
+
+    Cost per hash: :func:`hash_constraints` constraints and as many new aux variables
+    (3 per S-box + the digest). In witness mode the values are computed once per round for all k.
+
+    Raises:
+        ValueError: inputs not 2-D, n > arity, n < arity without a domain tag, tag not below r.
+    """
+    x = _refs(inputs_refs)
+    if x.ndim != 2:
+        raise ValueError(f"poseidon_hash: inputs_refs must have shape (k, n), got {x.shape}")
+    k, n = x.shape
+    if n > arity or n < 1:
+        raise ValueError(f"poseidon_hash: {n} inputs per hash for arity {arity}")
+    if n < arity and domain_tag is None:
+        raise ValueError(f"poseidon_hash: {n} inputs for arity {arity} need an explicit domain_tag "
+                         f"(e.g. constant_length_tag({n}))")
+    p = _nat.params(arity, strength)
+    tag = p.merkle_tag if domain_tag is None else int(domain_tag)
+    if not 0 <= tag < R:
+        raise ValueError(f"poseidon_hash: domain tag {tag:#x} is not a canonical Fr element")
+    tpl = _template(arity, n, tag, strength)
+    t = p.t
+
+    slot_refs = np.empty((k, tpl.nslots), dtype=np.int64)
+    slot_refs[:, :n] = x
+    nxt = n
+
+    state = None
+    if cs.has_values:
+        rcs = p.round_constants_array()  # (rounds, t) object
+        mds = p.mds_array()  # (t, t) object
+        state = np.empty((t, k), dtype=object)
+        state[0] = _nat._MPZ(tag)
+        if k:
+            vals = cs.value(x, dtype=object)  # (k, n)
+            for j in range(n):
+                state[1 + j] = vals[:, j]
+        state[n + 1:] = _nat._MPZ(0)
+
+    name = f"{gadget}/sbox"
+    for r, rnd in enumerate(tpl.sboxes):
+        ns = len(rnd)
+        v2 = v4 = v5 = None
+        if state is not None:
+            xs = state + rcs[r][:, None]  # (t, k): round constants added
+            rows = [e for e, *_ in rnd]
+            xin = np.mod(xs[rows], _P)  # (ns, k)
+            x2 = np.mod(xin * xin, _P)
+            x4 = np.mod(x2 * x2, _P)
+            x5 = np.mod(x4 * xin, _P)
+            xs[rows] = x5
+            state = np.mod(mds @ xs, _P)
+            v2, v4, v5 = x2.T, x4.T, x5.T
+        r2 = cs.alloc_aux((k, ns), v2)
+        r4 = cs.alloc_aux((k, ns), v4)
+        r5 = cs.alloc_aux((k, ns), v5)
+        slot_refs[:, nxt:nxt + ns] = r5
+        if cs.has_shape and k:
+            for s, (_, slots, coeffs, const) in enumerate(rnd):
+                xl = _lc_of(cs, slot_refs, slots, coeffs, const)
+                cs.enforce(xl, xl, lc(r2[:, s]), gadget=name)
+                cs.enforce(lc(r2[:, s]), lc(r2[:, s]), lc(r4[:, s]), gadget=name)
+                cs.enforce(lc(r4[:, s]), xl, lc(r5[:, s]), gadget=name)
+        else:
+            cs.num_constraints += 3 * ns * k if k else 0
+        nxt += ns
+    assert nxt == tpl.nslots
+
+    out = cs.alloc_aux(k, None if state is None else state[1])
+    if cs.has_shape and k:
+        slots, coeffs, const = tpl.out
+        cs.enforce(_lc_of(cs, slot_refs, slots, coeffs, const), cs.one(k), lc(out), gadget=f"{gadget}/out")
+    elif k:
+        cs.num_constraints += k
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# insertion (rust-fil-proofs storage-proofs-core/src/gadgets/insertion.rs)
+# --------------------------------------------------------------------------------------------
+
+# A program is a list of steps over named (k,) values. Names: "x" (the inserted element),
+# "e0".."e{size-2}" (the other elements), "c0".. (index bits, little-endian). Steps:
+#   ("pick", out, cond, a, b): out = cond ? a : b, one constraint (b − a)·cond = b − out
+#   ("nor", out, u, v):        out = (1 − u)·(1 − v), one constraint
+#   ("and", out, u, v):        out = u·v, one constraint
+# and the program's result is a list of names, one per position.
+
+def _insert_4_program():
+    # insert_4 (rust-fil-proofs): p0_x0, p0, p1_x0, p1, p2_x1, p2, p3_x1, p3
+    x, b, c, d = "x", "e0", "e1", "e2"
+    steps = [
+        ("pick", "p0_x0", "c0", b, x), ("pick", "p0", "c1", b, "p0_x0"),
+        ("pick", "p1_x0", "c0", x, b), ("pick", "p1", "c1", c, "p1_x0"),
+        ("pick", "p2_x1", "c0", d, x), ("pick", "p2", "c1", "p2_x1", c),
+        ("pick", "p3_x1", "c0", x, d), ("pick", "p3", "c1", "p3_x1", d),
+    ]
+    return steps, ["p0", "p1", "p2", "p3"]
+
+
+def _insert_8_program():
+    # insert_8 (rust-fil-proofs), in its order: b0 nor b1, b0 and b1, then the picks per position
+    a, b, c, d, e, f, g, h = "x", "e0", "e1", "e2", "e3", "e4", "e5", "e6"
+    steps = [
+        ("nor", "nor01", "c0", "c1"), ("and", "and01", "c0", "c1"),
+        ("pick", "p0_xx0", "nor01", a, b), ("pick", "p0", "c2", b, "p0_xx0"),
+        ("pick", "p1_x00", "c0", a, b), ("pick", "p1_xx0", "c1", c, "p1_x00"), ("pick", "p1", "c2", c, "p1_xx0"),
+        ("pick", "p2_x10", "c0", d, a), ("pick", "p2_xx0", "c1", "p2_x10", c), ("pick", "p2", "c2", d, "p2_xx0"),
+        ("pick", "p3_xx0", "and01", a, d), ("pick", "p3", "c2", e, "p3_xx0"),
+        ("pick", "p4_xx1", "nor01", a, f), ("pick", "p4", "c2", "p4_xx1", e),
+        ("pick", "p5_x01", "c0", a, f), ("pick", "p5_xx1", "c1", g, "p5_x01"), ("pick", "p5", "c2", "p5_xx1", f),
+        ("pick", "p6_x11", "c0", h, a), ("pick", "p6_xx1", "c1", "p6_x11", g), ("pick", "p6", "c2", "p6_xx1", g),
+        ("pick", "p7_xx1", "and01", a, h), ("pick", "p7", "c2", "p7_xx1", h),
+    ]
+    return steps, [f"p{i}" for i in range(8)]
+
+
+def _insert_general_program(size: int):
+    # rust-fil-proofs' general `insert` (per position, `select` over the candidates, most
+    # significant bit first), skipping picks whose two candidates are the same name.
+    nbits = size.bit_length() - 1
+    steps, result = [], []
+    for pos in range(size):
+        col = []
+        for index in range(size):
+            if pos < index:
+                col.append(f"e{pos}")
+            elif pos == index:
+                col.append("x")
+            else:
+                col.append(f"e{pos - 1}")
+        state, half = col, size // 2
+        for lvl, bit in enumerate(reversed(range(nbits))):
+            new = []
+            for j in range(half):
+                hi, lo = state[half + j], state[j]
+                if hi == lo:
+                    new.append(lo)
+                else:
+                    nm = f"s{pos}_{lvl}_{j}"
+                    steps.append(("pick", nm, f"c{bit}", hi, lo))
+                    new.append(nm)
+            state, half = new, half // 2
+        result.append(state[0])
+    return steps, result
+
+
+@functools.lru_cache(maxsize=None)
+def _insert_program(size: int):
+    if size < 2 or size & (size - 1):
+        raise ValueError(f"insert: size (arity) must be a power of two ≥ 2, got {size}")
+    if size == 4:
+        return _insert_4_program()
+    if size == 8:
+        return _insert_8_program()
+    return _insert_general_program(size)  # size 2: exactly insert_2's two picks
+
+
+def insert_constraints(size: int) -> int:
+    """Constraints of :func:`insert` for one instance: 2, 8, 22 for sizes 2, 4, 8."""
+    return len(_insert_program(size)[0])
+
+
+def insert(cs: ConstraintSystem, element_refs, bits_refs, elements_refs,
+           gadget: str = "insert") -> np.ndarray:
+    """Insert each instance's element among its size − 1 others at the position given by its bits.
+
+    rust-fil-proofs' ``insert`` (``storage-proofs-core/src/gadgets/insertion.rs``): ``element``
+    goes after the n-th (1-indexed) of ``elements``, n = Σ 2^i·bits[i]; built from ``pick`` gadgets
+    (``c = cond ? a : b``, constraint ``(b − a)·cond = b − c``), with its hand-made tables for
+    sizes 4 and 8 (the latter with ``b0 nor b1`` / ``b0 and b1`` helper bits) and its general
+    select-tree algorithm otherwise (folding identical candidates).
+
+    Args:
+        element_refs: ``(k,)`` int64 refs.
+        bits_refs: ``(k, log2(size))`` int64 refs of boolean variables, little-endian (not
+            constrained here).
+        elements_refs: ``(k, size − 1)`` int64 refs.
+        gadget: constraint name.
+
+    Returns:
+        ``(k, size)`` int64 refs of new aux variables (the nodes in order).
+
+    Raises:
+        ValueError: shapes disagree or size is not a power of two.
+    """
+    el = _refs(element_refs)
+    bits = _refs(bits_refs)
+    others = _refs(elements_refs)
+    if el.ndim != 1 or others.ndim != 2 or bits.ndim != 2:
+        raise ValueError("insert: element (k,), bits (k, log2 size), elements (k, size-1) expected")
+    k = el.shape[0]
+    size = others.shape[1] + 1
+    nbits = size.bit_length() - 1
+    if others.shape[0] != k or bits.shape != (k, nbits) or (1 << nbits) != size:
+        raise ValueError(f"insert: shapes element {el.shape}, bits {bits.shape}, elements {others.shape} "
+                         f"do not fit (size must be a power of two)")
+    steps, result = _insert_program(size)
+    refs = {"x": el}
+    refs.update({f"e{i}": others[:, i] for i in range(size - 1)})
+    refs.update({f"c{i}": bits[:, i] for i in range(nbits)})
+    vals = None
+    if cs.has_values:
+        vals = {"x": cs.value(el, dtype=object)}
+        ov = cs.value(others, dtype=object)
+        vals.update({f"e{i}": ov[:, i] for i in range(size - 1)})
+        bv = cs.value(bits, dtype=object)
+        vals.update({f"c{i}": bv[:, i] for i in range(nbits)})
+    for op, out, u, v, *rest in steps:
+        val = None
+        if op == "pick":
+            a, b = v, rest[0]
+            if vals is not None:
+                val = np.where(vals[u] == 1, vals[a], vals[b])
+            ref = cs.alloc_aux(k, val)
+            if k:
+                cs.enforce(lc(refs[b]) - lc(refs[a]), lc(refs[u]), lc(refs[b]) - lc(ref), gadget=gadget)
+        elif op == "nor":
+            if vals is not None:
+                val = np.mod((1 - vals[u]) * (1 - vals[v]), R)
+            ref = cs.alloc_aux(k, val)
+            if k:
+                one = cs.one(k)
+                cs.enforce(lc(one) - lc(refs[u]), lc(one) - lc(refs[v]), lc(ref), gadget=gadget)
+        elif op == "and":
+            if vals is not None:
+                val = np.mod(vals[u] * vals[v], R)
+            ref = cs.alloc_aux(k, val)
+            if k:
+                cs.enforce(lc(refs[u]), lc(refs[v]), lc(ref), gadget=gadget)
+        else:  # pragma: no cover
+            raise AssertionError(op)
+        refs[out] = ref
+        if vals is not None:
+            vals[out] = val
+    return np.stack([refs[nm] for nm in result], axis=1) if k else np.empty((0, size), np.int64)
+
+
+# --------------------------------------------------------------------------------------------
+# Merkle inclusion
+# --------------------------------------------------------------------------------------------
+
+
+def merkle_path_poseidon(cs: ConstraintSystem, leaf_ref, path_refs, index_bits_refs, arity: int,
+                         gadget: str = "merkle_poseidon", enforce_boolean: bool = False,
+                         strength: str = _nat.STANDARD) -> np.ndarray:
+    """Roots of k Merkle paths at once (rust-fil-proofs' PoR circuit over a Poseidon tree).
+
+    Per level (leaf upward): ``insert`` the current node among the level's siblings at the
+    position of its index bits, then ``poseidon_hash`` the arity nodes with the Merkle tag
+    2^arity − 1. The caller compares the returned root with the expected one.
+
+    Args:
+        leaf_ref: ``(k,)`` int64 refs of the leaves.
+        path_refs: ``(k, levels, arity − 1)`` int64 refs of the siblings, leaf level first, in tree
+            order with the current node removed.
+        index_bits_refs: ``(k, levels, log2 arity)`` int64 refs of the index bits: level l's bits
+            are the position of the level-l node among its siblings, little-endian (so the leaf
+            index is Σ_l Σ_i 2^(l·log2 arity + i)·bits[l, i]). Must be boolean variables; this gadget
+            only constrains that when ``enforce_boolean`` (k·levels·log2 arity more constraints).
+        arity: tree arity, a power of two ≥ 2 (8 for Filecoin's tree_c/tree_r_last).
+        gadget: constraint-name prefix (``{gadget}/insert``, ``{gadget}/hash/...``).
+
+    Returns:
+        ``(k,)`` int64 refs of the roots (aux variables).
+
+    Cost per path: levels · (insert_constraints(arity) + hash_constraints(arity)): 410 per level
+    for arity 8, 240 for arity 2.
+
+    Raises:
+        ValueError: shapes disagree, arity not a power of two.
+    """
+    leaf = _refs(leaf_ref)
+    path = _refs(path_refs)
+    bits = _refs(index_bits_refs)
+    if arity < 2 or arity & (arity - 1):
+        raise ValueError(f"merkle_path_poseidon: arity must be a power of two ≥ 2, got {arity}")
+    nb = arity.bit_length() - 1
+    if leaf.ndim != 1:
+        raise ValueError(f"merkle_path_poseidon: leaf_ref must have shape (k,), got {leaf.shape}")
+    k = leaf.shape[0]
+    if path.ndim != 3 or path.shape[0] != k or path.shape[2] != arity - 1:
+        raise ValueError(f"merkle_path_poseidon: path_refs must be (k, levels, {arity - 1}), got {path.shape}")
+    levels = path.shape[1]
+    if bits.shape != (k, levels, nb):
+        raise ValueError(f"merkle_path_poseidon: index_bits_refs must be {(k, levels, nb)}, got {bits.shape}")
+    if enforce_boolean:
+        boolean(cs, bits, gadget=f"{gadget}/boolean")
+    cur = leaf
+    for lvl in range(levels):
+        nodes = insert(cs, cur, bits[:, lvl], path[:, lvl], gadget=f"{gadget}/insert")
+        cur = poseidon_hash(cs, nodes, arity, gadget=f"{gadget}/hash", strength=strength)
+    return cur
