@@ -47,9 +47,8 @@ def le_to_ints(buf, n8: int = 32) -> np.ndarray:
     raw = bytes(buf)
     if len(raw) % n8:
         raise ValueError(f"{len(raw)} bytes is not a whole number of {n8}-byte elements")
-    out = np.empty(len(raw) // n8, dtype=object)
-    out[:] = [_MPZ(int.from_bytes(raw[i : i + n8], "little")) for i in range(0, len(raw), n8)]
-    return out
+    return np.fromiter((_MPZ(int.from_bytes(raw[i : i + n8], "little")) for i in range(0, len(raw), n8)),
+                       dtype=object, count=len(raw) // n8)
 
 
 def ints_to_le(values, n8: int = 32) -> bytes:
@@ -132,8 +131,8 @@ def points_to_lem(arr: np.ndarray, group: Group) -> bytes:
     if group.coord_words == 2:
         coords = coords[:, [1, 0, 3, 2], :]
     flat = np.ascontiguousarray(coords).reshape(n * ncoord, 48).tobytes()
-    words = np.empty(n * ncoord, dtype=object)
-    words[:] = [_MPZ(int.from_bytes(flat[i : i + 48], "big")) for i in range(0, len(flat), 48)]
+    words = np.fromiter((_MPZ(int.from_bytes(flat[i : i + 48], "big")) for i in range(0, len(flat), 48)),
+                        dtype=object, count=n * ncoord)
     mont = np.mod(words * _RQ, _Q).reshape(n, ncoord)
     if inf.any():
         mont[inf] = _MPZ(0)

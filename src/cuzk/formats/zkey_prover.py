@@ -118,7 +118,7 @@ class ZKeyProver(ResidentBases):
         w = np.asarray(witness, dtype=object)
         if w.shape != (zk.n_vars,):
             raise WitnessLengthError("<witness>", None, f"witness has {w.size} values, the key needs {zk.n_vars}", "wtns")
-        w = np.array([gmpy2.mpz(int(x)) for x in w], dtype=object)
+        w = np.fromiter((gmpy2.mpz(int(x)) for x in w), dtype=object, count=len(w))
         if w[0] != 1:
             raise WitnessError("witness[0] (ONE) must be 1")
         if min(w) < 0 or max(w) >= _R:
