@@ -65,9 +65,14 @@ def porep_id(sector_size: int) -> bytes:
     return registered_proof(sector_size)[1].to_bytes(8, "little") + bytes(24)
 
 
-def replica_id(prover_id: bytes, sector_id: int, ticket: bytes, comm_d: bytes, sector_size: int) -> bytes:
-    """replica_id as rust-fil-proofs' generate_replica_id: SHA-256 reduced into Fr, 32 bytes LE."""
-    h = hashlib.sha256(prover_id + sector_id.to_bytes(8, "big") + ticket + comm_d + porep_id(sector_size)).digest()
+def replica_id(prover_id: bytes, sector_id: int, ticket: bytes, comm_d: bytes, sector_size: int,
+               pid: bytes | None = None) -> bytes:
+    """replica_id as rust-fil-proofs' generate_replica_id: SHA-256 reduced into Fr, 32 bytes LE.
+
+    ``pid`` is the porep id; None means the sector size's default (``porep_id``).
+    """
+    pid = porep_id(sector_size) if pid is None else pid
+    h = hashlib.sha256(prover_id + sector_id.to_bytes(8, "big") + ticket + comm_d + pid).digest()
     return (int.from_bytes(h, "little") % FR.modulus).to_bytes(32, "little")
 
 
@@ -181,17 +186,44 @@ def read_c1(path) -> dict:
         c1 = json.loads(raw)
     except json.JSONDecodeError as e:
         raise C1Error(path, "<json>", f"not valid JSON: {e}") from None
-    errors = sorted(jsonschema.Draft202012Validator(SCHEMA).iter_errors(c1), key=lambda e: list(e.path))
+    check_schema(c1, SCHEMA, path)
+    b, key, parts, depth = check_header(c1, path)
+    for k, part in enumerate(parts):
+        expect = derive_challenges(b["replica_id"], b["seed"], c1["sector_size"], k, c1["challenges_per_partition"])
+        for i, pr in enumerate(part):
+            check_comm_d_proof(path, f"vanilla_proofs/{key}/{k}/{i}/comm_d_proofs", pr["comm_d_proofs"], expect[i],
+                               depth, b["comm_d"])
+    return c1
+
+
+def check_schema(c1: dict, schema: dict, path) -> None:
+    """Raise C1Error listing every schema violation (up to 20) with its field path."""
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(c1), key=lambda e: list(map(str, e.path)))
     if errors:
         msg = "; ".join(f"{'/'.join(map(str, e.path)) or '<root>'}: {e.message[:120]}" for e in errors[:20])
+        if len(errors) > 20:
+            msg += f"; … {len(errors) - 20} more"
         raise C1Error(path, "/".join(map(str, errors[0].path)) or "<root>", msg)
+
+
+def check_header(c1: dict, path, pid: bytes | None = None) -> tuple[dict, str, list, int]:
+    """Consistency of a schema-valid C1's header: sector size, registered proof, replica_id
+    (with porep id ``pid``, default the size's), Filecoin's partition/challenge counts, and the
+    partition and challenge list lengths.
+
+    Returns:
+        (the 32-byte fields as bytes, the vanilla_proofs key, its partition lists, comm_d tree depth).
+
+    Raises:
+        C1Error: names the field.
+    """
     size = c1["sector_size"]
     if size & (size - 1):
         raise C1Error(path, "sector_size", f"{size} is not a power of two")
     if c1["registered_proof"] != registered_proof(size)[0]:
         raise C1Error(path, "registered_proof", f"{c1['registered_proof']} does not match sector_size {size}")
-    b = {k: bytes(c1[k]) for k in ("prover_id", "ticket", "seed", "comm_d", "replica_id")}
-    if replica_id(b["prover_id"], c1["sector_id"], b["ticket"], b["comm_d"], size) != b["replica_id"]:
+    b = {k: bytes(v) for k, v in c1.items() if k in ("prover_id", "ticket", "seed", "comm_d", "comm_r", "replica_id", "porep_id")}
+    if replica_id(b["prover_id"], c1["sector_id"], b["ticket"], b["comm_d"], size, pid) != b["replica_id"]:
         raise C1Error(path, "replica_id", "does not match SHA-256(prover_id, sector_id, ticket, comm_d, porep_id)")
     key = _vanilla_key(size)
     if key not in c1["vanilla_proofs"]:
@@ -199,28 +231,26 @@ def read_c1(path) -> dict:
     parts = c1["vanilla_proofs"][key]
     nparts, nch = c1["partitions"], c1["challenges_per_partition"]
     if size in SECTOR_SIZES and (nparts, nch) != challenge_counts(size):
-        raise C1Error(path, "partitions", f"{nparts} × {nch} challenges; a {size}-byte sector takes {challenge_counts(size)[0]} × {challenge_counts(size)[1]}")
+        want = challenge_counts(size)
+        raise C1Error(path, "partitions", f"{nparts} × {nch} challenges; a {size}-byte sector takes {want[0]} × {want[1]}")
     if len(parts) != nparts:
         raise C1Error(path, "vanilla_proofs", f"{len(parts)} partitions, header says {nparts}")
-    nodes = size // 32
-    depth = nodes.bit_length() - 1
     for k, part in enumerate(parts):
         if len(part) != nch:
             raise C1Error(path, f"vanilla_proofs/{key}/{k}", f"{len(part)} challenges, expected {nch}")
-        expect = derive_challenges(b["replica_id"], b["seed"], size, k, nch)
-        for i, pr in enumerate(part):
-            f = f"vanilla_proofs/{key}/{k}/{i}/comm_d_proofs"
-            p = pr["comm_d_proofs"]
-            if p["index"] >= nodes:
-                raise C1Error(path, f + "/index", f"{p['index']} out of range for {nodes} nodes")
-            if p["index"] != expect[i]:
-                raise C1Error(path, f + "/index", f"{p['index']} is not the derived challenge {expect[i]}")
-            if len(p["path"]) != depth:
-                raise C1Error(path, f + "/path", f"length {len(p['path'])}, tree depth is {depth}")
-            if bytes(p["root"]) != b["comm_d"]:
-                raise C1Error(path, f + "/root", "differs from comm_d")
-            if p["leaf"][31] & 0xC0:
-                raise C1Error(path, f + "/leaf", "top two bits set: not an Fr32 node")
-            if not verify_path(bytes(p["leaf"]), p["index"], [bytes(s) for s in p["path"]], b["comm_d"]):
-                raise C1Error(path, f + "/path", "does not hash to comm_d")
-    return c1
+    return b, key, parts, (size // 32).bit_length() - 1
+
+
+def check_comm_d_proof(path, field: str, p: dict, challenge: int, depth: int, comm_d: bytes) -> None:
+    """One comm_d inclusion proof: index = the derived challenge, path length = depth, root =
+    comm_d, an Fr32 leaf, and the path hashing to comm_d (sha254). Raises C1Error naming the field."""
+    if p["index"] != challenge:
+        raise C1Error(path, field + "/index", f"{p['index']} is not the derived challenge {challenge}")
+    if len(p["path"]) != depth:
+        raise C1Error(path, field + "/path", f"length {len(p['path'])}, tree depth is {depth}")
+    if bytes(p["root"]) != comm_d:
+        raise C1Error(path, field + "/root", "differs from comm_d")
+    if p["leaf"][31] & 0xC0:
+        raise C1Error(path, field + "/leaf", "top two bits set: not an Fr32 node")
+    if not verify_path(bytes(p["leaf"]), p["index"], [bytes(x) for x in p["path"]], comm_d):
+        raise C1Error(path, field + "/path", "does not hash to comm_d")

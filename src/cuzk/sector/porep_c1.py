@@ -51,24 +51,25 @@ level: as upstream, they are the roots inside the proofs.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
-
-import jsonschema
 
 from ..hash.poseidon import R, poseidon_many
 from .c1 import (
     FORMAT,
     C1Error,
     _vanilla_key,
+    check_comm_d_proof,
+    check_header,
+    check_schema,
     porep_id as default_porep_id,
     registered_proof,
+    replica_id,
     write_c1,
 )
 from .c1 import SCHEMA as _C1_SCHEMA
-from .challenges import SECTOR_SIZES, challenge_counts, derive_challenges
-from .commd import build_tree as build_commd_tree, merkle_path, sha254, verify_path
+from .challenges import challenge_counts, derive_challenges
+from .commd import build_tree as build_commd_tree, merkle_path, sha254
 from .graph import BASE_DEGREE, EXP_DEGREE, all_parents, parents as graph_parents
 from .labels import label_header
 from .replica import replicate, tree_arities, tree_path, tree_shape
@@ -88,12 +89,6 @@ def _fr(v: int) -> list[int]:
 
 def _int(b) -> int:
     return int.from_bytes(bytes(b), "little")
-
-
-def _replica_id(prover_id: bytes, sector_id: int, ticket: bytes, comm_d: bytes, pid: bytes) -> bytes:
-    """generate_replica_id with an explicit porep_id (c1.replica_id uses the sector size's)."""
-    h = hashlib.sha256(prover_id + sector_id.to_bytes(8, "big") + ticket + comm_d + pid).digest()
-    return (int.from_bytes(h, "little") % R).to_bytes(32, "little")
 
 
 def _merkle_proof(levels, index: int, shape) -> dict:
@@ -146,7 +141,7 @@ def seal_and_prove(
         challenges = dc if challenges is None else challenges
     dtree = build_commd_tree(padded)
     comm_d = bytes(dtree[-1][0])
-    rid = _replica_id(prover_id, sector_id, ticket, comm_d, pid)
+    rid = replica_id(prover_id, sector_id, ticket, comm_d, sector_size, pid)
     par = all_parents(sector_size, pid, api_version=api_version, cache_dir=cache_dir)
     rep = replicate(padded, rid, sector_size, layers, pid, api_version=api_version, parents=par)
     labels, shape = rep["labels"], rep["shape"]
@@ -251,15 +246,6 @@ SCHEMA = {
 }
 
 
-def _schema_check(c1, path) -> None:
-    errors = sorted(jsonschema.Draft202012Validator(SCHEMA).iter_errors(c1), key=lambda e: list(map(str, e.path)))
-    if errors:
-        msg = "; ".join(f"{'/'.join(map(str, e.path)) or '<root>'}: {e.message[:120]}" for e in errors[:20])
-        if len(errors) > 20:
-            msg += f"; … {len(errors) - 20} more"
-        raise C1Error(path, "/".join(map(str, errors[0].path)) or "<root>", msg)
-
-
 # --- verification ---------------------------------------------------------------------------------
 
 def _poseidon(vals: list[int]) -> int:
@@ -317,50 +303,21 @@ def verify_porep_c1(c1: dict, path="<c1>") -> None:
     Raises:
         C1Error: naming ``path`` and the first bad field (schema errors: all of them).
     """
-    _schema_check(c1, path)
+    check_schema(c1, SCHEMA, path)
     size, layers = c1["sector_size"], c1["layers"]
-    if size & (size - 1):
-        raise C1Error(path, "sector_size", f"{size} is not a power of two")
-    if c1["registered_proof"] != registered_proof(size)[0]:
-        raise C1Error(path, "registered_proof", f"{c1['registered_proof']} does not match sector_size {size}")
-    b = {k: bytes(c1[k]) for k in ("prover_id", "ticket", "seed", "comm_d", "comm_r", "replica_id", "porep_id")}
+    b, key, parts, depth = check_header(c1, path, bytes(c1["porep_id"]))
     rid = b["replica_id"]
-    if _replica_id(b["prover_id"], c1["sector_id"], b["ticket"], b["comm_d"], b["porep_id"]) != rid:
-        raise C1Error(path, "replica_id", "does not match SHA-256(prover_id, sector_id, ticket, comm_d, porep_id)")
-    key = _vanilla_key(size)
-    if key not in c1["vanilla_proofs"]:
-        raise C1Error(path, "vanilla_proofs", f"expected key {key}")
-    parts = c1["vanilla_proofs"][key]
-    nparts, nch = c1["partitions"], c1["challenges_per_partition"]
-    if size in SECTOR_SIZES and (nparts, nch) != challenge_counts(size):
-        raise C1Error(path, "partitions", f"{nparts} × {nch} challenges; a {size}-byte sector takes "
-                                          f"{challenge_counts(size)[0]} × {challenge_counts(size)[1]}")
-    if len(parts) != nparts:
-        raise C1Error(path, "vanilla_proofs", f"{len(parts)} partitions, header says {nparts}")
-    nodes = size // 32
-    depth = nodes.bit_length() - 1
     try:
-        arities = tree_arities(nodes, tree_shape(size))
+        arities = tree_arities(size // 32, tree_shape(size))
     except ValueError as e:
         raise C1Error(path, "sector_size", str(e)) from None
     comm_c = comm_r_last = None
     for k, part in enumerate(parts):
-        if len(part) != nch:
-            raise C1Error(path, f"vanilla_proofs/{key}/{k}", f"{len(part)} challenges, expected {nch}")
-        expect = derive_challenges(rid, b["seed"], size, k, nch)
+        expect = derive_challenges(rid, b["seed"], size, k, c1["challenges_per_partition"])
         for i, pr in enumerate(part):
             base = f"vanilla_proofs/{key}/{k}/{i}"
             c = expect[i]
-            # comm_d (binary sha254 tree), as read_c1
-            f, p = base + "/comm_d_proofs", pr["comm_d_proofs"]
-            if p["index"] != c:
-                raise C1Error(path, f + "/index", f"{p['index']} is not the derived challenge {c}")
-            if len(p["path"]) != depth:
-                raise C1Error(path, f + "/path", f"length {len(p['path'])}, tree depth is {depth}")
-            if bytes(p["root"]) != b["comm_d"]:
-                raise C1Error(path, f + "/root", "differs from comm_d")
-            if not verify_path(bytes(p["leaf"]), c, [bytes(s) for s in p["path"]], b["comm_d"]):
-                raise C1Error(path, f + "/path", "does not hash to comm_d")
+            check_comm_d_proof(path, base + "/comm_d_proofs", pr["comm_d_proofs"], c, depth, b["comm_d"])
             # tree_r_last
             comm_r_last = _check_merkle(path, base + "/comm_r_last_proof", pr["comm_r_last_proof"], c, arities,
                                         comm_r_last, "tree_r_last")
