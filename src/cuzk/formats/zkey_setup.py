@@ -18,9 +18,6 @@ Source: snarkjs ``zkey_new.js`` and ``zkey_contribute.js`` (δ divides C and H).
 
 from __future__ import annotations
 
-import logging
-import secrets
-import warnings
 
 import gmpy2
 import numpy as np
@@ -28,11 +25,10 @@ import numpy as np
 from ..backend import Backend
 from ..curve import G1, G2
 from ..field import FR
-from ..groth16.setup import DEV_SETUP_WARNING, DevelopmentSetupWarning, domain_size, transpose_mul
+from ..groth16.setup import domain_size, key_points, qap_at_tau, toxic_waste
 from .encoding import ffjs_root_of_unity
 from .zkey import ZKey
 
-log = logging.getLogger(__name__)
 _MPZ = gmpy2.mpz
 _R = FR.modulus
 
@@ -66,13 +62,6 @@ def ffjs_lagrange_at(tau: int, n: int, indices: np.ndarray | None = None) -> np.
     return np.mod(w * denom * _MPZ(z * pow(n, -1, _R) % _R), _MPZ(_R))
 
 
-def _random_nonzero() -> int:
-    while True:
-        v = secrets.randbelow(_R)
-        if v:
-            return v
-
-
 def setup_zkey(r1cs, backend: Backend, toxic: dict | None = None) -> ZKey:
     """Development key in snarkjs' layout for a cuzk ``R1CS`` (see the module docstring).
 
@@ -89,24 +78,13 @@ def setup_zkey(r1cs, backend: Backend, toxic: dict | None = None) -> ZKey:
     Warns:
         DevelopmentSetupWarning, always.
     """
-    warnings.warn(DEV_SETUP_WARNING, DevelopmentSetupWarning, stacklevel=2)
-    log.warning(DEV_SETUP_WARNING)
-    t = toxic or {k: _random_nonzero() for k in ("tau", "alpha", "beta", "gamma", "delta")}
-    tau, alpha, beta, gamma, delta = (t[k] % _R for k in ("tau", "alpha", "beta", "gamma", "delta"))
     n = domain_size(r1cs.num_constraints)
-    while pow(tau, 2 * n, _R) == 1:
-        tau = _random_nonzero()
+    tau, alpha, beta, gamma, delta = toxic_waste(toxic, 2 * n)  # H bases need τ outside the 2n domain
     nv, ni = r1cs.num_vars, r1cs.num_inputs
     lag = ffjs_lagrange_at(tau, n)[: r1cs.num_constraints]
-    u = transpose_mul(r1cs.A, lag)
-    v = transpose_mul(r1cs.B, lag)
-    w = transpose_mul(r1cs.C, lag)
+    u, v, ic_s, c_s = qap_at_tau(r1cs, lag, alpha, beta, gamma, delta)
     rz = _MPZ(_R)
-    combo = np.mod(u * _MPZ(beta) + v * _MPZ(alpha) + w, rz)
-    ginv, dinv = pow(gamma, -1, _R), pow(delta, -1, _R)
-    ic_s = np.mod(combo[:ni] * _MPZ(ginv), rz)
-    c_s = np.mod(combo[ni:] * _MPZ(dinv), rz)
-    h_s = np.mod(ffjs_lagrange_at(tau, 2 * n, 2 * np.arange(n) + 1) * _MPZ(dinv), rz)
+    h_s = np.mod(ffjs_lagrange_at(tau, 2 * n, 2 * np.arange(n) + 1) * _MPZ(pow(delta, -1, _R)), rz)
 
     g1, g2 = G1.generator(), G2.generator()
 
@@ -127,12 +105,7 @@ def setup_zkey(r1cs, backend: Backend, toxic: dict | None = None) -> ZKey:
         n_vars=nv,
         n_public=ni - 1,
         domain_size=n,
-        alpha_g1=G1.mul(g1, alpha),
-        beta_g1=G1.mul(g1, beta),
-        beta_g2=G2.mul(g2, beta),
-        gamma_g2=G2.mul(g2, gamma),
-        delta_g1=G1.mul(g1, delta),
-        delta_g2=G2.mul(g2, delta),
+        **key_points(alpha, beta, gamma, delta),
         ic=mul1(ic_s),
         coeff_matrix=mat[order].astype(np.uint32),
         coeff_constraint=rows[order].astype(np.uint32),

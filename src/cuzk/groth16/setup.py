@@ -72,6 +72,62 @@ def _random_nonzero() -> int:
             return v
 
 
+def toxic_waste(toxic: dict | None, domain: int) -> tuple[int, int, int, int, int]:
+    """(τ, α, β, γ, δ) for a development setup, after the development-setup warning.
+
+    Args:
+        toxic: fixed {"tau", "alpha", "beta", "gamma", "delta"} (tests) or None for fresh secrets.
+        domain: τ must not be a root of x^domain − 1 (Z(τ) = 0 breaks the key).
+
+    Raises:
+        ValueError: given toxic waste with γ or δ zero, or τ in the domain.
+    """
+    warnings.warn(DEV_SETUP_WARNING, DevelopmentSetupWarning, stacklevel=3)
+    log.warning(DEV_SETUP_WARNING)
+    r = FR.modulus
+    names = ("tau", "alpha", "beta", "gamma", "delta")
+    tau, alpha, beta, gamma, delta = ((toxic[k] if toxic else _random_nonzero()) % r for k in names)
+    if toxic is not None:
+        if 0 in (gamma, delta):
+            raise ValueError("toxic waste: gamma and delta must be non-zero")
+        if pow(tau, domain, r) == 1:
+            raise ValueError("toxic waste: tau lies in the evaluation domain (Z(tau) = 0)")
+    while pow(tau, domain, r) == 1:  # resample: probability ~domain/r
+        tau = _random_nonzero()
+    return tau, alpha, beta, gamma, delta
+
+
+def qap_at_tau(r1cs, lag: np.ndarray, alpha: int, beta: int, gamma: int, delta: int):
+    """u_i(τ), v_i(τ) and the IC and private scalars (β·u_i + α·v_i + w_i)/γ resp. /δ.
+
+    Args:
+        lag: the Lagrange basis at τ for the constraint rows (int array, num_constraints).
+
+    Returns:
+        (u, v, ic_scalars (num_inputs), private_scalars (num_aux)) as int arrays.
+    """
+    rz = gmpy2.mpz(FR.modulus)
+    u, v, w = (transpose_mul(m, lag) for m in (r1cs.A, r1cs.B, r1cs.C))
+    combo = np.mod(u * gmpy2.mpz(beta) + v * gmpy2.mpz(alpha) + w, rz)
+    ni = r1cs.num_inputs
+    ic = np.mod(combo[:ni] * gmpy2.mpz(pow(gamma, -1, FR.modulus)), rz)
+    private = np.mod(combo[ni:] * gmpy2.mpz(pow(delta, -1, FR.modulus)), rz)
+    return u, v, ic, private
+
+
+def key_points(alpha: int, beta: int, gamma: int, delta: int) -> dict:
+    """α_G1, β_G1, β_G2, γ_G2, δ_G1, δ_G2 as generator multiples (the fields of a verifying key)."""
+    g1, g2 = G1.generator(), G2.generator()
+    return {
+        "alpha_g1": G1.mul(g1, alpha),
+        "beta_g1": G1.mul(g1, beta),
+        "beta_g2": G2.mul(g2, beta),
+        "gamma_g2": G2.mul(g2, gamma),
+        "delta_g1": G1.mul(g1, delta),
+        "delta_g2": G2.mul(g2, delta),
+    }
+
+
 def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
     """Generate a development proving key for ``r1cs`` (see the module warning).
 
@@ -90,31 +146,12 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
     Warns:
         DevelopmentSetupWarning, always.
     """
-    warnings.warn(DEV_SETUP_WARNING, DevelopmentSetupWarning, stacklevel=2)
-    log.warning(DEV_SETUP_WARNING)
     r = FR.modulus
-    t = toxic or {k: _random_nonzero() for k in ("tau", "alpha", "beta", "gamma", "delta")}
-    tau, alpha, beta, gamma, delta = (t[k] % r for k in ("tau", "alpha", "beta", "gamma", "delta"))
     n = domain_size(r1cs.num_constraints)
-    if toxic is not None:
-        if 0 in (gamma, delta):
-            raise ValueError("toxic waste: gamma and delta must be non-zero")
-        if pow(tau, n, r) == 1:
-            raise ValueError("toxic waste: tau lies in the evaluation domain (Z(tau) = 0)")
-    while pow(tau, n, r) == 1:  # τ in the domain makes Z(τ) = 0; resample (probability ~n/r)
-        tau = _random_nonzero()
-
+    tau, alpha, beta, gamma, delta = toxic_waste(toxic, n)
     lag = lagrange_at(tau, n)[: r1cs.num_constraints]
-    u = transpose_mul(r1cs.A, lag)
-    v = transpose_mul(r1cs.B, lag)
-    w = transpose_mul(r1cs.C, lag)
-    ni = r1cs.num_inputs
-    combo = np.mod(u * gmpy2.mpz(beta) + v * gmpy2.mpz(alpha) + w, gmpy2.mpz(r))
-    gamma_inv = pow(gamma, -1, r)
-    delta_inv = pow(delta, -1, r)
-    ic_scalars = np.mod(combo[:ni] * gmpy2.mpz(gamma_inv), gmpy2.mpz(r))
-    l_scalars = np.mod(combo[ni:] * gmpy2.mpz(delta_inv), gmpy2.mpz(r))
-    zd = (pow(tau, n, r) - 1) * delta_inv % r
+    u, v, ic_scalars, l_scalars = qap_at_tau(r1cs, lag, alpha, beta, gamma, delta)
+    zd = (pow(tau, n, r) - 1) * pow(delta, -1, r) % r
     h_scalars = np.mod(FR.powers(tau, n - 1) * gmpy2.mpz(zd), gmpy2.mpz(r))
 
     g1, g2 = G1.generator(), G2.generator()
@@ -126,15 +163,7 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
     g1_arrays, lo = {}, 0
     for name, sc in parts.items():
         g1_arrays[name], lo = pts[lo : lo + len(sc)], lo + len(sc)
-    vk = VerifyingKey(
-        alpha_g1=G1.mul(g1, alpha),
-        beta_g1=G1.mul(g1, beta),
-        beta_g2=G2.mul(g2, beta),
-        gamma_g2=G2.mul(g2, gamma),
-        delta_g1=G1.mul(g1, delta),
-        delta_g2=G2.mul(g2, delta),
-        ic=G1.from_array(g1_arrays.pop("ic"), check_subgroup=False),
-    )
+    vk = VerifyingKey(**key_points(alpha, beta, gamma, delta), ic=G1.from_array(g1_arrays.pop("ic"), check_subgroup=False))
     return ProvingKey(vk=vk, b_g2=backend.fixed_base_mul(G2, g2, v[dens_b]), **g1_arrays)
 
 
