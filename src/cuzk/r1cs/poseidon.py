@@ -77,6 +77,11 @@ def _refs(x) -> np.ndarray:
     return np.asarray(x, dtype=np.int64)
 
 
+# S-box kinds in a template: constant input (no constraints), input used as it is (3 constraints:
+# x², x⁴, x⁵), input allocated first (4: neptune circuit.rs's ensure_allocated, then the 3)
+_CONST, _DIRECT, _ALLOC = 0, 1, 2
+
+
 # --------------------------------------------------------------------------------------------
 # the symbolic template of one hash
 # --------------------------------------------------------------------------------------------
@@ -99,7 +104,7 @@ class _Template:
 
 
 @functools.lru_cache(maxsize=None)
-def _template(arity: int, n: int, tag: int, strength: str) -> _Template:
+def _template(arity: int, n: int, tag: int, strength: str, legacy: bool = False) -> _Template:
     p = _nat.params(arity, strength)
     t = p.t
     rc = [[int(c) for c in row] for row in p.round_constants_array()]
@@ -119,10 +124,19 @@ def _template(arity: int, n: int, tag: int, strength: str) -> _Template:
         rnd = []
         for i in rows:
             nz = [j for j in range(len(live)) if C[i][j]]
+            if legacy and not nz:
+                kind = _CONST  # a constant input (the domain tag in round 0): no variables
+            elif legacy and r > 0:
+                kind = _ALLOC  # neptune's Elt::Num input, allocated first
+            else:
+                kind = _DIRECT
             rnd.append((i, np.array([live[j] for j in nz], dtype=np.int64),
-                        tuple(C[i][j] for j in nz), c0[i]))
-        # S-box outputs replace their rows: unit vectors on new slots
-        for i in rows:
+                        tuple(C[i][j] for j in nz), c0[i], kind))
+        # S-box outputs replace their rows: unit vectors on new slots (constants stay constants)
+        for i, *_, kind in rnd:
+            if kind == _CONST:
+                c0[i] = pow(c0[i], 5, R)
+                continue
             live.append(nslots)
             for row in C:
                 row.append(0)
@@ -142,10 +156,18 @@ def _template(arity: int, n: int, tag: int, strength: str) -> _Template:
     return _Template(n=n, nslots=nslots, sboxes=tuple(rounds), out=out)
 
 
-def hash_constraints(arity: int, strength: str = _nat.STANDARD) -> int:
-    """Constraints of one :func:`poseidon_hash`: 3·(t·R_F + R_P) + 1 (238, 388, 460 for 2, 8, 11)."""
+def hash_constraints(arity: int, strength: str = _nat.STANDARD, legacy: bool = False) -> int:
+    """Constraints of one :func:`poseidon_hash` of ``arity`` inputs.
+
+    circuit2 form: 3·(t·R_F + R_P) + 1 (238, 388, 460 for arities 2, 8, 11). Legacy form
+    (neptune ``circuit.rs``): 3·(t − 1) + 4·(t·(R_F − 1) + R_P) + 1 (311, 505, 598); rust-fil-proofs'
+    ``hash2_circuit`` and ``hash_single_column`` tests assert 311 and 598.
+    """
     rf, rp = _nat.round_numbers(arity, strength)
-    return 3 * ((arity + 1) * rf + rp) + 1
+    t = arity + 1
+    if legacy:
+        return 3 * (t - 1) + 4 * (t * (rf - 1) + rp) + 1
+    return 3 * (t * rf + rp) + 1
 
 
 def _lc_of(cs: ConstraintSystem, slot_refs: np.ndarray, slots, coeffs, const) -> LC:
@@ -164,7 +186,7 @@ def _lc_of(cs: ConstraintSystem, slot_refs: np.ndarray, slots, coeffs, const) ->
 
 
 def poseidon_hash(cs: ConstraintSystem, inputs_refs, arity: int, domain_tag: int | None = None,
-                  gadget: str = "poseidon", strength: str = _nat.STANDARD) -> np.ndarray:
+                  gadget: str = "poseidon", strength: str = _nat.STANDARD, legacy: bool = False) -> np.ndarray:
     """k Poseidon hashes at once (neptune's permutation; constraints as neptune's circuit).
 
     Args:
@@ -177,6 +199,9 @@ def poseidon_hash(cs: ConstraintSystem, inputs_refs, arity: int, domain_tag: int
             n inputs pass ``cuzk.hash.poseidon.constant_length_tag(n)``.
         gadget: constraint-name prefix (``{gadget}/sbox``, ``{gadget}/out``).
         strength: ``"standard"`` (default) or ``"strengthened"``.
+        legacy: cost the hash as neptune's ``circuit.rs`` ``poseidon_hash`` (what rust-fil-proofs'
+            PoRep and PoSt circuits use): the domain tag's S-box is free and every S-box input
+            after round 0 is allocated first (one more constraint). Default: ``circuit2`` costs.
 
     Returns:
         ``(k,)`` int64 refs of the new aux variables holding the digests (state[1]).
@@ -200,7 +225,7 @@ def poseidon_hash(cs: ConstraintSystem, inputs_refs, arity: int, domain_tag: int
     tag = p.merkle_tag if domain_tag is None else int(domain_tag)
     if not 0 <= tag < R:
         raise ValueError(f"poseidon_hash: domain tag {tag:#x} is not a canonical Fr element")
-    tpl = _template(arity, n, tag, strength)
+    tpl = _template(arity, n, tag, strength, bool(legacy))
     t = p.t
 
     slot_refs = np.empty((k, tpl.nslots), dtype=np.int64)
@@ -221,30 +246,38 @@ def poseidon_hash(cs: ConstraintSystem, inputs_refs, arity: int, domain_tag: int
 
     name = f"{gadget}/sbox"
     for r, rnd in enumerate(tpl.sboxes):
-        ns = len(rnd)
-        v2 = v4 = v5 = None
+        var = [s for s, e in enumerate(rnd) if e[4] != _CONST]
+        pre = [s for s in var if rnd[s][4] == _ALLOC]
+        ns = len(var)
+        vin = v2 = v4 = v5 = None
         if state is not None:
             xs = state + rcs[r][:, None]  # (t, k): round constants added
             rows = [e for e, *_ in rnd]
-            xin = np.mod(xs[rows], _P)  # (ns, k)
+            xin = np.mod(xs[rows], _P)  # (len(rnd), k)
             x2 = np.mod(xin * xin, _P)
             x4 = np.mod(x2 * x2, _P)
             x5 = np.mod(x4 * xin, _P)
             xs[rows] = x5
             state = np.mod(mds @ xs, _P)
-            v2, v4, v5 = x2.T, x4.T, x5.T
+            vin, v2, v4, v5 = xin[pre].T, x2[var].T, x4[var].T, x5[var].T
+        ra = cs.alloc_aux((k, len(pre)), vin) if pre else None
         r2 = cs.alloc_aux((k, ns), v2)
         r4 = cs.alloc_aux((k, ns), v4)
         r5 = cs.alloc_aux((k, ns), v5)
         slot_refs[:, nxt:nxt + ns] = r5
         if cs.has_shape and k:
-            for s, (_, slots, coeffs, const) in enumerate(rnd):
+            for j, s in enumerate(var):
+                _, slots, coeffs, const, kind = rnd[s]
                 xl = _lc_of(cs, slot_refs, slots, coeffs, const)
-                cs.enforce(xl, xl, lc(r2[:, s]), gadget=name)
-                cs.enforce(lc(r2[:, s]), lc(r2[:, s]), lc(r4[:, s]), gadget=name)
-                cs.enforce(lc(r4[:, s]), xl, lc(r5[:, s]), gadget=name)
-        else:
-            cs.num_constraints += 3 * ns * k if k else 0
+                if kind == _ALLOC:
+                    a = lc(ra[:, pre.index(s)])
+                    cs.enforce(xl, cs.one(k), a, gadget=name)
+                    xl = a
+                cs.enforce(xl, xl, lc(r2[:, j]), gadget=name)
+                cs.enforce(lc(r2[:, j]), lc(r2[:, j]), lc(r4[:, j]), gadget=name)
+                cs.enforce(lc(r4[:, j]), xl, lc(r5[:, j]), gadget=name)
+        elif k:
+            cs.num_constraints += (3 * ns + len(pre)) * k
         nxt += ns
     assert nxt == tpl.nslots
 
@@ -425,7 +458,7 @@ def insert(cs: ConstraintSystem, element_refs, bits_refs, elements_refs,
 
 def merkle_path_poseidon(cs: ConstraintSystem, leaf_ref, path_refs, index_bits_refs, arity: int,
                          gadget: str = "merkle_poseidon", enforce_boolean: bool = False,
-                         strength: str = _nat.STANDARD) -> np.ndarray:
+                         strength: str = _nat.STANDARD, legacy: bool = False) -> np.ndarray:
     """Roots of k Merkle paths at once (rust-fil-proofs' PoR circuit over a Poseidon tree).
 
     Per level (leaf upward): ``insert`` the current node among the level's siblings at the
@@ -442,6 +475,7 @@ def merkle_path_poseidon(cs: ConstraintSystem, leaf_ref, path_refs, index_bits_r
             only constrains that when ``enforce_boolean`` (k·levels·log2 arity more constraints).
         arity: tree arity, a power of two ≥ 2 (8 for Filecoin's tree_c/tree_r_last).
         gadget: constraint-name prefix (``{gadget}/insert``, ``{gadget}/hash/...``).
+        legacy: hash with neptune ``circuit.rs`` costs (:func:`poseidon_hash`), as rust-fil-proofs.
 
     Returns:
         ``(k,)`` int64 refs of the roots (aux variables).
@@ -471,5 +505,5 @@ def merkle_path_poseidon(cs: ConstraintSystem, leaf_ref, path_refs, index_bits_r
     cur = leaf
     for lvl in range(levels):
         nodes = insert(cs, cur, bits[:, lvl], path[:, lvl], gadget=f"{gadget}/insert")
-        cur = poseidon_hash(cs, nodes, arity, gadget=f"{gadget}/hash", strength=strength)
+        cur = poseidon_hash(cs, nodes, arity, gadget=f"{gadget}/hash", strength=strength, legacy=legacy)
     return cur

@@ -1,0 +1,166 @@
+"""The StackedDRG PoRep circuit: upstream's constraint counts, real sealed witnesses, tampering."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cuzk.circuits import porep
+from cuzk.hash.poseidon import R, poseidon_many
+from cuzk.r1cs import ConstraintSystem, Unsatisfied
+from cuzk.r1cs.poseidon import hash_constraints, poseidon_hash
+from cuzk.sector.porep_c1 import seal_and_prove, verify_porep_c1
+
+
+def _sealed_c1(shape, seed=1, tmp=None):
+    rng = np.random.default_rng(seed)
+    data = bytearray(rng.integers(0, 256, shape.sector_size, dtype=np.uint8).tobytes())
+    for i in range(31, len(data), 32):
+        data[i] &= 0x3F  # Fr32: the top two bits of every node are zero
+    pid = bytes([44] * 32) if shape.test_only else None  # upstream's test uses porep id [44; 32]
+    c1 = seal_and_prove(bytes(data), shape.sector_size, 7, bytes(32), bytes(range(32)), bytes(range(1, 33)),
+                        shape.layers, porep_id=pid, partitions=shape.partitions, challenges=shape.challenges,
+                        cache_dir=tmp)
+    verify_porep_c1(c1)
+    return c1
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """The 256-byte shape (upstream's test circuit) built with a real sealed witness."""
+    shape = porep.shape_by_name("test-only-porep-256B")
+    c1 = _sealed_c1(shape, tmp=tmp_path_factory.mktemp("parents"))
+    cs = ConstraintSystem(shape=True, witness=True)
+    refs = porep.synthesize(cs, shape, porep.witness_from_c1(c1, 0))
+    r1cs = cs.finalize()
+    return shape, c1, cs, refs, r1cs, cs.full_assignment()
+
+
+def test_legacy_poseidon_counts_are_upstreams():
+    # rust-fil-proofs' hash2_circuit (PoseidonHasher) and hash_single_column(11) tests: 311, 598
+    assert hash_constraints(2, legacy=True) == 311
+    assert hash_constraints(11, legacy=True) == 598
+    rng = np.random.default_rng(5)
+    for arity in (2, 8, 11):
+        vals = [[int(x) % R for x in rng.integers(0, 2**63, arity)] for _ in range(3)]
+        cs = ConstraintSystem()
+        out = poseidon_hash(cs, cs.alloc_aux((3, arity), vals), arity, legacy=True)
+        cs.finalize().check(cs.full_assignment())
+        assert cs.num_constraints == 3 * hash_constraints(arity, legacy=True)
+        want = poseidon_many([[v[j] for v in vals] for j in range(arity)], arity=arity)
+        assert [int(x) for x in cs.value(out, dtype=object)] == [int(x) for x in want]
+
+
+def test_upstream_test_circuit_counts(small):
+    # storage-proofs-porep/tests/stacked_circuit.rs, test_stacked_input_circuit_poseidon_base_8:
+    # 8 nodes, base-8 trees, 2 layers, 1 challenge → 22 inputs, 1,199,620 constraints
+    shape, _, cs, _, r1cs, _ = small
+    assert r1cs.num_inputs == 22
+    assert cs.num_constraints == 1_199_620
+    st = shape.stats()
+    _stats_equal(st, r1cs.stats())
+    assert st["circuit_constraints"] == 1_199_620 and st["domain"] == 1 << 21
+
+
+def _stats_equal(got: dict, built: dict) -> bool:
+    for key in ("inputs", "aux", "constraints", "nnz_a", "nnz_b", "nnz_c"):
+        assert got[key] == built[key], key
+    return True
+
+
+def test_32gib_partition_matches_upstream_counts():
+    st = porep.shape_by_name("porep-32GiB").stats()
+    assert st["inputs"] == 328 and st["constraints"] == 130_278_869  # rust-fil-proofs / curio figures
+    assert st["domain"] == 1 << 27
+
+
+def test_label_cost_does_not_depend_on_layer():
+    base = porep._label_part(porep.PARENTS)
+    for layer in (2, 11):
+        def f(cs, layer=layer):
+            rid = cs.alloc_aux((1, porep.NUM_BITS))
+            node = cs.alloc_aux((1, 64))
+            pb = porep.num_to_bits(cs, cs.alloc_aux(porep.PARENTS), porep.NUM_BITS).reshape(1, porep.PARENTS, -1)
+            porep.create_label_num(cs, rid, layer, node, porep._expand_parents(pb))
+        c = porep._count(f)
+        c["aux"] -= porep.NUM_BITS + 64 + porep.PARENTS
+        assert c == base
+
+
+def test_real_witness_satisfies_and_inputs_match(small):
+    shape, c1, cs, refs, r1cs, w = small
+    r1cs.check(w)
+    ins, _ = cs.assignment()
+    pub = porep.public_inputs(c1, 0)
+    assert [int(x) for x in ins[1:]] == pub
+    # replica_id, comm_d, comm_r, then 18 per challenge: index, 6 + 8 parents, index ×3
+    c = c1["vanilla_proofs"][next(iter(c1["vanilla_proofs"]))][0][0]["comm_d_proofs"]["index"]
+    assert pub[:3] == [int.from_bytes(bytes(c1[f]), "little") for f in ("replica_id", "comm_d", "comm_r")]
+    assert pub[3] == c and pub[-3:] == [c, c, c]
+    # the circuit's labels are the sealed labels (c_x column rows)
+    cx = c1["vanilla_proofs"][next(iter(c1["vanilla_proofs"]))][0][0]["replica_column_proofs"]["c_x"]["column"]["rows"]
+    assert [int(x) for x in cs.value(refs["labels"][0], dtype=object)] == [int.from_bytes(bytes(b), "little") for b in cx]
+
+
+@pytest.mark.parametrize("what, gadget", [
+    ("labels", "labeling_1/create_label"), ("replica", "encode"), ("columns", "column_hash"), ("data", "comm_d_inclusion"),
+])
+def test_tampered_witness_variable_rejected(small, what, gadget):
+    _, _, _, refs, r1cs, w = small
+    w2 = w.copy()
+    idx = r1cs.num_inputs + int(refs[what].reshape(-1)[0])
+    w2[idx] = (int(w2[idx]) + 1) % R
+    with pytest.raises(Unsatisfied, match=gadget):
+        r1cs.check(w2)
+
+
+@pytest.mark.parametrize("field, gadget", [
+    ("commd_path", "comm_d_inclusion/root"),
+    ("columns", "tree_c_parents/root"),
+    ("tree_c_paths", "tree_c_parents/root"),
+    ("rlast_path", "tree_r_last/root"),
+    ("cx_path", "tree_c_c_x/root"),
+    ("comm_r", "porep/comm_r"),
+])
+def test_wrong_vanilla_value_rejected(small, field, gadget):
+    """A consistent witness built from one wrong C1 value fails at the check of that part."""
+    shape, c1, _, _, r1cs, _ = small
+    vals = porep.witness_from_c1(c1, 0)
+    if field == "comm_r":
+        vals["comm_r"] = (vals["comm_r"] + 1) % R
+    elif field in ("tree_c_paths",):
+        vals[field][0][3][0][2] = (vals[field][0][3][0][2] + 1) % R
+    elif field in ("rlast_path", "cx_path"):
+        vals[field][0][0][1] = (vals[field][0][0][1] + 1) % R
+    elif field == "commd_path":
+        vals[field][0, 1] = (vals[field][0, 1] + 1) % R
+    else:
+        vals[field][0, 5, 1] = (vals[field][0, 5, 1] + 1) % R
+    ws = ConstraintSystem(shape=False, witness=True)  # the shape is the fixture's
+    porep.synthesize(ws, shape, vals)
+    with pytest.raises(Unsatisfied, match=gadget):
+        r1cs.check(ws.full_assignment())
+
+
+def test_witness_only_mode_gives_the_same_assignment(small):
+    shape, c1, cs, *_ = small
+    ws = ConstraintSystem(shape=False, witness=True)
+    porep.synthesize(ws, shape, porep.witness_from_c1(c1, 0))
+    a_ins, a_aux = cs.assignment()
+    b_ins, b_aux = ws.assignment()
+    assert [int(x) for x in a_ins] == [int(x) for x in b_ins]
+    assert np.array_equal(np.asarray(a_aux, dtype=object), np.asarray(b_aux, dtype=object))
+
+
+def test_stats_match_built_circuit_two_challenges():
+    shape = porep.PoRepShape("t", 2048, 1, 2, 2, test_only=True)
+    cs = ConstraintSystem(shape=True, witness=False)
+    porep.synthesize(cs, shape)
+    _stats_equal(shape.stats(), cs.finalize().stats())
+
+
+def test_values_of_wrong_shape_rejected(small):
+    shape, c1, *_ = small
+    other = porep.PoRepShape("t", 256, 1, 1, 3, test_only=True)
+    with pytest.raises(ValueError, match="do not fit"):
+        porep.synthesize(ConstraintSystem(), other, porep.witness_from_c1(c1, 0))
