@@ -74,7 +74,7 @@ from .graph import BASE_DEGREE, EXP_DEGREE, all_parents, parents as graph_parent
 from .labels import label_header
 from .replica import replicate, tree_arities, tree_path, tree_shape
 
-__all__ = ["seal_and_prove", "verify_porep_c1", "write_porep_c1", "read_porep_c1", "SCHEMA", "TOTAL_PARENTS"]
+__all__ = ["merkle_proof", "seal_and_prove", "verify_porep_c1", "write_porep_c1", "read_porep_c1", "SCHEMA", "TOTAL_PARENTS"]
 
 TOTAL_PARENTS = 37  #: parents hashed per label (``TOTAL_PARENTS`` upstream)
 
@@ -91,7 +91,9 @@ def _int(b) -> int:
     return int.from_bytes(bytes(b), "little")
 
 
-def _merkle_proof(levels, index: int, shape) -> dict:
+def merkle_proof(levels, index: int, shape) -> dict:
+    """The JSON MerkleProof of leaf ``index`` in a Poseidon tree (``levels`` leaves first, as
+    :func:`cuzk.sector.replica.build_tree`): {"leaf", "root", "path": [{"hashes", "index"}]}."""
     path = tree_path(levels, index, shape)
     return {"leaf": _fr(levels[0][index]), "root": _fr(levels[-1][0]),
             "path": [{"hashes": [_fr(h) for h in sibs], "index": pos} for sibs, pos in path]}
@@ -149,7 +151,7 @@ def seal_and_prove(
 
     def column_proof(node: int) -> dict:
         return {"column": {"index": node, "rows": [_b32(labels[l][node].tobytes()) for l in range(layers)]},
-                "inclusion_proof": _merkle_proof(tree_c, node, shape)}
+                "inclusion_proof": merkle_proof(tree_c, node, shape)}
 
     parts = []
     for k in range(partitions):
@@ -167,7 +169,7 @@ def seal_and_prove(
             proofs.append({
                 "comm_d_proofs": {"leaf": _b32(bytes(dtree[0][c])), "path": [_b32(bytes(s)) for s in merkle_path(dtree, c)],
                                   "index": c, "root": _b32(comm_d)},
-                "comm_r_last_proof": _merkle_proof(tree_r, c, shape),
+                "comm_r_last_proof": merkle_proof(tree_r, c, shape),
                 "replica_column_proofs": {"c_x": column_proof(c),
                                           "drg_parents": [column_proof(q) for q in drg],
                                           "exp_parents": [column_proof(q) for q in exp]},
