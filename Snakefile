@@ -10,6 +10,11 @@ configfile: "config.yaml"
 validate(config, "workflow/schemas/config.schema.yaml")
 
 
+wildcard_constraints:
+    sid=r"\d+",
+    batch=r".+-b\d+",
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/prepare.smk"
 include: "workflow/rules/pce.smk"
@@ -17,6 +22,7 @@ include: "workflow/rules/setup.smk"
 include: "workflow/rules/synthesize.smk"
 include: "workflow/rules/prove.smk"
 include: "workflow/rules/verify.smk"
+include: "workflow/rules/post.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/bench.smk"
 
@@ -25,4 +31,5 @@ rule all:
     default_target: True
     input:
         expand(f"{RESULTS}/verify/{{sid}}.json", sid=SECTORS),
+        POST_VERIFIED,
         f"{RESULTS}/report/summary.md",

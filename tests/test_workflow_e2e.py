@@ -23,6 +23,7 @@ max_batch_size: 1
 randomness: e2e
 prover_id: "{pid}"
 allow_test_shapes: true
+circuit: porep-commd
 sectors:
   - {{id: 1, generate: 1, sector_size: test-only-128B}}
   - {{id: 2, data: {data}, sector_size: test-only-128B}}
@@ -97,7 +98,7 @@ def test_report_within_declared_memory(killed_and_rerun):
     assert (steps["rss_peak_gib"] <= steps["mem_gb_declared"]).all()
     assert (steps["rss_peak_gib"] > 0).all()
     summary = (res / "report" / "summary.md").read_text()
-    assert "sectors verified: 2 of 2" in summary
+    assert "proofs verified (PoRep sectors and PoSt): 2 of 2" in summary
     assert (res / "report" / "memory" / "prove.png").stat().st_size > 1000
     for tsv in (res / "benchmarks" / "prove").glob("*.tsv"):
         assert "max_rss" in tsv.read_text()
@@ -147,3 +148,40 @@ def test_prove_refuses_witness_of_another_sector(killed_and_rerun, tmp_path):
         prove_batch(res / "pce" / f"{shape}.pce", res / "params" / f"{shape}.params", [res / "c1" / "2.c1.json"],
                     [res / "witness" / "1"], tmp_path / "proofs", backend="cpu")
     assert not (tmp_path / "proofs").exists()
+
+
+POST_CONFIG = """backend: cpu
+threads: 2
+results: {results}
+max_batch_size: 3
+randomness: e2e-post
+prover_id: "{pid}"
+allow_test_shapes: true
+circuit: porep-commd
+post: {{winning: true, window: true}}
+sectors:
+  - {{id: 11, generate: 11, sector_size: test-only-256B}}
+  - {{id: 12, generate: 12, sector_size: test-only-256B}}
+  - {{id: 13, generate: 13, sector_size: test-only-256B}}
+"""
+
+
+def test_post_targets_prove_and_verify(tmp_path):
+    """WinningPoSt and WindowPoSt as their own targets: only prepare and the PoSt chain run."""
+    from cuzk.sector.post import read_post
+
+    cfg = tmp_path / "config.yaml"
+    res = tmp_path / "results"
+    cfg.write_text(POST_CONFIG.format(results=res, pid="0c" * 32))
+    targets = [str(res / "verify" / f"{k}-post-test-only-256B.json") for k in ("winning", "window")]
+    cmd = _cmd(cfg)  # targets go before --configfile, which takes several values
+    r = subprocess.run(cmd[:3] + targets + cmd[3:], cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    for k, parts in (("winning", 1), ("window", 2)):  # window: 3 sectors, 2 per partition
+        out = json.loads((res / "verify" / f"{k}-post-test-only-256B.json").read_text())
+        assert out == {"proof": f"{k}-post", "shape": f"test-only-{k}-post-256B-{'3' if k == 'winning' else '2x2'}",
+                       "partitions": parts, "verified": True}
+        doc = read_post(res / "post" / f"{k}-test-only-256B.vanilla.json")  # checked again on read
+        assert len(doc["partitions"]) == parts
+    assert not (res / "proofs" / "test-only-commd-256B-b0").exists()  # PoRep was not needed
+    assert sorted(p.name for p in (res / "sealed").iterdir()) == [f"{i}.sealed.npz" for i in (11, 12, 13)]

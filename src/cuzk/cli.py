@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 
@@ -78,25 +79,45 @@ def _steps(sub) -> None:
     req = {"required": True}
     be = (("--backend",), {"choices": ["auto", "cpu", "cuda"], "default": "auto"})
     th = (("--threads", "-t"), {"type": int, "default": 1, "help": "CPU worker processes"})
-    add("prepare", "sector data -> C1 file", lambda a: pipeline.prepare(
-        {"id": a.sector_id, "data": a.data, "generate": a.generate}, a.out, a.shape, a.randomness, a.prover_id, a.mem_json),
+    add("prepare", "sector data -> C1 file (and sealed-sector file)", lambda a: pipeline.prepare(
+        {"id": a.sector_id, "data": a.data, "generate": a.generate}, a.out, a.shape, a.randomness, a.prover_id,
+        sealed_out=a.sealed, mem_json=a.mem_json),
         (("--sector-id",), {"type": int, **req}), (("--shape",), req), (("--data",), {}),
         (("--generate",), {"type": int, "help": "seed of a random payload instead of --data"}),
-        (("--randomness",), {"default": "cuzk-dev"}), (("--prover-id",), {"default": "00" * 32}), (("--out", "-o"), req))
+        (("--randomness",), {"default": "cuzk-dev"}), (("--prover-id",), {"default": "00" * 32}), (("--out", "-o"), req),
+        (("--sealed",), {"help": "also write the sealed-sector file (tree_r_last, comm_c) PoSt reads"}))
+    add("post-vanilla", "sealed-sector files -> vanilla WinningPoSt/WindowPoSt proofs", lambda a: pipeline.post_vanilla(
+        a.kind, a.shape, a.sealed, a.out, a.randomness, a.prover_id, mem_json=a.mem_json),
+        (("--kind",), {"choices": ["winning", "window"], **req}), (("--shape",), req),
+        (("--sealed",), {"nargs": "+", **req}), (("--randomness",), {"default": "cuzk-dev"}),
+        (("--prover-id",), {"default": "00" * 32}), (("--out", "-o"), req))
     add("pce-extract", "record a circuit shape's R1CS into a PCE file",
         lambda a: pipeline.pce_extract(a.shape, a.out, a.mem_json), (("--shape",), req), (("--out", "-o"), req))
     add("setup", "development parameters for a PCE (not for chain use)",
         lambda a: pipeline.setup_params(a.pce, a.params, a.vk, a.backend, a.threads, a.mem_json),
         (("--pce",), req), (("--params",), req), (("--vk",), req), be, th)
-    add("synthesize", "C1 file -> witness files", lambda a: pipeline.synthesize_sector(a.c1, a.pce, a.out, a.mem_json),
-        (("--c1",), req), (("--pce",), req), (("--out", "-o"), {**req, "help": "witness directory"}))
+    add("synthesize", "C1 or PoSt vanilla file -> witness files", lambda a: pipeline.synthesize_sector(a.c1, a.pce, a.out, a.mem_json),
+        (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}), (("--pce",), req), (("--out", "-o"), {**req, "help": "witness directory"}))
     add("prove", "prove a batch of sectors of one shape", lambda a: pipeline.prove_batch(
         a.pce, a.params, a.c1, a.witness, a.out, a.backend, a.threads, a.mem_json),
         (("--pce",), req), (("--params",), req), (("--c1",), {"nargs": "+", **req}),
         (("--witness",), {"nargs": "+", **req, "help": "witness directories, in --c1 order"}),
         (("--out", "-o"), {**req, "help": "proof directory"}), be, th)
-    add("verify", "verify a sector's proof file", lambda a: pipeline.verify_sector(a.vk, a.c1, a.proof, a.out, a.mem_json),
-        (("--vk",), req), (("--c1",), req), (("--proof",), req), (("--out", "-o"), req))
+    add("verify", "verify a proof file", lambda a: pipeline.verify_sector(a.vk, a.c1, a.proof, a.out, a.shape, a.mem_json),
+        (("--vk",), req), (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}), (("--proof",), req),
+        (("--out", "-o"), req), (("--shape",), {"help": "circuit shape (default: the comm_d shape of the C1's size)"}))
+
+
+def _shapes(args) -> int:
+    from .circuits.registry import format_shape_table, shape_table  # noqa: PLC0415
+
+    rows = shape_table(include_test=args.all)
+    if args.json:
+        from .fileio import atomic_write_text  # noqa: PLC0415
+
+        atomic_write_text(args.json, json.dumps(rows, indent=1) + "\n")
+    print(format_shape_table(rows))
+    return 0
 
 
 def _bench_kernel(args) -> int:
@@ -114,6 +135,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="log progress")
     sub = p.add_subparsers(dest="cmd", required=True)
     _steps(sub)
+    sh = sub.add_parser("shapes", help="inputs, aux, constraints and non-zeros of every circuit shape, next to upstream's")
+    sh.add_argument("--all", action="store_true", help="include test-only shapes")
+    sh.add_argument("--json", help="write the rows as JSON here")
+    sh.set_defaults(func=_shapes)
     bench = sub.add_parser("bench", help="benchmarks (JSON out)")
     bsub = bench.add_subparsers(dest="what", required=True)
     bp = bsub.add_parser("prove", help="setup + prove + verify a synthetic circuit",

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .backend import get_backend
 from .circuits import commd
+from .circuits.registry import ShapeMismatchError, family_of, shape_by_name
 from .fileio import atomic_dir, atomic_write_text
 from .groth16 import DevelopmentSetupWarning, Prover, read_params, read_proofs, read_vk, setup, verify, write_params, write_proofs, write_vk
 from .memory import MemorySampler, write_report
@@ -24,7 +25,7 @@ from .memory.model import check_budget, predict_step_bytes
 from .r1cs import ConstraintSystem
 from .r1cs.pce import read_pce, read_pce_header, write_pce
 from .r1cs.witness import read_witness, write_witness
-from .sector import prepare_sector, read_c1
+from .sector import prepare_sector
 
 log = logging.getLogger(__name__)
 progress = logging.getLogger("cuzk.progress")
@@ -32,10 +33,6 @@ progress = logging.getLogger("cuzk.progress")
 
 class ProofVerificationError(RuntimeError):
     """A proof failed verification (names the sector, the partition and the file)."""
-
-
-class ShapeMismatchError(ValueError):
-    """An input was made for another circuit shape (names the file and both shapes)."""
 
 
 @contextmanager
@@ -65,27 +62,23 @@ def pce_digest(pce_path) -> str:
         return f.read(32).hex()
 
 
-def check_c1_shape(c1: dict, c1_path, shape: commd.CommDShape) -> None:
-    """The C1 file must carry exactly the shape's sector size, partitions and challenges.
+def check_c1_shape(c1: dict, c1_path, shape) -> None:
+    """The C1 file must carry exactly the shape's sector size, partitions and challenges (and
+    layers, for PoRep).
 
     A C1 file cut to fewer partitions or challenges is consistent in itself, so only the
-    shape (from the PCE, or the sector size) can catch it.
+    shape (from the PCE, or the workflow's configuration) can catch it.
 
     Raises:
         ShapeMismatchError: names the file, what it has and the shape.
     """
-    have = (c1["sector_size"], c1["partitions"], c1["challenges_per_partition"])
-    if have != (shape.sector_size, shape.partitions, shape.challenges):
-        raise ShapeMismatchError(
-            f"{c1_path}: sector of {have[0]} bytes with {have[1]} partition(s) × {have[2]} challenge(s) does not fit "
-            f"shape {shape.name} ({shape.partitions} × {shape.challenges})"
-        )
+    family_of(shape).check(c1, c1_path, shape)
 
 
-def shape_of_pce(pce_path) -> commd.CommDShape:
+def shape_of_pce(pce_path):
     """The circuit shape a PCE file records (from its header only)."""
     desc = read_pce_header(pce_path)["description"]
-    return commd.shape_by_name(desc["name"])
+    return shape_by_name(desc["name"])
 
 
 def start_log(path) -> None:
@@ -109,23 +102,45 @@ def start_log(path) -> None:
 # --- steps --------------------------------------------------------------------------------------
 
 
-def prepare(sector: dict, out, shape_name: str, randomness: str, prover_id_hex: str, mem_json=None, mem_gb=None) -> None:
-    """C1 file of one configured sector ({"id", "data" or "generate"}) for ``shape_name``."""
-    shape = commd.shape_by_name(shape_name)
+def prepare(sector: dict, out, shape_name: str, randomness: str, prover_id_hex: str, sealed_out=None,
+            mem_json=None, mem_gb=None) -> None:
+    """C1 file of one configured sector ({"id", "data" or "generate"}) for ``shape_name``; with
+    ``sealed_out``, also the sealed-sector file PoSt reads (:func:`cuzk.sector.post.write_sealed`)."""
+    shape = shape_by_name(shape_name)
+    fam = family_of(shape).name
+    if fam not in ("porep", "porep-commd"):
+        raise ValueError(f"prepare: {shape_name} is not a PoRep shape")
     with measured("prepare", mem_json, predict_step_bytes("prepare", shape.stats()), mem_gb):
         prepare_sector(
             out, int(sector["id"]), shape.sector_size, shape.partitions, shape.challenges,
             data=sector.get("data"), generate_seed=sector.get("generate"),
             prover_id=bytes.fromhex(prover_id_hex), randomness=randomness,
+            layers=getattr(shape, "layers", None) if fam == "porep" else None, sealed_out=sealed_out,
         )
+
+
+def post_vanilla(kind: str, shape_name: str, sealed_paths, out, randomness: str, prover_id_hex: str,
+                 mem_json=None, mem_gb=None) -> None:
+    """Vanilla PoSt proofs of ``kind`` ("winning"/"window") over sealed sectors of one size, with
+    the counts of ``shape_name``; the chain randomness is stood in for by ``randomness``."""
+    from .sector.post import generate_post, write_post
+    from .sector.prepare import dev_randomness
+
+    shape = shape_by_name(shape_name)
+    rnd = bytearray(dev_randomness(f"{kind}-post", randomness, 0))
+    rnd[31] &= 0x3F  # a canonical Fr element
+    with measured("post_vanilla", mem_json, predict_step_bytes("prepare", shape.stats()), mem_gb):
+        doc = generate_post(kind, list(sealed_paths), bytes(rnd), bytes.fromhex(prover_id_hex),
+                            sector_count=shape.sector_count, challenge_count=shape.challenge_count)
+        write_post(out, doc)
 
 
 def pce_extract(shape_name: str, out, mem_json=None, mem_gb=None) -> None:
     """Record the R1CS of one partition of ``shape_name`` into a PCE file."""
-    shape = commd.shape_by_name(shape_name)
+    shape = shape_by_name(shape_name)
     with measured("pce_extract", mem_json, predict_step_bytes("pce_extract", shape.stats()), mem_gb):
         cs = ConstraintSystem(shape=True, witness=False)
-        commd.synthesize(cs, shape)
+        family_of(shape).synthesize(cs, shape)
         r1cs = cs.finalize(consume=True)
         write_pce(out, r1cs, shape.describe())
         log.info("pce %s: %s", shape_name, r1cs.stats())
@@ -146,91 +161,113 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
         write_vk(vk_out, pk.vk)
 
 
+def _read_input(path, shape) -> dict:
+    fam = family_of(shape)
+    inp = fam.read(path)
+    fam.check(inp, path, shape)
+    return inp
+
+
 def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None) -> list[Path]:
-    """Witness files (one per partition, ``out_dir/partition-<k>.wit``) for one sector.
+    """Witness files (one per partition, ``out_dir/partition-<k>.wit``) for one input file (a
+    sector's C1, or a PoSt vanilla file).
 
     Raises:
-        C1Error: the C1 file is malformed or inconsistent.
-        ShapeMismatchError: the C1 file is for another sector size or proof setting.
+        C1Error, PoStError: the input file is malformed or inconsistent.
+        ShapeMismatchError: the input file is for another sector size or proof setting.
     """
     shape = shape_of_pce(pce)
-    c1 = read_c1(c1_path)
-    check_c1_shape(c1, c1_path, shape)
+    fam = family_of(shape)
+    inp = _read_input(c1_path, shape)
     digest = pce_digest(pce)
+    n = fam.partitions(inp)
     with measured("synthesize", mem_json, predict_step_bytes("synthesize", shape.stats()), mem_gb), atomic_dir(out_dir) as tmp:
-        for k in range(shape.partitions):
+        for k in range(n):
             cs = ConstraintSystem(shape=False, witness=True)
-            commd.synthesize(cs, shape, commd.witness_from_c1(c1, k))
+            fam.synthesize(cs, shape, fam.values(inp, k))
             ins, aux = cs.assignment()
             write_witness(tmp / f"partition-{k}.wit", ins, aux, digest)
-    return [Path(out_dir) / f"partition-{k}.wit" for k in range(shape.partitions)]
+    return [Path(out_dir) / f"partition-{k}.wit" for k in range(n)]
 
 
 def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", threads=1, mem_json=None, mem_gb=None) -> None:
-    """Prove a batch of sectors of one shape with one resident parameter set.
+    """Prove a batch of input files (sectors' C1 files, or one PoSt vanilla file) of one shape
+    with one resident parameter set.
 
-    Each sector's partitions are proved in turn; every proof is verified before the sector's
-    proof file ``out_dir/<sector id>.proof`` (partitions × 192 bytes) is written. The
-    directory appears only when the whole batch is done.
+    Each input's partitions are proved in turn; every proof is verified before the input's
+    proof file ``out_dir/<label>.proof`` (partitions × 192 bytes; label = sector id, or
+    ``winning-post``/``window-post``) is written. The directory appears only when the whole
+    batch is done.
 
     Raises:
-        ShapeMismatchError: a C1 file of another shape, or a witness made from another C1.
+        ShapeMismatchError: an input of another shape, or a witness made from another input.
         WitnessFormatError: a witness file is corrupt, truncated, or made for another PCE.
-        ProofVerificationError: a proof does not verify (nothing is written for that sector).
+        ProofVerificationError: a proof does not verify (nothing is written for that input).
     """
     shape = shape_of_pce(pce)
+    fam = family_of(shape)
     n = len(c1_paths)
     if n != len(witness_dirs):
         raise ValueError("prove_batch: c1_paths and witness_dirs differ in length")
     digest = pce_digest(pce)
-    c1s = [read_c1(p) for p in c1_paths]
-    for c1, p in zip(c1s, c1_paths):
-        check_c1_shape(c1, p, shape)
+    inputs = [_read_input(p, shape) for p in c1_paths]
     pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n)
     with measured("prove", mem_json, pred, mem_gb, {"sectors": n}), atomic_dir(out_dir) as tmp:
         r1cs, _ = read_pce(pce)
         pk = read_params(params)
         with get_backend(backend, threads=threads) as bk, Prover(pk, r1cs, bk) as prover:
-            for c1, wdir in zip(c1s, witness_dirs):
+            for i, (inp, wdir) in enumerate(zip(inputs, witness_dirs)):
+                label = fam.label(inp)
                 proofs = []
-                for k in range(shape.partitions):
+                for k in range(fam.partitions(inp)):
                     wpath = Path(wdir) / f"partition-{k}.wit"
                     ins, aux = read_witness(wpath, pce_digest=digest)
-                    if [int(v) for v in ins[1:]] != commd.public_inputs(c1, k):
-                        raise ShapeMismatchError(f"{wpath}: its public inputs are not those of sector {c1['sector_id']} partition {k} (witness of another C1?)")
+                    pub = fam.public_inputs(inp, k)
+                    if [int(v) for v in ins[1:]] != pub:
+                        raise ShapeMismatchError(f"{wpath}: its public inputs are not those of {label} partition {k} (witness of another C1?)")
                     proof = prover.prove(ins, aux)
-                    if not verify(pk.vk, proof, commd.public_inputs(c1, k)):
-                        raise ProofVerificationError(f"sector {c1['sector_id']} partition {k}: proof does not verify")
+                    if not verify(pk.vk, proof, pub):
+                        raise ProofVerificationError(f"{label} partition {k}: proof does not verify")
                     proofs.append(proof)
-                write_proofs(tmp / f"{c1['sector_id']}.proof", proofs)
-                progress.info("prove: sector %s verified (%d of %d in this batch)", c1["sector_id"], c1s.index(c1) + 1, n)
+                write_proofs(tmp / f"{label}.proof", proofs)
+                progress.info("prove: %s verified (%d of %d in this batch)", label, i + 1, n)
 
 
-def verify_sector(vk_path, c1_path, proof_path, out_json, mem_json=None, mem_gb=None) -> dict:
-    """Verify one sector's proof file against its C1 public inputs; write the result JSON.
+def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None = None, mem_json=None,
+                  mem_gb=None) -> dict:
+    """Verify one input's proof file against its public inputs; write the result JSON.
 
-    The number of partitions and challenges comes from the sector size's shape, not from the
-    C1 file, so a C1 cut to fewer partitions or challenges is refused.
+    The shape (``shape_name``; by default the comm_d shape of the C1's sector size) fixes the
+    partitions and challenges, so an input cut to fewer of them is refused.
 
     Raises:
-        ShapeMismatchError: the C1 file does not have its shape's partitions and challenges, or
+        ShapeMismatchError: the input does not have its shape's partitions and challenges, or
             the verifying key takes another number of public inputs.
         ProofVerificationError: any partition's proof fails (the result file is not written).
     """
     with measured("verify", mem_json, predict_step_bytes("verify"), mem_gb):
         vk = read_vk(vk_path)
-        c1 = read_c1(c1_path)
-        shape = commd.shape_for(c1["sector_size"], allow_test=True)
-        check_c1_shape(c1, c1_path, shape)
-        if len(vk.ic) != shape.challenges + 2:
-            raise ShapeMismatchError(f"{vk_path}: takes {len(vk.ic) - 1} public inputs, shape {shape.name} has {shape.challenges + 1}")
+        if shape_name is None:
+            from .sector import read_c1
+
+            shape = commd.shape_for(read_c1(c1_path)["sector_size"], allow_test=True)
+        else:
+            shape = shape_by_name(shape_name)
+        fam = family_of(shape)
+        inp = _read_input(c1_path, shape)
+        label = fam.label(inp)
+        n = fam.partitions(inp)
         proofs = read_proofs(proof_path)
-        if len(proofs) != c1["partitions"]:
-            raise ProofVerificationError(f"{proof_path}: {len(proofs)} proofs for {c1['partitions']} partitions")
+        if len(proofs) != n:
+            raise ProofVerificationError(f"{proof_path}: {len(proofs)} proofs for {n} partitions")
         for k, p in enumerate(proofs):
-            if not verify(vk, p, commd.public_inputs(c1, k)):
-                raise ProofVerificationError(f"{proof_path}: sector {c1['sector_id']} partition {k} does not verify")
-        res = {"sector_id": c1["sector_id"], "partitions": len(proofs), "verified": True,
-               "comm_d": bytes(c1["comm_d"]).hex()}
+            pub = fam.public_inputs(inp, k)
+            if len(vk.ic) != len(pub) + 1:
+                raise ShapeMismatchError(f"{vk_path}: takes {len(vk.ic) - 1} public inputs, shape {shape.name} has {len(pub)}")
+            if not verify(vk, p, pub):
+                raise ProofVerificationError(f"{proof_path}: {label} partition {k} does not verify")
+        res = {"proof": label, "shape": shape.name, "partitions": len(proofs), "verified": True}
+        if "sector_id" in inp:
+            res |= {"sector_id": inp["sector_id"], "comm_d": bytes(inp["comm_d"]).hex()}
         atomic_write_text(out_json, json.dumps(res, indent=2) + "\n")
         return res

@@ -85,7 +85,7 @@ def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir) -> p
     lines = [
         "# cuzk batch report",
         "",
-        f"- sectors verified: {sum(v['verified'] for v in verified)} of {len(verified)}",
+        f"- proofs verified (PoRep sectors and PoSt): {sum(v['verified'] for v in verified)} of {len(verified)}",
         f"- wall time from the first step's start to the last step's end: {end - start:.1f} s",
         f"- dominant rule: {by_rule.index[0]} ({by_rule['seconds'].iloc[0]:.1f} s over {int(by_rule['jobs'].iloc[0])} jobs)",
         f"- jobs whose measured peak exceeded their declared mem_gb: {len(over)}",

@@ -4,20 +4,32 @@ import os
 
 from snakemake.exceptions import WorkflowError
 
-from cuzk.circuits.commd import shape_by_name
+from cuzk.circuits.registry import shape_by_name
+from cuzk.field import FR
 from cuzk.memory.model import declared_gb, predict_step_bytes, prove_bench_bytes
 
 RESULTS = config["results"]
 THREADS = config["threads"]
+CIRCUIT = config.get("circuit", "porep")
+SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")
+# PoRep shape of a configured sector size, per circuit (test-only sizes: test-only shapes)
 SIZE_SHAPES = {
-    "2KiB": "porep-commd-2KiB",
-    "8MiB": "porep-commd-8MiB",
-    "512MiB": "porep-commd-512MiB",
-    "32GiB": "porep-commd-32GiB",
-    "64GiB": "porep-commd-64GiB",
-    "test-only-128B": "test-only-commd-128B",
-    "test-only-256B": "test-only-commd-256B",
+    "porep": {s: f"porep-{s}" for s in SIZES}
+    | {"test-only-256B": "test-only-porep-256B"},
+    "porep-commd": {s: f"porep-commd-{s}" for s in SIZES}
+    | {
+        "test-only-128B": "test-only-commd-128B",
+        "test-only-256B": "test-only-commd-256B",
+    },
+}[CIRCUIT]
+# PoSt shape of (kind, sector size): Filecoin's counts, or small test-only ones
+POST_SHAPES = {
+    (kind, s): f"{kind}-post-{s}" for kind in ("winning", "window") for s in SIZES
+} | {
+    ("winning", "test-only-256B"): "test-only-winning-post-256B-3",
+    ("window", "test-only-256B"): "test-only-window-post-256B-2x2",
 }
+POST_KINDS = [k for k in ("winning", "window") if config.get("post", {}).get(k, False)]
 
 
 def _sectors():
@@ -32,18 +44,51 @@ def _sectors():
             raise WorkflowError(
                 f"config.yaml: sector {sid}: {s['sector_size']} is a test-only shape, not a Filecoin sector size"
             )
+        if s["sector_size"] not in SIZE_SHAPES:
+            raise WorkflowError(
+                f"config.yaml: sector {sid}: circuit {CIRCUIT} has no shape for {s['sector_size']} sectors"
+            )
         out[sid] = dict(s, shape=SIZE_SHAPES[s["sector_size"]])
     return out
 
 
 SECTORS = _sectors()
-SHAPES = sorted({s["shape"] for s in SECTORS.values()})
+
+
+def _posts():
+    """PoSt targets: {"<kind>-<size>": {"kind", "size", "shape", "sids"}} over all sectors of a size."""
+    out = {}
+    for kind in POST_KINDS:
+        for size in sorted({s["sector_size"] for s in SECTORS.values()}):
+            if (kind, size) not in POST_SHAPES:
+                raise WorkflowError(
+                    f"config.yaml: no {kind} PoSt shape for {size} sectors"
+                )
+            sids = [sid for sid, s in SECTORS.items() if s["sector_size"] == size]
+            out[f"{kind}-{size}"] = {
+                "kind": kind,
+                "size": size,
+                "shape": POST_SHAPES[(kind, size)],
+                "sids": sids,
+            }
+    return out
+
+
+POSTS = _posts()
+if POSTS and int.from_bytes(bytes.fromhex(config["prover_id"]), "little") >= FR.modulus:
+    raise WorkflowError(
+        "config.yaml: prover_id (32 bytes, little-endian) is not a canonical Fr element; PoSt hashes it as one"
+    )
+SHAPES = sorted(
+    {s["shape"] for s in SECTORS.values()} | {p["shape"] for p in POSTS.values()}
+)
+POREP_SHAPES = sorted({s["shape"] for s in SECTORS.values()})
 
 
 def _batches():
     """Sectors grouped by shape, in config order, chunks of max_batch_size: {batch id: [sids]}."""
     out = {}
-    for shape in SHAPES:
+    for shape in POREP_SHAPES:
         sids = [sid for sid, s in SECTORS.items() if s["shape"] == shape]
         for i in range(0, len(sids), config["max_batch_size"]):
             out[f"{shape}-b{i // config['max_batch_size']}"] = sids[

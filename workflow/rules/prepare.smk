@@ -1,13 +1,16 @@
-# Sector data -> Fr32 padding -> comm_d tree -> challenges -> C1 file (vanilla proofs).
+# Sector data -> Fr32 padding -> comm_d tree -> (sealing: SDR labels, tree_c, tree_r_last, comm_r)
+# -> challenges -> C1 file (vanilla proofs), and the sealed-sector file when PoSt is on.
 
 
 _prep_mem = mem_gb("prepare", "prepare", shape=lambda wc: SECTORS[wc.sid]["shape"])
 
 
+# With PoSt on, prepare also writes the sealed-sector file (tree_r_last, comm_c) PoSt reads.
 rule prepare:
     input:
         data=sector_data,
     output:
+        **({"sealed": f"{RESULTS}/sealed/{{sid}}.sealed.npz"} if POST_KINDS else {}),
         c1=f"{RESULTS}/c1/{{sid}}.c1.json",
         mem=bench_paths("prepare", "{sid}")[1],
     log:

@@ -13,7 +13,7 @@ rule prove:
     input:
         pce=lambda wc: f"{RESULTS}/pce/{batch_shape(wc.batch)}.pce",
         params=lambda wc: f"{RESULTS}/params/{batch_shape(wc.batch)}.params",
-        c1=lambda wc: [f"{RESULTS}/c1/{sid}.c1.json" for sid in BATCHES[wc.batch]],
+        vanilla=lambda wc: [f"{RESULTS}/c1/{sid}.c1.json" for sid in BATCHES[wc.batch]],
         wit=lambda wc: [f"{RESULTS}/witness/{sid}" for sid in BATCHES[wc.batch]],
     output:
         proofs=directory(f"{RESULTS}/proofs/{{batch}}"),

@@ -4,7 +4,7 @@ _report_mem = mem_gb("report", "report")
 
 rule report:
     input:
-        verified=expand(f"{RESULTS}/verify/{{sid}}.json", sid=SECTORS),
+        verified=expand(f"{RESULTS}/verify/{{sid}}.json", sid=SECTORS) + POST_VERIFIED,
         mem=(
             expand(bench_paths("prepare", "{sid}")[1], sid=SECTORS)
             + expand(bench_paths("pce_extract", "{shape}")[1], shape=SHAPES)
@@ -12,6 +12,7 @@ rule report:
             + expand(bench_paths("synthesize", "{sid}")[1], sid=SECTORS)
             + expand(bench_paths("prove", "{batch}")[1], batch=BATCHES)
             + expand(bench_paths("verify", "{sid}")[1], sid=SECTORS)
+            + POST_MEM
         ),
     output:
         steps=report(

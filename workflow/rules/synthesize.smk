@@ -4,7 +4,7 @@ _syn_mem = mem_gb("synthesize", "synthesize", shape=lambda wc: SECTORS[wc.sid]["
 
 rule synthesize:
     input:
-        c1=f"{RESULTS}/c1/{{sid}}.c1.json",
+        vanilla=f"{RESULTS}/c1/{{sid}}.c1.json",
         pce=lambda wc: f"{RESULTS}/pce/{SECTORS[wc.sid]['shape']}.pce",
     output:
         wit=directory(f"{RESULTS}/witness/{{sid}}"),

@@ -5,7 +5,7 @@ _verify_mem = mem_gb("verify", "verify")
 rule verify:
     input:
         vk=lambda wc: f"{RESULTS}/params/{SECTORS[wc.sid]['shape']}.vk",
-        c1=f"{RESULTS}/c1/{{sid}}.c1.json",
+        vanilla=f"{RESULTS}/c1/{{sid}}.c1.json",
         proofs=lambda wc: f"{RESULTS}/proofs/{BATCH_OF[wc.sid]}",
     output:
         json=f"{RESULTS}/verify/{{sid}}.json",
@@ -19,5 +19,8 @@ rule verify:
     resources:
         mem_gb=_verify_mem,
         mem_mb=mem_mb(_verify_mem),
+    params:
+        shape=lambda wc: SECTORS[wc.sid]["shape"],
+        proof=lambda wc: f"{RESULTS}/proofs/{BATCH_OF[wc.sid]}/{wc.sid}.proof",
     script:
         "../scripts/verify.py"

@@ -1,4 +1,4 @@
-# Thin: one batch of sectors proved with one resident parameter set.
+# Thin: one batch (sectors of one shape, or one PoSt) proved with one resident parameter set.
 from cuzk.pipeline import prove_batch, start_log
 
 if __name__ == "__main__":  # worker processes are spawned: guard the entry point
@@ -6,7 +6,7 @@ if __name__ == "__main__":  # worker processes are spawned: guard the entry poin
     prove_batch(
         snakemake.input.pce,
         snakemake.input.params,
-        snakemake.input.c1,
+        snakemake.input.vanilla,
         snakemake.input.wit,
         snakemake.output.proofs,
         backend=snakemake.params.backend,

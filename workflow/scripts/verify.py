@@ -1,14 +1,13 @@
-# Thin: verify one sector's proof file.
-from pathlib import Path
-
+# Thin: verify one proof file (a sector's PoRep proofs, or a PoSt proof).
 from cuzk.pipeline import start_log, verify_sector
 
 start_log(snakemake.log[0])
 verify_sector(
     snakemake.input.vk,
-    snakemake.input.c1,
-    Path(snakemake.input.proofs) / f"{snakemake.wildcards.sid}.proof",
+    snakemake.input.vanilla,
+    snakemake.params.proof,
     snakemake.output.json,
+    shape_name=snakemake.params.shape,
     mem_json=snakemake.output.mem,
     mem_gb=snakemake.resources.mem_gb,
 )

@@ -169,6 +169,9 @@ SHAPES: dict[str, PoStShape] = _filecoin_shapes() | dict([
     _test("test-only-window-post-2KiB-2x2", "window", 2 << 10, 2, 2),
     _test("test-only-winning-post-2KiB-3", "winning", 2 << 10, 3, 1),
     _test("test-only-window-post-4KiB-1x2", "window", 4 << 10, 1, 2),  # levels [8, 8, 2]
+    # the workflow's test-only 256-byte sectors (one level of arity 8)
+    _test("test-only-winning-post-256B-3", "winning", 256, 3, 1),
+    _test("test-only-window-post-256B-2x2", "window", 256, 2, 2),
 ])
 
 

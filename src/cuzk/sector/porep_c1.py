@@ -117,6 +117,7 @@ def seal_and_prove(
     *,
     api_version: str = "1.1",
     cache_dir=None,
+    keep: dict | None = None,
 ) -> dict:
     """Seal one Fr32-padded sector and return its PoRep C1 dict (see the module docstring).
 
@@ -125,6 +126,8 @@ def seal_and_prove(
         layers: SDR layers (2 for 2 KiB … 512 MiB, 11 for 32/64 GiB).
         porep_id: 32 bytes; default :func:`cuzk.sector.c1.porep_id` of the sector size.
         partitions, challenges: default :func:`challenge_counts` of the sector size.
+        keep: if a dict, the :func:`cuzk.sector.replica.replicate` result is stored under
+            ``"replica"`` (for the sealed-sector file PoSt reads).
 
     Raises:
         ValueError: wrong lengths, or a sector size without a tree shape.
@@ -146,6 +149,8 @@ def seal_and_prove(
     rid = replica_id(prover_id, sector_id, ticket, comm_d, sector_size, pid)
     par = all_parents(sector_size, pid, api_version=api_version, cache_dir=cache_dir)
     rep = replicate(padded, rid, sector_size, layers, pid, api_version=api_version, parents=par)
+    if keep is not None:
+        keep["replica"] = rep
     labels, shape = rep["labels"], rep["shape"]
     tree_c, tree_r = rep["tree_c"], rep["tree_r_last"]
 

@@ -57,19 +57,40 @@ def prepare_sector(
     generate_seed: int | None = None,
     prover_id: bytes = bytes(32),
     randomness: str = "cuzk-dev",
+    layers: int | None = None,
+    sealed_out=None,
 ) -> dict:
     """Write one sector's C1 file and return it.
+
+    Args:
+        layers: None: the comm_d C1 (:func:`cuzk.sector.c1.build_c1`); an int: seal the sector
+            with that many SDR layers and write the full PoRep C1
+            (:func:`cuzk.sector.porep_c1.seal_and_prove`).
+        sealed_out: also write the sealed-sector file (tree_r_last, comm_c) WindowPoSt and
+            WinningPoSt read (:func:`cuzk.sector.post.write_sealed`); a comm_d-only sector is
+            sealed with 2 layers for it.
 
     Raises:
         SectorInputError: see ``load_payload``.
     """
+    from .porep_c1 import seal_and_prove
+    from .post import write_sealed
+
     payload = load_payload(data, sector_size, generate_seed)
     padded = pad_sector(payload, sector_size)
-    c1 = build_c1(
-        padded, sector_size, sector_id, prover_id,
-        ticket=dev_randomness("ticket", randomness, sector_id),
-        seed=dev_randomness("seed", randomness, sector_id),
-        partitions=partitions, challenges=challenges,
-    )
+    ticket = dev_randomness("ticket", randomness, sector_id)
+    seed = dev_randomness("seed", randomness, sector_id)
+    keep: dict = {}
+    if layers is None:
+        c1 = build_c1(padded, sector_size, sector_id, prover_id, ticket=ticket, seed=seed,
+                      partitions=partitions, challenges=challenges)
+        if sealed_out is not None:
+            seal_and_prove(padded, sector_size, sector_id, prover_id, ticket, seed, 2, partitions=1, challenges=1,
+                           keep=keep)
+    else:
+        c1 = seal_and_prove(padded, sector_size, sector_id, prover_id, ticket, seed, layers,
+                            partitions=partitions, challenges=challenges, keep=keep)
     write_c1(out_path, c1)
+    if sealed_out is not None:
+        write_sealed(sealed_out, sector_id, keep["replica"])
     return c1

@@ -1,0 +1,175 @@
+"""Every circuit shape by name, and one interface over the three circuit families.
+
+A shape name picks its family: ``porep-commd-*`` / ``test-only-commd-*`` (the comm_d inclusion
+circuit, :mod:`cuzk.circuits.commd`), ``porep-*`` / ``test-only-porep-*`` (StackedDRG,
+:mod:`cuzk.circuits.porep`), ``winning-post-*`` / ``window-post-*`` and their ``test-only-``
+forms (fallback PoSt, :mod:`cuzk.circuits.post`). The workflow's steps go through
+:func:`family_of` so they never branch on the family themselves.
+
+A family knows how to read its *input file* (the vanilla proofs a witness is made from: a comm_d
+C1, a PoRep C1, a PoSt vanilla file), check it against a shape, count its partitions, and give
+each partition's values (for synthesis) and public inputs (for verification).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from . import commd, porep, post
+
+__all__ = ["ShapeMismatchError", "Family", "SHAPES", "shape_by_name", "family_of"]
+
+
+class ShapeMismatchError(ValueError):
+    """An input was made for another circuit shape (names the file and both shapes)."""
+
+
+def _mismatch(path, have: str, shape) -> ShapeMismatchError:
+    return ShapeMismatchError(f"{path}: {have} does not fit shape {shape.name}")
+
+
+def _check_c1(c1: dict, path, shape) -> None:
+    have = (c1["sector_size"], c1["partitions"], c1["challenges_per_partition"])
+    if have != (shape.sector_size, shape.partitions, shape.challenges):
+        raise _mismatch(path, f"sector of {have[0]} bytes with {have[1]} partition(s) × {have[2]} challenge(s)",
+                        shape)
+    layers = getattr(shape, "layers", None)
+    if layers is not None and c1.get("layers") != layers:
+        raise _mismatch(path, f"a C1 of {c1.get('layers')} layers", shape)
+
+
+def _check_post(doc: dict, path, shape) -> None:
+    p = post.params_of(doc)
+    have = (p.kind, p.sector_size, p.sector_count, p.challenge_count)
+    if have != (shape.kind, shape.sector_size, shape.sector_count, shape.challenge_count):
+        raise _mismatch(path, f"{p.kind} PoSt of {p.sector_size}-byte sectors, {p.sector_count} × "
+                        f"{p.challenge_count}", shape)
+
+
+def _read_c1(path) -> dict:
+    from ..sector import read_c1
+
+    return read_c1(path)
+
+
+def _read_porep_c1(path) -> dict:
+    from ..sector.porep_c1 import read_porep_c1
+
+    return read_porep_c1(path)
+
+
+def _read_post(path) -> dict:
+    from ..sector.post import read_post
+
+    return read_post(path)
+
+
+@dataclass(frozen=True)
+class Family:
+    """One circuit family's operations (all take the shape first where they need it).
+
+    Attributes:
+        name: "porep-commd", "porep" or "post".
+        read: path → input dict, fully checked (typed errors name the file and field).
+        check: (input, path, shape) → None; raises :class:`ShapeMismatchError`.
+        partitions: input → number of partitions (proofs) it needs.
+        values: (input, partition) → the synthesis values of that partition.
+        public_inputs: (input, partition) → list of ints (without ONE).
+        synthesize: (cs, shape, values | None) → builds one partition.
+        label: input → a short name for logs and proof files (sector id, or the PoSt kind).
+    """
+
+    name: str
+    read: Callable[[Any], dict]
+    check: Callable[[dict, Any, Any], None]
+    partitions: Callable[[dict], int]
+    values: Callable[[dict, int], dict]
+    public_inputs: Callable[[dict, int], list]
+    synthesize: Callable
+    label: Callable[[dict], str]
+
+
+FAMILIES = {
+    "porep-commd": Family("porep-commd", _read_c1, _check_c1, lambda c1: c1["partitions"], commd.witness_from_c1,
+                          commd.public_inputs, commd.synthesize, lambda c1: str(c1["sector_id"])),
+    "porep": Family("porep", _read_porep_c1, _check_c1, lambda c1: c1["partitions"], porep.witness_from_c1,
+                    porep.public_inputs, porep.synthesize, lambda c1: str(c1["sector_id"])),
+    "post": Family("post", _read_post, _check_post, lambda doc: len(doc["partitions"]), post.values,
+                   post.public_inputs, post.synthesize, lambda doc: f"{post.params_of(doc).kind}-post"),
+}
+
+SHAPES: dict[str, Any] = {**commd.SHAPES, **porep.SHAPES, **post.SHAPES}
+
+
+def shape_by_name(name: str):
+    """The shape of any family by name. Raises ValueError naming the known shapes."""
+    if name not in SHAPES:
+        raise ValueError(f"unknown circuit shape {name!r}; known: {', '.join(SHAPES)}")
+    return SHAPES[name]
+
+
+def family_of(shape) -> Family:
+    """The :class:`Family` of a shape object."""
+    if isinstance(shape, commd.CommDShape):
+        return FAMILIES["porep-commd"]
+    if isinstance(shape, porep.PoRepShape):
+        return FAMILIES["porep"]
+    if isinstance(shape, post.PoStShape):
+        return FAMILIES["post"]
+    raise TypeError(f"not a circuit shape: {shape!r}")
+
+
+# rust-fil-proofs' published figures for one partition (constraints as they count them)
+UPSTREAM = {
+    # curio's cuzk and rust-fil-proofs: 130,278,869 constraints, 328 inputs, 722,388,891 non-zeros
+    # (A + B + C); the count includes one row per public input, as ours does
+    "porep-32GiB": {"constraints": 130_278_869, "inputs": 328, "nnz": 722_388_891},
+    # storage-proofs-porep/tests/stacked_circuit.rs (8 nodes, base-8 trees, 2 layers, 1 challenge);
+    # bellperson's TestConstraintSystem counts no input rows
+    "test-only-porep-256B": {"circuit_constraints": 1_199_620, "inputs": 22},
+    # filecoin-proofs/src/constants.rs, next to WINDOW_POST_SECTOR_COUNT (no input rows)
+    "window-post-32GiB": {"circuit_constraints": 125_279_217},
+    "window-post-64GiB": {"circuit_constraints": 129_887_900},
+}
+
+
+def shape_table(include_test: bool = False) -> list[dict]:
+    """One row per shape: family, sizes from ``stats()`` (exact, without building the circuit)
+    and upstream's figures where they exist, with the differences.
+
+    Returns:
+        dicts with keys name, family, sector_size, partitions, inputs, aux, constraints
+        (R1CS rows, one per public input included), circuit_constraints, nnz_a, nnz_b, nnz_c,
+        nnz, domain, and ``upstream`` (dict or None) / ``diff`` (ours − upstream per key).
+    """
+    rows = []
+    for name, shape in SHAPES.items():
+        if shape.test_only and not include_test and name not in UPSTREAM:
+            continue
+        st = shape.stats()
+        circuit = st.get("circuit_constraints", st["constraints"] - st["inputs"])
+        row = {"name": name, "family": family_of(shape).name, "sector_size": shape.sector_size,
+               "partitions": st["partitions"], "inputs": st["inputs"], "aux": st["aux"],
+               "constraints": st["constraints"], "circuit_constraints": circuit,
+               "nnz_a": st["nnz_a"], "nnz_b": st["nnz_b"], "nnz_c": st["nnz_c"],
+               "nnz": st["nnz_a"] + st["nnz_b"] + st["nnz_c"], "domain": st["domain"]}
+        up = UPSTREAM.get(name)
+        row["upstream"] = up
+        row["diff"] = {k: row[k] - v for k, v in up.items()} if up else None
+        rows.append(row)
+    return rows
+
+
+def format_shape_table(rows: list[dict]) -> str:
+    """The table of :func:`shape_table` as Markdown."""
+    head = ("| shape | family | partitions | inputs | aux | constraints | nnz A | nnz B | nnz C | domain "
+            "| upstream | ours − upstream |")
+    out = [head, "|" + "---|" * 12]
+    for r in rows:
+        up = ", ".join(f"{k} {v:,}" for k, v in r["upstream"].items()) if r["upstream"] else "—"
+        diff = ", ".join(f"{k} {v:+,}" for k, v in r["diff"].items()) if r["diff"] else "—"
+        out.append(f"| {r['name']} | {r['family']} | {r['partitions']} | {r['inputs']:,} | {r['aux']:,} "
+                   f"| {r['constraints']:,} | {r['nnz_a']:,} | {r['nnz_b']:,} | {r['nnz_c']:,} | 2^{r['domain'].bit_length() - 1} "
+                   f"| {up} | {diff} |")
+    return "\n".join(out)
