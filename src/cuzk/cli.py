@@ -120,6 +120,14 @@ def _shapes(args) -> int:
     return 0
 
 
+def _bench_circuit(args) -> int:
+    from .bench_circuit import bench_circuit  # noqa: PLC0415
+
+    bench_circuit([x for x in args.shapes.split(",") if x], args.workdir, args.json, args.seal_limit,
+                  tuple(x for x in args.phases.split(",") if x))
+    return 0
+
+
 def _bench_kernel(args) -> int:
     from .bench import bench_kernels  # noqa: PLC0415
 
@@ -161,6 +169,14 @@ def build_parser() -> argparse.ArgumentParser:
         bk.add_argument("--repeat", type=int, default=3, help="timed calls per size after a warm-up")
         bk.add_argument("--json", help="write the result JSON here")
         bk.set_defaults(func=_bench_kernel, what=what)
+    bc = bsub.add_parser("circuit", help="PCE extraction and one partition's witness of PoRep shapes: seconds, peak RSS, bytes")
+    bc.add_argument("--shapes", default="porep-2KiB", help="comma-separated PoRep shape names (cuzk shapes)")
+    bc.add_argument("--workdir", required=True, help="C1, PCE and witness files go here (large at 32/64 GiB)")
+    bc.add_argument("--seal-limit", type=int, default=8 << 20,
+                    help="largest sector (bytes) sealed for real; larger ones are sparse synthetic (default 8 MiB)")
+    bc.add_argument("--phases", default="input,pce,witness", help="subset of input,pce,witness")
+    bc.add_argument("--json", help="write the results here")
+    bc.set_defaults(func=_bench_circuit)
     from .bench_snarkjs import CIRCUIT_HELP  # noqa: PLC0415  (imports nothing heavy)
 
     bs = bsub.add_parser("snarkjs", help="snarkjs vs cuzk on the same circom circuit and .zkey",
