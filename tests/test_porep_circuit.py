@@ -164,3 +164,44 @@ def test_values_of_wrong_shape_rejected(small):
     other = porep.PoRepShape("t", 256, 1, 1, 3, test_only=True)
     with pytest.raises(ValueError, match="do not fit"):
         porep.synthesize(ConstraintSystem(), other, porep.witness_from_c1(c1, 0))
+
+
+def test_porep_256B_end_to_end_through_the_steps(tmp_path):
+    """Sealing → C1 → PCE → setup → witness → prove → verify with the workflow's step functions
+    (the CPU backend), and the PCE file evaluates the witness exactly as the built R1CS does."""
+    from cuzk import pipeline
+    from cuzk.groth16 import read_proofs, read_vk, verify
+    from cuzk.r1cs.pce import read_pce
+    from cuzk.r1cs.witness import read_witness
+    from cuzk.sector.porep_c1 import read_porep_c1
+
+    shape = "test-only-porep-256B"
+    c1, pce, params, vk = tmp_path / "1.c1.json", tmp_path / "s.pce", tmp_path / "s.params", tmp_path / "s.vk"
+    pipeline.prepare({"id": 1, "generate": 1}, c1, shape, "e2e", "00" * 32)
+    pipeline.pce_extract(shape, pce)
+    pipeline.setup_params(pce, params, vk, backend="cpu", threads=2)
+    pipeline.synthesize_sector(c1, pce, tmp_path / "wit")
+    pipeline.prove_batch(pce, params, [c1], [tmp_path / "wit"], tmp_path / "proofs", backend="cpu", threads=2)
+    res = pipeline.verify_sector(vk, c1, tmp_path / "proofs" / "1.proof", tmp_path / "v.json", shape_name=shape)
+    assert res["verified"] and res["partitions"] == 1
+
+    # the PCE evaluates the witness as the in-memory R1CS does, and the witness satisfies it
+    r1cs, _ = read_pce(pce)
+    ins, aux = read_witness(tmp_path / "wit" / "partition-0.wit")
+    w = np.concatenate([np.asarray(ins, dtype=object), np.asarray(aux, dtype=object)])
+    r1cs.check(w)
+    cs = ConstraintSystem(shape=True, witness=False)
+    porep.synthesize(cs, porep.shape_by_name(shape))
+    direct = cs.finalize()
+    for got, want in zip(r1cs.evaluate(w), direct.evaluate(w)):
+        assert np.array_equal(np.asarray(got, dtype=object), np.asarray(want, dtype=object))
+
+    # a wrong public input (another challenge) is rejected
+    doc = read_porep_c1(c1)
+    pub = porep.public_inputs(doc, 0)
+    proof = read_proofs(tmp_path / "proofs" / "1.proof")[0]
+    key = read_vk(vk)
+    assert verify(key, proof, pub)
+    bad = list(pub)
+    bad[3] = (bad[3] + 1) % 8
+    assert not verify(key, proof, bad)

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..sector.challenges import size_name as _size_name
 from ..r1cs import ConstraintSystem, alloc_bits, lc
 from ..r1cs.sha256 import sha254_node
 from ..sector import SECTOR_SIZES, challenge_counts
@@ -74,11 +75,6 @@ class CommDShape:
         return asdict(self) | {"circuit": "porep-commd", "depth": self.depth}
 
 
-def _size_name(n: int) -> str:
-    for unit, s in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= s and n % s == 0:
-            return f"{n // s}{unit}"
-    return f"{n}B"
 
 
 def _filecoin_shapes() -> dict[str, CommDShape]:

@@ -46,6 +46,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..sector.challenges import size_name as _size_name
 from ..hash.poseidon import R
 from ..r1cs import ConstraintSystem, alloc_bits, lc
 from ..r1cs.gadgets import num_to_bits, pack_bits
@@ -128,11 +129,6 @@ class PoRepShape:
         return asdict(self) | {"circuit": "porep", "depth": self.depth, "arities": self.arities}
 
 
-def _size_name(n: int) -> str:
-    for unit, s in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= s and n % s == 0:
-            return f"{n // s}{unit}"
-    return f"{n}B"
 
 
 def _layers(sector_size: int) -> int:

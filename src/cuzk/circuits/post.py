@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..sector.challenges import size_name as _size_name
 from ..r1cs import ConstraintSystem, alloc_bits, enforce_equal, lc
 from ..r1cs.gadgets import POW2
 from ..r1cs.poseidon import insert, merkle_path_poseidon, poseidon_hash
@@ -143,11 +144,6 @@ class PoStShape:
                                "challenges_per_partition": self.challenges}
 
 
-def _size_name(n: int) -> str:
-    for unit, s in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= s and n % s == 0:
-            return f"{n // s}{unit}"
-    return f"{n}B"
 
 
 def _filecoin_shapes() -> dict[str, PoStShape]:

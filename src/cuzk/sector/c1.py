@@ -196,14 +196,15 @@ def read_c1(path) -> dict:
     return c1
 
 
-def check_schema(c1: dict, schema: dict, path) -> None:
-    """Raise C1Error listing every schema violation (up to 20) with its field path."""
+def check_schema(c1: dict, schema: dict, path, error=None) -> None:
+    """Raise ``error(path, field, message)`` (default C1Error) listing every schema violation
+    (up to 20) with its field path."""
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(c1), key=lambda e: list(map(str, e.path)))
     if errors:
         msg = "; ".join(f"{'/'.join(map(str, e.path)) or '<root>'}: {e.message[:120]}" for e in errors[:20])
         if len(errors) > 20:
             msg += f"; … {len(errors) - 20} more"
-        raise C1Error(path, "/".join(map(str, errors[0].path)) or "<root>", msg)
+        raise (error or C1Error)(path, "/".join(map(str, errors[0].path)) or "<root>", msg)
 
 
 def check_header(c1: dict, path, pid: bytes | None = None) -> tuple[dict, str, list, int]:

@@ -50,6 +50,14 @@ POREP_PARTITIONS = {2 * KIB: 1, 8 * MIB: 1, 512 * MIB: 1, 32 * GIB: 10, 64 * GIB
 POREP_MINIMUM_CHALLENGES = {2 * KIB: 2, 8 * MIB: 2, 512 * MIB: 2, 32 * GIB: 176, 64 * GIB: 176}
 
 
+def size_name(n: int) -> str:
+    """A byte size as Filecoin names sector sizes: 2048 → "2KiB", 32 GiB → "32GiB", 256 → "256B"."""
+    for unit, sz in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= sz and n % sz == 0:
+            return f"{n // sz}{unit}"
+    return f"{n}B"
+
+
 def challenge_counts(sector_size: int) -> tuple[int, int]:
     """Return ``(partitions, challenges_per_partition)`` for a Filecoin sector size in bytes.
 

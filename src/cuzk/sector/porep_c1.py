@@ -74,7 +74,7 @@ from .graph import BASE_DEGREE, EXP_DEGREE, all_parents, parents as graph_parent
 from .labels import label_header
 from .replica import replicate, tree_arities, tree_path, tree_shape
 
-__all__ = ["merkle_proof", "seal_and_prove", "verify_porep_c1", "write_porep_c1", "read_porep_c1", "SCHEMA", "TOTAL_PARENTS"]
+__all__ = ["c1_document", "challenge_proof", "merkle_proof", "seal_and_prove", "verify_porep_c1", "write_porep_c1", "read_porep_c1", "SCHEMA", "TOTAL_PARENTS"]
 
 TOTAL_PARENTS = 37  #: parents hashed per label (``TOTAL_PARENTS`` upstream)
 
@@ -101,6 +101,54 @@ def merkle_proof(levels, index: int, shape) -> dict:
 
 def _repeat(p: list, n: int = TOTAL_PARENTS) -> list:
     return [p[k % len(p)] for k in range(n)]
+
+
+def challenge_proof(node: int, comm_d_proof: dict, comm_r_last_proof: dict, column_proof, drg, exp,
+                    label_of) -> dict:
+    """One challenge's vanilla proof (module docstring): ``column_proof(q)`` gives a node's
+    ColumnProof, ``label_of(layer, q)`` the 32-byte label of node q at ``layer`` (1-based); the
+    labeling proofs hash the DRG parents' layer-l labels, then (l > 1) the expander parents'
+    layer-(l − 1) labels, repeated to 37."""
+    layers = len(column_proof(node)["column"]["rows"])
+    labeling = []
+    for layer in range(1, layers + 1):
+        used = [label_of(layer, q) for q in drg] + ([label_of(layer - 1, q) for q in exp] if layer > 1 else [])
+        labeling.append({"parents": [_b32(x) for x in _repeat(used)], "layer_index": layer, "node": node})
+    return {
+        "comm_d_proofs": comm_d_proof,
+        "comm_r_last_proof": comm_r_last_proof,
+        "replica_column_proofs": {"c_x": column_proof(node),
+                                  "drg_parents": [column_proof(q) for q in drg],
+                                  "exp_parents": [column_proof(q) for q in exp]},
+        "labeling_proofs": labeling,
+        "encoding_proof": {"parents": [list(x) for x in labeling[-1]["parents"]], "layer_index": layers, "node": node},
+    }
+
+
+def c1_document(sector_size: int, sector_id: int, prover_id: bytes, ticket: bytes, seed: bytes, comm_d: bytes,
+                comm_r: bytes, rid: bytes, pid: bytes, layers: int, api_version: str, synthetic: bool,
+                parts: list) -> dict:
+    """The top-level PoRep C1 dict around the per-partition proof lists ``parts``."""
+    return {
+        "format": FORMAT,
+        "porep": True,
+        "registered_proof": registered_proof(sector_size)[0],
+        "sector_size": sector_size,
+        "sector_id": sector_id,
+        "prover_id": _b32(prover_id),
+        "ticket": _b32(ticket),
+        "seed": _b32(seed),
+        "comm_d": _b32(comm_d),
+        "comm_r": _b32(comm_r),
+        "replica_id": _b32(rid),
+        "porep_id": _b32(pid),
+        "layers": layers,
+        "api_version": api_version,
+        "synthetic": synthetic,
+        "partitions": len(parts),
+        "challenges_per_partition": len(parts[0]) if parts else 0,
+        "vanilla_proofs": {_vanilla_key(sector_size): parts},
+    }
 
 
 def seal_and_prove(
@@ -163,45 +211,13 @@ def seal_and_prove(
         proofs = []
         for c in derive_challenges(rid, seed, sector_size, k, challenges):
             p = [int(x) for x in par[c]]
-            drg, exp = p[:BASE_DEGREE], p[BASE_DEGREE:]
-            labeling = []
-            for layer in range(1, layers + 1):
-                if layer == 1:
-                    pl = [labels[0][q].tobytes() for q in drg]
-                else:
-                    pl = [labels[layer - 1][q].tobytes() for q in drg] + [labels[layer - 2][q].tobytes() for q in exp]
-                labeling.append({"parents": [_b32(x) for x in _repeat(pl)], "layer_index": layer, "node": c})
-            proofs.append({
-                "comm_d_proofs": {"leaf": _b32(bytes(dtree[0][c])), "path": [_b32(bytes(s)) for s in merkle_path(dtree, c)],
-                                  "index": c, "root": _b32(comm_d)},
-                "comm_r_last_proof": merkle_proof(tree_r, c, shape),
-                "replica_column_proofs": {"c_x": column_proof(c),
-                                          "drg_parents": [column_proof(q) for q in drg],
-                                          "exp_parents": [column_proof(q) for q in exp]},
-                "labeling_proofs": labeling,
-                "encoding_proof": {"parents": [list(x) for x in labeling[-1]["parents"]], "layer_index": layers, "node": c},
-            })
+            cd = {"leaf": _b32(bytes(dtree[0][c])), "path": [_b32(bytes(s)) for s in merkle_path(dtree, c)],
+                  "index": c, "root": _b32(comm_d)}
+            proofs.append(challenge_proof(c, cd, merkle_proof(tree_r, c, shape), column_proof, p[:BASE_DEGREE],
+                                          p[BASE_DEGREE:], lambda layer, q: labels[layer - 1][q].tobytes()))
         parts.append(proofs)
-    return {
-        "format": FORMAT,
-        "porep": True,
-        "registered_proof": registered_proof(sector_size)[0],
-        "sector_size": sector_size,
-        "sector_id": sector_id,
-        "prover_id": _b32(prover_id),
-        "ticket": _b32(ticket),
-        "seed": _b32(seed),
-        "comm_d": _b32(comm_d),
-        "comm_r": _b32(rep["comm_r"]),
-        "replica_id": _b32(rid),
-        "porep_id": _b32(pid),
-        "layers": layers,
-        "api_version": api_version,
-        "synthetic": False,
-        "partitions": partitions,
-        "challenges_per_partition": challenges,
-        "vanilla_proofs": {_vanilla_key(sector_size): parts},
-    }
+    return c1_document(sector_size, sector_id, prover_id, ticket, seed, comm_d, rep["comm_r"], rid, pid, layers,
+                       api_version, False, parts)
 
 
 # --- schema ---------------------------------------------------------------------------------------

@@ -65,9 +65,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-import jsonschema
 import numpy as np
 
+from .c1 import check_schema
+from .challenges import size_name as _size_name
 from ..fileio import atomic_open, atomic_write_text
 from ..hash.poseidon import R, poseidon_many
 from .porep_c1 import merkle_proof
@@ -201,11 +202,6 @@ def post_params(kind: str, sector_size: int, *, api_version: str | None = None,
     return PoStParams(kind, int(sector_size), int(sector_count), int(challenge_count), api)
 
 
-def _size_name(n: int) -> str:
-    for unit, s in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= s and n % s == 0:
-            return f"{n // s}{unit}"
-    return f"{n}B"
 
 
 def registered_post_proof(p: PoStParams) -> str:
@@ -604,12 +600,7 @@ SCHEMA = {
 
 
 def _check_schema(doc, path) -> None:
-    errors = sorted(jsonschema.Draft202012Validator(SCHEMA).iter_errors(doc), key=lambda e: list(map(str, e.path)))
-    if errors:
-        msg = "; ".join(f"{'/'.join(map(str, e.path)) or '<root>'}: {e.message[:120]}" for e in errors[:20])
-        if len(errors) > 20:
-            msg += f"; … {len(errors) - 20} more"
-        raise PoStError(path, "/".join(map(str, errors[0].path)) or "<root>", msg)
+    check_schema(doc, SCHEMA, path, error=PoStError)
 
 
 def _check_header(doc: dict, path) -> PoStParams:

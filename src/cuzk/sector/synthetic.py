@@ -63,12 +63,12 @@ import hashlib
 import struct
 
 from ..hash.poseidon import R, poseidon_many
-from .c1 import FORMAT, _vanilla_key, porep_id as default_porep_id, registered_proof, replica_id as make_replica_id
+from .c1 import porep_id as default_porep_id, replica_id as make_replica_id
 from .challenges import challenge_counts, derive_challenges
 from .commd import sha254, zero_subtree_roots
 from .graph import API_VERSIONS, drg_parents, drg_seed, expander_parents, feistel_keys
 from .labels import label_header
-from .porep_c1 import TOTAL_PARENTS
+from .porep_c1 import TOTAL_PARENTS, c1_document, challenge_proof
 from .replica import comm_r as make_comm_r, tree_arities, tree_shape
 
 __all__ = ["synthetic_c1", "DEFAULT_LAYERS"]
@@ -292,42 +292,9 @@ def _synthetic_c1(sector_size, sector_id, prover_id, ticket, seed, layers, porep
         proofs = []
         for c in part:
             d, e = par[c]
-            labeling = []
-            for layer in range(1, layers + 1):
-                used = [lab[layer][q] for q in d]
-                if layer > 1:
-                    used += [lab[layer - 1][q] for q in e]
-                labeling.append({"parents": [_b32(used[k % len(used)]) for k in range(TOTAL_PARENTS)],
-                                 "layer_index": layer, "node": c})
-            proofs.append({
-                "comm_d_proofs": {"leaf": _b32(zeros[0]), "path": [_b32(z) for z in zero_path], "index": c,
-                                  "root": _b32(comm_d)},
-                "comm_r_last_proof": _merkle_proof(tree_r, c, arities),
-                "replica_column_proofs": {"c_x": column_proof(c),
-                                          "drg_parents": [column_proof(q) for q in d],
-                                          "exp_parents": [column_proof(q) for q in e]},
-                "labeling_proofs": labeling,
-                "encoding_proof": {"parents": [list(x) for x in labeling[-1]["parents"]], "layer_index": layers,
-                                   "node": c},
-            })
+            cd = {"leaf": _b32(zeros[0]), "path": [_b32(z) for z in zero_path], "index": c, "root": _b32(comm_d)}
+            proofs.append(challenge_proof(c, cd, _merkle_proof(tree_r, c, arities), column_proof, d, e,
+                                          lambda layer, q: lab[layer][q]))
         parts.append(proofs)
-    return {
-        "format": FORMAT,
-        "porep": True,
-        "registered_proof": registered_proof(sector_size)[0],
-        "sector_size": sector_size,
-        "sector_id": sector_id,
-        "prover_id": _b32(prover_id),
-        "ticket": _b32(ticket),
-        "seed": _b32(seed),
-        "comm_d": _b32(comm_d),
-        "comm_r": _b32(make_comm_r(comm_c, comm_r_last)),
-        "replica_id": _b32(rid),
-        "porep_id": _b32(pid),
-        "layers": layers,
-        "api_version": api_version,
-        "synthetic": True,
-        "partitions": partitions,
-        "challenges_per_partition": challenges,
-        "vanilla_proofs": {_vanilla_key(sector_size): parts},
-    }
+    return c1_document(sector_size, sector_id, prover_id, ticket, seed, comm_d, make_comm_r(comm_c, comm_r_last),
+                       rid, pid, layers, api_version, True, parts)
