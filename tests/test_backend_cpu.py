@@ -455,6 +455,101 @@ def test_prover_uses_threads_workers_in_all():
     assert verify(pk.vk, proof, [int(v) for v in ins[1:]])
 
 
+@pytest.mark.parametrize("group", [G1, G2], ids=["G1", "G2"])
+def test_local_msm_contexts_run_in_threads(be2, group):
+    """local=True keeps the bases in this process (no worker pool even with threads=2), decodes
+    them on first use, and msm/msm_bytes calls from several threads give the sequential sums."""
+    import threading
+
+    pts = random_points(group, 40)
+    pts[3] = group.identity()
+    bases = group.to_array(pts)
+    cases = [rand_fr(40), [0, 1] * 20, [1] * 40, rand_fr(20) + [0] * 20]
+    with CPUBackend(threads=2) as bk:
+        ctx = bk.msm_context(group, bases, local=True)
+        assert bk._pool is None and ctx._points is None  # nothing decoded yet
+        want = [naive_msm(group, pts, sc) for sc in cases]
+        got = [None] * len(cases)
+
+        def run(i):
+            sc = cases[i]
+            p = ctx.msm_bytes(workers.scalars_to_bytes(sc)) if i % 2 else ctx.msm(int_array(sc))
+            got[i] = group.to_uncompressed(p)
+
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(len(cases))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert got == want
+        assert bk._pool is None and len(ctx.load()) == 40
+        with pytest.raises(ValueError):
+            ctx.msm_bytes(b"\0" * 32)
+        with pytest.raises(ValueError):
+            ctx.msm_bytes(workers.scalars_to_bytes([R - 1] * 39) + (2**256 - 1).to_bytes(32, "little"))
+        ctx.close()
+        with pytest.raises(RuntimeError, match="closed"):
+            ctx.msm_bytes(workers.scalars_to_bytes(cases[0]))
+        with pytest.raises(RuntimeError, match="closed"):
+            ctx.load()
+        bad = bases.copy()
+        bad[5, -1] ^= 1
+        lazy = bk.msm_context(group, bad, local=True)  # the curve check happens on first use
+        with pytest.raises(Exception, match="point 5"):
+            lazy.msm(int_array(cases[0]))
+    # sharded contexts take msm_bytes too
+    with be2.msm_context(group, bases) as sharded:
+        assert sharded._pool is not None
+        assert group.to_uncompressed(sharded.msm_bytes(workers.scalars_to_bytes(cases[0]))) == want[0]
+
+
+@pytest.mark.parametrize("group", [G1, G2], ids=["G1", "G2"])
+def test_decode_points_matches_from_array(group):
+    from cuzk.curve import CurveError
+
+    pts = random_points(group, 12) + [group.identity()]
+    arr = group.to_array(pts)
+    assert workers.decode_points(group, arr) == pts
+    assert workers.decode_points(group, arr.tobytes()) == pts
+    assert workers.decode_points(group, arr[:0]) == []
+    q = 0x1A0111EA397FE69A4B1BA7B6434BACD764774B84F38512BF6730D2A0F6B0F6241EABFFFEB153FFFFB9FEFFFFFFFFAAAB
+    damages = [
+        (3, lambda b: b.__setitem__((3, -1), b[3, -1] ^ 1)),  # off the curve
+        (4, lambda b: b.__setitem__((4, 0), b[4, 0] | 0x80)),  # compression flag
+        (5, lambda b: b.__setitem__((5, 0), b[5, 0] | 0x20)),  # sort flag
+        (12, lambda b: b.__setitem__((12, 7), 1)),  # infinity with a non-zero body
+        (6, lambda b: b.__setitem__(6, 0)),  # (0, 0) without the infinity flag
+        (7, lambda b: b.__setitem__((7, slice(0, 48)), np.frombuffer(q.to_bytes(48, "big"), np.uint8))),  # x = q
+        (2, lambda b: (b.__setitem__((2, -1), b[2, -1] ^ 1), b.__setitem__((9, 0), 0x20))),  # first of two
+    ]
+    for idx, damage in damages:
+        b = arr.copy()
+        damage(b)
+        with pytest.raises(CurveError) as theirs:
+            group.from_array(b, check_subgroup=False)
+        with pytest.raises(type(theirs.value)) as ours:
+            workers.decode_points(group, b)
+        assert str(ours.value) == str(theirs.value) and f"point {idx}" in str(ours.value)
+    with pytest.raises(CurveError):
+        workers.decode_points(group, arr.tobytes()[:-1])
+
+
+def test_cyclic_convolution_matches_naive(be):
+    for n in (1, 2, 8, 64):
+        k, x = rand_fr(n), rand_fr(n)
+        conv = be.cyclic_convolution(be.to_device(k))
+        want = [sum(x[j] * k[(m - j) % n] for j in range(n)) % R for m in range(n)]
+        assert [int(v) for v in conv(be.to_device(x))] == want, n
+        assert [int(v) for v in conv(workers.scalars_to_bytes(x))] == want, n
+    top = [R - 1] * 16  # largest slot sums: no carry may cross a slot
+    conv = be.cyclic_convolution(workers.scalars_to_bytes(top))
+    assert [int(v) for v in conv(be.to_device(top))] == [16 * (R - 1) ** 2 % R] * 16
+    with pytest.raises(ValueError):
+        conv(be.to_device(rand_fr(8)))
+    with pytest.raises(ValueError):
+        be.cyclic_convolution(b"")
+
+
 def test_msm_rejects_bad_bases(be):
     with pytest.raises(ValueError):
         be.msm_context(G1, np.zeros((3, 95), dtype=np.uint8))

@@ -290,18 +290,123 @@ def test_to_device_mixed_widths(gpu):
         gpu.to_device([0, True])
 
 
-# --- delegated operations -----------------------------------------------------------------
+# --- fixed-base products (setup) ----------------------------------------------------------
 
 
-def test_g2_msm_and_fixed_base_delegated(gpu, cpu):
-    g2 = G2.generator()
-    pts = [G2.mul(g2, RNG.randrange(1, R)) for _ in range(3)]
-    sc = [RNG.randrange(R), 1, 0]
+@pytest.mark.parametrize("group", [G1, G2], ids=["G1", "G2"])
+def test_fixed_base_mul_matches_cpu(gpu, cpu, group):
+    ks = [0, 1, 2, R - 1, R - 2, (R - 1) // 2, (R + 1) // 2, 2**64 - 1, 2**128 + 5] + rand_fr(300)
+    g = group.generator()
+    got = gpu.fixed_base_mul(group, g, ks)
+    assert got.shape == (len(ks), group.uncompressed_size)
+    assert np.array_equal(got, cpu.fixed_base_mul(group, g, ks))
+    other = group.mul(g, RNG.randrange(2, R))                      # another base, given as bytes
+    enc = group.to_array([other])[0]
+    assert np.array_equal(gpu.fixed_base_mul(group, enc, ks[:40]), cpu.fixed_base_mul(group, other, ks[:40]))
+    assert np.array_equal(gpu.fixed_base_mul(group, group.identity(), ks[:5]), cpu.fixed_base_mul(group, group.identity(), ks[:5]))
+    assert np.array_equal(gpu.fixed_base_mul(group, g, int_array(ks[:50])), got[:50])
+    assert np.array_equal(gpu.fixed_base_mul(group, g, np.arange(7, dtype=np.int64)), cpu.fixed_base_mul(group, g, list(range(7))))
+    assert gpu.fixed_base_mul(group, g, []).shape == (0, group.uncompressed_size)
+    with pytest.raises(ValueError):
+        gpu.fixed_base_mul(group, g, [1, R])
+
+
+def test_fixed_base_mul_many(gpu, cpu, monkeypatch):
+    """More scalars than one launch takes (slices), spot-checked against the CPU."""
+    import cuzk.backend.cuda.backend as cb
+
+    monkeypatch.setattr(cb, "_FB_SLICE", 1000)
+    n = 2500
+    ks = rand_fr(n)
+    got = gpu.fixed_base_mul(G1, G1.generator(), ks)
+    idx = RNG.sample(range(n), 40) + [0, 999, 1000, 1999, 2000, n - 1]
+    ref = cpu.fixed_base_mul(G1, G1.generator(), [ks[i] for i in idx])
+    assert np.array_equal(got[idx], ref)
+
+
+# --- G2 MSM -------------------------------------------------------------------------------
+
+
+def _g2_points(n: int) -> list:
+    g = G2.generator()
+    return [G2.mul(g, RNG.randrange(1, R)) for _ in range(n)]
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 100, 333])
+def test_g2_msm_small_matches_group_msm(gpu, n):
+    pts = _g2_points(n)
+    if n >= 7:
+        pts[3] = G2.identity()   # point at infinity among the bases
+        pts[5] = pts[4]          # repeated bases
+        pts[6] = -pts[4]         # a base and its negative
+    cases = [
+        rand_fr(n),
+        [0] * n,
+        [1] * n,
+        [R - 1] * n,
+        [RNG.choice([0, 1, 2, R - 1, (R - 1) // 2, (R + 1) // 2, RNG.randrange(R)]) for _ in range(n)],
+    ]
     with gpu.msm_context(G2, G2.to_array(pts)) as ctx:
-        assert ctx.msm(sc) == G2.msm(pts, sc)
-        assert ctx.msm(gpu.to_device(sc)) == G2.msm(pts, sc)
-    ks = [0, 1, R - 1, RNG.randrange(R)]
-    assert np.array_equal(gpu.fixed_base_mul(G1, G1.generator(), ks), cpu.fixed_base_mul(G1, G1.generator(), ks))
+        assert isinstance(ctx, CUDAMSMContext) and ctx.size == n and ctx.group is G2
+        for sc in cases:
+            ref = G2.msm(pts, sc)
+            assert ctx.msm(sc) == ref
+            assert ctx.msm(gpu.to_device(sc)) == ref
+        with pytest.raises(ValueError):
+            ctx.msm([1] * (n + 1))
+        with pytest.raises(ValueError):
+            ctx.msm([R] * n)
+
+
+def test_g2_points_roundtrip_and_grid(gpu):
+    pts = _g2_points(20) + [G2.identity()]
+    arr = G2.to_array(pts)
+    dev = gpu.points_upload_affine(G2, arr)
+    assert dev.shape == (21, 48)
+    assert np.array_equal(gpu.points_download_affine(G2, dev), arr)
+    a, b = pts[:8], pts[8:13]
+    grid = gpu.points_sum_grid(G2, gpu.points_upload_affine(G2, G2.to_array(a)), gpu.points_upload_affine(G2, G2.to_array(b)), 37)
+    got = G2.from_array(gpu.points_download_affine(G2, grid))
+    assert all(got[i] == a[i % 8] + b[i // 8] for i in range(37))
+
+
+def _g2_grid_points(gpu, n: int):
+    na = 64
+    a_pts, b_pts = _g2_points(na), _g2_points(-(-n // na))
+    dev = gpu.points_sum_grid(G2, gpu.points_upload_affine(G2, G2.to_array(a_pts)),
+                              gpu.points_upload_affine(G2, G2.to_array(b_pts)), n)
+    pts = G2.from_array(gpu.points_download_affine(G2, dev), check_subgroup=False)
+    return dev, pts
+
+
+@pytest.mark.parametrize("n", [4096, 5000])
+def test_g2_msm_generated_bases(gpu, n):
+    dev, pts = _g2_grid_points(gpu, n)
+    ctx = CUDAMSMContext.from_device_affine(gpu, dev, G2)
+    sc = rand_fr(n)
+    ref = G2.msm(pts, sc)
+    assert ctx.msm(sc) == ref
+    assert ctx.msm(gpu.to_device(sc)) == ref
+    for c in (7, 13):
+        assert ctx.msm(sc, c=c) == ref, c
+    sc = [RNG.choice([0, 1, 1, 1, 1, 1]) for _ in range(n)]   # mostly bit-valued (a witness)
+    sc[10], sc[11] = R - 1, RNG.randrange(R)
+    assert ctx.msm(sc) == G2.msm(pts, sc)
+    k = RNG.randrange(2, R)
+    sc = [k if i % 3 else R - k for i in range(n)]             # skewed: the chunked bucket path
+    assert ctx.msm(sc) == G2.msm(pts, sc)
+
+
+def test_g2_msm_linear_large(gpu):
+    """MSM(s) + MSM(t) == MSM(s + t) for G2 at n = 2^16."""
+    n = 1 << 16
+    na = 256
+    a_pts, b_pts = _g2_points(na), _g2_points(n // na)
+    dev = gpu.points_sum_grid(G2, gpu.points_upload_affine(G2, G2.to_array(a_pts)),
+                              gpu.points_upload_affine(G2, G2.to_array(b_pts)), n)
+    ctx = CUDAMSMContext.from_device_affine(gpu, dev, G2)
+    s, t = _rand_device(n), _rand_device(n)
+    assert ctx.msm(s) + ctx.msm(t) == ctx.msm(gpu.add(s, t))
 
 
 # --- G1 MSM -------------------------------------------------------------------------------
@@ -407,3 +512,89 @@ def test_msm_linear_large(gpu):
     ctx = CUDAMSMContext.from_device_affine(gpu, dev)
     s, t = _rand_device(n), _rand_device(n)
     assert ctx.msm(s) + ctx.msm(t) == ctx.msm(gpu.add(s, t))
+
+
+# --- device-memory limit: chunked MSMs, bases per chunk, GPUMemoryError -------------------------
+
+
+class _Limited:
+    """Cap the (process-wide) CuPy pool at the bytes in use now plus ``headroom``; undo on exit."""
+
+    def __init__(self, be, headroom: int):
+        self.be, self.headroom = be, headroom
+
+    def __enter__(self):
+        self.be.set_mem_limit(cp.get_default_memory_pool().used_bytes() + self.headroom)
+        return self.be
+
+    def __exit__(self, *exc):
+        self.be.set_mem_limit(None)
+
+
+@pytest.mark.parametrize("group", [G1, G2], ids=["G1", "G2"])
+def test_chunked_msm_equals_unchunked(gpu, group):
+    """Under a limit below the whole MSM's need: chunks (resident bases sliced, host bases
+    uploaded per chunk), host and device scalars, the same points as without a limit."""
+    from cuzk.backend.cuda.backend import msm_device_bytes
+
+    n = 5000
+    if group is G1:
+        dev, arr, pts = _grid_points(gpu, n)
+    else:
+        dev, pts = _g2_grid_points(gpu, n)
+        arr = gpu.points_download_affine(G2, dev)
+    ctx = CUDAMSMContext.from_device_affine(gpu, dev, group)
+    sc = rand_fr(n)
+    bits = [RNG.choice([0, 1, 1, 1]) for _ in range(n)]
+    bits[17] = R - 1
+    k = RNG.randrange(2, R)
+    skew = [k if i % 3 else R - k for i in range(n)]
+    ref = [ctx.msm(s) for s in (sc, bits, skew)]
+    assert ctx.last_chunks == 1
+    assert ref[0] == group.msm(pts, sc)
+    with _Limited(gpu, msm_device_bytes(n, group) * 6 // 10):
+        host_ctx = gpu.msm_context(group, arr)
+        assert not host_ctx.resident          # bases plus an MSM's temporaries do not fit
+        for s, want in zip((sc, bits, skew), ref):
+            assert ctx.msm(s) == want
+            assert ctx.last_chunks > 1
+            assert host_ctx.msm(s) == want
+            assert host_ctx.last_chunks > 1
+        assert ctx.msm(gpu.to_device(sc)) == ref[0] and ctx.last_chunks > 1
+        assert ctx.msm(sc, c=7) == ref[0]
+        host_ctx.close()
+    assert ctx.msm(sc) == ref[0] and ctx.last_chunks == 1   # limit lifted: whole again
+
+
+def test_impossible_limit_raises_then_recovers(gpu):
+    from cuzk.backend import GPUMemoryError
+
+    n = 3000
+    dev, arr, pts = _grid_points(gpu, n)
+    sc = rand_fr(n)
+    ref = G1.msm(pts, sc)
+    pool = cp.get_default_memory_pool()
+    before = pool.used_bytes()
+    with CUDABackend(mem_limit=1 << 16) as tiny:
+        assert pool.get_limit() == 1 << 16
+        ctx = tiny.msm_context(G1, arr)
+        assert not ctx.resident
+        with pytest.raises(GPUMemoryError) as e:
+            ctx.msm(sc)
+        assert e.value.op == "G1 msm" and e.value.limit == 1 << 16 and e.value.requested > 1 << 16
+        assert "G1 msm" in str(e.value) and f"{1 << 16:,}" in str(e.value)
+        # CuPy's own OutOfMemoryError, typed: more than any cached free block holds (CuPy serves
+        # those without a new cudaMalloc, so the limit only bites on a fresh allocation)
+        big = pool.free_bytes() // 32 + (1 << 21)
+        with pytest.raises(GPUMemoryError) as e:
+            tiny.powers(5, big)
+        assert e.value.op == "powers" and e.value.requested >= 32 * big and e.value.limit == 1 << 16
+        assert isinstance(e.value, RuntimeError)
+        assert pool.used_bytes() <= before            # nothing of the failed calls is left
+        pool.free_all_blocks()                        # a sane limit: the same context works
+        tiny.set_mem_limit(pool.total_bytes() + (256 << 20))
+        assert ctx.msm(sc) == ref
+        assert ctx.msm(tiny.to_device(sc)) == ref
+    assert pool.get_limit() == 0                       # close restored the earlier (no) limit
+    with gpu.msm_context(G1, arr) as again:
+        assert again.resident and again.msm(sc) == ref

@@ -29,7 +29,7 @@ def test_circuit_shape_and_sizes():
 @needs_node
 def test_bench_snarkjs_smallest(tmp_path):
     out = tmp_path / "res" / "bench.json"
-    res = bench_snarkjs(sizes=(64,), threads=2, json_path=str(out), workdir=str(tmp_path / "w"))
+    res = bench_snarkjs(sizes=(64,), threads=2, json_path=str(out), workdir=str(tmp_path / "w"), repeat=2)
     assert res["verified"] is True
     data = json.loads(out.read_text())
     assert data == json.loads(json.dumps(res))
@@ -45,6 +45,12 @@ def test_bench_snarkjs_smallest(tmp_path):
             assert r[key] > 0, (run, key)
     assert e["same_public_signals"] is True
     assert e["ratio_seconds"] > 0 and e["ratio_cpu_seconds"] > 0 and e["ratio_rss"] > 0
-    for phase in ("startup", "read_zkey", "load_bases", "qap", "msm_h", "combine"):
+    for phase in ("startup", "read_zkey", "load_bases", "qap", "msm_b_g2", "msm_c_b1", "msm_h0", "combine", "prove"):
         assert phase in e["cuzk"]["phases"], phase
-    assert "64" in format_snarkjs(res)
+    assert e["cuzk"]["prove_seconds"] == e["cuzk"]["phases"]["prove"]
+    # the first cuzk run converts the .zkey into the (per-size, emptied) cache, the others load it
+    assert e["cuzk_cold"]["zkey_cache"] == "miss" and e["cuzk"]["all_zkey_cache"] == ["miss", "hit"]
+    assert e["cuzk_cold"]["seconds"] > 0 and e["cuzk_cold"]["cpu_seconds"] > 0
+    assert any(p.name == "converted-zkey" for p in (tmp_path / "w" / "n64" / "cuzk-cache").iterdir())
+    text = format_snarkjs(res)
+    assert "64" in text and "first run" in text

@@ -18,6 +18,7 @@ import subprocess
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cuzk.backend import get_backend
@@ -75,6 +76,12 @@ needs_circom2 = pytest.mark.skipif(
 def cpu():
     with get_backend("cpu", threads=1) as bk:
         yield bk
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path, monkeypatch):
+    """read_zkey's converted-key cache and check records go to a fresh directory per test."""
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path / "cuzk-cache"))
 
 
 def snarkjs(*args, cwd, check=True) -> subprocess.CompletedProcess:
@@ -270,6 +277,209 @@ def test_our_proof_from_snarkjs_zkey_verifies(cpu):
     bad = w.copy()
     bad[-1] = (bad[-1] + 1) % R
     assert not verify(vk, prove_zkey(zk, bad, cpu)[0], pub)
+
+
+def _naive_proof(zk, w, r, s):
+    """πA, πB, πC from the formulas in zkey_prover's docstring, each sum over every base as one
+    arkworks MSM (infinity points included) and H from ``_naive_h``: no code of the prover."""
+    def msm(grp, arr, sc):
+        return grp.msm(grp.from_array(arr, check_subgroup=False), [int(x) % R for x in sc])
+
+    n, npub = zk.domain_size, zk.n_public
+    h = _naive_h(zk, w)
+    g_a = zk.alpha_g1 + msm(G1, zk.a, w) + G1.mul(zk.delta_g1, r)
+    g_b = zk.beta_g2 + msm(G2, zk.b_g2, w) + G2.mul(zk.delta_g2, s)
+    b1 = zk.beta_g1 + msm(G1, zk.b_g1, w) + G1.mul(zk.delta_g1, s)
+    g_c = (msm(G1, zk.c, w[npub + 1 :]) + msm(G1, zk.h[:n], h) + G1.mul(g_a, s) + G1.mul(b1, r)
+           - G1.mul(zk.delta_g1, r * s % R))
+    return Proof(g_a, g_b, g_c)
+
+
+@pytest.mark.parametrize("threads,h_parts", [(1, 1), (2, 1), (2, 3)])
+def test_proof_bytes_equal_an_independent_computation(threads, h_parts, tmp_path, monkeypatch):
+    """With fixed r, s the prover's bytes equal the textbook formulas' (and so do not depend on
+    how the MSMs are split over threads), for the snarkjs fixture and for a key of 2^6 rows."""
+    from cuzk.formats import zkey_prover
+
+    monkeypatch.setattr(zkey_prover, "_H_PARTS", h_parts)
+    r, s = 123456789, 987654321
+    r1cs, wc = _cs_circuit()
+    with warnings.catch_warnings(), get_backend("cpu", threads=1) as one:
+        warnings.simplefilter("ignore", DevelopmentSetupWarning)
+        write_zkey(tmp_path / "k.zkey", setup_zkey(r1cs, one))
+    cases = [(read_zkey(FIX / "multi.zkey"), read_wtns(FIX / "multi.wtns")),
+             (read_zkey(tmp_path / "k.zkey", check=False), wc)]
+    proofs = []
+    with get_backend("cpu", threads=threads) as bk:
+        for zk, w in cases:
+            with ZKeyProver(zk, bk) as pr:
+                assert pr.threaded
+                proof, pub = pr.prove(w, r, s)
+                assert pr.times.seconds["msm_h0"] >= 0 and "prove" in pr.times.seconds
+            assert proof.to_bytes() == _naive_proof(zk, w, r, s).to_bytes()
+            assert pub == [int(x) for x in w[1 : zk.n_public + 1]]
+            proofs.append(proof)
+    # and equal the bytes the prover gave before it ran MSMs on threads (commit 59f8c32)
+    assert proofs[0].to_bytes() == MULTI_PROOF_R_S
+
+
+MULTI_PROOF_R_S = bytes.fromhex(
+    "8cf401e865cfd6dbc9f680f0ad543352d1b252c223a577f373240e2a688422765d0b28688455445498883b88c31ad0bb"
+    "9195ead90aaeaaa975e4d695ac3df52952a449753d5e96bdf57a9128d1f91650f349dfd28e34e911d06be3b3c32f7941"
+    "16051daf1ccb6ad013f247e3ea3ade9b855a7520337aceb81a05790d0dcd46aa02e71aeacdd29e6b5409c40b35485f22"
+    "96ca9175a1b171bea3c8b814c734828dbe9d11a6dd3960eee81c4db3f2a72b41bf1300d310397c2a70bcdb3836517200"
+)
+"""multi.zkey + multi.wtns proved with r = 123456789, s = 987654321 by the sequential prover."""
+
+
+def test_threaded_prover_checks_the_witness():
+    from cuzk.groth16.prover import WitnessError
+
+    zk, w = read_zkey(FIX / "multi.zkey"), read_wtns(FIX / "multi.wtns")
+    vk = zk.verifying_key()
+    with get_backend("cpu", threads=2) as bk, ZKeyProver(zk, bk) as pr:
+        for value in (R, R + 5, -1, 2**256):
+            bad = w.copy()
+            bad[3] = value
+            with pytest.raises(WitnessError, match="outside"):
+                pr.prove(bad)
+        bad = w.copy()
+        bad[0] = 2
+        with pytest.raises(WitnessError, match="ONE"):
+            pr.prove(bad)
+        proof, pub = pr.prove([int(x) for x in w])  # plain ints do as well as mpz
+        assert verify(vk, proof, pub)
+
+
+def test_threaded_prover_errors_stop_cleanly():
+    """A bad base (off the curve) fails the proof with its index; a failing job's exception reaches
+    the caller and no helper thread is left behind."""
+    import threading
+
+    from cuzk.curve import CurveError
+    from cuzk.formats.zkey_prover import _Jobs
+
+    zk, w = read_zkey(FIX / "multi.zkey"), read_wtns(FIX / "multi.wtns")
+    zk.b_g2 = zk.b_g2.copy()
+    bad = next(i for i in range(zk.n_vars) if int(w[i]) > 1 and not zk.b_g2[i, 0] & 0x40)
+    zk.b_g2[bad, -1] ^= 1
+    before = threading.active_count()
+    with get_backend("cpu", threads=2) as bk, ZKeyProver(zk, bk) as pr:
+        with pytest.raises(CurveError, match="point"):
+            pr.prove(w)
+    jobs = _Jobs(2)
+    jobs.put("ok", lambda: 1)
+    jobs.put("bad", lambda: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        jobs.wait()
+    jobs.close()
+    jobs.close()
+    assert threading.active_count() == before
+
+
+def test_odd_coset_kernel_cache(tmp_path):
+    """The even-domain → odd-coset kernel is cached per domain size; a damaged file is recomputed."""
+    from cuzk.formats import zkey_prover as zp
+
+    n, zeta = 16, ffjs_root_of_unity(32)
+    want = b"".join(int(v).to_bytes(32, "little") for v in zp._odd_coset_kernel(n, zeta))
+    assert zp._odd_coset_kernel_bytes(n, zeta) == want
+    f = tmp_path / "cuzk-cache" / "snarkjs-odd-coset" / "n16"
+    good = f.read_bytes()
+    for bad in (good[:-1] + bytes([good[-1] ^ 1]), good[:100], b"", good.replace(good[:8], b"x" * 8, 1)):
+        f.write_bytes(bad)
+        assert zp._odd_coset_kernel_bytes(n, zeta) == want
+        assert f.read_bytes() == good
+    # another ζ (a different 2n-th root) is not served from this file
+    other = pow(zeta, 3, R)
+    assert zp._odd_coset_kernel_bytes(n, other) == b"".join(
+        int(v).to_bytes(32, "little") for v in zp._odd_coset_kernel(n, other))
+
+
+def test_zkey_cache_is_used_and_invalidated(tmp_path, monkeypatch, caplog):
+    from cuzk.formats import zkey as zkmod
+
+    def same(x, y):
+        for name in ("ic", "coeff_matrix", "coeff_constraint", "coeff_signal", "a", "b_g1", "b_g2", "c", "h"):
+            assert np.array_equal(getattr(x, name), getattr(y, name)), name
+        assert [int(v) for v in x.coeff_value] == [int(v) for v in y.coeff_value]
+        assert x.verifying_key().to_bytes() == y.verifying_key().to_bytes()
+        assert (x.n_vars, x.n_public, x.domain_size, x.contributions) == (y.n_vars, y.n_public, y.domain_size,
+                                                                           y.contributions)
+
+    key = tmp_path / "k.zkey"
+    shutil.copy(FIX / "multi.zkey", key)
+    fresh = read_zkey(key, check=False, cache=False)
+    info = {}
+    same(read_zkey(key, check=False, info=info), fresh)
+    assert info["cache"] == "miss"
+    entry = tmp_path / "cuzk-cache" / "converted-zkey" / info["sha256"]
+    assert entry.is_file()
+    # a hit does not parse the .zkey at all
+    with monkeypatch.context() as m:
+        m.setattr(zkmod, "_parse_zkey", lambda *a: pytest.fail("the cache was not used"))
+        info = {}
+        same(read_zkey(key, check=False, info=info), fresh)
+        assert info["cache"] == "hit"
+    # check=True converts (and checks) once; the check record then lets it use the cache too
+    info = {}
+    read_zkey(key, check=True, info=info)
+    assert info["cache"] == "miss" and (tmp_path / "cuzk-cache" / "checked-zkey" / info["sha256"]).exists()
+    info = {}
+    read_zkey(key, check=True, info=info)
+    assert info["cache"] == "hit"
+
+    # a changed .zkey (other digest) is converted afresh, never served from the old entry
+    zk2 = read_zkey(key)
+    zk2.contributions = bytes(64) + struct.pack("<I", 0)
+    zk2.h = zk2.h[::-1].copy()
+    write_zkey(key, zk2)
+    info = {}
+    got = read_zkey(key, check=False, info=info)
+    assert info["cache"] == "miss" and (tmp_path / "cuzk-cache" / "converted-zkey" / info["sha256"]) != entry
+    same(got, read_zkey(key, cache=False))
+    assert np.array_equal(got.h, fresh.h[::-1])
+
+    # damaged entries are ignored with a warning and rebuilt, never trusted
+    entry = tmp_path / "cuzk-cache" / "converted-zkey" / info["sha256"]
+    good = entry.read_bytes()
+    other = {}
+    read_zkey(FIX / "multi.zkey", check=False, info=other)
+    damages = {
+        "a flipped payload byte": good[:-100] + bytes([good[-100] ^ 1]) + good[-99:],
+        "truncated": good[: len(good) // 2],
+        "empty": b"",
+        "not a cache file": b"x" * len(good),
+        "another key's entry": (tmp_path / "cuzk-cache" / "converted-zkey" / other["sha256"]).read_bytes(),
+        "another version": good[:16] + struct.pack("<I", 99) + good[20:],
+    }
+    for what, data in damages.items():
+        entry.write_bytes(data)
+        caplog.clear()
+        info = {}
+        with caplog.at_level("WARNING", logger="cuzk.formats.zkey"):
+            got = read_zkey(key, check=False, info=info)
+        assert info["cache"] == "miss", what
+        same(got, read_zkey(key, cache=False))
+        if data:
+            assert "ignoring the converted-key cache" in caplog.text, what
+        assert entry.read_bytes() == good, what  # rebuilt
+        info = {}
+        read_zkey(key, check=False, info=info)
+        assert info["cache"] == "hit", what
+
+
+def test_zkey_cache_unwritable_is_harmless(tmp_path, monkeypatch):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    (ro / "converted-zkey").write_text("a file where the cache folder should be")
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(ro))
+    info = {}
+    zk = read_zkey(FIX / "multi.zkey", check=False, info=info)
+    assert info["cache"] == "miss" and zk.n_vars == 14
+    info = {}
+    read_zkey(FIX / "multi.zkey", check=False, info=info, cache=False)
+    assert info["cache"] == "off"
 
 
 def _cs_circuit(constraints=40, inputs=3, seed=1):

@@ -76,3 +76,62 @@ def test_cuda_prover_refuses_unsatisfied_witness():
                     pg.prove(ins, bad)
                 assert (got.value.row, got.value.gadget) == (ref.value.row, ref.value.gadget), i
             assert not calls  # refused before any MSM
+
+
+def test_cuda_setup_equals_cpu_setup():
+    """Setup's fixed-base products on the GPU give the CPU's parameter bytes (same toxic waste)."""
+    import random
+
+    from cuzk.backend.cuda import CUDAMSMContext
+    from cuzk.curve import G2
+
+    cs = ConstraintSystem(shape=True, witness=True)
+    synthetic.synthesize(cs, 3000, 3, 0.9, seed=4)
+    r1cs = cs.finalize()
+    rng = random.Random()
+    toxic = {k: rng.randrange(1, FR.modulus) for k in ("tau", "alpha", "beta", "gamma", "delta")}
+    with get_backend("cpu", threads=2) as cpu, get_backend("cuda") as gpu, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DevelopmentSetupWarning)
+        ref = setup(r1cs, cpu, toxic)
+        got = setup(r1cs, gpu, toxic)
+        assert got.to_bytes() == ref.to_bytes()
+        with gpu.msm_context(G2, got.b_g2) as ctx:   # G2 runs on the GPU too (no CPU delegate)
+            assert isinstance(ctx, CUDAMSMContext)
+        ins, aux = cs.assignment()
+        with Prover(got, r1cs, gpu) as p:
+            assert verify(got.vk, p.prove(ins, aux), [int(v) for v in ins[1:]])
+
+
+def test_proofs_equal_under_a_memory_limit():
+    """r, s fixed: proof bytes with a pool limit that forces chunked MSMs (resident bases, then
+    bases uploaded per chunk) equal those without a limit and the CPU backend's."""
+    import cupy as cp
+
+    cs = ConstraintSystem(shape=True, witness=True)
+    synthetic.synthesize(cs, 5000, 6, 0.9, seed=2)
+    r1cs = cs.finalize()
+    ins, aux = cs.assignment()
+    pub = [int(v) for v in ins[1:]]
+    with get_backend("cpu", threads=4) as cpu, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DevelopmentSetupWarning)
+        pk = setup(r1cs, cpu)
+        with Prover(pk, r1cs, cpu) as p:
+            ref = p.prove(ins, aux, r=12345, s=67890)
+    pool = cp.get_default_memory_pool()
+    headroom = 10 << 20
+    with get_backend("cuda") as gpu, Prover(pk, r1cs, gpu) as p:
+        free = p.prove(ins, aux, r=12345, s=67890)
+        assert all(c.last_chunks == 1 for c in p.ctx.values())
+        gpu.set_mem_limit(pool.used_bytes() + headroom)
+        chunked = p.prove(ins, aux, r=12345, s=67890)
+        chunks = {k: c.last_chunks for k, c in p.ctx.items()}
+        assert gpu.gpu_peak_bytes > 0
+    assert max(chunks.values()) > 1, chunks
+    with get_backend("cuda", gpu_mem_limit=pool.used_bytes() + headroom) as gpu2, Prover(pk, r1cs, gpu2) as p2:
+        resident = {k: c.resident for k, c in p2.ctx.items()}
+        uploaded = p2.prove(ins, aux, r=12345, s=67890)
+        assert 0 < gpu2.gpu_peak_bytes <= gpu2.mem_limit
+    assert not all(resident.values()), resident
+    assert pool.get_limit() == 0
+    assert free.to_bytes() == chunked.to_bytes() == uploaded.to_bytes() == ref.to_bytes()
+    assert verify(pk.vk, uploaded, pub)

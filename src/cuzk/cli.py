@@ -43,8 +43,8 @@ ratio snarkjs/cuzk (JSON with --json). Both proofs are checked by snarkjs' and b
 Per size N the circuit is generated into the work directory, compiled with `circom2 --prime
 bls12381 --r1cs --wasm`, its witness computed by `snarkjs wtns calculate`, and its .zkey made by
 cuzk's development setup and zkey writer (not a ceremony; snarkjs proves with it). cuzk reads
-the .zkey without point checks (as snarkjs does), proves on --backend with --threads worker
-processes and reports seconds per phase. snarkjs uses one worker thread per CPU node reports.
+the .zkey without point checks (as snarkjs does), proves on --backend (the CPU backend: the main thread and one MSM thread; setup with
+--threads worker processes) and reports seconds per phase. snarkjs uses one worker thread per CPU node reports.
 Needs node and `npm ci` at the repository root (node_modules/.bin/snarkjs, circom2).
 
 """
@@ -79,6 +79,8 @@ def _steps(sub) -> None:
     req = {"required": True}
     be = (("--backend",), {"choices": ["auto", "cpu", "cuda"], "default": "auto"})
     th = (("--threads", "-t"), {"type": int, "default": 1, "help": "CPU worker processes"})
+    gm = (("--gpu-mem-limit-gb",), {"type": float, "default": None, "metavar": "GIB",
+                                    "help": "device memory the cuda backend may use (GiB; MSMs run in chunks under it; default: no limit)"})
     add("prepare", "sector data -> C1 file (and sealed-sector file)", lambda a: pipeline.prepare(
         {"id": a.sector_id, "data": a.data, "generate": a.generate}, a.out, a.shape, a.randomness, a.prover_id,
         sealed_out=a.sealed, mem_json=a.mem_json),
@@ -94,15 +96,16 @@ def _steps(sub) -> None:
     add("pce-extract", "record a circuit shape's R1CS into a PCE file",
         lambda a: pipeline.pce_extract(a.shape, a.out, a.mem_json), (("--shape",), req), (("--out", "-o"), req))
     add("setup", "development parameters for a PCE (not for chain use)",
-        lambda a: pipeline.setup_params(a.pce, a.params, a.vk, a.backend, a.threads, a.mem_json),
-        (("--pce",), req), (("--params",), req), (("--vk",), req), be, th)
+        lambda a: pipeline.setup_params(a.pce, a.params, a.vk, a.backend, a.threads, a.mem_json,
+                                        gpu_mem_limit_gb=a.gpu_mem_limit_gb),
+        (("--pce",), req), (("--params",), req), (("--vk",), req), be, th, gm)
     add("synthesize", "C1 or PoSt vanilla file -> witness files", lambda a: pipeline.synthesize_sector(a.c1, a.pce, a.out, a.mem_json),
         (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}), (("--pce",), req), (("--out", "-o"), {**req, "help": "witness directory"}))
     add("prove", "prove a batch of sectors of one shape", lambda a: pipeline.prove_batch(
-        a.pce, a.params, a.c1, a.witness, a.out, a.backend, a.threads, a.mem_json),
+        a.pce, a.params, a.c1, a.witness, a.out, a.backend, a.threads, a.mem_json, gpu_mem_limit_gb=a.gpu_mem_limit_gb),
         (("--pce",), req), (("--params",), req), (("--c1",), {"nargs": "+", **req}),
         (("--witness",), {"nargs": "+", **req, "help": "witness directories, in --c1 order"}),
-        (("--out", "-o"), {**req, "help": "proof directory"}), be, th)
+        (("--out", "-o"), {**req, "help": "proof directory"}), be, th, gm)
     add("verify", "verify a proof file", lambda a: pipeline.verify_sector(a.vk, a.c1, a.proof, a.out, a.shape, a.mem_json),
         (("--vk",), req), (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}), (("--proof",), req),
         (("--out", "-o"), req), (("--shape",), {"help": "circuit shape (default: the comm_d shape of the C1's size)"}))
@@ -185,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     bs.add_argument("--sizes", default="1024,16384,65536",
                     help="comma-separated sizes N = QAP domain, N - 3 constraints (default 1024,16384,65536; 2^k accepted)")
     bs.add_argument("--threads", "-t", type=int, default=None,
-                    help="cuzk CPU worker processes, setup included (default: all CPUs available)")
+                    help="cuzk threads/worker processes, setup included (default: all CPUs available)")
     bs.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="cpu", help="cuzk backend (default cpu)")
     bs.add_argument("--json", help="write the result JSON here")
     bs.add_argument("--workdir", help="keep circuits, keys and proofs here and reuse them (default: a temp dir)")

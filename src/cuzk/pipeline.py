@@ -15,7 +15,7 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
-from .backend import get_backend
+from .backend import get_backend, gpu_mem_limit_bytes
 from .circuits import commd
 from .circuits.registry import ShapeMismatchError, family_of, shape_by_name
 from .fileio import atomic_dir, atomic_write_text
@@ -37,7 +37,8 @@ class ProofVerificationError(RuntimeError):
 
 @contextmanager
 def measured(step: str, mem_json, predicted: int | None, budget_gb: float | None = None, extra: dict | None = None):
-    """Check the budget, then sample memory around the block and write ``mem_json``.
+    """Check the budget, then sample memory around the block and write ``mem_json``; yields the
+    ``MemorySampler`` (steps fold their backend's GPU peak into it with ``note_gpu``).
 
     Raises:
         MemoryBudgetError: ``predicted`` exceeds ``budget_gb``, before the block runs.
@@ -47,7 +48,7 @@ def measured(step: str, mem_json, predicted: int | None, budget_gb: float | None
     started = time.time()
     sampler = MemorySampler().start()
     try:
-        yield
+        yield sampler
     finally:
         rep = sampler.stop()
         if mem_json:
@@ -146,16 +147,34 @@ def pce_extract(shape_name: str, out, mem_json=None, mem_gb=None) -> None:
         log.info("pce %s: %s", shape_name, r1cs.stats())
 
 
-def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=None, mem_gb=None) -> None:
-    """Development setup for the shape of ``pce``; writes ``.params`` and ``.vk``."""
+def _gpu_extra(gpu_mem_limit_gb) -> dict:
+    limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
+    return {"gpu_mem_limit_bytes": limit}
+
+
+def _note_backend_peak(sampler, bk) -> None:
+    peak = getattr(bk, "gpu_peak_bytes", None)
+    if peak is not None:
+        sampler.note_gpu(peak)
+
+
+def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=None, mem_gb=None,
+                 gpu_mem_limit_gb=None) -> None:
+    """Development setup for the shape of ``pce``; writes ``.params`` and ``.vk``.
+
+    ``gpu_mem_limit_gb`` (GiB; None = no limit) caps the cuda backend's device memory.
+    """
     shape = shape_of_pce(pce)
-    with measured("setup", mem_json, predict_step_bytes("setup", shape.stats(), threads=threads), mem_gb):
+    limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
+    with measured("setup", mem_json, predict_step_bytes("setup", shape.stats(), threads=threads), mem_gb,
+                  _gpu_extra(gpu_mem_limit_gb)) as sampler:
         r1cs, _ = read_pce(pce)
-        with get_backend(backend, threads=threads) as bk, warnings.catch_warnings():
+        with get_backend(backend, threads=threads, gpu_mem_limit=limit) as bk, warnings.catch_warnings():
             warnings.simplefilter("ignore", DevelopmentSetupWarning)
             log.warning("setup %s: development parameters (random toxic waste), not for chain use", shape.name)
             progress.info("setup %s: %d constraints, computing the key with %d worker(s)…", shape.name, r1cs.num_constraints, threads)
             pk = setup(r1cs, bk)
+            _note_backend_peak(sampler, bk)
             progress.info("setup %s: key computed, writing %s", shape.name, params_out)
         write_params(params_out, pk)
         write_vk(vk_out, pk.vk)
@@ -190,9 +209,14 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None) -> list
     return [Path(out_dir) / f"partition-{k}.wit" for k in range(n)]
 
 
-def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", threads=1, mem_json=None, mem_gb=None) -> None:
+def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", threads=1, mem_json=None, mem_gb=None,
+                gpu_mem_limit_gb=None) -> None:
     """Prove a batch of input files (sectors' C1 files, or one PoSt vanilla file) of one shape
     with one resident parameter set.
+
+    ``gpu_mem_limit_gb`` (GiB; None = no limit) caps the cuda backend's device memory: MSMs run
+    in chunks under it, bases that do not fit stay on the host; running out raises
+    ``GPUMemoryError``. The memory JSON records the GPU peak (and the limit).
 
     Each input's partitions are proved in turn; every proof is verified before the input's
     proof file ``out_dir/<label>.proof`` (partitions × 192 bytes; label = sector id, or
@@ -212,10 +236,12 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     digest = pce_digest(pce)
     inputs = [_read_input(p, shape) for p in c1_paths]
     pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n)
-    with measured("prove", mem_json, pred, mem_gb, {"sectors": n}), atomic_dir(out_dir) as tmp:
+    limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
+    with measured("prove", mem_json, pred, mem_gb, {"sectors": n} | _gpu_extra(gpu_mem_limit_gb)) as sampler, \
+            atomic_dir(out_dir) as tmp:
         r1cs, _ = read_pce(pce)
         pk = read_params(params)
-        with get_backend(backend, threads=threads) as bk, Prover(pk, r1cs, bk) as prover:
+        with get_backend(backend, threads=threads, gpu_mem_limit=limit) as bk, Prover(pk, r1cs, bk) as prover:
             for i, (inp, wdir) in enumerate(zip(inputs, witness_dirs)):
                 label = fam.label(inp)
                 proofs = []
@@ -231,6 +257,7 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
                     proofs.append(proof)
                 write_proofs(tmp / f"{label}.proof", proofs)
                 progress.info("prove: %s verified (%d of %d in this batch)", label, i + 1, n)
+            _note_backend_peak(sampler, bk)
 
 
 def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None = None, mem_json=None,

@@ -10,6 +10,8 @@ from cuzk.memory.model import declared_gb, predict_step_bytes, prove_bench_bytes
 
 RESULTS = config["results"]
 THREADS = config["threads"]
+# device-memory cap (GiB) of the cuda backend in setup and prove; None: no limit
+GPU_MEM_LIMIT_GB = config.get("gpu_mem_limit_gb")
 CIRCUIT = config.get("circuit", "porep")
 SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")
 # PoRep shape of a configured sector size, per circuit (test-only sizes: test-only shapes)

@@ -92,6 +92,7 @@ for _kind in POST_KINDS:
             gpu=PROVE_GPUS,
         params:
             backend=config["backend"],
+            gpu_mem_limit_gb=GPU_MEM_LIMIT_GB,
         script:
             "../scripts/prove.py"
 

@@ -32,5 +32,6 @@ rule prove:
     params:
         sids=lambda wc: BATCHES[wc.batch],
         backend=config["backend"],
+        gpu_mem_limit_gb=GPU_MEM_LIMIT_GB,
     script:
         "../scripts/prove.py"

@@ -21,5 +21,6 @@ rule setup:
         mem_mb=mem_mb(_setup_mem),
     params:
         backend=config["backend"],
+        gpu_mem_limit_gb=GPU_MEM_LIMIT_GB,
     script:
         "../scripts/setup.py"

@@ -8,6 +8,7 @@ if __name__ == "__main__":  # worker processes are spawned: guard the entry poin
         snakemake.output.params,
         snakemake.output.vk,
         backend=snakemake.params.backend,
+        gpu_mem_limit_gb=snakemake.params.gpu_mem_limit_gb,
         threads=snakemake.threads,
         mem_json=snakemake.output.mem,
         mem_gb=snakemake.resources.mem_gb,

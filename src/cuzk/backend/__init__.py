@@ -1,8 +1,9 @@
 """Compute backends: the ``Backend`` interface and its ``cpu`` implementation.
 
-``get_backend("auto" | "cpu" | "cuda", threads)``: ``auto`` is ``cuda`` when CuPy sees a device
-and ``cpu`` otherwise; asking for ``cuda`` without one raises ``BackendUnavailableError`` (never a
-silent fallback).
+``get_backend("auto" | "cpu" | "cuda", threads, gpu_mem_limit)``: ``auto`` is ``cuda`` when CuPy
+sees a device and ``cpu`` otherwise; asking for ``cuda`` without one raises
+``BackendUnavailableError`` (never a silent fallback). ``gpu_mem_limit`` (bytes) caps the cuda
+backend's device memory (CuPy's memory pool); running out raises ``GPUMemoryError``.
 """
 
 from __future__ import annotations
@@ -14,29 +15,68 @@ class BackendUnavailableError(RuntimeError):
     """The requested backend cannot run on this machine (e.g. ``cuda`` without a device)."""
 
 
+class GPUMemoryError(RuntimeError):
+    """A GPU operation needs more device memory than it may use (the memory-pool limit, or what the
+    device has free). The pool's cached blocks are freed before this is raised, so the next job
+    in the same process starts clean.
+
+    Attributes:
+        op: the operation (e.g. "G1 msm", "compute_h").
+        requested: bytes the failed allocation (or the smallest MSM chunk) needed.
+        limit: the memory-pool limit in bytes, or None when none was set.
+    """
+
+    def __init__(self, op: str, requested: int | None, limit: int | None, detail: str = ""):
+        self.op, self.requested, self.limit = op, requested, limit
+        req = "an unknown number of" if requested is None else f"{requested:,}"
+        lim = f"the memory-pool limit of {limit:,} bytes ({limit / (1 << 30):.3f} GiB)" if limit else "no memory-pool limit (device memory)"
+        msg = f"GPU out of memory in {op}: {req} bytes requested under {lim}"
+        if detail:
+            msg += f"; {detail}"
+        super().__init__(msg + "; raise gpu_mem_limit_gb or free the device")
+
+
 BACKENDS = ("auto", "cpu", "cuda")
 
 
-def get_backend(name: str = "auto", threads: int = 1) -> Backend:
+def gpu_mem_limit_bytes(gb: float | None) -> int | None:
+    """``gpu_mem_limit_gb`` (GiB, as config.yaml and the CLI give it; None or 0 = no limit) → bytes.
+
+    Raises:
+        ValueError: a negative or non-numeric value.
+    """
+    if gb is None:
+        return None
+    if isinstance(gb, bool) or not isinstance(gb, (int, float)) or gb < 0:
+        raise ValueError(f"gpu_mem_limit_gb must be a non-negative number of GiB, got {gb!r}")
+    return int(gb * (1 << 30)) or None
+
+
+def get_backend(name: str = "auto", threads: int = 1, gpu_mem_limit: int | None = None) -> Backend:
     """Return a backend by name.
 
     Args:
         name: "auto", "cpu" or "cuda".
         threads: CPU cores the step may use (worker processes for MSMs and setup).
+        gpu_mem_limit: bytes of device memory the cuda backend may hold (CuPy's memory pool; MSMs
+            run in chunks to stay under it); None = no limit. Ignored by the cpu backend.
 
     Raises:
-        ValueError: unknown name.
+        ValueError: unknown name, or a gpu_mem_limit below 1.
         BackendUnavailableError: "cuda" requested but CuPy or a device is missing.
     """
     if name not in BACKENDS:
         raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    if gpu_mem_limit is not None and int(gpu_mem_limit) < 1:
+        raise ValueError(f"gpu_mem_limit must be ≥ 1 byte or None, got {gpu_mem_limit!r}")
     from .cuda import CUDABackend, cuda_available
 
     if name == "cuda" or (name == "auto" and cuda_available()):
-        return CUDABackend(threads=threads)
+        return CUDABackend(threads=threads, mem_limit=gpu_mem_limit)
     from .cpu import CPUBackend
 
     return CPUBackend(threads=threads)
 
 
-__all__ = ["Backend", "BackendUnavailableError", "CSRMatrix", "MSMContext", "get_backend", "BACKENDS"]
+__all__ = ["Backend", "BackendUnavailableError", "CSRMatrix", "GPUMemoryError", "MSMContext", "get_backend",
+           "gpu_mem_limit_bytes", "BACKENDS"]

@@ -4,7 +4,10 @@ Device arrays are 1-D int arrays (object dtype, ``gmpy2.mpz``, canonical values 
 Field operations are vectorized numpy expressions over them. MSMs, the setup's fixed-base
 multiplications and ``compute_h``'s NTT chains run in-process for ``threads == 1``, otherwise in
 the backend's one pool of ``threads`` spawned worker processes (``cuzk.backend.workers``),
-started on first use and shared by all its MSM contexts.
+started on first use and shared by all its MSM contexts. ``msm_context(..., local=True)`` keeps
+bases in this process instead, for callers that run arkworks' Pippenger (which releases the
+GIL) on their own threads; ``cyclic_convolution`` is a fixed-kernel convolution by one GMP
+product (Kronecker substitution).
 """
 
 from __future__ import annotations
@@ -84,23 +87,69 @@ def _poly_mul(a: bytes, b: bytes) -> np.ndarray:
     Raises:
         ValueError: a length is not a multiple of 32.
     """
+    raw, slot, m = _kronecker(a, b)
+    frm = _MPZ.from_bytes
+    return np.fromiter((frm(raw[i : i + slot], "little") for i in range(0, m * slot, slot)), dtype=object, count=m)
+
+
+def _kronecker(a: bytes, b: bytes) -> tuple[bytes, int, int]:
+    """The product of ``_poly_mul`` as (little-endian bytes of m slots of ``slot`` bytes, slot, m)."""
     w = workers.SCALAR_BYTES
     if len(a) % w or len(b) % w:
         raise ValueError(f"coefficient buffers of {len(a)} and {len(b)} bytes are not whole 32-byte values")
     na, nb = len(a) // w, len(b) // w
     if na == 0 or nb == 0:
-        return np.empty(0, dtype=object)
+        return b"", 1, 0
     slot = -(-(512 + min(na, nb).bit_length()) // 8)
-
-    def pack(data: bytes):
-        buf = np.zeros((len(data) // w, slot), dtype=np.uint8)
-        buf[:, :w] = np.frombuffer(data, dtype=np.uint8).reshape(-1, w)
-        return _MPZ.from_bytes(buf, "little")  # reads the buffer, no bytes copy
-
     m = na + nb - 1
-    raw = (pack(a) * pack(b)).to_bytes(m * slot, "little")
-    frm = _MPZ.from_bytes
-    return np.fromiter((frm(raw[i : i + slot], "little") for i in range(0, m * slot, slot)), dtype=object, count=m)
+    return (_pack(a, slot) * _pack(b, slot)).to_bytes(m * slot, "little"), slot, m
+
+
+class CyclicConvolution:
+    """x ↦ x ⊛ k, the cyclic convolution of length n with one fixed kernel k over Fr:
+    (x ⊛ k)[m] = Σ_j x_j·k_((m−j) mod n) mod r. Built by ``CPUBackend.cyclic_convolution``.
+
+    One GMP multiplication by Kronecker substitution (``_poly_mul``), with the kernel packed
+    once: the linear product's upper half is folded onto its lower half as two big-integer
+    operations (slot sums stay below n·2^512, so no carry crosses a slot), and only the n sums
+    are reduced. About as costly as one NTT of length n on this backend, and it replaces an
+    inverse NTT, a twist and a forward NTT wherever a fixed linear map on evaluations is a
+    convolution (snarkjs' even-domain → odd-coset evaluation is one: ``formats.zkey_prover``).
+    """
+
+    def __init__(self, kernel: bytes):
+        w = workers.SCALAR_BYTES
+        if len(kernel) % w or not kernel:
+            raise ValueError(f"convolution kernel of {len(kernel)} bytes is not a positive number of 32-byte values")
+        self.n = n = len(kernel) // w
+        self.slot = -(-(512 + n.bit_length()) // 8)
+        self._k = _pack(kernel, self.slot)
+
+    def __call__(self, x) -> np.ndarray:
+        """x ⊛ k for a device array (or 32-byte LE bytes) of n values below 2^256; canonical output.
+
+        Raises:
+            ValueError: x does not have n values.
+        """
+        data = x if isinstance(x, (bytes, bytearray)) else workers.scalars_to_bytes(x)
+        n, slot = self.n, self.slot
+        if len(data) != workers.SCALAR_BYTES * n:
+            raise ValueError(f"cyclic convolution of length {n}: got {len(data) // workers.SCALAR_BYTES} values")
+        prod = _pack(bytes(data), slot) * self._k
+        bits = 8 * slot * n
+        folded = gmpy2.f_mod_2exp(prod, bits) + gmpy2.f_div_2exp(prod, bits)
+        raw = folded.to_bytes(n * slot, "little")
+        frm, r = _MPZ.from_bytes, _RZ
+        return np.fromiter((frm(raw[i : i + slot], "little") % r for i in range(0, n * slot, slot)),
+                           dtype=object, count=n)
+
+
+def _pack(data: bytes, slot: int):
+    """32-byte LE values → one mpz with the i-th value at byte 8·slot·i (Kronecker packing)."""
+    w = workers.SCALAR_BYTES
+    buf = np.zeros((len(data) // w, slot), dtype=np.uint8)
+    buf[:, :w] = np.frombuffer(data, dtype=np.uint8).reshape(-1, w)
+    return _MPZ.from_bytes(buf, "little")  # reads the buffer, no bytes copy
 
 
 class CPUMSMContext(MSMContext):
@@ -111,9 +160,14 @@ class CPUMSMContext(MSMContext):
     until ``close`` drops them; ``msm`` sends each of those workers only its scalars (32-byte LE)
     and adds the returned partial sums. A context garbage-collected without ``close`` has its
     shards dropped at the pool's next exchange. Usable as a context manager.
+
+    With ``local=True`` the bases stay in this process whatever ``threads`` is, and are decoded
+    on first use (``load`` decodes them now): arkworks' Pippenger releases the GIL, so ``msm``
+    calls on local contexts from several threads run in parallel (``formats.ZKeyProver`` does
+    this), with no worker processes to start and no bases to ship through pipes.
     """
 
-    def __init__(self, group: Group, bases: np.ndarray, backend: "CPUBackend"):
+    def __init__(self, group: Group, bases: np.ndarray, backend: "CPUBackend", local: bool = False):
         bases = np.ascontiguousarray(bases, dtype=np.uint8)
         if bases.ndim != 2 or bases.shape[1] != group.uncompressed_size:
             raise ValueError(
@@ -122,13 +176,21 @@ class CPUMSMContext(MSMContext):
         self.group = group
         self.size = int(bases.shape[0])
         self._points: list | None = None
+        self._bases: np.ndarray | None = None
+        self._have: np.ndarray | None = None  # rows of _bases decoded into _points
+        self._lock = threading.Lock()
+        self._closed = False
         self._pool: workers.WorkerPool | None = None
         self._key: int | None = None
         self._ranges: list[tuple[int, int]] = []
         self._finalizer = None
-        nshards = min(backend.threads, self.size)
+        nshards = 1 if local else min(backend.threads, self.size)
         if nshards <= 1:
-            self._points = group.from_array(bases, check_subgroup=False)
+            if local:
+                self._bases = bases if self.size else None
+                self._points = None if self.size else []
+            else:
+                self._points = workers.decode_points(group, bases)
             return
         pool = backend._worker_pool()
         key = pool.new_key()
@@ -142,6 +204,40 @@ class CPUMSMContext(MSMContext):
         self._finalizer = weakref.finalize(self, pool.discard, key)
         self._finalizer.atexit = False  # at exit the pool goes anyway
 
+    def load(self, need: np.ndarray | None = None) -> list | None:
+        """Decode a local context's bases (idempotent, thread-safe): all of them, or only the rows
+        where the bool mask ``need`` is True (``msm`` decodes just the rows whose scalar is not
+        0, so bases that a witness never uses cost nothing). Returns the list of ark points
+        (None at rows not decoded yet), or None for a context sharded over workers.
+
+        Raises:
+            RuntimeError: the context is closed.
+            cuzk.curve.CurveError: a malformed or off-curve base (its index named).
+        """
+        if self._closed:
+            raise RuntimeError(f"{self.group.name} MSM context is closed")
+        if self._key is not None:
+            return None
+        with self._lock:
+            if self._bases is None:  # everything decoded (or closed meanwhile)
+                if self._points is None:
+                    raise RuntimeError(f"{self.group.name} MSM context is closed")
+                return self._points
+            if self._points is None:
+                self._points, self._have = [None] * self.size, np.zeros(self.size, dtype=bool)
+            todo = ~self._have if need is None else np.asarray(need, dtype=bool) & ~self._have
+            idx = np.flatnonzero(todo)
+            if len(idx) == self.size:
+                self._points = workers.decode_points(self.group, self._bases)
+            elif len(idx):
+                pts = self._points
+                for i, p in zip(idx.tolist(), workers.decode_points(self.group, self._bases[idx], idx)):
+                    pts[i] = p
+            self._have[idx] = True
+            if len(idx) and self._have.all():
+                self._bases = self._have = None
+            return self._points
+
     def msm(self, scalars) -> object:
         """Σ scalars[i]·bases[i] as a point of ``group`` (py-arkworks-bls12381 object).
 
@@ -153,24 +249,45 @@ class CPUMSMContext(MSMContext):
             RuntimeError: the context is closed, or its backend's workers were stopped
                 (``CPUBackend.close``, or a worker died).
             workers.WorkerError: a worker failed or died during this call.
+            cuzk.curve.CurveError: a local context's base does not decode (first use).
         """
-        if self._points is None and self._key is None:
-            raise RuntimeError(f"{self.group.name} MSM context is closed")
-        if self._pool is not None and self._pool.closed:
-            raise RuntimeError(f"{self.group.name} MSM context lost its workers (backend closed or a worker died)")
+        self._check_open()
         sc = _as_scalars(scalars, f"{self.group.name} msm scalars")
         if len(sc) != self.size:
             raise ValueError(f"{self.group.name} msm: {self.size} bases but {len(sc)} scalars")
-        buf = workers.scalars_to_bytes(sc)
+        return self._msm_bytes(workers.scalars_to_bytes(sc))
+
+    def msm_bytes(self, data: bytes) -> object:
+        """``msm`` with the scalars already in transport form: ``size`` concatenated 32-byte
+        little-endian values, each below r (arkworks refuses others: ValueError).
+
+        Raises:
+            ValueError: ``len(data) != 32·size``, or a scalar not below r.
+            RuntimeError, workers.WorkerError, CurveError: as ``msm``.
+        """
+        self._check_open()
+        if len(data) != workers.SCALAR_BYTES * self.size:
+            raise ValueError(f"{self.group.name} msm: {self.size} bases but {len(data)} bytes of scalars")
+        return self._msm_bytes(bytes(data))
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError(f"{self.group.name} MSM context is closed")
+        if self._pool is not None and self._pool.closed:
+            raise RuntimeError(f"{self.group.name} MSM context lost its workers (backend closed or a worker died)")
+
+    def _msm_bytes(self, buf: bytes):
         if self._pool is None:
-            return workers.msm_shard(self.group, self._points, buf)
+            need = np.frombuffer(buf, dtype=np.uint8).reshape(-1, workers.SCALAR_BYTES).any(axis=1)
+            return workers.msm_shard(self.group, self.load(need), buf)
         w = workers.SCALAR_BYTES
         parts = self._pool.run("msm", [(self._key, buf[lo * w : hi * w]) for lo, hi in self._ranges])
         return self.group.sum(self.group.from_uncompressed(data, check_subgroup=False) for _, data in parts)
 
     def close(self) -> None:
         """Drop the bases, from the workers too (idempotent; the workers keep running)."""
-        self._points = None
+        self._closed = True
+        self._points = self._bases = self._have = None
         if self._key is None:
             return
         pool, key, nshards = self._pool, self._key, len(self._ranges)
@@ -353,6 +470,15 @@ class CPUBackend(Backend):
         c_lo = workers.fr_from_bytes(coeffs[2])[: n - 1]
         return np.mod(np.mod(p[n:] * _MPZ(gn) + p[: n - 1] - c_lo, _RZ) * zinv, _RZ)
 
+    def cyclic_convolution(self, kernel) -> CyclicConvolution:
+        """A reusable x ↦ x ⊛ kernel (``CyclicConvolution``; in this process, GIL held).
+
+        Args:
+            kernel: device array of n values in [0, r) (n ≥ 1), or their 32-byte LE bytes.
+        """
+        data = kernel if isinstance(kernel, (bytes, bytearray)) else workers.scalars_to_bytes(self._check(kernel))
+        return CyclicConvolution(bytes(data))
+
     def _ntt_chains(self, arrays: list, steps: tuple) -> list[bytes]:
         """``workers.ntt_chain(x, steps)`` for each array, as 32-byte LE bytes (the transport
         form, which ``_poly_mul`` packs directly), in the worker pool when it pays.
@@ -408,24 +534,27 @@ class CPUBackend(Backend):
 
     # --- curve -------------------------------------------------------------------------------
 
-    def msm_context(self, group: Group, bases: np.ndarray) -> CPUMSMContext:
+    def msm_context(self, group: Group, bases: np.ndarray, local: bool = False) -> CPUMSMContext:
         """Keep ``bases`` resident for repeated MSMs.
 
         Args:
             group: G1 or G2.
             bases: ``(n, group.uncompressed_size)`` uint8 array of already validated points
                 (loaded without the subgroup check).
+            local: keep the bases in this process whatever ``threads`` is, decoded on first use,
+                for callers that run ``msm`` from their own threads (see ``CPUMSMContext``).
 
         Returns:
-            A ``CPUMSMContext``: in-process for threads == 1 (or n < 2), otherwise sharded over
-            the first min(threads, n) workers of the backend's pool (no new processes).
+            A ``CPUMSMContext``: in-process for threads == 1 (or n < 2, or local), otherwise
+            sharded over the first min(threads, n) workers of the backend's pool (no new
+            processes).
 
         Raises:
             ValueError: wrong shape.
             cuzk.curve.CurveError: a malformed/off-curve point (in-process), or
                 workers.WorkerError carrying it (sharded).
         """
-        return CPUMSMContext(group, bases, self)
+        return CPUMSMContext(group, bases, self, local)
 
     def fixed_base_mul(self, group: Group, base, scalars: Sequence[int]) -> np.ndarray:
         """[k·base for k in scalars] as a ``(n, group.uncompressed_size)`` uint8 array (setup).

@@ -26,64 +26,36 @@ Typical use::
 
 from __future__ import annotations
 
-from .bellman import adapt_bellman_export, ffjs_row_permuted, read_bellman_export
-from .iden3 import (
-    Iden3CurveError,
-    Iden3FormatError,
-    Iden3TruncatedError,
-    WitnessLengthError,
-    read_container,
-    write_container,
-)
-from .r1cs import CircomR1CS, read_r1cs
-from .snarkjs_json import (
-    SnarkjsJSONError,
-    proof_from_json,
-    proof_to_json,
-    read_proof_json,
-    read_public_json,
-    read_vk_json,
-    vk_from_json,
-    vk_to_json,
-    write_proof_json,
-    write_public_json,
-    write_vk_json,
-)
-from .wtns import read_wtns, split_witness, write_wtns
-from .zkey import ZKey, read_zkey, write_zkey
-from .zkey_prover import ZKeyProver, prove_zkey
-from .zkey_setup import setup_zkey
+import importlib
 
-__all__ = [
-    "CircomR1CS",
-    "Iden3CurveError",
-    "Iden3FormatError",
-    "Iden3TruncatedError",
-    "SnarkjsJSONError",
-    "WitnessLengthError",
-    "ZKey",
-    "ZKeyProver",
-    "adapt_bellman_export",
-    "ffjs_row_permuted",
-    "proof_from_json",
-    "proof_to_json",
-    "prove_zkey",
-    "read_bellman_export",
-    "read_container",
-    "read_proof_json",
-    "read_public_json",
-    "read_r1cs",
-    "read_vk_json",
-    "read_wtns",
-    "read_zkey",
-    "setup_zkey",
-    "split_witness",
-    "vk_from_json",
-    "vk_to_json",
-    "write_container",
-    "write_proof_json",
-    "write_public_json",
-    "write_vk_json",
-    "write_wtns",
-    "write_zkey",
-]
+# Names are imported from their modules on first use (PEP 562), so that importing one module of
+# the package (say ``formats.digest`` in a thread while numpy loads) does not import them all.
+_EXPORTS = {
+    ".bellman": ("adapt_bellman_export", "ffjs_row_permuted", "read_bellman_export"),
+    ".iden3": ("Iden3CurveError", "Iden3FormatError", "Iden3TruncatedError", "WitnessLengthError",
+               "read_container", "write_container"),
+    ".r1cs": ("CircomR1CS", "read_r1cs"),
+    ".snarkjs_json": ("SnarkjsJSONError", "proof_from_json", "proof_to_json", "read_proof_json",
+                      "read_public_json", "read_vk_json", "vk_from_json", "vk_to_json", "write_proof_json",
+                      "write_public_json", "write_vk_json"),
+    ".wtns": ("read_wtns", "split_witness", "write_wtns"),
+    ".zkey": ("ZKey", "read_zkey", "write_zkey"),
+    ".zkey_prover": ("ZKeyProver", "prove_zkey"),
+    ".zkey_setup": ("setup_zkey",),
+}
+_WHERE = {name: mod for mod, names in _EXPORTS.items() for name in names}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str):
+    mod = _WHERE.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(mod, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

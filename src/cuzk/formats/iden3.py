@@ -167,20 +167,22 @@ class SectionReader:
             raise self.error(f"{self.remaining} unexpected bytes after {what}")
 
 
-def read_container(path, magic: str, max_version: int) -> Container:
+def read_container(path, magic: str, max_version: int, data: bytes | None = None) -> Container:
     """Read a whole iden3 container file and index its sections.
 
     Args:
         path: the file.
         magic: the expected 4-character kind ("r1cs", "wtns", "zkey", "ptau").
         max_version: the highest version understood (r1cs 1, wtns 2, zkey 1, ptau 1).
+        data: the file's bytes when the caller has read them already (``path`` then only
+            names the file in messages).
 
     Raises:
         Iden3FormatError: wrong magic, unsupported version, or a malformed section table.
         Iden3TruncatedError: the file ends inside the header, a section header or a section.
         OSError: the file cannot be read.
     """
-    data = memoryview(Path(path).read_bytes())
+    data = memoryview(Path(path).read_bytes() if data is None else data)
     if len(data) < 12:
         if bytes(data[:4]) != magic.encode()[: len(data[:4])]:
             raise Iden3FormatError(path, None, f"not a {magic} file: magic {bytes(data[:4])!r}", magic)

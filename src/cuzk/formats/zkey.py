@@ -21,16 +21,25 @@ uncompressed arrays and coefficients in canonical form; :func:`write_zkey` write
 
 from __future__ import annotations
 
+import json
+import logging
+import mmap
+import os
 import struct
+import zlib
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from ..backend.base import CSRMatrix
 from ..curve import G1, G2, CurveError, Group
 from ..field import FQ, FR
-from ..groth16.keys import VerifyingKey
-from .encoding import coeffs_from_zkey, coeffs_to_zkey, ints_to_le, le_to_ints, lem_to_points, points_to_lem
+from ..fileio import atomic_open
+from ..groth16.keys import VerifyingKey, cache_dir
+from .digest import map_file, sha256_of
+from .encoding import (coeffs_from_zkey_rows, coeffs_to_zkey, ge_modulus, ints_from_le_rows, ints_to_le,
+                       lem_to_points, points_to_lem)
 from .iden3 import Container, Iden3CurveError, read_container, write_container
 
 GROTH16_PROTOCOL = 1
@@ -108,8 +117,15 @@ class ZKey:
                 g = np.flatnonzero(start)
                 vals = np.mod(np.add.reduceat(vals, g), FR.modulus)
                 rows, cols = rows[g], cols[g]
+        # distinct values in order of first appearance; equal entries are mostly the same object
+        # (read_zkey converts each distinct value once), so group by identity first
+        _, first, inv = np.unique(np.fromiter(map(id, vals), dtype=np.int64, count=len(vals)),
+                                  return_index=True, return_inverse=True)
+        by_first = np.argsort(first, kind="stable")
         table: dict = {}
-        ids = np.array([table.setdefault(v, len(table)) for v in vals], dtype=np.int32)
+        slot = np.empty(len(first), dtype=np.int32)
+        slot[by_first] = [table.setdefault(vals[i], len(table)) for i in first[by_first].tolist()]
+        ids = slot[inv.reshape(-1)].astype(np.int32) if len(vals) else np.zeros(0, dtype=np.int32)
         coeffs = np.empty(len(table), dtype=object)
         coeffs[:] = list(table.keys())
         indptr = np.zeros(n + 1, dtype=np.int64)
@@ -133,13 +149,23 @@ def _points(cont: Container, section: int, group: Group, count: int, what: str, 
     return arr
 
 
-def read_zkey(path, check: bool = True) -> ZKey:
+def read_zkey(path, check: bool = True, cache: bool = True, info: dict | None = None) -> ZKey:
     """Read a snarkjs Groth16 ``.zkey`` for BLS12-381.
 
     Args:
         path: the file.
         check: check every point (curve equation and subgroup; about 35 µs per G1 point on
-            the CPU); False checks only the header points.
+            the CPU) unless a file with this SHA-256 was checked before (a record in
+            ``$CUZK_CACHE_DIR/checked-zkey``, as ``read_params`` keeps); False checks only the
+            header points.
+        cache: use the converted-key cache (``$CUZK_CACHE_DIR/converted-zkey/<sha256>``, see
+            ``ZKEY_CACHE_VERSION``): the file's SHA-256 (about 50 ms for 45 MB) finds a copy
+            of this key already converted from Montgomery form, which loads in a few tens of
+            milliseconds instead of about a second at 2^16. A missing, stale or corrupt copy
+            (magic, version, digest, sizes or CRC-32 do not match) is ignored with a warning
+            and rebuilt; a read-only cache only costs the conversion next time.
+        info: if given, filled with "sha256" (the file's digest) and "cache": "hit", "miss"
+            (converted and stored) or "off".
 
     Raises:
         Iden3FormatError: wrong magic/version, not Groth16, wrong n8q/n8r, a domain size that is
@@ -148,7 +174,29 @@ def read_zkey(path, check: bool = True) -> ZKey:
         Iden3CurveError: q or r is not BLS12-381's (e.g. a BN254 key).
         Iden3TruncatedError: a section ends early.
     """
-    cont = read_container(path, "zkey", 1)
+    data, ident = map_file(path)
+    digest = sha256_of(data, ident)
+    if info is not None:
+        info.update(sha256=digest, cache="miss" if cache else "off")
+    checked = check and _checked_marker(digest).exists()
+    if cache and (not check or checked):
+        zk = _cache_load(_cache_path(digest), digest, len(data), path)
+        if zk is not None:
+            if info is not None:
+                info["cache"] = "hit"
+            return zk
+    zk = _parse_zkey(path, data, check and not checked)
+    if check and not checked:
+        _touch(_checked_marker(digest))
+    if cache and (check and not checked) and _cache_path(digest).exists():
+        return zk  # only the check was missing: the entry was there (if damaged, the next read rebuilds it)
+    if cache:
+        _cache_store(_cache_path(digest), digest, len(data), zk)
+    return zk
+
+
+def _parse_zkey(path, data: bytes, check: bool) -> ZKey:
+    cont = read_container(path, "zkey", 1, data)
     p = cont.reader(1)
     proto = p.u32("protocol")
     if proto != GROTH16_PROTOCOL:
@@ -172,7 +220,7 @@ def read_zkey(path, check: bool = True) -> ZKey:
     if n_public + 1 > n_vars:
         raise h.error(f"nPublic + 1 = {n_public + 1} exceeds nVars = {n_vars}")
     pts = []
-    for name, grp in (("alpha1", G1), ("beta1", G1), ("beta2", G2), ("gamma2", G2), ("delta1", G1), ("delta2", G2)):
+    for name, grp in _VK_POINTS:
         raw = h.take(grp.uncompressed_size, name)
         try:
             pts.append(grp.from_uncompressed(lem_to_points(raw, grp)[0].tobytes(), check_subgroup=True))
@@ -190,17 +238,17 @@ def read_zkey(path, check: bool = True) -> ZKey:
     matrix = rec["matrix"].astype(np.uint32)
     constraint = rec["constraint"].astype(np.uint32)
     signal = rec["signal"].astype(np.uint32)
-    stored = le_to_ints(rec["value"].tobytes(), 32)
+    stored = np.ascontiguousarray(rec["value"]).tobytes()
     for bad, msg in (
         (matrix > 1, "matrix is not 0 (A) or 1 (B)"),
         (constraint >= n, f"constraint ≥ domainSize {n}"),
         (signal >= n_vars, f"signal ≥ nVars {n_vars}"),
-        (stored >= FR.modulus if len(stored) else np.zeros(0, bool), "value not below r"),
+        (ge_modulus(np.frombuffer(stored, dtype="<u8").reshape(m, 4), FR.modulus), "value not below r"),
     ):
         bad = np.asarray(bad, dtype=bool)
         if bad.any():
             raise cr.error(f"coefficient {int(np.flatnonzero(bad)[0])}: {msg}")
-    value = coeffs_from_zkey(stored)
+    value = coeffs_from_zkey_rows(np.frombuffer(stored, dtype=np.uint8).reshape(m, 32))
 
     a = _points(cont, 5, G1, n_vars, "A", check)
     b1 = _points(cont, 6, G1, n_vars, "B1", check)
@@ -209,6 +257,164 @@ def read_zkey(path, check: bool = True) -> ZKey:
     hp = _points(cont, 9, G1, n, "H", check)
     contrib = bytes(cont.section(10)) if cont.has(10) else b""
     return ZKey(n_vars, n_public, n, *pts, ic, matrix, constraint, signal, value, a, b1, b2, c, hp, contrib)
+
+
+# --- the converted-key cache --------------------------------------------------------------
+
+ZKEY_CACHE_VERSION = 1
+"""Layout of a converted-key cache file (``$CUZK_CACHE_DIR/converted-zkey/<sha256 of the .zkey>``):
+16-byte magic ``_CACHE_MAGIC``, u32 version, u32 header length, a JSON header (the .zkey's
+SHA-256 and size, n_vars, n_public, domain_size, and for each array its dtype, shape, offset
+and length in the payload, the payload's length and CRC-32), zero padding to 64 bytes, then
+the payload: the ``ZKey`` arrays as read_zkey returns them (points uncompressed in zcash form,
+coefficients canonical as 32-byte little-endian), each starting on a 64-byte boundary."""
+
+_CACHE_MAGIC = b"cuzk zkey cache\n"
+_CACHE_KEEP = 8
+"""Converted keys kept in the cache; the least recently used beyond this are removed."""
+_VK_POINTS = (("alpha1", G1), ("beta1", G1), ("beta2", G2), ("gamma2", G2), ("delta1", G1), ("delta2", G2))
+_VK_FIELDS = ("alpha_g1", "beta_g1", "beta_g2", "gamma_g2", "delta_g1", "delta_g2")
+_ARRAY_FIELDS = ("ic", "coeff_matrix", "coeff_constraint", "coeff_signal", "a", "b_g1", "b_g2", "c", "h")
+
+log = logging.getLogger(__name__)
+
+
+class ZKeyCacheError(ValueError):
+    """A converted-key cache file does not match its .zkey or is damaged (never raised by
+    ``read_zkey``, which ignores such a file and rebuilds it)."""
+
+
+def _cache_path(digest: str) -> Path:
+    return cache_dir() / "converted-zkey" / digest
+
+
+def _checked_marker(digest: str) -> Path:
+    return cache_dir() / "checked-zkey" / digest
+
+
+def _touch(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    except OSError:
+        pass  # a read-only cache only costs the work next time
+
+
+def _cache_arrays(zk: ZKey) -> dict[str, np.ndarray]:
+    vk = b"".join(grp.to_uncompressed(getattr(zk, f)) for f, (_, grp) in zip(_VK_FIELDS, _VK_POINTS))
+    out = {"vk": np.frombuffer(vk, dtype=np.uint8)}
+    for f in _ARRAY_FIELDS:
+        out[f] = np.ascontiguousarray(getattr(zk, f))
+    out["coeff_value"] = np.frombuffer(ints_to_le(zk.coeff_value, 32), dtype=np.uint8).reshape(-1, 32)
+    out["contributions"] = np.frombuffer(zk.contributions, dtype=np.uint8)
+    return out
+
+
+def _cache_store(path: Path, digest: str, size: int, zk: ZKey) -> None:
+    """Write the converted key atomically; failures (read-only or full disk) are logged, not raised."""
+    try:
+        arrays = _cache_arrays(zk)
+        table, off, crc = [], 0, 0
+        for name, arr in arrays.items():
+            off = -(-off // 64) * 64
+            table.append([name, arr.dtype.str, list(arr.shape), off, arr.nbytes])
+            off += arr.nbytes
+        chunks, pos = [], 0
+        for (_, _, _, o, nb), arr in zip(table, arrays.values()):
+            chunks.append(bytes(o - pos))
+            if nb:
+                chunks.append(memoryview(arr).cast("B"))
+            pos = o + nb
+        for ch in chunks:
+            crc = zlib.crc32(ch, crc)
+        hb = json.dumps({
+            "zkey_sha256": digest, "zkey_bytes": size, "n_vars": zk.n_vars, "n_public": zk.n_public,
+            "domain_size": zk.domain_size, "arrays": table, "payload_bytes": off, "crc32": crc,
+        }).encode()
+        prefix = _CACHE_MAGIC + struct.pack("<II", ZKEY_CACHE_VERSION, len(hb)) + hb
+        prefix += bytes(-len(prefix) % 64)
+        with atomic_open(path) as f:
+            f.write(prefix)
+            for ch in chunks:
+                f.write(ch)
+        _prune(path.parent)
+    except OSError as e:
+        log.warning("could not write the converted-key cache %s: %s", path, e)
+
+
+def _prune(folder: Path) -> None:
+    try:
+        entries = sorted((p for p in folder.iterdir() if len(p.name) == 64 and p.is_file()),
+                         key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in entries[_CACHE_KEEP:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass  # another process pruned or wrote at the same time
+
+
+def _cache_parse(data: memoryview, digest: str, size: int) -> tuple[dict, dict[str, np.ndarray]]:
+    if len(data) < 24 or bytes(data[:16]) != _CACHE_MAGIC:
+        raise ZKeyCacheError("not a converted-key cache file (magic)")
+    version, hlen = struct.unpack_from("<II", data, 16)
+    if version != ZKEY_CACHE_VERSION:
+        raise ZKeyCacheError(f"cache version {version}, this reader writes {ZKEY_CACHE_VERSION}")
+    if 24 + hlen > len(data):
+        raise ZKeyCacheError("truncated header")
+    try:
+        head = json.loads(bytes(data[24 : 24 + hlen]))
+    except ValueError as e:
+        raise ZKeyCacheError(f"unreadable header: {e}") from None
+    if head.get("zkey_sha256") != digest or head.get("zkey_bytes") != size:
+        raise ZKeyCacheError("made from another .zkey (digest or size differ)")
+    start = -(-(24 + hlen) // 64) * 64
+    payload = data[start:]
+    if len(payload) != head["payload_bytes"]:
+        raise ZKeyCacheError(f"payload has {len(payload)} bytes, the header says {head['payload_bytes']}")
+    if zlib.crc32(payload) != head["crc32"]:
+        raise ZKeyCacheError("payload CRC-32 mismatch")
+    arrays = {}
+    for name, dtype, shape, off, nbytes in head["arrays"]:
+        dt = np.dtype(dtype)
+        count = int(np.prod(shape)) if shape else 1
+        if off < 0 or off + nbytes > len(payload) or count * dt.itemsize != nbytes:
+            raise ZKeyCacheError(f"array {name} does not fit the payload")
+        arrays[name] = np.frombuffer(payload, dtype=dt, count=count, offset=off).reshape(shape)
+    return head, arrays
+
+
+def _cache_load(path: Path, digest: str, size: int, zkey_path) -> ZKey | None:
+    """The cached conversion of the .zkey with this digest, or None (missing, or ignored as corrupt)."""
+    try:
+        data = memoryview(map_file(path, mmap.ACCESS_COPY)[0])  # private pages: the arrays are writable views
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        log.warning("ignoring the converted-key cache %s: %s", path, e)
+        return None
+    try:
+        head, arr = _cache_parse(data, digest, size)
+        nv, npub, n = int(head["n_vars"]), int(head["n_public"]), int(head["domain_size"])
+        m = len(arr["coeff_matrix"])
+        shapes = {"vk": (864,), "ic": (npub + 1, 96), "a": (nv, 96), "b_g1": (nv, 96), "b_g2": (nv, 192),
+                  "c": (nv - npub - 1, 96), "h": (n, 96), "coeff_constraint": (m,), "coeff_signal": (m,),
+                  "coeff_value": (m, 32)}
+        for name, shape in shapes.items():
+            if arr[name].shape != shape:
+                raise ZKeyCacheError(f"array {name} has shape {arr[name].shape}, expected {shape}")
+        vk, pts, pos = arr["vk"].tobytes(), [], 0
+        for _, grp in _VK_POINTS:
+            pts.append(grp.from_uncompressed(vk[pos : pos + grp.uncompressed_size], check_subgroup=True))
+            pos += grp.uncompressed_size
+        value = ints_from_le_rows(arr["coeff_value"])
+    except (ZKeyCacheError, CurveError, KeyError, TypeError, ValueError, OSError) as e:
+        log.warning("ignoring the converted-key cache %s (%s); converting %s again", path, e, zkey_path)
+        return None
+    try:
+        os.utime(path)  # most recently used: pruned last
+    except OSError:
+        pass  # a read-only cache still serves
+    return ZKey(nv, npub, n, *pts, arr["ic"], arr["coeff_matrix"], arr["coeff_constraint"], arr["coeff_signal"],
+                value, arr["a"], arr["b_g1"], arr["b_g2"], arr["c"], arr["h"], arr["contributions"].tobytes())
 
 
 # --- writing ------------------------------------------------------------------------------
@@ -264,4 +470,5 @@ def write_zkey(path, zk: ZKey) -> None:
     ])
 
 
-__all__ = ["COEFF_DTYPE", "GROTH16_PROTOCOL", "ZKey", "read_zkey", "write_zkey"]
+__all__ = ["COEFF_DTYPE", "GROTH16_PROTOCOL", "ZKEY_CACHE_VERSION", "ZKey", "ZKeyCacheError", "read_zkey",
+           "write_zkey"]

@@ -103,6 +103,12 @@ class MemorySampler:
             self._gpu_peak = max(self._gpu_peak or 0, g)
         self._timeline.append((round(time.perf_counter() - self._t0, 4), rss, g))
 
+    def note_gpu(self, nbytes: int | None) -> None:
+        """Fold a GPU peak measured elsewhere (e.g. the cuda backend's pool high-water mark, which
+        a 50 ms sample can miss) into the report's ``gpu_peak_bytes``."""
+        if nbytes is not None:
+            self._gpu_peak = max(self._gpu_peak or 0, int(nbytes))
+
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
             self._sample()

@@ -2,8 +2,8 @@
 
 Importing this package does not import CuPy; ``cuda_available()`` checks for CuPy and a device,
 and ``CUDABackend()`` raises ``cuzk.backend.BackendUnavailableError`` when either is missing.
-What runs on the GPU and what is delegated to the CPU backend is listed in
-``cuzk.backend.cuda.backend``'s module docstring.
+Everything runs on the GPU (NTTs, SpMV, G1 and G2 MSMs, fixed-base products for setup); the
+module docstring of ``cuzk.backend.cuda.backend`` lists the kernels.
 """
 
 from __future__ import annotations

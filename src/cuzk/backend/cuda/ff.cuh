@@ -71,6 +71,23 @@ struct fp {
 #pragma unroll
         for (int i = 0; i < N; i++) acc |= v[i];
         return acc == 0; }
+
+    // element i of an array of N/4 uint4 words per element (what fp_load / fp_store do; members so
+    // that code generic over the field type, as the curve formulas over Fq and Fq2, can call them)
+    static const int WORDS = N / 4;
+    __device__ __forceinline__ static fp load(const uint4* __restrict__ base, u64 i) { fp r;
+#pragma unroll
+        for (int k = 0; k < WORDS; k++) {
+            uint4 w = base[i * WORDS + k];
+            r.v[4 * k] = w.x; r.v[4 * k + 1] = w.y; r.v[4 * k + 2] = w.z; r.v[4 * k + 3] = w.w;
+        }
+        return r; }
+    __device__ __forceinline__ void store(uint4* base, u64 i) const {
+#pragma unroll
+        for (int k = 0; k < WORDS; k++) {
+            uint4 w; w.x = v[4 * k]; w.y = v[4 * k + 1]; w.z = v[4 * k + 2]; w.w = v[4 * k + 3];
+            base[i * WORDS + k] = w;
+        } }
 };
 
 template <class P>
@@ -200,23 +217,7 @@ __device__ __noinline__ fp<P> fp_inv(const fp<P>& a) {
 
 // ---- loads and stores: an element is N/4 uint4 words (32 bytes for Fr, 48 for Fq) ----------
 template <class P>
-__device__ __forceinline__ fp<P> fp_load(const uint4* __restrict__ base, u64 i) {
-    const int Q = P::N / 4;
-    fp<P> r;
-#pragma unroll
-    for (int k = 0; k < Q; k++) {
-        uint4 w = base[i * Q + k];
-        r.v[4 * k] = w.x; r.v[4 * k + 1] = w.y; r.v[4 * k + 2] = w.z; r.v[4 * k + 3] = w.w;
-    }
-    return r;
-}
+__device__ __forceinline__ fp<P> fp_load(const uint4* __restrict__ base, u64 i) { return fp<P>::load(base, i); }
 
 template <class P>
-__device__ __forceinline__ void fp_store(uint4* base, u64 i, const fp<P>& a) {
-    const int Q = P::N / 4;
-#pragma unroll
-    for (int k = 0; k < Q; k++) {
-        uint4 w; w.x = a.v[4 * k]; w.y = a.v[4 * k + 1]; w.z = a.v[4 * k + 2]; w.w = a.v[4 * k + 3];
-        base[i * Q + k] = w;
-    }
-}
+__device__ __forceinline__ void fp_store(uint4* base, u64 i, const fp<P>& a) { a.store(base, i); }

@@ -12,3 +12,14 @@ struct FqParams {
     __device__ __forceinline__ static u32 one(int i) { switch (i) { case 0: return 0x0002fffdu; case 1: return 0x76090000u; case 2: return 0xc40c0002u; case 3: return 0xebf4000bu; case 4: return 0x53c758bau; case 5: return 0x5f489857u; case 6: return 0x70525745u; case 7: return 0x77ce5853u; case 8: return 0xa256ec6du; case 9: return 0x5c071a97u; case 10: return 0xfa80e493u; case 11: return 0x15f65ec3u; default: return 0u; } }
 };
 typedef fp<FqParams> fq_t;
+
+#ifdef CUZK_FQ_MUL_CALL
+// Fq products (and squares, inverses, conversions, which are built on fp_mul) as calls to one
+// out-of-line function instead of inlined copies: the non-template overload below is preferred to
+// ff.cuh's template. An inlined product is ~1,250 instructions, so a G2 mixed addition (28 of them
+// over Fq2) inlined is ~35,000: it overflows the instruction cache and takes ptxas minutes per
+// kernel; as calls the code is ~20x smaller for a few moves per call, and fits the instruction
+// cache: the G1 MSM ran faster this way too (msm.cu).
+__device__ __noinline__ fq_t fq_mul_call(const fq_t a, const fq_t b) { return fp_mul<FqParams>(a, b); }
+__device__ __forceinline__ fq_t fp_mul(const fq_t& a, const fq_t& b) { return fq_mul_call(a, b); }
+#endif

@@ -1,4 +1,8 @@
-// G1 multi-scalar multiplication (Pippenger with signed windows) for the cuda backend.
+// Multi-scalar multiplication (Pippenger with signed windows) and fixed-base multiplication for the
+// cuda backend, generic over the group: the curve code is templated over the coordinate field F
+// (xyzz.cuh) and this file is compiled once per group, with MSM_G2 defined for G2 (F = fq2_t) and
+// not for G1 (F = fq_t): the kernel names are the same in both modules, cuzk.backend.cuda.backend
+// picks the module by group. Scalar-only kernels (prep, hist, scatter) are in both.
 //
 // Pipeline (driven by cuzk.backend.cuda.backend.CUDAMSMContext):
 //   msm_prep      scalars -> canonical limbs; s == 1 flagged for the plain sum ("ones") and zeroed;
@@ -7,18 +11,47 @@
 //   msm_hist      per (window, |digit|) bucket counts (atomics)
 //   (host)        exclusive prefix sum of the counts -> bucket offsets (cupy.cumsum)
 //   msm_scatter   counting sort: (point index | sign << 31) into each bucket's slice
-//   msm_bucket_acc  one thread per bucket: mixed XYZZ additions of its (possibly negated) points; or,
-//                 when some bucket is much larger than the average, msm_chunk_acc + xyzz_chunk_sum
-//                 (chunks of at most 32, then 16, entries per thread) + msm_bucket_gather
-//   msm_bucket_reduce  one thread per (window, segment of SL buckets): running sums give
-//                 sum_b (b+1) B_b over the segment, + lo * (segment sum) by double-and-add
-//   xyzz_sum_groups   sums of consecutive groups (segments -> one point per window; ones partials)
+//   bucket sums   msm_bucket_chunks + msm_bucket_pieces: every thread adds the same number L of
+//                 sorted entries (mixed XYZZ + affine additions), writing one partial sum per bucket
+//                 its range touches; then one thread per bucket adds its (few) partial sums. When some
+//                 bucket is far above the average size: msm_chunk_acc + xyzz_chunk_sum (chunks of at
+//                 most 32, then 16, entries of one bucket per thread) + msm_bucket_gather.
+//   msm_seg_reduce  sum_b (b+1) B_b per window in levels: each thread turns a segment of SL = 4 entries
+//                 into one weighted-plus-plain sum and one (scaled) plain sum, so each level is 4x
+//                 shorter and one launch (log4(NB) levels; 2^(c-1)/4 threads per window at the first)
 //   (host)        window sums combined by Horner (2^c steps) with arkworks, plus the ones sum.
 // Buckets of window w are w * NB + (|d| - 1), NB = 2^(c-1).
-#include "g1.cuh"
+// Fq products are calls to one out-of-line function (fq.cuh) unless MSM_INLINE_FQ is defined. On the
+// H200 (2026-11-30, same bases and scalars) the G1 MSM at 2^24 took 181 ms with calls against 229 ms
+// inlined (a 10-product mixed addition inlined is ~200 KB of code, past the instruction cache), and
+// NVRTC compiles this file in 7 s instead of ~80 s; inlined G2 formulas take ptxas minutes per kernel.
+#if !defined(MSM_INLINE_FQ) && !defined(CUZK_FQ_MUL_CALL)
+#define CUZK_FQ_MUL_CALL
+#endif
 #include "fr.cuh"
+#ifdef MSM_G2
+#include "g2.cuh"
+typedef fq2_t F;
+#else
+#include "g1.cuh"
+typedef fq_t F;
+#endif
+typedef aff_t<F> aff;
+typedef xyzz_t<F> xyzz;
 
 #define GRID_STRIDE(i, n) for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (u64)blockDim.x * gridDim.x)
+
+// Bucket-sum kernels' launch bounds (blocks of 128 threads per SM). G1 with Fq products as calls
+// needs 150 registers: 3 blocks; a cap of 128 (4 blocks) spills a little and ran 4% slower at 2^24
+// (188 vs 181 ms). G2 keeps 255 registers (2 blocks): an XYZZ point over Fq2 alone is 96
+// registers; a cap of 168 (3 blocks) spills 1.4 KB and ran 15% slower (188 vs 163 ms at 2^22).
+#ifndef MSM_MIN_BLOCKS
+#ifdef MSM_G2
+#define MSM_MIN_BLOCKS 2
+#else
+#define MSM_MIN_BLOCKS 3
+#endif
+#endif
 
 extern "C" __global__ void fq_to_mont(const uint4* __restrict__ a, uint4* __restrict__ out, u64 n) {
     GRID_STRIDE(i, n) fp_store(out, i, fp_to_mont(fp_load<FqParams>(a, i)));
@@ -91,17 +124,48 @@ extern "C" __global__ void msm_scatter(const u32* __restrict__ sc, const unsigne
     }
 }
 
-extern "C" __global__ void __launch_bounds__(128) msm_bucket_acc(const u32* __restrict__ vals, const u32* __restrict__ offs,
-                                                                 const uint4* __restrict__ bases, u64 nbuckets, uint4* __restrict__ buckets) {
-    GRID_STRIDE(b, nbuckets) {
-        const u32 start = offs[b], end = offs[b + 1];
-        g1_xyzz acc = xyzz_inf();
+// ---- bucket sums ------------------------------------------------------------------------------
+
+// Thread t adds the sorted entries [t L, min(total, t L + L)) (bucket b holds [offs[b], offs[b+1])).
+// Each time its range leaves a bucket b, and at its end, it writes its partial sum of b to
+// part[b + t]: the (bucket, chunk) pairs that share entries are ordered the same way in b and in t,
+// so b + t is a distinct slot for each (B + nchunks slots).
+extern "C" __global__ void __launch_bounds__(128, MSM_MIN_BLOCKS) msm_bucket_chunks(
+    const u32* __restrict__ vals, const u32* __restrict__ offs, u32 B, u32 total, u32 L, const uint4* __restrict__ bases,
+    uint4* __restrict__ part) {
+    const u64 nchunks = (total + (u64)L - 1) / L;
+    GRID_STRIDE(t, nchunks) {
+        const u32 start = (u32)t * L, end = min(total, start + L);
+        u32 lo = 0, hi = B;  // the bucket b with offs[b] <= start < offs[b+1]: last b with offs[b] <= start
+        while (hi - lo > 1) {
+            const u32 mid = (lo + hi) >> 1;
+            if (offs[mid] <= start) lo = mid; else hi = mid;
+        }
+        u32 b = lo, next = offs[b + 1];
+        xyzz acc = xyzz_inf<F>();
         for (u32 k = start; k < end; k++) {
+            if (k == next) {
+                xyzz_store(part, (u64)b + t, acc);
+                acc = xyzz_inf<F>();
+                do { b++; next = offs[b + 1]; } while (next == k);  // skip empty buckets
+            }
             const u32 v = vals[k];
-            g1_aff a = aff_load(bases, v & 0x7fffffffu);
-            if (aff_is_inf(a)) continue;
-            if (v >> 31) a.y = fp_neg(a.y);
-            acc = xyzz_madd(acc, a.x, a.y);
+            acc = xyzz_madd_aff(acc, aff_load<F>(bases, v & 0x7fffffffu), (v >> 31) != 0);
+        }
+        xyzz_store(part, (u64)b + t, acc);
+    }
+}
+
+// bucket[b] = sum of its partial sums part[b + t], t = offs[b] / L .. (offs[b+1] - 1) / L
+extern "C" __global__ void __launch_bounds__(128, MSM_MIN_BLOCKS) msm_bucket_pieces(
+    const uint4* __restrict__ part, const u32* __restrict__ offs, u32 B, u32 L, uint4* __restrict__ buckets) {
+    GRID_STRIDE(b, (u64)B) {
+        const u32 s = offs[b], e = offs[b + 1];
+        xyzz acc = xyzz_inf<F>();
+        if (e > s) {
+            const u32 t0 = s / L, t1 = (e - 1) / L;
+            acc = xyzz_load<F>(part, b + t0);
+            for (u32 t = t0 + 1; t <= t1; t++) acc = xyzz_add(acc, xyzz_load<F>(part, b + t));
         }
         xyzz_store(buckets, b, acc);
     }
@@ -112,21 +176,17 @@ extern "C" __global__ void __launch_bounds__(128) msm_bucket_acc(const u32* __re
 // bucket b = chunk_bucket[k] (ch_off[b] <= k < ch_off[b+1]) and covers entries
 // [offs[b] + (k - ch_off[b]) L, min(offs[b+1], ... + L)). Level 0 gathers affine bases through vals;
 // later levels sum the previous level's XYZZ partial sums (contiguous per bucket).
-extern "C" __global__ void __launch_bounds__(128) msm_chunk_acc(const u32* __restrict__ vals, const u32* __restrict__ offs,
-                                                                const u32* __restrict__ ch_off, const u32* __restrict__ chunk_bucket,
-                                                                u32 L, u64 nchunks, const uint4* __restrict__ bases,
-                                                                uint4* __restrict__ out) {
+extern "C" __global__ void __launch_bounds__(128, MSM_MIN_BLOCKS) msm_chunk_acc(
+    const u32* __restrict__ vals, const u32* __restrict__ offs, const u32* __restrict__ ch_off,
+    const u32* __restrict__ chunk_bucket, u32 L, u64 nchunks, const uint4* __restrict__ bases, uint4* __restrict__ out) {
     GRID_STRIDE(k, nchunks) {
         const u32 b = chunk_bucket[k];
         const u32 start = offs[b] + ((u32)k - ch_off[b]) * L;
         const u32 end = min(offs[b + 1], start + L);
-        g1_xyzz acc = xyzz_inf();
+        xyzz acc = xyzz_inf<F>();
         for (u32 e = start; e < end; e++) {
             const u32 v = vals[e];
-            g1_aff a = aff_load(bases, v & 0x7fffffffu);
-            if (aff_is_inf(a)) continue;
-            if (v >> 31) a.y = fp_neg(a.y);
-            acc = xyzz_madd(acc, a.x, a.y);
+            acc = xyzz_madd_aff(acc, aff_load<F>(bases, v & 0x7fffffffu), (v >> 31) != 0);
         }
         xyzz_store(out, k, acc);
     }
@@ -139,8 +199,8 @@ extern "C" __global__ void __launch_bounds__(128) xyzz_chunk_sum(const uint4* __
         const u32 b = chunk_bucket[k];
         const u32 start = offs[b] + ((u32)k - ch_off[b]) * L;
         const u32 end = min(offs[b + 1], start + L);
-        g1_xyzz acc = xyzz_inf();
-        for (u32 e = start; e < end; e++) acc = xyzz_add(acc, xyzz_load(in, e));
+        xyzz acc = xyzz_inf<F>();
+        for (u32 e = start; e < end; e++) acc = xyzz_add(acc, xyzz_load<F>(in, e));
         xyzz_store(out, k, acc);
     }
 }
@@ -149,26 +209,36 @@ extern "C" __global__ void __launch_bounds__(128) xyzz_chunk_sum(const uint4* __
 extern "C" __global__ void msm_bucket_gather(const uint4* __restrict__ in, const u32* __restrict__ ch_off, u64 nbuckets,
                                              uint4* __restrict__ buckets) {
     GRID_STRIDE(b, nbuckets) {
-        if (ch_off[b + 1] > ch_off[b]) xyzz_store(buckets, b, xyzz_load(in, ch_off[b]));
-        else xyzz_store(buckets, b, xyzz_inf());
+        if (ch_off[b + 1] > ch_off[b]) xyzz_store(buckets, b, xyzz_load<F>(in, ch_off[b]));
+        else xyzz_store(buckets, b, xyzz_inf<F>());
     }
 }
 
-// thread (w, s), s < T = NB / SL: sum over pos in [lo, lo + SL), lo = s SL, of (pos + 1) * B[w NB + pos]
-extern "C" __global__ void __launch_bounds__(128) msm_bucket_reduce(const uint4* __restrict__ buckets, u32 NB, u32 W, u32 SL,
-                                                                    uint4* __restrict__ out) {
-    const u32 T = NB / SL;
+// ---- reduction --------------------------------------------------------------------------------
+
+// One level of the window reduction. Per window w the target is sum_s X[w L + s] + sum_s (s + e) Y[w L + s]
+// (level 0: X empty, Y the window's buckets, e = 1, so that bucket b counts b + 1 times). Thread
+// (w, t), t < T = L / SL, takes the segment s = t SL + j, j < SL, and writes
+//   Xout = sum_j X[s] + sum_j (j + e) Y[s]   (running sums of Y from the top)
+//   Yout = 2^k sum_j Y[s]                    (SL = 2^k)
+// so that the target equals sum_t Xout[w T + t] + sum_t t Yout[w T + t]: the same form, T long, e = 0.
+// After log_SL(L) levels one X per window is left: the window sum.
+extern "C" __global__ void __launch_bounds__(128) msm_seg_reduce(const uint4* __restrict__ Y, const uint4* __restrict__ X, int has_x,
+                                                                 u32 L, u32 W, u32 SL, u32 k, u32 e,
+                                                                 uint4* __restrict__ Xout, uint4* __restrict__ Yout) {
+    const u32 T = L / SL;
     GRID_STRIDE(tid, (u64)W * T) {
-        const u32 w = tid / T, s = tid % T;
-        const u64 base = (u64)w * NB;
-        const u32 lo = s * SL;
-        g1_xyzz run = xyzz_inf(), acc = xyzz_inf();
-        for (int pos = (int)(lo + SL) - 1; pos >= (int)lo; pos--) {
-            run = xyzz_add(run, xyzz_load(buckets, base + pos));
-            acc = xyzz_add(acc, run);
+        const u64 base = (tid / T) * (u64)L + (tid % T) * (u64)SL;
+        xyzz run = xyzz_inf<F>(), acc = xyzz_inf<F>();
+        for (int j = (int)SL - 1; j >= 0; j--) {
+            run = xyzz_add(run, xyzz_load<F>(Y, base + j));
+            if (j > 0 || e) acc = xyzz_add(acc, run);
         }
-        if (lo) acc = xyzz_add(acc, xyzz_mul_small(run, lo));
-        xyzz_store(out, tid, acc);
+        if (has_x)
+            for (u32 j = 0; j < SL; j++) acc = xyzz_add(acc, xyzz_load<F>(X, base + j));
+        xyzz_store(Xout, tid, acc);
+        for (u32 i = 0; i < k; i++) run = xyzz_dbl(run);
+        xyzz_store(Yout, tid, run);
     }
 }
 
@@ -176,65 +246,89 @@ extern "C" __global__ void __launch_bounds__(128) msm_bucket_reduce(const uint4*
 extern "C" __global__ void __launch_bounds__(128) xyzz_sum_groups(const uint4* __restrict__ in, u64 count, u32 per, u64 groups,
                                                                   uint4* __restrict__ out) {
     GRID_STRIDE(g, groups) {
-        g1_xyzz acc = xyzz_inf();
+        xyzz acc = xyzz_inf<F>();
         const u64 end = min(count, (g + 1) * (u64)per);
-        for (u64 k = g * (u64)per; k < end; k++) acc = xyzz_add(acc, xyzz_load(in, k));
+        for (u64 k = g * (u64)per; k < end; k++) acc = xyzz_add(acc, xyzz_load<F>(in, k));
         xyzz_store(out, g, acc);
     }
 }
 
 // out[g] = sum of the bases i in [g * per, g * per + per) whose flag has bit 0 set (scalar 1)
-extern "C" __global__ void __launch_bounds__(128) msm_ones(const unsigned char* __restrict__ flags, const uint4* __restrict__ bases,
-                                                           u64 n, u32 per, u64 groups, uint4* __restrict__ out) {
+extern "C" __global__ void __launch_bounds__(128, MSM_MIN_BLOCKS) msm_ones(const unsigned char* __restrict__ flags,
+                                                                           const uint4* __restrict__ bases, u64 n, u32 per,
+                                                                           u64 groups, uint4* __restrict__ out) {
     GRID_STRIDE(g, groups) {
-        g1_xyzz acc = xyzz_inf();
+        xyzz acc = xyzz_inf<F>();
         const u64 end = min(n, (g + 1) * (u64)per);
         for (u64 i = g * (u64)per; i < end; i++) {
             if (!(flags[i] & 1)) continue;
-            g1_aff a = aff_load(bases, i);
-            if (!aff_is_inf(a)) acc = xyzz_madd(acc, a.x, a.y);
+            acc = xyzz_madd_aff(acc, aff_load<F>(bases, i), false);
         }
         xyzz_store(out, g, acc);
     }
 }
 
-// Test/benchmark bases: out[i] = A[i % na] + B[i / na] in affine form. Each thread converts `per`
-// consecutive points with one Fermat inversion (Montgomery's batch-inversion trick); scratch holds
-// the XYZZ sums (n x 192 bytes) and prods the running products of ZZ * ZZZ (n x 48 bytes).
-extern "C" __global__ void __launch_bounds__(128) g1_gen_points(const uint4* __restrict__ A, u32 na, const uint4* __restrict__ B,
-                                                                u64 n, u32 per, uint4* __restrict__ scratch,
-                                                                uint4* __restrict__ prods, uint4* __restrict__ out) {
-    GRID_STRIDE(t, (n + per - 1) / per) {
-        const u64 lo = t * per, hi = min(n, lo + per);
-        fq_t acc = fq_t::one();
-        for (u64 i = lo; i < hi; i++) {
-            g1_aff a = aff_load(A, i % na), b = aff_load(B, i / na);
-            g1_xyzz p = xyzz_inf();
-            if (!aff_is_inf(a)) p = xyzz_madd(p, a.x, a.y);
-            if (!aff_is_inf(b)) p = xyzz_madd(p, b.x, b.y);
-            xyzz_store(scratch, i, p);
-            if (!xyzz_is_inf(p)) acc = fp_mul(acc, fp_mul(p.ZZ, p.ZZZ));
-            fp_store(prods, i, acc);
+// ---- affine outputs ---------------------------------------------------------------------------
+
+// scratch[lo..hi) (XYZZ) -> out[lo..hi) (affine) with one Fermat inversion (Montgomery's batch
+// inversion); prods[i] holds the running product of d_j = ZZ_j ZZZ_j over the finite points j <= i.
+__device__ __forceinline__ void batch_to_affine(const uint4* __restrict__ scratch, uint4* __restrict__ prods, u64 lo, u64 hi,
+                                                uint4* __restrict__ out) {
+    F acc = F::one();
+    for (u64 i = lo; i < hi; i++) {
+        const xyzz p = xyzz_load<F>(scratch, i);
+        if (!xyzz_is_inf(p)) acc = fp_mul(acc, fp_mul(p.ZZ, p.ZZZ));
+        acc.store(prods, i);
+    }
+    F inv = fp_inv(acc);  // 1 / prod of all d_i in the chunk
+    for (u64 i = hi; i-- > lo;) {
+        const xyzz p = xyzz_load<F>(scratch, i);
+        aff r;
+        if (xyzz_is_inf(p)) {
+            r.x = F::zero(); r.y = F::zero();
+        } else {
+            const F d = fp_mul(p.ZZ, p.ZZZ);
+            const F dinv = (i > lo) ? fp_mul(inv, F::load(prods, i - 1)) : inv;  // 1 / d_i
+            inv = fp_mul(inv, d);
+            r.x = fp_mul(p.X, fp_mul(dinv, p.ZZZ));  // X / ZZ
+            r.y = fp_mul(p.Y, fp_mul(dinv, p.ZZ));   // Y / ZZZ
         }
-        fq_t inv = fp_inv(acc);  // 1 / prod of all d_i = ZZ_i ZZZ_i in the chunk
-        for (u64 i = hi; i-- > lo;) {
-            g1_xyzz p = xyzz_load(scratch, i);
-            g1_aff r;
-            if (xyzz_is_inf(p)) {
-                r.x = fq_t::zero(); r.y = fq_t::zero();
-            } else {
-                const fq_t d = fp_mul(p.ZZ, p.ZZZ);
-                const fq_t dinv = (i > lo) ? fp_mul(inv, fp_load<FqParams>(prods, i - 1)) : inv;  // 1 / d_i
-                inv = fp_mul(inv, d);
-                r.x = fp_mul(p.X, fp_mul(dinv, p.ZZZ));  // X / ZZ
-                r.y = fp_mul(p.Y, fp_mul(dinv, p.ZZ));   // Y / ZZZ
-            }
-            aff_store(out, i, r);
-        }
+        aff_store(out, i, r);
     }
 }
 
-// XYZZ -> affine (Montgomery), for tests
-extern "C" __global__ void g1_xyzz_to_affine(const uint4* __restrict__ in, u64 n, uint4* __restrict__ out) {
-    GRID_STRIDE(i, n) aff_store(out, i, xyzz_to_aff(xyzz_load(in, i)));
+// Fixed-base multiplication out[i] = sc[i] * P (affine) for canonical scalars sc (8 words each):
+// tab[w (2^c - 1) + d - 1] = d 2^(w c) P (affine) for windows w < W and digits 1 <= d < 2^c, so
+// each product is at most W mixed additions. Each thread converts `per` consecutive results with one
+// inversion; scratch (n XYZZ) and prods (n F) are work space.
+extern "C" __global__ void __launch_bounds__(128) fixed_base_mul(const u32* __restrict__ sc, u64 n, int c, int W,
+                                                                 const uint4* __restrict__ tab, u32 per, uint4* __restrict__ scratch,
+                                                                 uint4* __restrict__ prods, uint4* __restrict__ out) {
+    const u32 D = (1u << c) - 1;
+    GRID_STRIDE(t, (n + per - 1) / per) {
+        const u64 lo = t * per, hi = min(n, lo + per);
+        for (u64 i = lo; i < hi; i++) {
+            xyzz p = xyzz_inf<F>();
+            for (int w = 0; w < W; w++) {
+                const u32 d = window_bits(sc + 8 * i, w * c, c);
+                if (d) p = xyzz_madd_aff(p, aff_load<F>(tab, (u64)w * D + d - 1), false);
+            }
+            xyzz_store(scratch, i, p);
+        }
+        batch_to_affine(scratch, prods, lo, hi, out);
+    }
+}
+
+// Test/benchmark bases: out[i] = A[i % na] + B[i / na] in affine form (scratch, prods as above).
+extern "C" __global__ void __launch_bounds__(128) gen_points(const uint4* __restrict__ A, u32 na, const uint4* __restrict__ B,
+                                                             u64 n, u32 per, uint4* __restrict__ scratch,
+                                                             uint4* __restrict__ prods, uint4* __restrict__ out) {
+    GRID_STRIDE(t, (n + per - 1) / per) {
+        const u64 lo = t * per, hi = min(n, lo + per);
+        for (u64 i = lo; i < hi; i++) {
+            xyzz p = xyzz_madd_aff(xyzz_inf<F>(), aff_load<F>(A, i % na), false);
+            xyzz_store(scratch, i, xyzz_madd_aff(p, aff_load<F>(B, i / na), false));
+        }
+        batch_to_affine(scratch, prods, lo, hi, out);
+    }
 }

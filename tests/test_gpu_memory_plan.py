@@ -1,0 +1,191 @@
+"""GPU memory limit without a GPU: the MSM chunk arithmetic, GPUMemoryError, and the plumbing of
+``gpu_mem_limit_gb`` from config.yaml / the CLI to the backend (runs in CI, no device needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from cuzk import pipeline
+from cuzk.backend import GPUMemoryError, get_backend, gpu_mem_limit_bytes
+from cuzk.backend.cuda.backend import (
+    MIN_MSM_CHUNK,
+    _FB_SLICE,
+    fixed_base_slice,
+    msm_chunk_points,
+    msm_device_bytes,
+    msm_window,
+)
+from cuzk.cli import main
+from cuzk.curve import G1, G2
+from cuzk.memory import MemorySampler
+
+ROOT = Path(__file__).resolve().parents[1]
+MIB = 1 << 20
+
+
+def test_msm_device_bytes_grows_with_size_and_group():
+    for n in (1, 1000, 1 << 14, 1 << 20, 1 << 22):
+        g1, g2 = msm_device_bytes(n, G1), msm_device_bytes(n, G2)
+        assert 0 < g1 < g2
+        assert msm_device_bytes(n, G1, upload_bases=True) - g1 >= 2 * n * 96   # the chunk's bases
+        assert msm_device_bytes(n, G1, host_scalars=False) < g1
+    assert msm_device_bytes(0, G1) == 0
+    assert msm_device_bytes(1 << 22, G1) > msm_device_bytes(1 << 20, G1) > msm_device_bytes(1 << 16, G1)
+    # at 2^22 (the 2 KiB PoRep domain) the sorted entries alone are n * 15 windows * 4 bytes
+    assert msm_device_bytes(1 << 22, G1) > (1 << 22) * 15 * 4
+    assert msm_device_bytes(1 << 22, 1) == msm_device_bytes(1 << 22, G1)   # Fq words per coordinate
+
+
+@pytest.mark.parametrize("group", [G1, G2], ids=["G1", "G2"])
+@pytest.mark.parametrize("n", [5000, 1 << 16, (1 << 22) - 1, 130_278_869])
+def test_chunk_points_fit_the_budget(group, n):
+    whole = msm_device_bytes(n, group)
+    assert msm_chunk_points(n, group, None) == n
+    assert msm_chunk_points(n, group, whole) == n
+    floor = msm_device_bytes(MIN_MSM_CHUNK, group, upload_bases=True)
+    for frac in (0.9, 0.5, 0.2, 0.05, 0.01):
+        avail = int(whole * frac)
+        for upload in (False, True):
+            m = msm_chunk_points(n, group, avail, upload_bases=upload)
+            if avail < floor and m == 0:
+                continue
+            assert MIN_MSM_CHUNK <= m < n, (frac, upload, m)
+            assert msm_device_bytes(m, group, upload_bases=upload) <= avail
+            chunks = -(-n // m)
+            even = -(-n // chunks)             # evened out when that size is allowed and fits
+            assert m == even or even < MIN_MSM_CHUNK or msm_device_bytes(even, group, upload_bases=upload) > avail
+    # not even the smallest chunk fits
+    assert msm_chunk_points(n, group, msm_device_bytes(MIN_MSM_CHUNK, group) - 1) == 0
+    assert msm_chunk_points(n, group, -5) == 0
+
+
+def test_chunk_points_with_fixed_window_and_small_n():
+    n = 100_000
+    c = 9
+    avail = msm_device_bytes(n, G1, c=c) // 3
+    m = msm_chunk_points(n, G1, avail, c=c)
+    assert MIN_MSM_CHUNK <= m < n and msm_device_bytes(m, G1, c=c) <= avail
+    # n below the minimum chunk: all or nothing
+    assert msm_chunk_points(500, G1, msm_device_bytes(500, G1)) == 500
+    assert msm_chunk_points(500, G1, msm_device_bytes(500, G1) - 1) == 0
+    assert msm_chunk_points(0, G1, 0) == 0
+    # a bigger budget never gives a smaller chunk (over a sweep)
+    prev = 0
+    for mib in range(8, 400, 8):
+        m = msm_chunk_points(1 << 22, G1, mib * MIB)
+        assert m >= prev or m == 0
+        prev = max(prev, m)
+    assert msm_window(MIN_MSM_CHUNK) >= 2
+
+
+def test_fixed_base_slice():
+    assert fixed_base_slice(1, None) == _FB_SLICE
+    assert fixed_base_slice(2, 1 << 40) == _FB_SLICE
+    s = fixed_base_slice(2, 64 * MIB)
+    assert 1024 <= s < _FB_SLICE and s * (32 + 108 * 4 * 2) <= 64 * MIB
+    assert fixed_base_slice(1, 0) == 1024
+
+
+def test_gpu_mem_limit_bytes():
+    assert gpu_mem_limit_bytes(None) is None
+    assert gpu_mem_limit_bytes(0) is None
+    assert gpu_mem_limit_bytes(2) == 2 << 30
+    assert gpu_mem_limit_bytes(0.5) == 1 << 29
+    for bad in (-1, "2", True):
+        with pytest.raises(ValueError):
+            gpu_mem_limit_bytes(bad)
+
+
+def test_get_backend_limit_argument():
+    with get_backend("cpu", gpu_mem_limit=1 << 30) as b:   # ignored on the CPU
+        assert b.name == "cpu"
+    with pytest.raises(ValueError, match="gpu_mem_limit"):
+        get_backend("cpu", gpu_mem_limit=0)
+
+
+def test_gpu_memory_error_names_op_bytes_limit():
+    e = GPUMemoryError("G2 msm", 123_456_789, 3 << 30, "5 bytes still in use")
+    assert isinstance(e, RuntimeError)
+    assert (e.op, e.requested, e.limit) == ("G2 msm", 123_456_789, 3 << 30)
+    msg = str(e)
+    assert "G2 msm" in msg and "123,456,789" in msg and f"{3 << 30:,}" in msg and "3.000 GiB" in msg
+    assert "no memory-pool limit" in str(GPUMemoryError("ntt", None, None))
+
+
+def test_sampler_takes_a_noted_gpu_peak():
+    with MemorySampler(gpu=False) as s:
+        s.note_gpu(None)
+        assert s.report().gpu_peak_bytes is None
+        s.note_gpu(5 * MIB)
+        s.note_gpu(3 * MIB)
+    assert s.report().gpu_peak_bytes == 5 * MIB
+
+
+def _schema():
+    return yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+
+
+def test_schema_accepts_gpu_mem_limit_gb():
+    schema = _schema()
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    assert "gpu_mem_limit_gb" in cfg and cfg["gpu_mem_limit_gb"] is None   # default: no limit
+    jsonschema.validate(cfg, schema)
+    for ok in (None, 2, 0.5, 80):
+        jsonschema.validate(cfg | {"gpu_mem_limit_gb": ok}, schema)
+    cfg.pop("gpu_mem_limit_gb")
+    jsonschema.validate(cfg, schema)                                        # optional
+    for bad in (0, -1, "2GB", True):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(cfg | {"gpu_mem_limit_gb": bad}, schema)
+
+
+def test_rules_pass_the_limit():
+    rules = ROOT / "workflow" / "rules"
+    assert "GPU_MEM_LIMIT_GB = config.get(\"gpu_mem_limit_gb\")" in (rules / "common.smk").read_text()
+    for f in ("prove.smk", "setup.smk", "post.smk"):
+        assert "gpu_mem_limit_gb=GPU_MEM_LIMIT_GB" in (rules / f).read_text(), f
+    for f in ("prove.py", "setup.py"):
+        assert "gpu_mem_limit_gb=snakemake.params.gpu_mem_limit_gb" in (ROOT / "workflow/scripts" / f).read_text()
+
+
+@pytest.mark.parametrize("cmd", ["prove", "setup"])
+def test_cli_help_shows_the_limit(cmd, capsys):
+    with pytest.raises(SystemExit):
+        main([cmd, "--help"])
+    assert "--gpu-mem-limit-gb" in capsys.readouterr().out
+
+
+def test_cli_passes_the_limit(monkeypatch):
+    seen = {}
+    monkeypatch.setattr(pipeline, "prove_batch", lambda *a, **k: seen.setdefault("prove", k))
+    monkeypatch.setattr(pipeline, "setup_params", lambda *a, **k: seen.setdefault("setup", k))
+    assert main(["prove", "--pce", "p", "--params", "q", "--c1", "c", "--witness", "w", "-o", "o",
+                 "--gpu-mem-limit-gb", "1.5"]) == 0
+    assert main(["setup", "--pce", "p", "--params", "q", "--vk", "v"]) == 0
+    assert seen["prove"]["gpu_mem_limit_gb"] == 1.5
+    assert seen["setup"]["gpu_mem_limit_gb"] is None
+
+
+def test_pipeline_passes_the_limit_to_the_backend(tmp_path, monkeypatch):
+    pce = tmp_path / "c.pce"
+    pipeline.pce_extract("test-only-commd-128B", pce)
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake(name, threads=1, gpu_mem_limit=None):
+        seen.update(name=name, limit=gpu_mem_limit)
+        raise Stop
+
+    monkeypatch.setattr(pipeline, "get_backend", fake)
+    mem = tmp_path / "m.json"
+    with pytest.raises(Stop):
+        pipeline.setup_params(pce, tmp_path / "p", tmp_path / "v", backend="cuda", mem_json=mem, gpu_mem_limit_gb=0.25)
+    assert seen == {"name": "cuda", "limit": 1 << 28}
+    assert json.loads(mem.read_text())["gpu_mem_limit_bytes"] == 1 << 28
