@@ -28,15 +28,10 @@ from ..sector import SECTOR_SIZES, challenge_counts
 NODE_BITS = 254  # an Fr32 node: 32 bytes with the top two bits zero
 
 
-@dataclass(frozen=True)
-class CommDShape:
-    """A circuit shape: sector size in bytes, partitions per proof, challenges per partition."""
+class SectorGeometry:
+    """Node count and comm_d tree depth of a shape with a ``sector_size`` (bytes)."""
 
-    name: str
     sector_size: int
-    partitions: int
-    challenges: int
-    test_only: bool = False
 
     @property
     def nodes(self) -> int:
@@ -45,8 +40,19 @@ class CommDShape:
 
     @property
     def depth(self) -> int:
-        """Merkle path length (levels above the leaves)."""
+        """Levels of the binary comm_d tree (its Merkle path length)."""
         return self.nodes.bit_length() - 1
+
+
+@dataclass(frozen=True)
+class CommDShape(SectorGeometry):
+    """A circuit shape: sector size in bytes, partitions per proof, challenges per partition."""
+
+    name: str
+    sector_size: int
+    partitions: int
+    challenges: int
+    test_only: bool = False
 
     def stats(self) -> dict:
         """Exact sizes of one partition's R1CS without building it.

@@ -54,6 +54,7 @@ from ..r1cs.labeling import TOTAL_PARENTS, create_label_num
 from ..r1cs.poseidon import insert, poseidon_hash
 from ..r1cs.sha256 import sha254_node
 from ..sector import SECTOR_SIZES, challenge_counts
+from .commd import SectorGeometry
 from ..sector.graph import BASE_DEGREE, EXP_DEGREE
 from ..sector.replica import tree_arities, tree_shape
 
@@ -75,7 +76,7 @@ UPSTREAM = {
 
 
 @dataclass(frozen=True)
-class PoRepShape:
+class PoRepShape(SectorGeometry):
     """A PoRep circuit shape: sector size (bytes), partitions, challenges per partition, layers."""
 
     name: str
@@ -85,16 +86,6 @@ class PoRepShape:
     layers: int
     test_only: bool = False
     kind: str = "porep"
-
-    @property
-    def nodes(self) -> int:
-        """32-byte nodes in the sector."""
-        return self.sector_size // 32
-
-    @property
-    def depth(self) -> int:
-        """Levels of the binary comm_d tree."""
-        return self.nodes.bit_length() - 1
 
     @property
     def arities(self) -> list[int]:
