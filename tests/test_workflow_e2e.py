@@ -185,3 +185,22 @@ def test_post_targets_prove_and_verify(tmp_path):
         assert len(doc["partitions"]) == parts
     assert not (res / "proofs" / "test-only-commd-256B-b0").exists()  # PoRep was not needed
     assert sorted(p.name for p in (res / "sealed").iterdir()) == [f"{i}.sealed.npz" for i in (11, 12, 13)]
+
+
+def test_post_rules_have_priority_over_porep(tmp_path):
+    """WinningPoSt outranks WindowPoSt, which outranks PoRep (Snakemake runs higher priority first)."""
+    import re
+
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(POST_CONFIG.format(results=tmp_path / "results", pid="0c" * 32))
+    r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--configfile", str(cfg)], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    prio = {}
+    for block in re.split(r"\n(?=rule |localrule )", r.stdout):
+        m = re.match(r"(?:local)?rule (\w+):", block)
+        if m:
+            p = re.search(r"priority: (\d+)", block)
+            prio[m.group(1)] = int(p.group(1)) if p else 0
+    assert prio["prove_winning_post"] > prio["prove_window_post"] > prio["prove"]
+    assert prio["synthesize_winning_post"] > prio["synthesize"]
