@@ -177,13 +177,13 @@ class Prover(ResidentBases):
         tm.add("ntt", time.perf_counter() - t)
 
         # MSM scalars stay where the backend keeps them (device arrays; on the cpu backend the
-        # same int arrays as w[mask]). G2 MSMs run on the host on every backend so far: they get
-        # the host int array (MSM contexts accept either).
+        # same int arrays as w[mask]); B's scalars serve both the G1 and the G2 MSM.
         ni = cs.num_inputs
+        b_scalars = bk.select(wd, self.dens_b)
         scalars = (
             ("a", bk.select(wd, self.dens_a)),
-            ("b_g1", bk.select(wd, self.dens_b)),
-            ("b_g2", w[self.dens_b]),
+            ("b_g1", b_scalars),
+            ("b_g2", b_scalars),
             ("l", bk.slice(wd, ni, len(w))),
             ("h", h),
         )
