@@ -121,6 +121,13 @@ def build_c1(
             proofs.append({"comm_d_proofs": {"leaf": _b32(bytes(tree[0][idx])), "path": [_b32(bytes(p)) for p in path],
                                              "index": idx, "root": _b32(root)}})
         parts.append(proofs)
+    return c1_fields(sector_size, sector_id, prover_id, ticket, seed, root, rid, parts)
+
+
+def c1_fields(sector_size: int, sector_id: int, prover_id: bytes, ticket: bytes, seed: bytes, comm_d: bytes,
+              rid: bytes, parts: list, synthetic: bool = False) -> dict:
+    """The top-level fields every C1 dict has, around the per-partition proof lists ``parts``
+    (the PoRep C1 adds its own: :func:`cuzk.sector.porep_c1.c1_document`)."""
     return {
         "format": FORMAT,
         "registered_proof": registered_proof(sector_size)[0],
@@ -129,11 +136,11 @@ def build_c1(
         "prover_id": _b32(prover_id),
         "ticket": _b32(ticket),
         "seed": _b32(seed),
-        "comm_d": _b32(root),
+        "comm_d": _b32(comm_d),
         "replica_id": _b32(rid),
-        "synthetic": False,
-        "partitions": partitions,
-        "challenges_per_partition": challenges,
+        "synthetic": synthetic,
+        "partitions": len(parts),
+        "challenges_per_partition": len(parts[0]) if parts else 0,
         "vanilla_proofs": {_vanilla_key(sector_size): parts},
     }
 

@@ -56,14 +56,12 @@ from pathlib import Path
 
 from ..hash.poseidon import R, poseidon_many
 from .c1 import (
-    FORMAT,
     C1Error,
-    _vanilla_key,
+    c1_fields,
     check_comm_d_proof,
     check_header,
     check_schema,
     porep_id as default_porep_id,
-    registered_proof,
     replica_id,
     write_c1,
 )
@@ -129,26 +127,8 @@ def c1_document(sector_size: int, sector_id: int, prover_id: bytes, ticket: byte
                 comm_r: bytes, rid: bytes, pid: bytes, layers: int, api_version: str, synthetic: bool,
                 parts: list) -> dict:
     """The top-level PoRep C1 dict around the per-partition proof lists ``parts``."""
-    return {
-        "format": FORMAT,
-        "porep": True,
-        "registered_proof": registered_proof(sector_size)[0],
-        "sector_size": sector_size,
-        "sector_id": sector_id,
-        "prover_id": _b32(prover_id),
-        "ticket": _b32(ticket),
-        "seed": _b32(seed),
-        "comm_d": _b32(comm_d),
-        "comm_r": _b32(comm_r),
-        "replica_id": _b32(rid),
-        "porep_id": _b32(pid),
-        "layers": layers,
-        "api_version": api_version,
-        "synthetic": synthetic,
-        "partitions": len(parts),
-        "challenges_per_partition": len(parts[0]) if parts else 0,
-        "vanilla_proofs": {_vanilla_key(sector_size): parts},
-    }
+    return c1_fields(sector_size, sector_id, prover_id, ticket, seed, comm_d, rid, parts, synthetic) | {
+        "porep": True, "comm_r": _b32(comm_r), "porep_id": _b32(pid), "layers": layers, "api_version": api_version}
 
 
 def seal_and_prove(
