@@ -68,3 +68,21 @@ def g1_uncompressed(x, y):
 
 def g2_uncompressed(x, y):
     return be(x[1]) + be(x[0]) + be(y[1]) + be(y[0])
+
+
+def naive_lagrange(tau: int, n: int) -> list[int]:
+    """L_j(τ) over the n-th roots of unity by the product formula Π_{k≠j} (τ − ω^k)/(ω^j − ω^k)
+    (O(n²); independent of cuzk's batch-inversion and NTT forms)."""
+    from cuzk.field import FR
+
+    r = FR.modulus
+    om = FR.root_of_unity(n)
+    pts = [pow(om, j, r) for j in range(n)]
+    out = []
+    for j in range(n):
+        num = den = 1
+        for k in range(n):
+            if k != j:
+                num, den = num * (tau - pts[k]) % r, den * (pts[j] - pts[k]) % r
+        out.append(num * pow(den, -1, r) % r)
+    return out

@@ -12,6 +12,7 @@ Tests that run node skip when node_modules/.bin/snarkjs (or circom2) is missing:
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import struct
 import subprocess
@@ -295,13 +296,11 @@ def _naive_proof(zk, w, r, s):
     return Proof(g_a, g_b, g_c)
 
 
-@pytest.mark.parametrize("threads,h_parts", [(1, 1), (2, 1), (2, 3)])
-def test_proof_bytes_equal_an_independent_computation(threads, h_parts, tmp_path, monkeypatch):
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_proof_bytes_equal_an_independent_computation(threads, tmp_path):
     """With fixed r, s the prover's bytes equal the textbook formulas' (and so do not depend on
-    how the MSMs are split over threads), for the snarkjs fixture and for a key of 2^6 rows."""
-    from cuzk.formats import zkey_prover
-
-    monkeypatch.setattr(zkey_prover, "_H_PARTS", h_parts)
+    how the MSMs are split over threads: H runs as ``threads`` jobs), for the snarkjs fixture and
+    for a key of 2^6 rows."""
     r, s = 123456789, 987654321
     r1cs, wc = _cs_circuit()
     with warnings.catch_warnings(), get_backend("cpu", threads=1) as one:
@@ -315,7 +314,7 @@ def test_proof_bytes_equal_an_independent_computation(threads, h_parts, tmp_path
             with ZKeyProver(zk, bk) as pr:
                 assert pr.threaded
                 proof, pub = pr.prove(w, r, s)
-                assert pr.times.seconds["msm_h0"] >= 0 and "prove" in pr.times.seconds
+                assert pr.times.seconds["msm_c_h0"] >= 0 and "prove" in pr.times.seconds
             assert proof.to_bytes() == _naive_proof(zk, w, r, s).to_bytes()
             assert pub == [int(x) for x in w[1 : zk.n_public + 1]]
             proofs.append(proof)
@@ -375,6 +374,39 @@ def test_threaded_prover_errors_stop_cleanly():
     jobs.close()
     jobs.close()
     assert threading.active_count() == before
+
+
+def test_g1_ranges_cover_the_terms():
+    from cuzk.formats import zkey_prover as zp
+
+    for m, threads in ((131072, 2), (131072, 4), (64, 3), (5, 3), (8, 1), (1, 2)):
+        parts = zp._g1_ranges(m, threads)
+        assert parts[0][0] == 0 and parts[-1][1] == m and all(lo < hi for lo, hi in parts)
+        assert all(a[1] == b[0] for a, b in zip(parts, parts[1:]))
+        assert len(parts) == (threads if threads > 1 and m >= 2 * threads else 1)
+    assert zp._g1_ranges(131072, 2) == [(0, 95683), (95683, 131072)]
+
+
+def test_cyclic_convolution_gmp_cyclic_product_matches_full_product(monkeypatch):
+    """The convolution behind the H scalars: GMP's cyclic product (mpn_mulmod_bnm1, large enough
+    here for its FFT path) gives the same values as the full gmpy2 product it replaces, also for
+    the largest inputs (no carry may cross a slot) and lengths that are not a power of two."""
+    from cuzk.backend import cpu as cpu_mod
+    from cuzk.backend import workers
+
+    if cpu_mod._mulmod_bnm1() is None:
+        pytest.skip("GMP's mpn_mulmod_bnm1 is not reachable here (the gmpy2 product is used)")
+    rng = random.Random(6)
+    for n in (4096, 3000, 7):
+        k = [rng.randrange(R) for _ in range(n)]
+        x = [R - 1] * n if n == 7 else [rng.randrange(R) for _ in range(n)]
+        kb, xb = workers.scalars_to_bytes(k), workers.scalars_to_bytes(x)
+        got = cpu_mod.CyclicConvolution(kb)(xb)
+        with monkeypatch.context() as m:
+            m.setattr(cpu_mod, "_mulmod_bnm1", lambda: None)
+            want = cpu_mod.CyclicConvolution(kb)(xb)
+        assert [int(v) for v in got] == [int(v) for v in want], n
+    assert [int(v) for v in got] == [sum(x[j] * k[(i - j) % 7] for j in range(7)) % R for i in range(7)]
 
 
 def test_odd_coset_kernel_cache(tmp_path):

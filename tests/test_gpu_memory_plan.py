@@ -13,12 +13,18 @@ import yaml
 from cuzk import pipeline
 from cuzk.backend import GPUMemoryError, get_backend, gpu_mem_limit_bytes
 from cuzk.backend.cuda.backend import (
+    H_SCHEDULES,
     MIN_MSM_CHUNK,
     _FB_SLICE,
+    compute_h_device_bytes,
+    compute_h_memory_plan,
     fixed_base_slice,
     msm_chunk_points,
     msm_device_bytes,
     msm_window,
+    ntt_device_bytes,
+    ntt_memory_plan,
+    ntt_split,
 )
 from cuzk.cli import main
 from cuzk.curve import G1, G2
@@ -189,3 +195,107 @@ def test_pipeline_passes_the_limit_to_the_backend(tmp_path, monkeypatch):
         pipeline.setup_params(pce, tmp_path / "p", tmp_path / "v", backend="cuda", mem_json=mem, gpu_mem_limit_gb=0.25)
     assert seen == {"name": "cuda", "limit": 1 << 28}
     assert json.loads(mem.read_text())["gpu_mem_limit_bytes"] == 1 << 28
+
+
+# --- NTT and compute_h schedules under a limit ---------------------------------------------------
+
+FR_BYTES = 32
+GIB = 1 << 30
+
+
+def test_ntt_split_factors():
+    assert ntt_split(1) == (1, 1) and ntt_split(2) == (2, 1) and ntt_split(4) == (2, 2)
+    for k in range(1, 28):
+        n1, n2 = ntt_split(1 << k)
+        assert n1 * n2 == 1 << k and n2 <= n1 <= 2 * n2
+
+
+def test_ntt_device_bytes():
+    assert ntt_device_bytes(0) == 0 and ntt_device_bytes(1) == FR_BYTES
+    for k in (4, 10, 11, 16, 20, 27):
+        n = 1 << k
+        whole = ntt_device_bytes(n)
+        bufs = 1 if k <= 10 else 2                        # the output, plus a pass buffer beyond 2^10
+        assert whole >= bufs * n * FR_BYTES + n // 2 * FR_BYTES
+        assert whole - ntt_device_bytes(n, twiddles=False) == n // 2 * FR_BYTES   # cached twiddles
+        n1, _ = ntt_split(n)
+        split = [ntt_device_bytes(n, c) for c in (n1, 2 * n1, 4 * n1)]
+        assert split == sorted(split) and split[1] - split[0] == 2 * n1 * FR_BYTES
+        assert split[0] >= n * FR_BYTES
+        if k > 10:
+            assert split[0] < ntt_device_bytes(n, twiddles=False)
+    # 2^27: 8 GiB whole (plus 2 GiB of twiddles) against 4 GiB plus blocks split
+    assert 10 * GIB < ntt_device_bytes(1 << 27) < 10.1 * GIB
+    assert 4 * GIB < ntt_device_bytes(1 << 27, 1 << 22) < 4.5 * GIB
+
+
+def test_compute_h_device_bytes_orders_the_schedules():
+    for k in (8, 12, 16, 20, 27):
+        n = 1 << k
+        n1, _ = ntt_split(n)
+        fused, staged = compute_h_device_bytes(n, "fused"), compute_h_device_bytes(n, "staged")
+        split = compute_h_device_bytes(n, "split", n1)
+        assert fused > staged > split > n * FR_BYTES, k
+        assert fused >= 4 * n * FR_BYTES and staged >= 2 * n * FR_BYTES
+        assert staged <= (2.25 * n + n // 2) * FR_BYTES + (2 << 20)     # slices ≤ n/8, twiddles, slack
+        assert compute_h_device_bytes(n, "split", 2 * n1) - split == 3 * n1 * FR_BYTES   # three blocks
+        for s in ("fused", "staged"):
+            assert compute_h_device_bytes(n, s) - compute_h_device_bytes(n, s, twiddles=False) == n // 2 * FR_BYTES
+    # the 32 GiB sector's domain: 16 GiB of evaluations + 2 GiB of twiddles fused, 8 + 2 staged
+    n = 1 << 27
+    assert 18 * GIB < compute_h_device_bytes(n, "fused") < 18.1 * GIB
+    assert 10 * GIB < compute_h_device_bytes(n, "staged") < 10.2 * GIB
+    assert 4 * GIB < compute_h_device_bytes(n, "split", 1 << 22) < 4.5 * GIB
+    assert compute_h_device_bytes(0, "fused") == 0
+    with pytest.raises(ValueError, match="schedule"):
+        compute_h_device_bytes(n, "whole")
+    with pytest.raises(ValueError, match="block"):
+        compute_h_device_bytes(n, "split")
+
+
+@pytest.mark.parametrize("k", [6, 11, 16, 22, 27])
+def test_memory_plans_pick_the_first_that_fits(k):
+    n = 1 << k
+    n1, _ = ntt_split(n)
+    assert ntt_memory_plan(n, None) == ("whole", 0) and compute_h_memory_plan(n, None) == ("fused", 0)
+    top = compute_h_device_bytes(n, "fused") + 1
+    marks = {compute_h_device_bytes(n, s) for s in ("fused", "staged")}
+    for avail in sorted({top * i // 64 for i in range(65)} | marks):
+        plan = compute_h_memory_plan(n, avail)
+        smallest = compute_h_device_bytes(n, "split", n1)
+        if plan is None:
+            assert avail < smallest
+            continue
+        sched, block = plan
+        assert compute_h_device_bytes(n, sched, block) <= avail
+        rank = H_SCHEDULES.index(sched)
+        for earlier in H_SCHEDULES[:rank]:                  # everything that needs more does not fit
+            assert compute_h_device_bytes(n, earlier) > avail
+        if sched == "split":
+            assert block >= n1 and block & (block - 1) == 0
+            assert block == min(n, 1 << 22) or compute_h_device_bytes(n, "split", 2 * block) > avail
+        # the NTT alone: whole, else split in the largest block that fits, else nothing
+        nplan = ntt_memory_plan(n, avail)
+        if ntt_device_bytes(n) <= avail:
+            assert nplan == ("whole", 0)
+        elif nplan is not None:
+            assert nplan[0] == "split" and ntt_device_bytes(n, nplan[1]) <= avail
+        else:
+            assert ntt_device_bytes(n, n1) > avail
+    # more room never picks a schedule that needs less
+    ranks = [H_SCHEDULES.index(p[0]) for p in (compute_h_memory_plan(n, a) for a in range(0, top, top // 97)) if p]
+    assert ranks == sorted(ranks, reverse=True)
+
+
+def test_plans_at_the_32gib_domain():
+    n = 1 << 27
+    assert compute_h_memory_plan(n, 20 * GIB) == ("fused", 0)
+    assert compute_h_memory_plan(n, 12 * GIB) == ("staged", 0)
+    assert compute_h_memory_plan(n, 17 * GIB, twiddles=False) == ("fused", 0)   # twiddles cached
+    assert compute_h_memory_plan(n, 17 * GIB) == ("staged", 0)
+    assert compute_h_memory_plan(n, 6 * GIB) == ("split", 1 << 22)
+    assert compute_h_memory_plan(n, 4 * GIB) is None                  # not even the result fits
+    assert ntt_memory_plan(n, 11 * GIB) == ("whole", 0)
+    assert ntt_memory_plan(n, 6 * GIB) == ("split", 1 << 22)
+    assert ntt_memory_plan(n, 3 * GIB) is None
+    assert ntt_memory_plan(1 << 10, 0) is None                         # too small to split: nothing

@@ -22,6 +22,7 @@ from cuzk.groth16 import (
     verify_batch,
 )
 from cuzk.r1cs import ConstraintSystem, Unsatisfied, lc
+from curve_util import naive_lagrange
 
 R = FR.modulus
 
@@ -63,16 +64,7 @@ def keygen(r1cs, bk, toxic=None):
 def naive_qap(r1cs, tau):
     """u_i(τ), v_i(τ), w_i(τ) by naive Lagrange interpolation over the n-th roots of unity."""
     n = domain_size(r1cs.num_constraints)
-    om = FR.root_of_unity(n)
-    pts = [pow(om, j, R) for j in range(n)]
-    lag = []
-    for j in range(n):
-        num = den = 1
-        for k in range(n):
-            if k != j:
-                num = num * (tau - pts[k]) % R
-                den = den * (pts[j] - pts[k]) % R
-        lag.append(num * pow(den, -1, R) % R)
+    lag = naive_lagrange(tau, n)
     nv = r1cs.num_inputs + r1cs.num_aux
     out = []
     for m in (r1cs.A, r1cs.B, r1cs.C):

@@ -114,3 +114,36 @@ def test_witness_file_round_trip_and_errors(tmp_path):
         with pytest.raises(WitnessFormatError) as e:
             read_witness(q)
         assert str(q) in str(e.value)
+
+
+def test_witness_limbs_equal_witness_ints_and_range_is_checked(tmp_path):
+    import hashlib
+
+    from cuzk.field import from_limbs
+    from cuzk.field import limbs_below_modulus as below_modulus
+    from cuzk.r1cs.witness import WitnessFormatError, read_witness, read_witness_limbs, write_witness
+
+    cs = ConstraintSystem(shape=True, witness=True)
+    synthetic.synthesize(cs, 300, 4, 0.8, seed=6)
+    ins, aux = cs.assignment()
+    p = tmp_path / "w.bin"
+    write_witness(p, ins, aux, pce_digest="d")
+    li, la = read_witness_limbs(p, pce_digest="d")
+    assert la.dtype == np.uint64 and la.shape == (len(aux), 4) and li.shape == (len(ins), 4)
+    assert [int(v) for v in from_limbs(la)] == [int(v) for v in aux]
+    assert [int(v) for v in from_limbs(li)] == [int(v) for v in ins]
+    # below_modulus against Python's comparison, at and around r
+    r = FR.modulus
+    vals = [0, 1, r - 1, r, r + 1, 2**256 - 1, r - 2**64, r + 2**192]
+    from cuzk.field import to_limbs
+    assert below_modulus(to_limbs(vals, 4)).tolist() == [v < r for v in vals]
+    # a wide value ≥ r (checksum recomputed) is refused by both readers
+    raw = bytearray(p.read_bytes())
+    wide_at = len(raw) - 32 - 32   # the last wide value
+    raw[wide_at : wide_at + 32] = (r + 5).to_bytes(32, "little")
+    raw[-32:] = hashlib.sha256(bytes(raw[:-32])).digest()
+    q = tmp_path / "bad.bin"
+    q.write_bytes(bytes(raw))
+    for reader in (read_witness, read_witness_limbs):
+        with pytest.raises(WitnessFormatError, match="modulus"):
+            reader(q)

@@ -27,18 +27,32 @@ def _circuits(tmp_path):
     yield "commd-128B", cs
 
 
+def _synthetic_reference():
+    """The synthetic 5000-constraint circuit through ``_cpu_reference``."""
+    cs = ConstraintSystem(shape=True, witness=True)
+    synthetic.synthesize(cs, 5000, 6, 0.9, seed=2)
+    return _cpu_reference(cs)
+
+
+def _cpu_reference(cs):
+    """A circuit's CPU development key and CPU proof with r, s = 12345, 67890:
+    (r1cs, ins, aux, pk, ref)."""
+    r1cs = cs.finalize()
+    ins, aux = cs.assignment()
+    with get_backend("cpu", threads=4) as cpu, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DevelopmentSetupWarning)
+        pk = setup(r1cs, cpu)
+        with Prover(pk, r1cs, cpu) as p:
+            ref = p.prove(ins, aux, r=12345, s=67890)
+    return r1cs, ins, aux, pk, ref
+
+
 def test_cuda_proofs_equal_cpu_proofs(tmp_path, monkeypatch):
     def no_cpu_spmv(*a, **k):
         raise AssertionError("the cuda prover must not run the sparse products on the CPU")
 
     for name, cs in _circuits(tmp_path):
-        r1cs = cs.finalize()
-        ins, aux = cs.assignment()
-        with get_backend("cpu", threads=4) as cpu, warnings.catch_warnings():
-            warnings.simplefilter("ignore", DevelopmentSetupWarning)
-            pk = setup(r1cs, cpu)
-            with Prover(pk, r1cs, cpu) as p:
-                ref = p.prove(ins, aux, r=12345, s=67890)
+        r1cs, ins, aux, pk, ref = _cpu_reference(cs)
         with get_backend("cuda") as gpu, Prover(pk, r1cs, gpu) as p, monkeypatch.context() as mp:
             mp.setattr(CPUBackend, "spmv", no_cpu_spmv)
             got = p.prove(ins, aux, r=12345, s=67890)
@@ -102,31 +116,31 @@ def test_cuda_setup_equals_cpu_setup():
             assert verify(got.vk, p.prove(ins, aux), [int(v) for v in ins[1:]])
 
 
-def test_proofs_equal_under_a_memory_limit():
-    """r, s fixed: proof bytes with a pool limit that forces chunked MSMs (resident bases, then
-    bases uploaded per chunk) equal those without a limit and the CPU backend's."""
+def test_proofs_equal_under_a_memory_limit(monkeypatch):
+    """r, s fixed: proof bytes with chunked MSMs (room for half of the H MSM's temporaries, then
+    a pool limit that leaves bases on the host, uploaded per chunk) equal those without a limit
+    and the CPU backend's."""
     import cupy as cp
 
-    cs = ConstraintSystem(shape=True, witness=True)
-    synthetic.synthesize(cs, 5000, 6, 0.9, seed=2)
-    r1cs = cs.finalize()
-    ins, aux = cs.assignment()
+    from cuzk.backend.cuda.backend import CUDABackend, msm_device_bytes
+    from cuzk.curve import G1
+
+    r1cs, ins, aux, pk, ref = _synthetic_reference()
     pub = [int(v) for v in ins[1:]]
-    with get_backend("cpu", threads=4) as cpu, warnings.catch_warnings():
-        warnings.simplefilter("ignore", DevelopmentSetupWarning)
-        pk = setup(r1cs, cpu)
-        with Prover(pk, r1cs, cpu) as p:
-            ref = p.prove(ins, aux, r=12345, s=67890)
     pool = cp.get_default_memory_pool()
     headroom = 10 << 20
     with get_backend("cuda") as gpu, Prover(pk, r1cs, gpu) as p:
         free = p.prove(ins, aux, r=12345, s=67890)
         assert all(c.last_chunks == 1 for c in p.ctx.values())
-        gpu.set_mem_limit(pool.used_bytes() + headroom)
-        chunked = p.prove(ins, aux, r=12345, s=67890)
+        # the room an MSM sees, fixed (a pool limit's room depends on what else is cached): the
+        # H MSM cannot run whole in it
+        room = msm_device_bytes(len(pk.h), G1, host_scalars=False) // 2
+        with monkeypatch.context() as mp:
+            mp.setattr(CUDABackend, "_mem_avail", lambda self: room)
+            chunked = p.prove(ins, aux, r=12345, s=67890)
         chunks = {k: c.last_chunks for k, c in p.ctx.items()}
         assert gpu.gpu_peak_bytes > 0
-    assert max(chunks.values()) > 1, chunks
+    assert chunks["h"] > 1, chunks
     with get_backend("cuda", gpu_mem_limit=pool.used_bytes() + headroom) as gpu2, Prover(pk, r1cs, gpu2) as p2:
         resident = {k: c.resident for k, c in p2.ctx.items()}
         uploaded = p2.prove(ins, aux, r=12345, s=67890)
@@ -135,3 +149,102 @@ def test_proofs_equal_under_a_memory_limit():
     assert pool.get_limit() == 0
     assert free.to_bytes() == chunked.to_bytes() == uploaded.to_bytes() == ref.to_bytes()
     assert verify(pk.vk, uploaded, pub)
+
+
+def test_async_upload_equals_to_device(monkeypatch):
+    """``to_device_async`` from another thread (as ``prove_batch``'s stager), through several
+    pinned chunks, gives ``to_device``'s array; a deferred upload (no room now) too."""
+    import random
+    from concurrent.futures import ThreadPoolExecutor
+
+    import cupy as cp
+
+    from cuzk.backend.cuda import backend as cuda_backend
+
+    monkeypatch.setattr(cuda_backend, "_UPLOAD_CHUNK_BYTES", 32 * 1000)  # 5000 values: 5 chunks, 2 buffers
+    rng = random.Random(5)
+    R = FR.modulus
+    vals = [0, 1, R - 1, 2**64 - 1, 2**64] + [rng.choice((0, 1, rng.randrange(R), rng.randrange(2**40))) for _ in range(4995)]
+    with get_backend("cuda") as gpu, ThreadPoolExecutor(1) as pool:
+        for n in (0, 1, 1000, 1001, len(vals)):
+            want = gpu.to_device(vals[:n])
+            up = pool.submit(gpu.to_device_async, vals[:n]).result()
+            assert up.nbytes == 32 * n
+            assert cp.array_equal(up.ready(), want), n
+        with pytest.raises(ValueError):
+            pool.submit(gpu.to_device_async, [0, R]).result()
+        pool_ = cp.get_default_memory_pool()
+        gpu.set_mem_limit(pool_.used_bytes() + 32 * len(vals))  # room for one copy, not two
+        up = gpu.to_device_async(vals)
+        assert up.array is None  # deferred to ready()
+        gpu.set_mem_limit(None)
+        assert cp.array_equal(up.ready(), gpu.to_device(vals))
+
+
+def test_batch_with_overlap_gives_the_sequential_bytes(tmp_path, monkeypatch):
+    """r, s fixed: ``prove_batch`` on cuda (next partition staged on the side stream during the
+    current proof) writes the bytes of proving each partition in turn with plain ``to_device``."""
+    import json
+
+    from batch_util import fixed_blinding, make_batch
+
+    from cuzk import pipeline
+    from cuzk.backend.base import Backend
+    from cuzk.backend.cuda import CUDABackend
+    from cuzk.groth16 import read_params
+    from cuzk.r1cs.pce import read_pce
+    from cuzk.r1cs.witness import read_witness
+
+    b = make_batch(tmp_path / "b", "test-only-commd-256B", 2, backend="cuda")
+    rs = fixed_blinding(monkeypatch)
+    out, mem = tmp_path / "proofs", tmp_path / "mem.json"
+    pipeline.prove_batch(b["pce"], b["params"], b["c1"], b["wit"], out, backend="cuda", mem_json=mem)
+    monkeypatch.undo()
+    assert json.loads(mem.read_text())["staging_overlapped_seconds"] >= 0
+    r1cs, _ = read_pce(b["pce"])
+    pk = read_params(b["params"])
+    monkeypatch.setattr(CUDABackend, "to_device_async", Backend.to_device_async)  # synchronous upload
+    j = 0
+    with get_backend("cuda") as gpu, Prover(pk, r1cs, gpu) as p:
+        for i, wit in enumerate(b["wit"]):
+            want = []
+            for k in range(2):
+                ins, aux = read_witness(wit / f"partition-{k}.wit")
+                want.append(p.prove(ins, aux, *rs(j)).to_bytes())
+                j += 1
+            assert (out / f"{i + 1}.proof").read_bytes() == b"".join(want), i
+
+
+@pytest.mark.parametrize("sched", ["staged", "split"])
+def test_proofs_equal_with_compute_h_under_a_limit(sched, monkeypatch):
+    """r, s fixed: a pool limit during compute_h equal to the need of its staged / split schedule
+    (``compute_h_device_bytes``) forces that schedule; the proof bytes equal those without a limit
+    and the CPU backend's."""
+    import cupy as cp
+
+    from cuzk.backend.cuda.backend import compute_h_device_bytes, ntt_split
+
+    r1cs, ins, aux, pk, ref = _synthetic_reference()
+    pool = cp.get_default_memory_pool()
+    with get_backend("cuda") as gpu, Prover(pk, r1cs, gpu) as p:
+        free = p.prove(ins, aux, r=12345, s=67890)
+        assert gpu.last_h_schedule == ("fused", 0)
+        whole = gpu.compute_h
+        seen = []
+
+        def limited(a, b, c, n):
+            m = a.shape[0]
+            block = ntt_split(m)[0] if sched == "split" else 0
+            gpu.set_mem_limit(pool.used_bytes() + compute_h_device_bytes(m, sched, block, twiddles=False))
+            try:
+                return whole(a, b, c, n)
+            finally:
+                gpu.set_mem_limit(None)
+                seen.append((gpu.last_h_schedule, (sched, block)))
+
+        monkeypatch.setattr(gpu, "compute_h", limited)
+        got = p.prove(ins, aux, r=12345, s=67890)
+    assert seen and seen[0][0] == seen[0][1], seen
+    assert pool.get_limit() == 0
+    assert got.to_bytes() == free.to_bytes() == ref.to_bytes()
+    assert verify(pk.vk, got, [int(v) for v in ins[1:]])

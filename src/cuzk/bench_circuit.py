@@ -89,6 +89,64 @@ def _phase_witness(shape_name: str, c1_path: str, path: str) -> dict:
             "bytes": Path(path).stat().st_size, "aux": int(len(aux))}
 
 
+def _phase_prove(shape_name: str, pce_path: str, c1_path: str, wit_path: str, backend: str, repeat: int) -> dict:
+    import warnings
+
+    import numpy as np
+
+    from .backend import get_backend
+    from .circuits.registry import family_of, shape_by_name
+    from .groth16 import DevelopmentSetupWarning, Prover, setup_resident, verify
+    from .r1cs.pce import read_pce
+    from .field import from_limbs
+    from .r1cs.witness import read_witness_limbs
+
+    sh = shape_by_name(shape_name)
+    fam = family_of(sh)
+    res: dict = {"seconds": {}, "proofs": []}
+    t = time.perf_counter()
+    r1cs, _ = read_pce(pce_path)
+    ins, aux = read_witness_limbs(wit_path)
+    pub = fam.public_inputs(json.loads(Path(c1_path).read_text()), 0)
+    if [int(v) for v in from_limbs(ins[1:])] != pub:
+        raise ValueError(f"{wit_path}: public inputs differ from those of {c1_path} partition 0")
+    res["seconds"]["read_pce_witness"] = time.perf_counter() - t
+    with get_backend(backend) as bk:
+        res["backend"] = bk.name
+        setup_times: dict = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DevelopmentSetupWarning)
+            t = time.perf_counter()
+            rk = setup_resident(r1cs, bk, times=setup_times)
+            res["seconds"]["setup"] = time.perf_counter() - t
+        res["setup_seconds"] = setup_times
+        print(f"{shape_name} setup on {bk.name}: {res['seconds']['setup']:.2f} s ("
+              + ", ".join(f"{k} {v:.2f}" for k, v in setup_times.items()) + ")", flush=True)
+        res["rss_peak_after_setup_bytes"] = _peak()
+        with Prover(rk, r1cs, bk) as prover:
+            for i in range(repeat):
+                before = dict(prover.times.seconds)
+                t = time.perf_counter()
+                proof = prover.prove(ins, aux)
+                dt = time.perf_counter() - t
+                t = time.perf_counter()
+                ok = verify(rk.vk, proof, pub)
+                bad = verify(rk.vk, proof, [(pub[0] + 1) % (1 << 255)] + pub[1:]) if pub else False
+                phases = {k: v - before.get(k, 0.0) for k, v in prover.times.seconds.items()}
+                res["proofs"].append({"seconds": dt, "phases": phases, "verify_seconds": time.perf_counter() - t,
+                                      "verified": bool(ok), "wrong_input_rejected": not bad})
+                print(f"{shape_name} proof {i}: {dt:.2f} s, verified {ok}, phases "
+                      + ", ".join(f"{k} {v:.2f}" for k, v in phases.items()), flush=True)
+        res["gpu_peak_bytes"] = int(getattr(bk, "gpu_peak_bytes", 0))
+        if bk.name == "cuda":
+            from .backend.cuda.backend import prove_device_bytes
+
+            res["gpu_predicted_bytes"] = prove_device_bytes(
+                sh.stats(), int(np.count_nonzero(r1cs.density_a)), int(np.count_nonzero(r1cs.density_b)))
+    res["rss_peak_bytes"] = _peak()
+    return res
+
+
 def _run(fn, *args) -> dict:
     ctx = mp.get_context("spawn")
     with ctx.Pool(1) as pool:
@@ -96,15 +154,22 @@ def _run(fn, *args) -> dict:
 
 
 def bench_circuit(shapes: list[str], workdir, json_out=None, seal_limit: int = 8 << 20,
-                  phases: tuple[str, ...] = ("input", "pce", "witness")) -> list[dict]:
-    """Measure PCE extraction and one partition's witness for each PoRep shape.
+                  phases: tuple[str, ...] = ("input", "pce", "witness"), backend: str = "auto",
+                  repeat: int = 2, parallel: bool = False) -> list[dict]:
+    """Measure PCE extraction and one partition's witness for each PoRep shape; optionally set
+    up and prove that partition.
 
     Args:
         shapes: PoRep shape names (``cuzk shapes``).
         workdir: where the C1, PCE and witness files go (kept: they can be large).
         json_out: write the list of results here (atomically).
         seal_limit: largest sector size (bytes) sealed for real; larger ones are synthetic.
-        phases: a subset of ("input", "pce", "witness"); "witness" needs the input's C1 file.
+        phases: a subset of ("input", "pce", "witness", "prove"); "witness" needs the input's
+            C1 file, "prove" the C1, PCE and witness files (made by earlier phases or runs).
+        backend: where "prove" runs: a development setup kept resident (``setup_resident``:
+            the parameters are never written), then ``repeat`` proofs of partition 0, each
+            verified on the CPU (and checked to fail with a wrong public input).
+        parallel: run the pce and witness phases at the same time (two processes).
 
     Returns:
         one dict per shape: name, stats (exact, from the shape), and per phase seconds,
@@ -128,14 +193,27 @@ def bench_circuit(shapes: list[str], workdir, json_out=None, seal_limit: int = 8
         c1, pce, wit = work / f"{name}.c1.json", work / f"{name}.pce", work / f"{name}.partition-0.wit"
         out.append(res)
         runs = {"input": (_phase_input, str(c1), seal_limit), "witness": (_phase_witness, str(c1), str(wit)),
-                "pce": (_phase_pce, str(pce))}
-        for ph in ("input", "witness", "pce"):  # the witness first: it is the cheaper of the two
-            if ph in phases:
-                fn, *args = runs[ph]
-                res[ph] = _run(fn, name, *args)
-                print(format_circuit([{"name": name, "stats": res["stats"], ph: res[ph]}]), flush=True)
-                if json_out:  # after every phase: a run cut short keeps what it measured
-                    atomic_write_text(json_out, json.dumps(out, indent=1) + "\n")
+                "pce": (_phase_pce, str(pce)), "prove": (_phase_prove, str(pce), str(c1), str(wit), backend, repeat)}
+
+        def record(ph, value):
+            res[ph] = value
+            print(format_circuit([{"name": name, "stats": res["stats"], ph: res[ph]}]), flush=True)
+            if json_out:  # after every phase: a run cut short keeps what it measured
+                atomic_write_text(json_out, json.dumps(out, indent=1) + "\n")
+
+        todo = [ph for ph in ("input", "witness", "pce", "prove") if ph in phases]  # witness first: cheaper
+        if parallel and "witness" in todo and "pce" in todo:
+            if "input" in todo:
+                record("input", _run(runs["input"][0], name, *runs["input"][1:]))
+            ctx = mp.get_context("spawn")
+            with ctx.Pool(2) as pool:
+                jobs = {ph: pool.apply_async(runs[ph][0], (name, *runs[ph][1:])) for ph in ("witness", "pce")}
+                for ph, job in jobs.items():
+                    record(ph, job.get())
+            todo = [ph for ph in todo if ph == "prove"]
+        for ph in todo:
+            fn, *args = runs[ph]
+            record(ph, _run(fn, name, *args))
     return out
 
 
@@ -146,6 +224,15 @@ def format_circuit(results: list[dict]) -> str:
         st = r["stats"]
         lines.append(f"{r['name']}: {st['constraints']:,} constraints, {st['inputs']} inputs, "
                      f"nnz {st['nnz_a'] + st['nnz_b'] + st['nnz_c']:,}")
+        pr = r.get("prove")
+        if pr:
+            st_ = pr["setup_seconds"]
+            lines.append(f"  prove    setup {pr['seconds']['setup']:.2f} s on {pr['backend']} ("
+                         + ", ".join(f"{k} {v:.2f}" for k, v in st_.items()) + f"), GPU peak "
+                         f"{pr['gpu_peak_bytes'] / 2**30:.2f} GiB, peak RSS {pr['rss_peak_bytes'] / 2**30:.2f} GiB")
+            for i, p in enumerate(pr["proofs"]):
+                lines.append(f"    proof {i}: {p['seconds']:.2f} s, verified {p['verified']} ("
+                             + ", ".join(f"{k} {v:.2f}" for k, v in p["phases"].items()) + ")")
         for ph in ("input", "pce", "witness"):
             if ph in r:
                 p = r[ph]

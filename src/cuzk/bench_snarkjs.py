@@ -12,7 +12,9 @@ For each size N (about N constraints):
    thread per CPU the OS reports, ``os.cpus().length``), then cuzk proves the same key and
    witness as a subprocess too (``python -m cuzk.bench_snarkjs prove …``: reads the ``.zkey``
    without point checks — snarkjs does none either — and the ``.wtns``, proves on the chosen
-   backend with ``threads`` worker processes, writes ``proof.json``/``public.json``).
+   backend with ``threads`` worker processes, writes ``proof.json``/``public.json``; before
+   numpy loads it turns off OpenBLAS's threads and raises two glibc malloc thresholds,
+   ``_tune_process``).
    Each run is measured from outside: wall seconds from spawn to reaping, user+sys CPU seconds
    and the largest single-process ``maxrss`` from ``wait4``, and the peak RSS of the whole
    process tree (cuzk's worker processes included) by psutil polling every 20 ms;
@@ -246,12 +248,41 @@ def measure_process(argv: list[str], cwd: Path, log_path: Path, interval: float 
 # --- the cuzk side (runs in a child process) --------------------------------------------------
 
 
+def _tune_process() -> None:
+    """Process-wide settings of the prover child, made before numpy loads (each measured at 2^16
+    on the 2-core machine, user+sys seconds of the whole child; settings made by the caller win):
+
+    * ``OPENBLAS_NUM_THREADS=1``: the prover does no BLAS work, but numpy's bundled OpenBLAS
+      starts a busy-waiting thread per core at import (about 0.06 CPU-s).
+    * glibc malloc keeps freed blocks of up to 32 MiB for reuse (``M_MMAP_THRESHOLD``, its largest
+      value) and does not hand the heap's free top back below 512 MiB (``M_TRIM_THRESHOLD``): each
+      arkworks MSM call allocates tens of MB (point copies, affine points, digits, buckets) and
+      frees them, and without this every call faults fresh pages in again (about 0.07 CPU-s,
+      mostly system time: 84,000 → 58,000 page faults in the child). Skipped where there is no
+      glibc, or when ``MALLOC_MMAP_THRESHOLD_`` / ``MALLOC_TRIM_THRESHOLD_`` are set.
+    """
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if not sys.platform.startswith("linux") or any(
+            k in os.environ for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")):
+        return
+    import ctypes  # noqa: PLC0415
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        m_trim_threshold, m_mmap_threshold = -1, -3  # <malloc.h>
+        libc.mallopt(m_mmap_threshold, 32 << 20)
+        libc.mallopt(m_trim_threshold, 512 << 20)
+    except (OSError, AttributeError):
+        pass
+
+
 def _child_prove(zkey: str, wtns: str, proof: str, public: str, threads: int, backend: str,
                  times_path: str) -> int:
     """What ``python -m cuzk.bench_snarkjs prove`` does; writes its phase seconds to ``times_path``."""
     main_epoch = time.time()
     times: dict[str, float] = {}
     t = time.perf_counter()
+    _tune_process()
     from .formats.digest import prefetch_sha256  # noqa: PLC0415  (standard library only)
 
     # hash the .zkey (the converted-key cache's index) on the other core while numpy & co. load

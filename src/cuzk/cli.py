@@ -127,7 +127,8 @@ def _bench_circuit(args) -> int:
     from .bench_circuit import bench_circuit  # noqa: PLC0415
 
     bench_circuit([x for x in args.shapes.split(",") if x], args.workdir, args.json, args.seal_limit,
-                  tuple(x for x in args.phases.split(",") if x))
+                  tuple(x for x in args.phases.split(",") if x), backend=args.backend, repeat=args.repeat,
+                  parallel=args.parallel)
     return 0
 
 
@@ -172,12 +173,16 @@ def build_parser() -> argparse.ArgumentParser:
         bk.add_argument("--repeat", type=int, default=3, help="timed calls per size after a warm-up")
         bk.add_argument("--json", help="write the result JSON here")
         bk.set_defaults(func=_bench_kernel, what=what)
-    bc = bsub.add_parser("circuit", help="PCE extraction and one partition's witness of PoRep shapes: seconds, peak RSS, bytes")
+    bc = bsub.add_parser("circuit", help="PCE extraction, one partition's witness and (optionally) its setup and proof for PoRep shapes: seconds, peak RSS, bytes")
     bc.add_argument("--shapes", default="porep-2KiB", help="comma-separated PoRep shape names (cuzk shapes)")
     bc.add_argument("--workdir", required=True, help="C1, PCE and witness files go here (large at 32/64 GiB)")
     bc.add_argument("--seal-limit", type=int, default=8 << 20,
                     help="largest sector (bytes) sealed for real; larger ones are sparse synthetic (default 8 MiB)")
-    bc.add_argument("--phases", default="input,pce,witness", help="subset of input,pce,witness")
+    bc.add_argument("--phases", default="input,pce,witness",
+                    help="subset of input,pce,witness,prove (prove: resident development setup + proofs of partition 0)")
+    bc.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"], help="where the prove phase runs")
+    bc.add_argument("--repeat", type=int, default=2, help="proofs in the prove phase (the first includes compilation)")
+    bc.add_argument("--parallel", action="store_true", help="run the pce and witness phases at the same time")
     bc.add_argument("--json", help="write the results here")
     bc.set_defaults(func=_bench_circuit)
     from .bench_snarkjs import CIRCUIT_HELP  # noqa: PLC0415  (imports nothing heavy)

@@ -12,19 +12,21 @@ import logging
 import sys
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
 from .backend import get_backend, gpu_mem_limit_bytes
 from .circuits import commd
 from .circuits.registry import ShapeMismatchError, family_of, shape_by_name
+from .field import from_limbs
 from .fileio import atomic_dir, atomic_write_text
 from .groth16 import DevelopmentSetupWarning, Prover, read_params, read_proofs, read_vk, setup, verify, write_params, write_proofs, write_vk
 from .memory import MemorySampler, write_report
 from .memory.model import check_budget, predict_step_bytes
 from .r1cs import ConstraintSystem
 from .r1cs.pce import read_pce, read_pce_header, write_pce
-from .r1cs.witness import read_witness, write_witness
+from .r1cs.witness import read_witness_limbs, write_witness
 from .sector import prepare_sector
 
 log = logging.getLogger(__name__)
@@ -209,6 +211,25 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None) -> list
     return [Path(out_dir) / f"partition-{k}.wit" for k in range(n)]
 
 
+def _stage_partition(prover: Prover, fam, inp: dict, label: str, k: int, wpath: Path, digest: str):
+    """Read, check and stage one partition's witness (``prove_batch``'s background work).
+
+    Returns:
+        (public inputs as ints, StagedAssignment, wall seconds taken).
+
+    Raises:
+        WitnessFormatError: the file is corrupt, truncated, or made for another PCE.
+        ShapeMismatchError: its public inputs are not those of ``label`` partition ``k``.
+        WitnessError: the assignment does not fit the circuit.
+    """
+    t = time.perf_counter()
+    ins, aux = read_witness_limbs(wpath, pce_digest=digest)   # limbs: no Python int per value
+    pub = fam.public_inputs(inp, k)
+    if [int(v) for v in from_limbs(ins[1:])] != pub:
+        raise ShapeMismatchError(f"{wpath}: its public inputs are not those of {label} partition {k} (witness of another C1?)")
+    return pub, prover.stage(ins, aux), time.perf_counter() - t
+
+
 def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", threads=1, mem_json=None, mem_gb=None,
                 gpu_mem_limit_gb=None) -> None:
     """Prove a batch of input files (sectors' C1 files, or one PoSt vanilla file) of one shape
@@ -223,6 +244,14 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     ``winning-post``/``window-post``) is written. The directory appears only when the whole
     batch is done.
 
+    Pipelined: one background thread reads, decodes and stages (``Prover.stage``: host
+    conversion, and on cuda the copy on a side stream) the next partition — of this input or
+    the next one — while the current one is proved and verified; at most one staged assignment
+    is ahead. Its errors are raised when the loop reaches that partition, so the same inputs
+    raise the same error as a sequential loop. The memory JSON gets ``staging_seconds`` (the
+    background thread's wall seconds), ``staging_waited_seconds`` (the prover's wait for it)
+    and ``staging_overlapped_seconds`` (their difference: staging hidden behind proofs).
+
     Raises:
         ShapeMismatchError: an input of another shape, or a witness made from another input.
         WitnessFormatError: a witness file is corrupt, truncated, or made for another PCE.
@@ -235,29 +264,45 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
         raise ValueError("prove_batch: c1_paths and witness_dirs differ in length")
     digest = pce_digest(pce)
     inputs = [_read_input(p, shape) for p in c1_paths]
+    labels = [fam.label(inp) for inp in inputs]
+    jobs = [(i, k) for i, inp in enumerate(inputs) for k in range(fam.partitions(inp))]
     pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n)
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
-    with measured("prove", mem_json, pred, mem_gb, {"sectors": n} | _gpu_extra(gpu_mem_limit_gb)) as sampler, \
-            atomic_dir(out_dir) as tmp:
+    extra = {"sectors": n} | _gpu_extra(gpu_mem_limit_gb)  # staging figures are added before measured() writes it
+    with measured("prove", mem_json, pred, mem_gb, extra) as sampler, atomic_dir(out_dir) as tmp:
         r1cs, _ = read_pce(pce)
         pk = read_params(params)
-        with get_backend(backend, threads=threads, gpu_mem_limit=limit) as bk, Prover(pk, r1cs, bk) as prover:
-            for i, (inp, wdir) in enumerate(zip(inputs, witness_dirs)):
-                label = fam.label(inp)
+        staged_s = waited_s = 0.0
+        with get_backend(backend, threads=threads, gpu_mem_limit=limit) as bk, Prover(pk, r1cs, bk) as prover, \
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix="cuzk-stage") as stager:
+            # leaving this block (also by an error) joins the stager before the backend closes
+
+            def submit(job: int):
+                ji, jk = jobs[job]
+                return stager.submit(_stage_partition, prover, fam, inputs[ji], labels[ji], jk,
+                                     Path(witness_dirs[ji]) / f"partition-{jk}.wit", digest)
+
+            ahead = submit(0) if jobs else None
+            j = 0
+            for i, inp in enumerate(inputs):
                 proofs = []
                 for k in range(fam.partitions(inp)):
-                    wpath = Path(wdir) / f"partition-{k}.wit"
-                    ins, aux = read_witness(wpath, pce_digest=digest)
-                    pub = fam.public_inputs(inp, k)
-                    if [int(v) for v in ins[1:]] != pub:
-                        raise ShapeMismatchError(f"{wpath}: its public inputs are not those of {label} partition {k} (witness of another C1?)")
-                    proof = prover.prove(ins, aux)
+                    t = time.perf_counter()
+                    pub, staged, secs = ahead.result()  # re-raises the stager's error here
+                    waited_s += time.perf_counter() - t
+                    staged_s += secs
+                    j += 1
+                    ahead = submit(j) if j < len(jobs) else None
+                    proof = prover.prove(staged)
+                    del staged  # freed before the one after next is staged: two alive at most
                     if not verify(pk.vk, proof, pub):
-                        raise ProofVerificationError(f"{label} partition {k}: proof does not verify")
+                        raise ProofVerificationError(f"{labels[i]} partition {k}: proof does not verify")
                     proofs.append(proof)
-                write_proofs(tmp / f"{label}.proof", proofs)
-                progress.info("prove: %s verified (%d of %d in this batch)", label, i + 1, n)
+                write_proofs(tmp / f"{labels[i]}.proof", proofs)
+                progress.info("prove: %s verified (%d of %d in this batch)", labels[i], i + 1, n)
             _note_backend_peak(sampler, bk)
+        extra |= {"staging_seconds": round(staged_s, 3), "staging_waited_seconds": round(waited_s, 3),
+                  "staging_overlapped_seconds": round(max(0.0, staged_s - waited_s), 3)}
 
 
 def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None = None, mem_json=None,

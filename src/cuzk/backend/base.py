@@ -44,6 +44,16 @@ class CSRMatrix:
         """``(nnz,)`` int64 row index of every stored entry."""
         return np.repeat(np.arange(self.shape[0], dtype=np.int64), np.diff(self.indptr))
 
+    def transpose(self) -> "CSRMatrix":
+        """Mᵀ in CSR form (M's CSC form), sharing the coefficient table; entries of a row of Mᵀ
+        keep M's row order (stable sort by column)."""
+        order = np.argsort(self.indices, kind="stable")
+        counts = np.bincount(self.indices, minlength=self.shape[1]) if self.nnz else np.zeros(self.shape[1], np.int64)
+        indptr = np.zeros(self.shape[1] + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        return CSRMatrix(indptr, self.row_ids()[order], np.asarray(self.coeff_ids)[order], self.coeffs,
+                         (self.shape[1], self.shape[0]))
+
 
 class MSMContext(abc.ABC):
     """Bases of one MSM kept resident (in worker processes or device memory) across calls.
@@ -76,6 +86,27 @@ class MSMContext(abc.ABC):
         self.close()
 
 
+class PendingUpload:
+    """A device array whose upload (``Backend.to_device_async``) may still be in flight.
+
+    This base class is an upload that is already complete (cpu backend); the cuda backend's
+    subclass orders the compute stream after the copy in ``ready``.
+
+    Attributes:
+        array: the device array (use it only through ``ready``).
+        nbytes: bytes copied to the device (0 when nothing was copied).
+    """
+
+    __slots__ = ("array", "nbytes")
+
+    def __init__(self, array, nbytes: int = 0):
+        self.array, self.nbytes = array, nbytes
+
+    def ready(self):
+        """The device array, safe to use on the caller's current (compute) stream."""
+        return self.array
+
+
 class Backend(abc.ABC):
     """Device operations over Fr and the curve groups."""
 
@@ -84,7 +115,22 @@ class Backend(abc.ABC):
     # --- transfers ---------------------------------------------------------------------------
     @abc.abstractmethod
     def to_device(self, values: np.ndarray):
-        """Int array (canonical, object dtype) → device array."""
+        """Int array (canonical, object dtype), or an ``(n, 4)`` uint64 array of canonical
+        little-endian limbs, → device array (ValueError for a value outside [0, r))."""
+
+    def to_device_async(self, values: np.ndarray, stream=None) -> PendingUpload:
+        """``to_device`` that may return before the data is on the device (safe to call from a
+        background thread while the compute stream works).
+
+        The default (cpu backend) converts synchronously and returns an upload that is already
+        complete; the cuda backend converts on the host in the calling thread, then copies on
+        a side stream (``stream``, or the backend's own non-blocking one). Use ``ready()`` on
+        the compute stream before the array's first use.
+
+        Raises:
+            ValueError, TypeError: as ``to_device``, raised here (never from ``ready``).
+        """
+        return PendingUpload(self.to_device(values))
 
     @abc.abstractmethod
     def to_host(self, arr) -> np.ndarray:
@@ -120,6 +166,19 @@ class Backend(abc.ABC):
         if not inverse:
             return self.ntt(self.mul(a, self.powers(g, n)))
         return self.mul(self.ntt(a, inverse=True), self.powers(g, n))
+
+    def lagrange_basis(self, tau: int, n: int):
+        """Device array [L_j(τ) for j < n]: the Lagrange basis of the n-th roots of unity at τ.
+
+        L_j(X) = n⁻¹·Σ_k X^k·ω^(−jk), so the vector is the inverse NTT of [1, τ, …, τ^(n−1)]
+        (one NTT; the CPU backend overrides this with the batch-inversion form). n a power of two.
+
+        Raises:
+            ValueError: n is not a power of two (or too large), or τ lies in the domain.
+        """
+        if (pow(tau, n, FR.modulus) - 1) % FR.modulus == 0:
+            raise ValueError("τ lies in the evaluation domain")
+        return self.ntt(self.powers(tau, n), inverse=True)
 
     @abc.abstractmethod
     def powers(self, x: int, n: int):
@@ -183,6 +242,22 @@ class Backend(abc.ABC):
     def spmv(self, m: CSRMatrix, w):
         """y = M·w over Fr: ``w`` a device array of length cols, result of length rows."""
 
+    def spmv_t(self, m: CSRMatrix, x):
+        """y = Mᵀ·x over Fr (the setup's QAP evaluation u_i(τ) = Σ_row A[row, i]·L_row(τ)):
+        ``x`` a device array of length rows, result of length cols. Default: ``spmv`` of
+        ``m.transpose()`` (built on the host).
+
+        Raises:
+            ValueError: len(x) != rows.
+        """
+        if self.length(x) != m.shape[0]:
+            raise ValueError(f"spmv_t: matrix has {m.shape[0]} rows but the vector has {self.length(x)} entries")
+        return self.spmv(m.transpose(), x)
+
+    @abc.abstractmethod
+    def concat(self, parts: Sequence):
+        """The device arrays ``parts`` one after the other, as a new device array."""
+
     # --- curve -------------------------------------------------------------------------------
     @abc.abstractmethod
     def msm_context(self, group: Group, bases: np.ndarray) -> MSMContext:
@@ -191,6 +266,17 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def fixed_base_mul(self, group: Group, base, scalars: Sequence[int]) -> np.ndarray:
         """[k·base for k in scalars] as a ``(n, group.uncompressed_size)`` uint8 array (setup)."""
+
+    def fixed_base_context(self, group: Group, base, scalars) -> MSMContext:
+        """An MSM context over the bases [k·base for k in scalars] (a setup's query kept resident
+        for proving without writing it out). ``scalars``: a device array or an int array.
+        Default: ``msm_context`` of ``fixed_base_mul``'s encodings; the cuda backend keeps the
+        products on the device.
+
+        Raises:
+            ValueError: a scalar outside [0, r), or a malformed base encoding.
+        """
+        return self.msm_context(group, self.fixed_base_mul(group, base, scalars))
 
     def close(self) -> None:
         """Release workers and device memory."""

@@ -23,6 +23,9 @@ from .arith import (
     from_limbs,
     from_montgomery,
     int_array,
+    is_limb_array,
+    lagrange_at,
+    limbs_below_modulus,
     to_limbs,
     to_montgomery,
 )
@@ -35,6 +38,9 @@ __all__ = [
     "from_limbs",
     "from_montgomery",
     "int_array",
+    "is_limb_array",
+    "lagrange_at",
+    "limbs_below_modulus",
     "to_limbs",
     "to_montgomery",
 ]

@@ -151,6 +151,46 @@ FQ = Field(
 )
 
 
+def limbs_below_modulus(limbs: np.ndarray, field: "Field | None" = None) -> np.ndarray:
+    """``(n,)`` bool: each row of an ``(n, limbs)`` uint64 little-endian limb array is below the
+    field's modulus (default Fr), compared from the top limb with numpy (no Python ints)."""
+    f = field or FR
+    m = to_limbs([f.modulus], f.limbs)[0]
+    top = limbs[:, f.limbs - 1] < m[f.limbs - 1]
+    if top.all():   # the usual case (a witness: mostly bits), one comparison per value
+        return top
+    below = np.zeros(limbs.shape[0], dtype=bool)
+    equal = np.ones(limbs.shape[0], dtype=bool)
+    for i in range(f.limbs - 1, -1, -1):
+        below |= equal & (limbs[:, i] < m[i])
+        equal &= limbs[:, i] == m[i]
+    return below
+
+
+def is_limb_array(values, field: "Field | None" = None) -> bool:
+    """True for an ``(n, limbs)`` uint64 numpy array: field elements as canonical limbs rather
+    than ints (the witness files' layout; see ``cuzk.field``)."""
+    f = field or FR
+    return isinstance(values, np.ndarray) and values.ndim == 2 and values.shape[1] == f.limbs and values.dtype == np.uint64
+
+
+def lagrange_at(tau: int, n: int) -> np.ndarray:
+    """L_j(τ) for j < n, the Lagrange basis of the n-th roots of unity ω^j (ω = FR.root_of_unity(n))
+    at τ: Z(τ)·ω^j / (n·(τ − ω^j)) with Z = x^n − 1 (one batch inversion).
+
+    Returns an int array of length n. Raises ValueError if τ lies in the domain (Z(τ) = 0).
+    Source: the barycentric form of the Lagrange basis (Berrut & Trefethen 2004), as bellperson's
+    setup evaluates it.
+    """
+    r = FR.modulus
+    w = FR.powers(FR.root_of_unity(n), n)
+    z = (pow(tau, n, r) - 1) % r
+    if z == 0:
+        raise ValueError("τ lies in the evaluation domain")
+    denom = FR.batch_inverse(FR.sub(np.full(n, _MPZ(tau), dtype=object), w))
+    return FR.mul(FR.mul(w, denom), np.full(n, _MPZ(z * pow(n, -1, r) % r), dtype=object))
+
+
 def _reduce(a: np.ndarray, p: int) -> np.ndarray:
     return np.mod(a, _MPZ(p))
 

@@ -27,12 +27,12 @@ processes. arkworks' Pippenger releases the GIL, so the calling thread does all 
 work — decoding the bases a witness uses (those whose scalar is not 0) on first use, summing the
 points at scalar 1, the H scalars (sparse products and Kronecker products) — and hands each
 Pippenger to ``threads − 1`` helper threads, joining them when it is done; the helpers never
-wait for the GIL, the bases never cross a pipe. The longest MSM (B in G2) starts first; H, in
-four parts, follows the quotient. B1 is only needed as r·B1 in πC, where
-r·B1 − r·s·δ1 = r·(β1 + Σ_{w_i=1} B1_i) + Σ_{w_i>1} (r·w_i)·B1_i: the last sum joins Σ w_i·C_i in
-one Pippenger of twice the size (arkworks' window grows with the size, so that costs less than
-two). The result is the same group elements as the formulas above give, so the proof bytes are
-too.
+wait for the GIL, the bases never cross a pipe. The longest MSM (B in G2) starts first. B1 is
+only needed as r·B1 in πC, where r·B1 − r·s·δ1 = r·(β1 + Σ_{w_i=1} B1_i) + Σ_{w_i>1} (r·w_i)·B1_i:
+the last sum joins Σ w_i·C_i and Σ h_j·H_j in one Pippenger (arkworks' bucket sums are paid per
+call, so one large MSM costs less than several), which follows the quotient in ``threads`` ranges
+(``_g1_ranges``). The result is the same group elements as the formulas above give, so the proof
+bytes are too.
 """
 
 from __future__ import annotations
@@ -60,11 +60,31 @@ _R = FR.modulus
 _RZ = gmpy2.mpz(_R)
 _MPZ_TYPE = type(_RZ)
 _SCALAR_BYTES = 32
-_H_PARTS = 4
-"""MSM jobs the H sum is cut into. H is the last work to become ready (after the quotient);
-quarters let both threads end together: at 2^16 on 2 cores a proof ended about 0.1 s sooner
-than with one job (2 and 3 parts in between, 6 and 8 no better), for about 2% more CPU time
-(arkworks' Pippenger costs more per term in smaller MSMs)."""
+
+
+_LAST_SHARE = 0.27
+"""Share of the C + r·B1 + H terms left to the thread that ran B in G2 (``_g1_ranges``)."""
+
+
+def _g1_ranges(m: int, threads: int) -> list[tuple[int, int]]:
+    """(lo, hi) ranges of the m terms of the C + r·B1 + H Pippenger, one MSM job each: all of
+    them with one thread; else ``threads`` ranges, the last with ``_LAST_SHARE / (threads − 1)``
+    of the terms and the others even.
+
+    These terms are ready once the quotient is (H's scalars), when the calling thread is done
+    with its GIL-bound work; it takes the first range at once, while the helper that runs B in
+    G2 (started first) takes the last when done with it. At 2^16 on 2 cores the calling thread
+    is free about 0.5 s sooner, and with 27% in the last range both end together (measured: at
+    30% the helper ended about 0.1 s later, at 25% the calling thread did).
+    One Pippenger over C, r·B1 and H together costs less than separate ones (arkworks' bucket
+    sums are paid per call and window: at 2^16, 1.21 CPU-s as ranges of 92k and 39k terms
+    against 1.27 for v2's 66k + 37k + 28k). With more threads the other helpers wait for the
+    quotient too, and the ranges are smaller than that tuning assumes; 2 is what it was measured on.
+    """
+    if threads <= 1 or m < 2 * threads:
+        return [(0, m)]
+    last = int(round(m * _LAST_SHARE / (threads - 1)))
+    return workers.split(m - last, threads - 1) + [(m - last, m)]
 
 
 def _finite(arr: np.ndarray) -> np.ndarray:
@@ -192,10 +212,7 @@ class ZKeyProver(ResidentBases):
                 "c": ctx(G1, zkey.c),
                 "a": ctx(G1, zkey.a[self.mask_a]),
             }
-            hp = zkey.h[perm]
-            self._h_parts = workers.split(n, max(1, min(_H_PARTS, n)))
-            for i, (lo, hi) in enumerate(self._h_parts):
-                self.ctx[f"h{i}"] = ctx(G1, hp[lo:hi])
+            self.ctx["h"] = ctx(G1, zkey.h[perm])
         else:
             self.ctx = {
                 "a": backend.msm_context(G1, zkey.a[self.mask_a]),
@@ -231,10 +248,12 @@ class ZKeyProver(ResidentBases):
 
         On the cpu backend: the odd-coset values of a polynomial of degree < n are a fixed
         cyclic convolution of its even-domain values (``_odd_coset_kernel``), so
-        h = (a ⊛ g)·(b ⊛ g) − (a·b) ⊛ g: three Kronecker products (``CPUBackend.cyclic_convolution``,
-        the kernel packed once) instead of snarkjs' six NTTs; about 25% cheaper than two inverse
-        NTTs, a Kronecker product for Q and one twisted NTT. Elsewhere: ``compute_h`` gives Q's
-        coefficients and one NTT of them twisted by ω_2n^i evaluates Q on the odd coset.
+        h = (a ⊛ g)·(b ⊛ g) − (a·b) ⊛ g: three cyclic Kronecker products
+        (``CPUBackend.cyclic_convolution``: the kernel packed once, each product one call of GMP's
+        mpn_mulmod_bnm1) instead of snarkjs' six NTTs; at 2^16 0.09 s a convolution, 0.38 s for h
+        with the sparse products (0.66 s with full GMP products, as v2 did). Elsewhere:
+        ``compute_h`` gives Q's coefficients and one NTT of them twisted by ω_2n^i evaluates Q on
+        the odd coset.
         """
         bk, n = self.backend, self.n
         a = bk.spmv(self.A, wd)
@@ -309,7 +328,6 @@ class ZKeyProver(ResidentBases):
             jobs.put("b_g2", lambda: workers.msm_run(G2, plan))
             ones_b2 = workers.msm_ones(G2, self._plan_points("b_g2", kb), kb)
             plan_cb, ones_b1 = self._plan_c_and_r_b1(w, wb, rr)
-            jobs.put("c_b1", lambda: workers.msm_run(G1, plan_cb))
             m_a = workers.msm_run(G1, self._plan("a", wb[self.mask_a].tobytes()))
             tm.add("msm_plan", time.perf_counter() - t)
             t = time.perf_counter()
@@ -317,9 +335,15 @@ class ZKeyProver(ResidentBases):
             hb = b"".join(v.to_bytes(_SCALAR_BYTES, "little") for v in h)
             tm.add("qap", time.perf_counter() - t)
             t = time.perf_counter()
-            for i, (lo, hi) in enumerate(self._h_parts):
-                plan_h = self._plan(f"h{i}", hb[_SCALAR_BYTES * lo : _SCALAR_BYTES * hi])
-                jobs.put(f"h{i}", lambda p=plan_h: workers.msm_run(G1, p))
+            # C, r·B1 and H in one Pippenger, cut into ranges (``_g1_ranges``)
+            acc_h, pts, scs = self._plan("h", hb)
+            acc = plan_cb[0] + acc_h
+            pts, scs = plan_cb[1] + pts, plan_cb[2] + scs
+            parts = _g1_ranges(len(pts), self.backend.threads)
+            for i, (lo, hi) in enumerate(parts):
+                piece = (acc if i == 0 else G1.identity(), pts[lo:hi], scs[lo:hi])
+                jobs.put(f"c_h{i}", lambda p=piece: workers.msm_run(G1, p))
+            del pts, scs
             tm.add("msm_plan", time.perf_counter() - t)
             t = time.perf_counter()
             res = jobs.wait()
@@ -331,11 +355,11 @@ class ZKeyProver(ResidentBases):
         t = time.perf_counter()
         # πC = Σ w·C + Σ h·H + s·πA + r·B1 − r·s·δ1, with
         # r·B1 = r·(β1 + ones_B1 + s·δ1) + Σ_big (r·w)·B1: the r·s·δ1 terms cancel, and
-        # Σ_big (r·w)·B1 joined Σ w·C in one Pippenger (job c_b1)
-        m_h = G1.sum([res[f"h{i}"] for i in range(len(self._h_parts))])
+        # Σ_big (r·w)·B1 joined Σ w·C and Σ h·H in one Pippenger (jobs c_h*)
+        m_ch = G1.sum([res[f"c_h{i}"] for i in range(len(parts))])
         g_a = zk.alpha_g1 + m_a + G1.mul(zk.delta_g1, rr)
         g_b = zk.beta_g2 + ones_b2 + res["b_g2"] + G2.mul(zk.delta_g2, ss)
-        g_c = res["c_b1"] + m_h + G1.mul(g_a, ss) + G1.mul(zk.beta_g1 + ones_b1, rr)
+        g_c = m_ch + G1.mul(g_a, ss) + G1.mul(zk.beta_g1 + ones_b1, rr)
         tm.add("combine", time.perf_counter() - t)
         tm.add("prove", time.perf_counter() - t0)
         return Proof(g_a, g_b, g_c)

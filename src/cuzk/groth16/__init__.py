@@ -7,6 +7,7 @@ from .keys import (
     KeyFileError,
     Proof,
     ProvingKey,
+    ResidentKey,
     VerifyingKey,
     read_params,
     read_proofs,
@@ -16,7 +17,7 @@ from .keys import (
     write_vk,
 )
 from .prover import Prover, WitnessError, prove
-from .setup import DevelopmentSetupWarning, domain_size, setup
+from .setup import DevelopmentSetupWarning, domain_size, setup, setup_resident
 from .verifier import PublicInputError, verify, verify_batch
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "Prover",
     "ProvingKey",
     "PublicInputError",
+    "ResidentKey",
     "VerifyingKey",
     "WitnessError",
     "domain_size",
@@ -35,6 +37,7 @@ __all__ = [
     "read_proofs",
     "read_vk",
     "setup",
+    "setup_resident",
     "verify",
     "verify_batch",
     "write_params",

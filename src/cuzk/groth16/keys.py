@@ -96,6 +96,22 @@ class ProvingKey:
 
 
 @dataclass
+class ResidentKey:
+    """A proving key whose queries live in MSM contexts (device memory on cuda) instead of host
+    arrays: ``ctx`` maps "h", "l", "a", "b_g1", "b_g2" to ``MSMContext`` objects of sizes n − 1,
+    num_aux, #density_a, #density_b, #density_b. Made by ``setup_resident``; never written out.
+    """
+
+    vk: VerifyingKey
+    ctx: dict
+
+    def close(self) -> None:
+        """Release the contexts (idempotent)."""
+        for c in self.ctx.values():
+            c.close()
+
+
+@dataclass
 class Proof:
     """A Groth16 proof (A ∈ G1, B ∈ G2, C ∈ G1) as py-arkworks-bls12381 points."""
 

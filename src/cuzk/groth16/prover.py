@@ -20,9 +20,9 @@ import numpy as np
 
 from ..backend import Backend
 from ..curve import G1, G2
-from ..field import FR, as_int_array
+from ..field import FR, as_int_array, is_limb_array, limbs_below_modulus
 from ..r1cs import Unsatisfied
-from .keys import Proof, ProvingKey
+from .keys import Proof, ProvingKey, ResidentKey
 from .setup import domain_size
 
 
@@ -66,6 +66,22 @@ def finish_proof(key, ctx: dict, scalars, private: str, r: int | None, s: int | 
     return Proof(g_a, g_b, g_c)
 
 
+class StagedAssignment:
+    """A validated assignment whose upload to the backend has started (``Prover.stage``); pass
+    it to ``Prover.prove`` of the same Prover.
+
+    Attributes:
+        length: number of variables (num_inputs + num_aux).
+        upload: the backend's ``PendingUpload`` of the full assignment w (inputs ‖ aux).
+        seconds: host seconds ``stage`` took (validation, conversion, queuing the copy).
+    """
+
+    __slots__ = ("owner", "length", "upload", "seconds")
+
+    def __init__(self, owner: "Prover", length: int, upload, seconds: float):
+        self.owner, self.length, self.upload, self.seconds = owner, length, upload, seconds
+
+
 class ResidentBases:
     """Holds MSM contexts (``self.ctx``) whose bases stay resident; closes them on exit."""
 
@@ -87,7 +103,8 @@ class Prover(ResidentBases):
     """Proves many assignments of one circuit with one key; MSM bases stay resident.
 
     Args:
-        pk: the proving key (its point arrays must match ``r1cs``'s sizes and densities).
+        pk: the proving key (its point arrays must match ``r1cs``'s sizes and densities), or a
+            ``ResidentKey`` whose MSM contexts the Prover takes over (and closes).
         r1cs: the finalized R1CS (``cuzk.r1cs.R1CS``).
         backend: where NTTs, sparse products and MSMs run.
 
@@ -107,15 +124,16 @@ class Prover(ResidentBases):
             "b_g1": int(self.dens_b.sum()),
             "b_g2": int(self.dens_b.sum()),
         }
+        resident = isinstance(pk, ResidentKey)
         for name, want in expect.items():
-            got = getattr(pk, name).shape[0]
+            got = pk.ctx[name].size if resident else getattr(pk, name).shape[0]
             if got != want:
                 raise ValueError(f"proving key does not fit the circuit: {name} has {got} points, circuit needs {want}")
         if len(pk.vk.ic) != r1cs.num_inputs:
             raise ValueError(f"verifying key has {len(pk.vk.ic)} IC points, circuit has {r1cs.num_inputs} inputs")
         self.times = PhaseTimes()
         t = time.perf_counter()
-        self.ctx = {
+        self.ctx = dict(pk.ctx) if resident else {
             "a": backend.msm_context(G1, pk.a),
             "b_g1": backend.msm_context(G1, pk.b_g1),
             "b_g2": backend.msm_context(G2, pk.b_g2),
@@ -125,16 +143,24 @@ class Prover(ResidentBases):
         self.times.add("load_bases", time.perf_counter() - t)
 
     def assignment(self, inputs, aux) -> np.ndarray:
-        """Validate and concatenate inputs (ONE first) and aux into the full int array w.
+        """Validate and concatenate inputs (ONE first) and aux into the full assignment w: an int
+        array, or, when both come as ``(n, 4)`` uint64 canonical limb arrays (``read_witness_limbs``),
+        a limb array checked with numpy alone (no Python int per value: at 130 M variables the
+        int path costs half a minute).
 
         Raises:
             WitnessError: wrong lengths, inputs[0] ≠ 1, or a value outside [0, r).
         """
+        if is_limb_array(inputs) and is_limb_array(aux):
+            self._check_lengths(len(inputs), len(aux))
+            if inputs[0].tolist() != [1, 0, 0, 0]:
+                raise WitnessError("inputs[0] must be ONE = 1")
+            w = np.concatenate([inputs, aux])
+            if not limbs_below_modulus(w).all():
+                raise WitnessError("assignment value outside [0, r)")
+            return w
         inputs, aux = as_int_array(np.asarray(inputs, dtype=object)), as_int_array(np.asarray(aux, dtype=object))
-        if len(inputs) != self.r1cs.num_inputs:
-            raise WitnessError(f"expected {self.r1cs.num_inputs} inputs (ONE included), got {len(inputs)}")
-        if len(aux) != self.r1cs.num_aux:
-            raise WitnessError(f"expected {self.r1cs.num_aux} aux values, got {len(aux)}")
+        self._check_lengths(len(inputs), len(aux))
         if inputs[0] != 1:
             raise WitnessError("inputs[0] must be ONE = 1")
         w = np.concatenate([inputs, aux])
@@ -142,11 +168,39 @@ class Prover(ResidentBases):
             raise WitnessError("assignment value outside [0, r)")
         return w
 
-    def prove(self, inputs, aux, r: int | None = None, s: int | None = None) -> Proof:
-        """Prove one assignment.
+    def _check_lengths(self, ni: int, na: int) -> None:
+        if ni != self.r1cs.num_inputs:
+            raise WitnessError(f"expected {self.r1cs.num_inputs} inputs (ONE included), got {ni}")
+        if na != self.r1cs.num_aux:
+            raise WitnessError(f"expected {self.r1cs.num_aux} aux values, got {na}")
+
+    def stage(self, inputs, aux, stream=None) -> StagedAssignment:
+        """Validate the assignment and start its upload (``Backend.to_device_async``); the
+        host part runs in the calling thread, which may be a background one while another
+        proof of this Prover runs.
 
         Args:
             inputs: public inputs with ONE first (length num_inputs), ints.
+            aux: auxiliary assignment (length num_aux), ints.
+            stream: the backend's stream to copy on (cuda: a CuPy stream; default: the
+                backend's own side stream); ignored by the cpu backend.
+
+        Raises:
+            WitnessError: malformed assignment (nothing is uploaded).
+            GPUMemoryError: no device memory for the upload.
+        """
+        t = time.perf_counter()
+        w = self.assignment(inputs, aux)
+        upload = self.backend.to_device_async(w, stream=stream)
+        return StagedAssignment(self, len(w), upload, time.perf_counter() - t)
+
+    def prove(self, inputs, aux=None, r: int | None = None, s: int | None = None) -> Proof:
+        """Prove one assignment: ``prove(inputs, aux)`` or ``prove(staged)`` with a
+        ``StagedAssignment`` from ``stage`` (the same proof for the same r, s).
+
+        Args:
+            inputs: public inputs with ONE first (length num_inputs), ints; or a
+                ``StagedAssignment`` of this Prover (then ``aux`` is None).
             aux: auxiliary assignment (length num_aux), ints.
             r, s: the proof's blinding scalars; fresh random ones by default (pass both only
                 for reproducible tests).
@@ -154,12 +208,19 @@ class Prover(ResidentBases):
         Raises:
             WitnessError: malformed assignment.
             Unsatisfied: a constraint fails (names row and gadget); raised before any MSM.
+            ValueError: a staged assignment of another Prover, or one given with ``aux``.
         """
+        if isinstance(inputs, StagedAssignment):
+            staged = inputs
+            if aux is not None or staged.owner is not self:
+                raise ValueError("prove(staged) takes a StagedAssignment of this Prover and no aux")
+        else:
+            staged = self.stage(inputs, aux)
         bk, pk, cs = self.backend, self.pk, self.r1cs
         tm = self.times
+        tm.add("stage", staged.seconds)
         t = time.perf_counter()
-        w = self.assignment(inputs, aux)
-        wd = bk.to_device(w)
+        wd = staged.upload.ready()
         a, b, c = (bk.spmv(m, wd) for m in (cs.A, cs.B, cs.C))
         bk.synchronize()
         tm.add("spmv", time.perf_counter() - t)
@@ -184,7 +245,7 @@ class Prover(ResidentBases):
             ("a", bk.select(wd, self.dens_a)),
             ("b_g1", b_scalars),
             ("b_g2", b_scalars),
-            ("l", bk.slice(wd, ni, len(w))),
+            ("l", bk.slice(wd, ni, staged.length)),
             ("h", h),
         )
         return finish_proof(pk.vk, self.ctx, scalars, "l", r, s, tm)

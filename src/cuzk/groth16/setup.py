@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 import warnings
 
-import gmpy2
 import numpy as np
 
-from ..backend import Backend, CSRMatrix
+from ..backend import Backend
 from ..curve import G1, G2
-from ..field import FR
-from .keys import ProvingKey, VerifyingKey
+from ..field import FR, lagrange_at  # noqa: F401  (lagrange_at: re-exported)
+from .keys import ProvingKey, ResidentKey, VerifyingKey
 
 log = logging.getLogger(__name__)
 
@@ -35,34 +35,6 @@ class DevelopmentSetupWarning(UserWarning):
 def domain_size(num_constraints: int) -> int:
     """Smallest power of two ≥ num_constraints (bellperson ``EvaluationDomain``); at least 2."""
     return max(2, 1 << (num_constraints - 1).bit_length())
-
-
-def lagrange_at(tau: int, n: int) -> np.ndarray:
-    """L_j(τ) for j < n over the n-th roots of unity ω^j: Z(τ)·ω^j / (n·(τ − ω^j)), Z = x^n − 1.
-
-    Returns an int array of length n. Raises ValueError if τ lies in the domain.
-    """
-    r = FR.modulus
-    w = FR.powers(FR.root_of_unity(n), n)
-    z = (pow(tau, n, r) - 1) % r
-    if z == 0:
-        raise ValueError("τ lies in the evaluation domain")
-    denom = FR.batch_inverse(FR.sub(np.full(n, gmpy2.mpz(tau), dtype=object), w))
-    return FR.mul(FR.mul(w, denom), np.full(n, gmpy2.mpz(z * pow(n, -1, r) % r), dtype=object))
-
-
-def transpose_mul(m: CSRMatrix, x: np.ndarray) -> np.ndarray:
-    """y = Mᵀ·x over Fr: y[col] = Σ_row M[row, col]·x[row]. x has m.shape[0] entries (int array)."""
-    rows = m.row_ids()
-    prod = m.coeffs[m.coeff_ids] * x[rows]
-    order = np.argsort(m.indices, kind="stable")
-    cols = m.indices[order]
-    out = np.full(m.shape[1], gmpy2.mpz(0), dtype=object)
-    if len(cols):
-        starts = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]])
-        sums = np.add.reduceat(prod[order], starts)
-        out[cols[starts]] = sums
-    return np.mod(out, gmpy2.mpz(FR.modulus))
 
 
 def _random_nonzero() -> int:
@@ -97,21 +69,29 @@ def toxic_waste(toxic: dict | None, domain: int) -> tuple[int, int, int, int, in
     return tau, alpha, beta, gamma, delta
 
 
-def qap_at_tau(r1cs, lag: np.ndarray, alpha: int, beta: int, gamma: int, delta: int):
+def qap_at_tau(r1cs, lag, alpha: int, beta: int, gamma: int, delta: int, backend: Backend | None = None):
     """u_i(τ), v_i(τ) and the IC and private scalars (β·u_i + α·v_i + w_i)/γ resp. /δ.
 
     Args:
-        lag: the Lagrange basis at τ for the constraint rows (int array, num_constraints).
+        lag: the Lagrange basis at τ for the constraint rows (num_constraints; a device array of
+            ``backend``, or an int array when backend is None).
+        backend: where the products run (``spmv_t``: u = Aᵀ·lag, v = Bᵀ·lag, w = Cᵀ·lag);
+            None: a one-process CPU backend.
 
     Returns:
-        (u, v, ic_scalars (num_inputs), private_scalars (num_aux)) as int arrays.
+        (u, v, ic_scalars (num_inputs), private_scalars (num_aux)) as device arrays of ``backend``.
     """
-    rz = gmpy2.mpz(FR.modulus)
-    u, v, w = (transpose_mul(m, lag) for m in (r1cs.A, r1cs.B, r1cs.C))
-    combo = np.mod(u * gmpy2.mpz(beta) + v * gmpy2.mpz(alpha) + w, rz)
-    ni = r1cs.num_inputs
-    ic = np.mod(combo[:ni] * gmpy2.mpz(pow(gamma, -1, FR.modulus)), rz)
-    private = np.mod(combo[ni:] * gmpy2.mpz(pow(delta, -1, FR.modulus)), rz)
+    if backend is None:
+        from ..backend.cpu import CPUBackend
+
+        backend = CPUBackend()
+    bk, r = backend, FR.modulus
+    u, v, w = (bk.spmv_t(m, lag) for m in (r1cs.A, r1cs.B, r1cs.C))
+    combo = bk.add(bk.add(bk.scale(u, beta), bk.scale(v, alpha)), w)
+    del w
+    ni, nv = r1cs.num_inputs, r1cs.num_inputs + r1cs.num_aux
+    ic = bk.scale(bk.slice(combo, 0, ni), pow(gamma, -1, r))
+    private = bk.scale(bk.slice(combo, ni, nv), pow(delta, -1, r))
     return u, v, ic, private
 
 
@@ -128,12 +108,45 @@ def key_points(alpha: int, beta: int, gamma: int, delta: int) -> dict:
     }
 
 
+def setup_scalars(r1cs, backend: Backend, toxic: dict | None = None) -> tuple[dict, dict]:
+    """The verifying key's points and the scalars of every query, computed on ``backend``.
+
+    τ's Lagrange basis (``backend.lagrange_basis``: an inverse NTT of τ's powers on the GPU, a
+    batch inversion on the CPU), then u, v, w = Aᵀ·L, Bᵀ·L, Cᵀ·L (``spmv_t``), then the Groth16
+    query scalars: IC (β·u + α·v + w)/γ over the inputs, L the same /δ over the aux, H τ^i·Z(τ)/δ
+    for i < n − 1, A u over density_a, B v over density_b.
+
+    Returns:
+        (key_points dict, {"ic", "h", "l", "a", "b"} device arrays of ``backend``).
+
+    Raises:
+        ValueError: given toxic waste with gamma or delta zero, or tau in the domain.
+    """
+    r = FR.modulus
+    bk = backend
+    n = domain_size(r1cs.num_constraints)
+    tau, alpha, beta, gamma, delta = toxic_waste(toxic, n)
+    lag = bk.slice(bk.lagrange_basis(tau, n), 0, r1cs.num_constraints)
+    u, v, ic, private = qap_at_tau(r1cs, lag, alpha, beta, gamma, delta, bk)
+    del lag
+    zd = (pow(tau, n, r) - 1) * pow(delta, -1, r) % r
+    scalars = {
+        "ic": ic,
+        "h": bk.scale(bk.powers(tau, n - 1), zd),
+        "l": private,
+        "a": bk.select(u, np.asarray(r1cs.density_a, dtype=bool)),
+        "b": bk.select(v, np.asarray(r1cs.density_b, dtype=bool)),
+    }
+    return key_points(alpha, beta, gamma, delta), scalars
+
+
 def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
     """Generate a development proving key for ``r1cs`` (see the module warning).
 
     Args:
         r1cs: a finalized ``cuzk.r1cs.R1CS`` (num_inputs incl. ONE, num_aux, A, B, C, densities).
-        backend: provides ``fixed_base_mul`` (worker processes on the CPU).
+        backend: where the scalars (``setup_scalars``) and the fixed-base products run (worker
+            processes on the CPU, the GPU on cuda).
         toxic: optional fixed {"tau", "alpha", "beta", "gamma", "delta"} for reproducible tests;
             default: fresh secrets.
 
@@ -146,25 +159,64 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
     Warns:
         DevelopmentSetupWarning, always.
     """
-    r = FR.modulus
-    n = domain_size(r1cs.num_constraints)
-    tau, alpha, beta, gamma, delta = toxic_waste(toxic, n)
-    lag = lagrange_at(tau, n)[: r1cs.num_constraints]
-    u, v, ic_scalars, l_scalars = qap_at_tau(r1cs, lag, alpha, beta, gamma, delta)
-    zd = (pow(tau, n, r) - 1) * pow(delta, -1, r) % r
-    h_scalars = np.mod(FR.powers(tau, n - 1) * gmpy2.mpz(zd), gmpy2.mpz(r))
-
-    g1, g2 = G1.generator(), G2.generator()
-    dens_a = np.asarray(r1cs.density_a, dtype=bool)
-    dens_b = np.asarray(r1cs.density_b, dtype=bool)
+    points, sc = setup_scalars(r1cs, backend, toxic)
     # One fixed-base call for all G1 vectors: one window table and one pool round, not five.
-    parts = {"ic": ic_scalars, "h": h_scalars, "l": l_scalars, "a": u[dens_a], "b_g1": v[dens_b]}
-    pts = backend.fixed_base_mul(G1, g1, np.concatenate(list(parts.values())))
+    names = ("ic", "h", "l", "a", "b_g1")
+    parts = [sc["b"] if k == "b_g1" else sc[k] for k in names]
+    pts = backend.fixed_base_mul(G1, G1.generator(), backend.concat(parts))
     g1_arrays, lo = {}, 0
-    for name, sc in parts.items():
-        g1_arrays[name], lo = pts[lo : lo + len(sc)], lo + len(sc)
-    vk = VerifyingKey(**key_points(alpha, beta, gamma, delta), ic=G1.from_array(g1_arrays.pop("ic"), check_subgroup=False))
-    return ProvingKey(vk=vk, b_g2=backend.fixed_base_mul(G2, g2, v[dens_b]), **g1_arrays)
+    for name, part in zip(names, parts):
+        size = backend.length(part)
+        g1_arrays[name], lo = pts[lo : lo + size], lo + size
+    vk = VerifyingKey(**points, ic=G1.from_array(g1_arrays.pop("ic"), check_subgroup=False))
+    return ProvingKey(vk=vk, b_g2=backend.fixed_base_mul(G2, G2.generator(), sc["b"]), **g1_arrays)
 
 
-__all__ = ["setup", "domain_size", "lagrange_at", "transpose_mul", "DevelopmentSetupWarning"]
+def setup_resident(r1cs, backend: Backend, toxic: dict | None = None, times: dict | None = None) -> ResidentKey:
+    """A development key whose queries stay where ``backend`` computed them (GPU memory on cuda):
+    for proving shapes whose parameters are too large to write out and read back (a 32 GiB
+    partition: ≈ 75 GB). Same key as ``setup`` for the same toxic waste (see its module warning).
+
+    Args: as ``setup``, and ``times``: when given, receives seconds per part ("scalars", then
+    "fixed_base_<query>" for ic, h, l, a, b_g1, b_g2).
+
+    Returns a ``ResidentKey`` (verifying key + one MSM context per query; ``Prover`` takes it in
+    place of a ProvingKey and closes its contexts).
+
+    Raises:
+        ValueError: given toxic waste with gamma or delta zero, or tau in the domain.
+        GPUMemoryError: the queries do not fit in device memory.
+    """
+    times = {} if times is None else times
+    t = time.perf_counter()
+
+    def lap(name):
+        nonlocal t
+        backend.synchronize()
+        now = time.perf_counter()
+        times[name] = now - t
+        t = now
+
+    points, sc = setup_scalars(r1cs, backend, toxic)
+    lap("scalars")
+    g1, g2 = G1.generator(), G2.generator()
+    vk = VerifyingKey(**points, ic=G1.from_array(backend.fixed_base_mul(G1, g1, sc.pop("ic")), check_subgroup=False))
+    lap("fixed_base_ic")
+    ctx = {}
+    try:
+        for name in ("h", "l", "a"):
+            ctx[name] = backend.fixed_base_context(G1, g1, sc.pop(name))
+            lap(f"fixed_base_{name}")
+        b = sc.pop("b")
+        ctx["b_g1"] = backend.fixed_base_context(G1, g1, b)
+        lap("fixed_base_b_g1")
+        ctx["b_g2"] = backend.fixed_base_context(G2, g2, b)
+        lap("fixed_base_b_g2")
+    except BaseException:
+        for c in ctx.values():
+            c.close()
+        raise
+    return ResidentKey(vk, ctx)
+
+
+__all__ = ["setup", "setup_resident", "setup_scalars", "domain_size", "lagrange_at", "qap_at_tau", "DevelopmentSetupWarning"]

@@ -24,7 +24,10 @@ default memory pool (``set_limit``; ``close`` restores the earlier limit). MSM c
 bases resident only when the bases plus an MSM chunk fit (else the host keeps them and each chunk
 uploads its slice); an MSM whose temporaries (``msm_device_bytes``: n, window width, bucket and
 partial-sum buffers) exceed what is free under the limit runs in chunks (``msm_chunk_points``)
-whose partial sums are added, and halves its chunk on an out-of-memory. CuPy's
+whose partial sums are added, and halves its chunk on an out-of-memory. An NTT that does not fit
+whole (``ntt_device_bytes``) runs split (four-step, in blocks: ``ntt_memory_plan``); ``compute_h``
+picks the first of fused (4 arrays of n besides a, b, c), staged (2, evaluations waiting on the
+host) or split (the result plus blocks) that fits (``compute_h_memory_plan``); same values. CuPy's
 ``OutOfMemoryError`` surfaces as ``cuzk.backend.GPUMemoryError`` (operation, bytes, limit) after
 the pool's cached blocks are freed. ``gpu_peak_bytes`` is the pool's high-water mark.
 
@@ -52,9 +55,9 @@ import gmpy2
 import numpy as np
 
 from ...curve import G1, Group
-from ...field import FQ, FR, to_limbs
+from ...field import FQ, FR, is_limb_array, limbs_below_modulus, to_limbs
 from .. import BackendUnavailableError
-from ..base import Backend, CSRMatrix, MSMContext
+from ..base import Backend, CSRMatrix, MSMContext, PendingUpload
 
 _R = FR.modulus
 _Q = FQ.modulus
@@ -72,6 +75,7 @@ _SOURCES = ("ff.cuh", "fr.cuh", "fq.cuh", "xyzz.cuh", "g1.cuh", "g2.cuh", "ntt.c
 _NTT_PRE, _NTT_PRE_LO, _NTT_LAST, _NTT_INV, _NTT_POST, _NTT_POST_LO = 1, 2, 4, 8, 16, 32
 _NTT_BLOCK_LOG = 10  # elements per shared-memory block: 2^10 (32 KiB)
 _NTT_MAX_T = 8       # stages per non-final pass (leaves runs of ≥ 4 contiguous elements)
+_SPMV_T_ROW = 4096   # most entries one lane group sums in ``spmv_t`` (longer columns are split)
 
 
 def cuda_available() -> bool:
@@ -195,6 +199,11 @@ def _host_limbs(values, what: str) -> np.ndarray:
     (bools, floats, numpy scalars, out-of-range values) takes the checked element-by-element path,
     which raises the precise error.
     """
+    if is_limb_array(values):   # already limbs (a witness read by read_witness_limbs)
+        ok = limbs_below_modulus(values)
+        if not ok.all():
+            raise ValueError(f"{what}: value at index {int(np.flatnonzero(~ok)[0])} is not in [0, r)")
+        return np.ascontiguousarray(values)
     if isinstance(values, np.ndarray):
         if values.ndim != 1:
             raise ValueError(f"{what}: expected a 1-D sequence, got shape {values.shape}")
@@ -409,6 +418,38 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
     return peak + peak // 8 + _POOL_SLACK
 
 
+def prove_device_bytes(stats: dict, density_a: int | None = None, density_b: int | None = None) -> dict:
+    """Device bytes one Groth16 proof of a partition needs on the cuda backend with its key
+    resident (the memory model of the GPU ``prove`` step; an upper estimate, no memory limit).
+
+    Args:
+        stats: the shape's numbers (``shape.stats()`` or ``R1CS.stats()``): inputs, aux,
+            constraints, domain, nnz_a, nnz_b, nnz_c.
+        density_a, density_b: variables in the A and B queries (default: every variable).
+
+    Returns:
+        dict of bytes: "bases" (H, L, A, B_G1 affine G1 at 96 B; B_G2 at 192 B), "pce" (the
+        A, B, C index arrays and row offsets kept on the device), "witness" (w, 32 B per
+        variable), "h_phase" (a, b, c, their padded copies and ``compute_h``'s fused schedule),
+        "msm_phase" (the largest MSM's temporaries beside the H scalars), and "peak" = bases +
+        pce + witness + max(h_phase, msm_phase).
+    """
+    nv = stats["inputs"] + stats["aux"]
+    rows, n = stats["constraints"], stats["domain"]
+    da = nv if density_a is None else density_a
+    db = nv if density_b is None else density_b
+    bases = ((n - 1) + stats["aux"] + da + db) * 96 + db * 192
+    nnz = stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]
+    pce = nnz * 8 + 3 * (rows + 1) * 8
+    witness = nv * _FR_BYTES
+    h_phase = 3 * rows * _FR_BYTES + 3 * n * _FR_BYTES + compute_h_device_bytes(n, "fused")
+    msm_phase = (n - 1) * _FR_BYTES + max(msm_device_bytes(n - 1, G1, host_scalars=False),
+                                          msm_device_bytes(db, 2, host_scalars=False))
+    out = {"bases": bases, "pce": pce, "witness": witness, "h_phase": h_phase, "msm_phase": msm_phase}
+    out["peak"] = bases + pce + witness + max(h_phase, msm_phase)
+    return out
+
+
 def msm_chunk_points(n: int, group, avail: int | None, c: int | None = None, upload_bases: bool = False,
                      host_scalars: bool = True) -> int:
     """Points per chunk so that one chunk's temporaries (``msm_device_bytes``) fit in ``avail``
@@ -457,6 +498,132 @@ def fixed_base_slice(k: int, avail: int | None) -> int:
     if avail is None:
         return _FB_SLICE
     return max(1024, min(_FB_SLICE, (avail - _POOL_SLACK) // per_point))
+
+
+_FR_BYTES = 32              # one Fr element on the device: (4,) uint64, Montgomery
+_STAGE_CHUNK = 1 << 20      # elements per host → device slice when compute_h streams staged evaluations
+_SPLIT_MAX_CHUNK = 1 << 22  # elements per column/row block of a split NTT (larger blocks gain little)
+NTT_SCHEDULES = ("whole", "split")
+"""NTT schedules, most device memory first: one transform on the device (output plus a pass buffer),
+or the split (four-step) transform in column/row blocks (output plus a few blocks)."""
+H_SCHEDULES = ("fused", "staged", "split")
+"""``compute_h`` schedules, most device memory first: a, b, c evaluated side by side on the device;
+one at a time with finished evaluations staged on the host; split NTTs with everything staged."""
+
+
+def _stage_step(n: int) -> int:
+    """Elements per slice of the staged compute_h's a·b − c: ``_STAGE_CHUNK``, at most n/8."""
+    return max(1, min(_STAGE_CHUNK, n // 8))
+
+
+def ntt_split(n: int) -> tuple[int, int]:
+    """(n1, n2) with n = n1·n2, n1 = 2^⌈k/2⌉ ≥ n2 = 2^⌊k/2⌋, of a split NTT of n = 2^k elements: n1
+    transforms of length n2 over the columns of x viewed as an (n2, n1) row-major matrix, then n2
+    of length n1 over the rows of the (n1, n2) result."""
+    k = max(n, 1).bit_length() - 1
+    return 1 << (k - k // 2), 1 << (k // 2)
+
+
+def _ntt_fixed_bytes(n: int, split: bool, twiddles: bool) -> int:
+    """Twiddles, factor tables and pool slack of an NTT of size n (bytes): the full-size twiddles
+    (n/2 elements, cached per size; counted when ``twiddles``) unsplit, or the two factors' when
+    split; up to four factor tables of 2^⌈k/2⌉ + 2^⌊k/2⌋ elements (coset powers, n⁻¹, twiddles)."""
+    n1, n2 = ntt_split(n)
+    if split:
+        tw = (n1 + n2) // 2
+    else:
+        tw = n // 2 if twiddles else 0
+    return (tw + 4 * (n1 + n2)) * _FR_BYTES + _POOL_SLACK
+
+
+def ntt_device_bytes(n: int, chunk: int = 0, twiddles: bool = True) -> int:
+    """Peak device bytes an NTT (``ntt``/``coset_ntt``) of n = 2^k elements allocates besides its
+    input (an upper estimate).
+
+    Args:
+        n: transform length.
+        chunk: 0 for the whole transform on the device: the output, plus a buffer for the passes
+            before the last when there are several (k > 10); else the split transform with blocks
+            of ``chunk`` elements: the output plus two blocks (a gathered block and its transform).
+        twiddles: the size's twiddles (n/2 elements) are not cached yet and count (unsplit only).
+    """
+    if n <= 1:
+        return n * _FR_BYTES
+    if chunk:
+        return (n + 2 * chunk) * _FR_BYTES + _ntt_fixed_bytes(n, True, twiddles)
+    bufs = 2 if len(_ntt_plan(n.bit_length() - 1)) > 1 else 1
+    return bufs * n * _FR_BYTES + _ntt_fixed_bytes(n, False, twiddles)
+
+
+def compute_h_device_bytes(n: int, schedule: str = "fused", chunk: int = 0, twiddles: bool = True) -> int:
+    """Peak device bytes ``CUDABackend.compute_h`` allocates for n = 2^k evaluations besides its
+    inputs a, b, c (which the caller holds throughout): an upper estimate.
+
+    Args:
+        n: domain size (length of a, b, c).
+        schedule: one of ``H_SCHEDULES``:
+            "fused": 4 arrays of n (two evaluations kept while the third is computed in two
+            buffers; then a·b − c into the spare one, whose inverse NTT ends in a freed one);
+            "staged": 2 arrays of n (the two buffers of one input's NTTs: a's and b's evaluations
+            wait on the host) plus two slices (``_stage_step``: ≤ n/8) to stream them back;
+            "split": 1 array of n (the result) plus three blocks of ``chunk`` elements (split NTTs
+            in blocks, every intermediate array on the host; a·b − c from three uploaded slices).
+        chunk: block size of the split schedule (elements; ignored by the others).
+        twiddles: the size's twiddles (n/2 elements) are not cached yet (fused and staged).
+
+    Raises:
+        ValueError: unknown schedule, or "split" without a chunk.
+    """
+    if schedule not in H_SCHEDULES:
+        raise ValueError(f"compute_h schedule must be one of {H_SCHEDULES}, got {schedule!r}")
+    if n <= 0:
+        return 0
+    if schedule == "split":
+        if chunk <= 0:
+            raise ValueError("the split compute_h schedule needs a block size")
+        return (n + 3 * chunk) * _FR_BYTES + _ntt_fixed_bytes(n, True, twiddles)
+    if schedule == "fused":
+        arrays = 4 * n
+    else:
+        arrays = 2 * n + 2 * _stage_step(n)
+    return arrays * _FR_BYTES + _ntt_fixed_bytes(n, False, twiddles)
+
+
+def _split_chunk(n: int, avail: int, need) -> int:
+    """Largest power-of-two block (elements) in [n1, min(n, _SPLIT_MAX_CHUNK)] with need(block) ≤
+    avail; 0 when not even n1 (one row of the split NTT's second step) fits or n < 4."""
+    n1, n2 = ntt_split(n)
+    if n2 < 2:
+        return 0
+    c = max(n1, min(n, _SPLIT_MAX_CHUNK))
+    while c >= n1:
+        if need(c) <= avail:
+            return c
+        c //= 2
+    return 0
+
+
+def ntt_memory_plan(n: int, avail: int | None, twiddles: bool = True) -> tuple[str, int] | None:
+    """How an NTT of n elements runs with ``avail`` free device bytes (None: unknown, no limit):
+    ("whole", 0) when ``ntt_device_bytes(n)`` fits, else ("split", block) with the largest block
+    that fits (``ntt_split``), else None (nothing fits: the caller raises GPUMemoryError)."""
+    if avail is None or ntt_device_bytes(n, 0, twiddles) <= avail:
+        return ("whole", 0)
+    c = _split_chunk(n, avail, lambda c: ntt_device_bytes(n, c, twiddles))
+    return ("split", c) if c else None
+
+
+def compute_h_memory_plan(n: int, avail: int | None, twiddles: bool = True) -> tuple[str, int] | None:
+    """The first of ``H_SCHEDULES`` whose ``compute_h_device_bytes`` fits in ``avail`` bytes
+    (None: unknown, no limit → "fused"), as (schedule, block) with the split schedule's largest
+    block that fits (0 for the others); None when not even the split one fits."""
+    if avail is None:
+        return ("fused", 0)
+    for sched in ("fused", "staged"):
+        if compute_h_device_bytes(n, sched, 0, twiddles) <= avail:
+            return (sched, 0)
+    c = _split_chunk(n, avail, lambda c: compute_h_device_bytes(n, "split", c, twiddles))
+    return ("split", c) if c else None
 
 
 # --- MSM ----------------------------------------------------------------------------------------
@@ -787,6 +954,38 @@ class CUDAMSMContext(MSMContext):
         self.close()
 
 
+_UPLOAD_CHUNK_BYTES = 64 << 20
+"""Size of each of the two pinned host buffers ``to_device_async`` copies through."""
+
+
+class _PendingCUDAUpload(PendingUpload):
+    """An upload queued on a side stream (``event`` marks its end), or, when ``array`` is None,
+    host limbs whose upload was deferred to ``ready``."""
+
+    __slots__ = ("backend", "limbs", "event")
+
+    def __init__(self, backend: "CUDABackend", array, limbs: np.ndarray | None, event=None):
+        nbytes = int(limbs.nbytes) if limbs is not None else int(array.nbytes)
+        super().__init__(array, nbytes)
+        self.backend, self.limbs, self.event = backend, limbs, event
+
+    def ready(self):
+        """The device array ((n, 4) uint64, Montgomery); the current stream waits (on the
+        device) for the upload's event, or uploads the deferred limbs itself.
+
+        Raises:
+            GPUMemoryError: a deferred upload finds no room.
+        """
+        if self.array is None:
+            bk = self.backend
+            self.array = bk._guarded("to_device", bk._to_device_limbs, self.limbs)
+            self.limbs = None
+        elif self.event is not None:
+            self.backend.cp.cuda.get_current_stream().wait_event(self.event)
+            self.event = None
+        return self.array
+
+
 class _CanonLimbs:
     """Scalars already converted to (m, 4) uint64 canonical limbs on the host (MSM chunks)."""
 
@@ -819,7 +1018,8 @@ class CUDABackend(Backend):
         threads: accepted for interface compatibility (nothing is delegated to CPU workers).
         device: CUDA device ordinal (default: CuPy's current device).
         mem_limit: bytes CuPy's memory pool may hold on the device (None: no limit); see
-            ``set_mem_limit``. MSMs run in chunks to stay under it.
+            ``set_mem_limit``. MSMs run in chunks, NTTs and ``compute_h`` in lower-memory
+            schedules to stay under it.
 
     Raises:
         BackendUnavailableError: CuPy is missing or sees no CUDA device.
@@ -835,6 +1035,7 @@ class CUDABackend(Backend):
         if device is not None:
             self.cp.cuda.Device(device).use()
         self.threads = int(threads)
+        self._device_id = int(self.cp.cuda.runtime.getDevice())  # other threads start on device 0
         self._tw: dict[int, object] = {}
         self._tables: dict[tuple[int, int, int], tuple] = {}
         self._csr: dict[int, tuple] = {}
@@ -1076,10 +1277,82 @@ class CUDABackend(Backend):
             ValueError: not 1-D, or a value outside [0, r) (its index is named).
             TypeError: non-integer elements or dtype.
         """
-        canon = self.cp.asarray(_host_limbs(values, "to_device"))
+        return self._to_device_limbs(_host_limbs(values, "to_device"))
+
+    def _to_device_limbs(self, limbs: np.ndarray):
+        """(n, 4) uint64 canonical host limbs → device array (Montgomery) on the current stream."""
+        canon = self.cp.asarray(limbs)
         out = self.cp.empty_like(canon)
         self._launch_ew("fr_to_mont", canon.shape[0], canon, out)
         return out
+
+    def to_device_async(self, values, stream=None) -> "_PendingCUDAUpload":
+        """``to_device`` that returns once the copy is queued: callable from a background thread
+        while the compute stream works on something else.
+
+        In the calling thread: the values are checked and converted to ``(n, 4)`` uint64 limbs
+        on the host, then copied in ``_UPLOAD_CHUNK_BYTES`` pieces through two pinned host
+        buffers (each refilled once its previous copy has finished) on ``stream`` (default: this
+        backend's non-blocking side stream, so the legacy default stream's work is not waited
+        for), where the Montgomery conversion is queued too. An event recorded after it is what
+        ``ready()`` makes the caller's current stream wait on (on the device; the host does not
+        block). Host memory beyond the limbs: two pinned chunks.
+
+        The array comes from the side stream's pool arena: drop it only after the compute
+        stream's work on it has finished (``Prover.prove`` has, once it returns), since the
+        side stream may reuse the memory at once.
+
+        When what is free now (under the pool's limit, and on the device) does not hold the
+        array twice (canonical and Montgomery form), the upload is deferred to ``ready()`` (a
+        plain ``to_device`` on the compute stream) rather than compete with the running proof.
+
+        Raises:
+            ValueError: not 1-D, or a value outside [0, r) (its index is named).
+            TypeError: non-integer elements or dtype.
+            GPUMemoryError: the device (or the pool's limit) has no room for the array.
+        """
+        limbs = _host_limbs(values, "to_device")
+        with self.cp.cuda.Device(self._device_id):
+            avail = self._mem_avail()
+            if avail is not None and avail < 2 * limbs.nbytes:
+                return _PendingCUDAUpload(self, None, limbs)
+            return self._guarded("to_device", self._upload_async, limbs, stream)
+
+    def _side_stream(self):
+        """The non-blocking CUDA stream of this backend's asynchronous uploads (made on first use)."""
+        st = getattr(self, "_upload_stream", None)
+        if st is None:
+            st = self._upload_stream = self.cp.cuda.Stream(non_blocking=True)
+        return st
+
+    def _upload_async(self, limbs: np.ndarray, stream) -> "_PendingCUDAUpload":
+        """Queue ``limbs`` ((n, 4) uint64 canonical, host) on ``stream`` (see ``to_device_async``)."""
+        import cupyx
+
+        cp = self.cp
+        stream = self._side_stream() if stream is None else stream
+        n = limbs.shape[0]
+        rows = max(1, _UPLOAD_CHUNK_BYTES // 32)
+        with stream:  # allocations belong to the stream that writes them (CuPy's per-stream arenas)
+            canon = cp.empty((n, 4), dtype=cp.uint64)
+            out = cp.empty_like(canon)
+        bufs = [cupyx.empty_pinned((min(rows, n), 4), dtype=np.uint64) for _ in range(min(2, -(-n // rows)))]
+        copied = [None] * len(bufs)
+        for j, lo in enumerate(range(0, n, rows)):
+            hi = min(n, lo + rows)
+            b = j % len(bufs)
+            if copied[b] is not None:
+                copied[b].synchronize()  # the buffer's previous chunk is on the device
+            bufs[b][: hi - lo] = limbs[lo:hi]
+            canon[lo:hi].set(bufs[b][: hi - lo], stream=stream)
+            copied[b] = stream.record()
+        with stream:
+            self._launch_ew("fr_to_mont", n, canon, out)
+        done = stream.record()
+        for ev in copied:  # the pinned buffers are released on return
+            if ev is not None:
+                ev.synchronize()
+        return _PendingCUDAUpload(self, out, None, done)
 
     @_guard("to_host")
     def to_host(self, arr) -> np.ndarray:
@@ -1172,6 +1445,12 @@ class CUDABackend(Backend):
         """Number of elements."""
         return int(self._check(a).shape[0])
 
+    @_guard("concat")
+    def concat(self, parts):
+        """The device arrays one after the other (a new device array)."""
+        parts = [self._check(p) for p in parts]
+        return self.cp.concatenate(parts) if parts else self.cp.empty((0, 4), dtype=self.cp.uint64)
+
     @_guard("slice")
     def slice(self, a, start: int, stop: int):
         """a[start:stop] as a new device array (numpy slice semantics)."""
@@ -1227,25 +1506,38 @@ class CUDABackend(Backend):
             raise ValueError(f"ntt: length n={n} is not a power of two in [1, 2^{MAX_LOG_NTT}]")
         return n.bit_length() - 1
 
-    def _ntt(self, a, inverse: bool, pre=None, post=None):
+    def _ntt(self, a, inverse: bool, pre=None, post=None, out=None, tmp=None, rows: int = 1):
         """NTT with optional input factors ``pre`` (at input index) and output factors ``post``
         (at output index), each a ``_factor_tables`` triple. ``inverse`` reverses the output order
-        ((n − j) mod n) without scaling: pass n⁻¹ in ``post``."""
+        ((n − j) mod n) without scaling: pass n⁻¹ in ``post``.
+
+        Args:
+            a: (rows·n, 4) device array, n = 2^k.
+            out: the result's (rows·n, 4) array, not overlapping ``a`` (new when None).
+            tmp: buffer of the passes before the last (any number of them run in place); may be
+                ``a`` itself when its contents may be overwritten (new when None and needed).
+            rows: ``a`` holds that many transforms of length n, done side by side by the same
+                launches (``ntt.cu``: no stage reaches across a row); ``pre`` and ``post`` index the
+                whole array and one row, so the split NTT applies its factors itself.
+
+        Returns ``out``.
+        """
         cp = self.cp
         a = self._check(a)
-        n = a.shape[0]
+        n = a.shape[0] // rows
         k = self._check_ntt_size(n)
-        if k == 0:
-            out = a.copy()
-            if pre is not None:  # factor at index 0 is hi[0] (lo[0] = 1)
-                out = self.mul(out, pre[0][:1])
-            if post is not None:
-                out = self.mul(out, post[0][:1])
+        if out is None:
+            out = cp.empty_like(a)
+        if k == 0:  # copies, times the factors at index 0: hi[0] (lo[0] = 1)
+            out[...] = a
+            for f in (pre, post):
+                if f is not None:
+                    out[...] = self.mul(out, f[0][:1])
             return out
         tw = self._twiddles(k)
         plan = _ntt_plan(k)
-        out = cp.empty_like(a)
-        tmp = cp.empty_like(a) if len(plan) > 1 else None
+        if tmp is None and len(plan) > 1:
+            tmp = cp.empty_like(a)
         fn = _kernel("ntt.cu", "ntt_pass")
         src = a
         for i, (s_hi, t, c) in enumerate(plan):
@@ -1272,7 +1564,7 @@ class CUDABackend(Backend):
                         post_lo = post[1]
             E = 1 << (t + c)
             fn(
-                (n // E,),
+                (rows * n // E,),
                 (min(256, E // 2),),
                 (src, dst, tw, _i32(k), _i32(k), _i32(s_hi), _i32(t), _i32(c), _i32(flags),
                  pre_hi, pre_lo, _i32(pre_m), post_hi, post_lo, _i32(post_m)),
@@ -1281,41 +1573,251 @@ class CUDABackend(Backend):
             src = dst
         return out
 
+    # --- NTT under a device-memory limit: split (four-step) transforms, staged compute_h ----------
+
+    last_ntt_schedule: tuple[str, int] | None = None
+    """(schedule, block) of the latest ``ntt``/``coset_ntt``: ("whole", 0) or ("split", block)."""
+    last_h_schedule: tuple[str, int] | None = None
+    """(schedule, block) of the latest ``compute_h``: ("fused" | "staged", 0) or ("split", block)."""
+
+    def _grid_mul(self, x, f, lc: int, row0: int, p: int, q: int, s: int, k: int) -> None:
+        """In place: x[r·2^lc + col] ·= f(e), e = ((row0 + r)·(p·col + q) + s·col) mod 2^k, for f a
+        ``_factor_tables`` triple of size 2^k (kernel ``fr_mul_pow_grid``)."""
+        hi, lo, m = f
+        n = x.shape[0]
+        if n:
+            _kernel("ntt.cu", "fr_mul_pow_grid")(
+                (_grid(n, 256),), (256,),
+                (x, hi, hi if lo is None else lo, _i32(m), _i32(lo is not None), _i32(lc),
+                 _u64(row0), _u64(p), _u64(q), _u64(s), _i32(k), _u64(n)),
+            )
+
+    def _gather_cols(self, src, nrows: int, ncols: int, c0: int, w: int, buf, up=None):
+        """Columns c0 … c0+w−1 of ``src`` viewed as an (nrows, ncols) matrix, as rows: returns
+        ``buf[:w·nrows]`` with element r·nrows + j = src[j·ncols + c0 + r].
+
+        src: a device array, or a host (n, 4) uint64 array (Montgomery limbs), whose block is
+        copied on the host, uploaded into ``up[:w·nrows]`` and transposed on the device.
+        """
+        m = w * nrows
+        if not isinstance(src, self.cp.ndarray):
+            block = up[:m].reshape(nrows, w, 4)
+            block.set(np.ascontiguousarray(src.reshape(nrows, ncols, 4)[:, c0 : c0 + w]))
+        else:
+            block = src.reshape(nrows, ncols, 4)[:, c0 : c0 + w]
+        dst = buf[:m]
+        dst.reshape(w, nrows, 4)[...] = block.transpose(1, 0, 2)
+        return dst
+
+    def _split_ntt(self, src, out, inverse: bool, chunk: int, pre=None, post=None, bufs=None):
+        """``_ntt(src, inverse, pre, post)`` (the same values: exact field arithmetic) written to
+        ``out``, as the four-step transform in blocks of ``chunk`` elements, so that besides ``out``
+        the device holds two blocks (``ntt_device_bytes(n, chunk)``).
+
+        Algorithm (Cooley–Tukey's factorization as in Bailey, "FFTs in external or hierarchical
+        memory", 1990): with n = n1·n2 (``ntt_split``), j = j1 + n1·j2 and o = k2 + n2·k1,
+        X[o] = Σ_j1 ω_n1^(j1·k1) · ω^(j1·k2) · Σ_j2 x[j]·ω_n2^(j2·k2). Step 1, per block of w
+        columns j1 of x viewed as (n2, n1): gather them as rows, multiply by ``pre`` at j, n2-point
+        NTTs (one ``_ntt`` with rows = w), twiddles ω^(j1·k2); written to rows j1 of ``out`` viewed
+        as (n1, n2). Step 2, per block of h columns k2 of ``out``: gather, n1-point NTTs, ``post``
+        at o, written back to the same columns, where X[k2 + n2·k1] (row k1, column k2) is in
+        natural order. The inverse runs on ω⁻¹ throughout: the row transforms' INV order reversal
+        (n_i-point transforms on ω_(n_i)⁻¹) and twiddles ω^(−j1·k2).
+
+        Args:
+            src: device array, or host (n, 4) uint64 array of Montgomery limbs; left unchanged.
+            out: (n, 4) device array, n = 2^k with k ≥ 2, not overlapping ``src``.
+            chunk: block size in elements, a power of two ≥ n1.
+            pre, post: ``_factor_tables`` triples of size 2^k (factors at input / output index).
+            bufs: two device arrays of ≥ ``chunk`` elements to use as blocks (new when None).
+
+        Returns ``out``.
+        """
+        cp = self.cp
+        n = out.shape[0]
+        k = n.bit_length() - 1
+        n1, n2 = ntt_split(n)
+        k1, k2 = n1.bit_length() - 1, n2.bit_length() - 1
+        if bufs is None:
+            bufs = tuple(cp.empty((chunk, 4), dtype=cp.uint64) for _ in range(2))
+        g, g2 = bufs
+        root = FR.root_of_unity(n)
+        twid = self._factor_tables(pow(root, -1, _R) if inverse else root, 1, k)
+        out3 = out.reshape(n1, n2, 4)
+        w = min(n1, chunk // n2)
+        for c0 in range(0, n1, w):
+            blk = self._gather_cols(src, n2, n1, c0, w, g, g2)
+            if pre is not None:
+                self._grid_mul(blk, pre, k2, c0, 0, 1, n1, k)      # e = j1 + n1·j2
+            dst = out3[c0 : c0 + w].reshape(w * n2, 4)
+            self._ntt(blk, inverse, out=dst, tmp=blk, rows=w)
+            self._grid_mul(dst, twid, k2, c0, 1, 0, 0, k)          # e = j1·k2
+        h = min(n2, chunk // n1)
+        for c0 in range(0, n2, h):
+            blk = self._gather_cols(out, n1, n2, c0, h, g)
+            res = self._ntt(blk, inverse, out=g2[: h * n1], tmp=blk, rows=h)
+            if post is not None:
+                self._grid_mul(res, post, k1, c0, 0, 1, n2, k)     # e = k2 + n2·k1
+            out3[:, c0 : c0 + h] = res.reshape(h, n1, 4).transpose(1, 0, 2)
+        return out
+
+    def _planned(self, op: str, plan, smallest, need, run):
+        """``run(plan)``; on CuPy's OutOfMemoryError (an estimate too low, fragmentation, another
+        process) once more with ``smallest`` after freeing the pool's cached blocks. ``plan`` None
+        (nothing fits): GPUMemoryError for ``op`` naming ``need(smallest)`` bytes."""
+        if plan is None:
+            blocks = f" in blocks of {smallest[1]:,} elements" if smallest[1] else ""
+            raise self._memory_error(op, need(smallest), f"not even the {smallest[0]} schedule{blocks} fits")
+        attempts = [plan] if plan == smallest or smallest[1] == 0 else [plan, smallest]
+        pool = self._pool()
+        limit = int(pool.get_limit())
+        if limit and int(pool.total_bytes()) + need(plan) > limit:
+            pool.free_all_blocks()  # CuPy counts cached blocks against the limit without freeing them
+        for i, p in enumerate(attempts):
+            try:
+                return run(p)
+            except self._oom_type():
+                if i == len(attempts) - 1:
+                    raise
+            self._free_cached()  # outside the except block: the failed attempt's arrays are gone
+
+    def _ntt_limited(self, op: str, a, inverse: bool, pre=None, post=None):
+        """``_ntt`` of a whole (n, 4) array, or ``_split_ntt`` into a new array when the whole
+        transform does not fit (``ntt_memory_plan``); records ``last_ntt_schedule``."""
+        n = a.shape[0]
+        twiddles = (n.bit_length() - 1) not in self._tw
+        smallest = ("split", ntt_split(n)[0]) if n >= 4 else ("whole", 0)
+
+        def run(p):
+            self.last_ntt_schedule = p
+            if p[0] == "whole":
+                return self._ntt(a, inverse, pre, post)
+            return self._split_ntt(a, self.cp.empty_like(a), inverse, p[1], pre, post)
+
+        plan = ntt_memory_plan(n, self._mem_avail(), twiddles)
+        return self._planned(op, plan, smallest, lambda p: ntt_device_bytes(n, p[1], twiddles), run)
+
     @_guard("ntt")
     def ntt(self, a, inverse: bool = False):
         """Radix-2 NTT of a device array of length n = 2^k, 0 ≤ k ≤ 27, natural order in and out.
 
         Same transform as ``CPUBackend.ntt`` (ω = FR.root_of_unity(n); the inverse scales by n⁻¹).
+        Under a memory limit that the whole transform (output and pass buffer: ``ntt_device_bytes``)
+        exceeds, the split transform runs in blocks (same values).
 
         Raises:
             ValueError: n is not a power of two or exceeds 2^27.
             TypeError: ``a`` is not a cuda device array.
+            GPUMemoryError: not even the output plus the smallest blocks fit.
         """
         a = self._check(a)
         n = a.shape[0]
         k = self._check_ntt_size(n)
-        if not inverse:
-            return self._ntt(a, False)
-        return self._ntt(a, True, post=self._factor_tables(1, pow(n, -1, _R), k))
+        post = self._factor_tables(1, pow(n, -1, _R), k) if inverse else None
+        return self._ntt_limited("ntt", a, inverse, post=post)
 
     @_guard("coset_ntt")
     def coset_ntt(self, a, inverse: bool = False):
         """Evaluate on / interpolate from the coset g·H (g = 7); the g^(±i) and n⁻¹ factors are
-        applied inside the first (forward) or last (inverse) NTT pass."""
+        applied inside the first (forward) or last (inverse) NTT pass (split in blocks under a
+        memory limit, as ``ntt``)."""
         a = self._check(a)
         n = a.shape[0]
         k = self._check_ntt_size(n)
         g = FR.generator
         if not inverse:
-            return self._ntt(a, False, pre=self._factor_tables(g, 1, k))
-        return self._ntt(a, True, post=self._factor_tables(pow(g, -1, _R), pow(n, -1, _R), k))
+            return self._ntt_limited("coset_ntt", a, False, pre=self._factor_tables(g, 1, k))
+        return self._ntt_limited("coset_ntt", a, True, post=self._factor_tables(pow(g, -1, _R), pow(n, -1, _R), k))
+
+    def _h_eval(self, x, to_coset, b1, b2):
+        """Coset evaluations of the interpolant of x into b1 (b2 left free): an inverse NTT into b2
+        (b1 its pass buffer) whose last pass multiplies by n⁻¹·g^i, then the forward NTT in place
+        in b2, its last pass into b1. Two arrays of n besides x."""
+        self._ntt(x, True, post=to_coset, out=b2, tmp=b1)
+        self._ntt(b2, False, out=b1, tmp=b2)
+        return b1, b2
+
+    def _h_fused(self, xs, to_coset, from_coset):
+        """All on the device, 4 arrays of n at the peak: each input's evaluations in turn (its
+        spare buffer serves the next input), a·b − c into the last spare, whose inverse NTT ends
+        in c's evaluation buffer."""
+        ev, spare = [], self.cp.empty_like(xs[0])
+        for x in xs:
+            e, spare = self._h_eval(x, to_coset, spare, self.cp.empty_like(x))
+            ev.append(e)
+        self._launch_ew("fr_mul_sub", spare.shape[0], ev[0], ev[1], ev[2], spare)
+        out = ev.pop()
+        del ev
+        return self._ntt(spare, True, post=from_coset, out=out, tmp=spare)
+
+    def _h_staged(self, xs, to_coset, from_coset):
+        """2 arrays of n on the device: a's and b's evaluations wait on the host (numpy) while the
+        next input reuses the two buffers; c's stay, and a·b − c is formed from uploaded slices
+        (``_stage_step``) into the spare buffer."""
+        cp = self.cp
+        p, q = cp.empty_like(xs[0]), cp.empty_like(xs[0])
+        staged = []
+        for x in xs[:2]:
+            self._h_eval(x, to_coset, p, q)
+            staged.append(p.get())
+        self._h_eval(xs[2], to_coset, p, q)
+        m = p.shape[0]
+        step = _stage_step(m)
+        ua, ub = cp.empty((step, 4), dtype=cp.uint64), cp.empty((step, 4), dtype=cp.uint64)
+        for i in range(0, m, step):
+            j = min(m, i + step)
+            ua[: j - i].set(staged[0][i:j])
+            ub[: j - i].set(staged[1][i:j])
+            self._launch_ew("fr_mul_sub", j - i, ua, ub, p[i:j], q[i:j])
+        del ua, ub, staged
+        return self._ntt(q, True, post=from_coset, out=p, tmp=q)
+
+    def _h_split(self, xs, to_coset, from_coset, chunk: int):
+        """1 array of n on the device (the result) plus three blocks of ``chunk`` elements: each
+        NTT split (``_split_ntt``) from a device input or a host copy of the previous step's output;
+        the three evaluations on the host; a·b − c formed from uploaded slices into the result
+        array, copied to the host, and its coset inverse NTT split back into the result array."""
+        cp = self.cp
+        out = cp.empty_like(xs[0])
+        g1, g2, g3 = (cp.empty((chunk, 4), dtype=cp.uint64) for _ in range(3))
+        hosts = []
+        for x in xs:
+            self._split_ntt(x, out, True, chunk, post=to_coset, bufs=(g1, g2))
+            host = out.get()
+            self._split_ntt(host, out, False, chunk, bufs=(g1, g2))
+            out.get(out=host)
+            hosts.append(host)
+        m = out.shape[0]
+        for i in range(0, m, chunk):
+            j = min(m, i + chunk)
+            for buf, host in zip((g1, g2, g3), hosts):
+                buf[: j - i].set(host[i:j])
+            self._launch_ew("fr_mul_sub", j - i, g1, g2, g3, out[i:j])
+        num = hosts.pop()
+        out.get(out=num)
+        del hosts, g3
+        return self._split_ntt(num, out, True, chunk, post=from_coset, bufs=(g1, g2))
 
     @_guard("compute_h")
     def compute_h(self, a, b, c, n: int):
-        """Groth16 quotient as ``Backend.compute_h`` (same result), fused: per input one inverse NTT
+        """Groth16 quotient as ``Backend.compute_h`` (same result): per input one inverse NTT
         whose last pass multiplies by n⁻¹·g^i (so the next forward NTT evaluates on the coset), one
         forward NTT; then a·b − c in one kernel; then the coset inverse NTT with n⁻¹·Z(g)⁻¹·g^(−i)
-        applied in its last pass. Returns the first n − 1 coefficients."""
+        applied in its last pass. Returns the first n − 1 coefficients (a view of an array of
+        len(a) elements).
+
+        a, b, c are left unchanged (the caller keeps them, so they count as used device memory).
+        The schedule is the first of ``H_SCHEDULES`` whose ``compute_h_device_bytes`` fits in what
+        the memory pool may still allocate (``compute_h_memory_plan``): "fused" (4 arrays of n),
+        "staged" (2, with a's and b's evaluations waiting on the host) or "split" (the result plus
+        blocks: four-step NTTs, everything staged on the host); all give the same values. On an
+        out-of-memory the smallest split schedule is tried once more. ``last_h_schedule`` records
+        the one used.
+
+        Raises:
+            ValueError: lengths differ, or are not a power of two ≤ 2^27.
+            GPUMemoryError: not even the smallest split schedule fits.
+        """
         a, b, c = self._check(a), self._check(b), self._check(c)
         m = a.shape[0]
         if b.shape[0] != m or c.shape[0] != m:
@@ -1323,16 +1825,25 @@ class CUDABackend(Backend):
         k = self._check_ntt_size(m)
         g = FR.generator
         minv = pow(m, -1, _R)
-        to_coset = self._factor_tables(g, minv, k)
-        ev = []
-        for x in (a, b, c):
-            ev.append(self._ntt(self._ntt(x, True, post=to_coset), False))
-        h = self.cp.empty_like(a)
-        self._launch_ew("fr_mul_sub", m, ev[0], ev[1], ev[2], h)
-        del ev
         zinv = pow(pow(g, n, _R) - 1, -1, _R)
-        h = self._ntt(h, True, post=self._factor_tables(pow(g, -1, _R), minv * zinv % _R, k))
-        return h[0 : n - 1].copy()
+        to_coset = self._factor_tables(g, minv, k)
+        from_coset = self._factor_tables(pow(g, -1, _R), minv * zinv % _R, k)
+        twiddles = k not in self._tw
+        smallest = ("split", ntt_split(m)[0]) if m >= 4 else ("staged", 0)
+        xs = (a, b, c)
+
+        def run(p):
+            self.last_h_schedule = p
+            if p[0] == "fused":
+                return self._h_fused(xs, to_coset, from_coset)
+            if p[0] == "staged":
+                return self._h_staged(xs, to_coset, from_coset)
+            return self._h_split(xs, to_coset, from_coset, p[1])
+
+        plan = compute_h_memory_plan(m, self._mem_avail(), twiddles)
+        need = lambda p: compute_h_device_bytes(m, p[0], p[1], twiddles)  # noqa: E731
+        h = self._planned("compute_h", plan, smallest, need, run)
+        return h[0 : n - 1]
 
     # --- sparse -------------------------------------------------------------------------------
 
@@ -1371,10 +1882,7 @@ class CUDABackend(Backend):
                 self._coeff_tables[ck] = (weakref.ref(m.coeffs, lambda _, k=ck: self._coeff_tables.pop(k, None)), table)
             except TypeError:  # not weak-referenceable: not cached
                 pass
-        avg = nnz / max(1, rows)
-        log_g = 0
-        while log_g < 5 and (1 << log_g) * 2 < avg:
-            log_g += 1
+        log_g = self._log_lanes(nnz, rows)
         dev = (
             cp.asarray(indptr),
             cp.asarray(idx.astype(np.uint32)) if nnz else cp.zeros(1, dtype=cp.uint32),
@@ -1408,7 +1916,10 @@ class CUDABackend(Backend):
         rows, cols = m.shape
         if w.shape[0] != cols:
             raise ValueError(f"spmv: matrix has {cols} columns but the vector has {w.shape[0]} entries")
-        indptr, idx, ids, table, log_g = self._csr_device(m)
+        return self._spmv_launch(*self._csr_device(m), w, rows)
+
+    def _spmv_launch(self, indptr, idx, ids, table, log_g: int, w, rows: int):
+        """``spmv_csr`` over device CSR arrays (indptr int64, cols and coefficient ids uint32)."""
         y = self.cp.empty((rows, 4), dtype=self.cp.uint64)
         if rows:
             rows_per_block = 256 >> log_g
@@ -1416,6 +1927,75 @@ class CUDABackend(Backend):
                 (_grid(rows, rows_per_block),), (256,), (indptr, idx, ids, table, w, y, _u64(rows), _i32(log_g))
             )
         return y
+
+    @staticmethod
+    def _log_lanes(nnz: int, rows: int) -> int:
+        """log2 of the lanes per row of ``spmv_csr``: the smallest group ≥ half the mean row length
+        (at most 32)."""
+        avg = nnz / max(1, rows)
+        log_g = 0
+        while log_g < 5 and (1 << log_g) * 2 < avg:
+            log_g += 1
+        return log_g
+
+    @_guard("spmv_t")
+    def spmv_t(self, m: CSRMatrix, x):
+        """y = Mᵀ·x over Fr on the GPU (the setup's QAP evaluation at τ).
+
+        Mᵀ is built on the device from ``m``'s cached device CSR: row ids by a search in indptr,
+        a sort of the entries by column (CuPy's radix sort), counts per column. A column with more
+        than ``_SPMV_T_ROW`` entries (the ONE variable sits in millions of rows) is split into
+        virtual rows of at most that many entries, and a second ``spmv_csr`` (coefficient 1) adds
+        the partial sums, so no thread walks a whole column. The transposed arrays are freed on
+        return (≈ 24 bytes per non-zero while they live).
+
+        Args:
+            m: CSR matrix of shape (rows, cols).
+            x: device array of length rows.
+
+        Returns:
+            Device array of length cols.
+
+        Raises:
+            ValueError: len(x) != rows, or a malformed matrix.
+        """
+        cp = self.cp
+        x = self._check(x)
+        rows, cols = m.shape
+        if x.shape[0] != rows:
+            raise ValueError(f"spmv_t: matrix has {rows} rows but the vector has {x.shape[0]} entries")
+        nnz = m.nnz
+        if nnz == 0:
+            return cp.zeros((cols, 4), dtype=cp.uint64)
+        indptr, idx, ids, table, _ = self._csr_device(m)
+        order = cp.argsort(idx)
+        col_sorted = idx[order]
+        t_idx = (cp.searchsorted(indptr, order, side="right") - 1).astype(cp.uint32)  # row of each entry
+        t_ids = ids[order]
+        del order
+        counts = cp.bincount(col_sorted, minlength=cols).astype(cp.int64)
+        del col_sorted
+        # virtual rows: column c gives max(1, ceil(count / K)) rows of ≤ K entries
+        K = _SPMV_T_ROW
+        nv = cp.maximum(1, (counts + K - 1) // K)
+        vstart = cp.zeros(cols + 1, dtype=cp.int64)
+        cp.cumsum(nv, out=vstart[1:])
+        cstart = cp.zeros(cols + 1, dtype=cp.int64)
+        cp.cumsum(counts, out=cstart[1:])
+        V = int(vstart[-1])
+        if V == cols:
+            return self._spmv_launch(cstart, t_idx, t_ids, table, self._log_lanes(nnz, cols), x, cols)
+        v = cp.arange(V, dtype=cp.int64)
+        col_of_v = cp.searchsorted(vstart, v, side="right") - 1
+        vptr = cp.empty(V + 1, dtype=cp.int64)
+        vptr[:V] = cp.minimum(cstart[col_of_v] + (v - vstart[col_of_v]) * K, cstart[col_of_v + 1])
+        vptr[V] = nnz
+        del v, col_of_v
+        partial = self._spmv_launch(vptr, t_idx, t_ids, table, self._log_lanes(nnz, V), x, V)
+        del vptr, t_idx, t_ids
+        one = self._const(1)
+        return self._spmv_launch(vstart, cp.arange(V, dtype=cp.uint32), cp.zeros(V, dtype=cp.uint32), one,
+                                 self._log_lanes(V, cols), partial, cols)
 
     # --- curve ------------------------------------------------------------------------------
 
@@ -1425,7 +2005,7 @@ class CUDABackend(Backend):
         return CUDAMSMContext(self, group, bases)
 
     @_guard("fixed_base_mul")
-    def fixed_base_mul(self, group: Group, base, scalars: Sequence[int]) -> np.ndarray:
+    def fixed_base_mul(self, group: Group, base, scalars) -> np.ndarray:
         """[k·base for k in scalars] as a ``(n, group.uncompressed_size)`` uint8 array of
         uncompressed encodings (the same bytes as ``CPUBackend.fixed_base_mul``), on the GPU.
 
@@ -1433,41 +2013,86 @@ class CUDABackend(Backend):
         8160 affine points, ``_fixed_base_table``); each GPU thread converts 32 consecutive
         results to affine with one inversion. Scalars go up in slices of ``_FB_SLICE``.
 
+        Args:
+            scalars: host ints in [0, r) (list, int array, numpy integer array) or a cuda device
+                array.
+
         Raises:
             ValueError: a scalar outside [0, r), or a malformed base encoding.
         """
+        out = np.empty((0, group.uncompressed_size), dtype=np.uint8)
+        parts = []
+        for lo, m, aff in self._fixed_base_slices(group, base, scalars):
+            if aff is None:     # k · infinity
+                part = np.zeros((m, group.uncompressed_size), dtype=np.uint8)
+                part[:, 0] = 0x40
+            else:
+                part = self.points_download_affine(group, aff)
+            parts.append(part)
+        return np.concatenate(parts) if parts else out
+
+    @_guard("fixed_base_context")
+    def fixed_base_context(self, group: Group, base, scalars) -> MSMContext:
+        """Resident MSM bases [k·base for k in scalars] computed into device memory (affine,
+        Montgomery; never copied to the host): a setup's query proved with at once.
+
+        Args:
+            scalars: host ints in [0, r) or a cuda device array.
+
+        Raises:
+            ValueError: a scalar outside [0, r), or a malformed base encoding.
+            GPUMemoryError: the products do not fit.
+        """
+        k = _coord_words(group)
+        n = int(scalars.shape[0]) if isinstance(scalars, self.cp.ndarray) else len(scalars)
+        dev = self.cp.empty((n, 24 * k), dtype=self.cp.uint32)
+        for lo, m, aff in self._fixed_base_slices(group, base, scalars, into=dev):
+            if aff is None:
+                dev[lo : lo + m] = 0    # (0, 0) is infinity in the device layout
+        return CUDAMSMContext.from_device_affine(self, dev, group)
+
+    def _fixed_base_slices(self, group: Group, base, scalars, into=None):
+        """Yield (lo, m, device affine (m, 24 k) uint32 products) per slice of the scalars; the
+        products are written to ``into[lo:lo + m]`` when given. For the point at infinity as
+        base, yields (0, n, None)."""
         k = _coord_words(group)
         if isinstance(base, (bytes, bytearray, memoryview, np.ndarray)):
             base_bytes = base.tobytes() if isinstance(base, np.ndarray) else bytes(base)
             group.from_uncompressed(base_bytes, check_subgroup=False)   # checks the encoding
         else:
             base_bytes = group.to_uncompressed(base)
-        limbs = _host_limbs(scalars, f"{group.name} fixed_base_mul scalars")
-        n = limbs.shape[0]
-        out = np.empty((n, group.uncompressed_size), dtype=np.uint8)
-        if n == 0:
-            return out
-        if not any(base_bytes[1:]) and base_bytes[0] & 0x40:   # k · infinity
-            out[:] = 0
-            out[:, 0] = 0x40
-            return out
         cp = self.cp
+        if isinstance(scalars, cp.ndarray):
+            sc_dev = self._check(scalars)
+            n = int(sc_dev.shape[0])
+            limbs = None
+        else:
+            limbs = _host_limbs(scalars, f"{group.name} fixed_base_mul scalars")
+            n = limbs.shape[0]
+        if n == 0:
+            return
+        if not any(base_bytes[1:]) and base_bytes[0] & 0x40:   # k · infinity
+            yield 0, n, None
+            return
         tab = self._fixed_base_table(group, base_bytes)
         fn = _kernel("msm.cu", "fixed_base_mul", group.name)
         per = 32
         step = fixed_base_slice(k, self._mem_avail())
         for lo in range(0, n, step):
             m = min(step, n - lo)
-            sc = cp.asarray(limbs[lo : lo + m])
+            if limbs is None:   # Montgomery device scalars → canonical limbs for the kernel
+                sc = cp.empty((m, 4), dtype=cp.uint64)
+                self._launch_ew("fr_from_mont", m, sc_dev[lo : lo + m], sc)
+            else:
+                sc = cp.asarray(limbs[lo : lo + m])
             scratch = cp.empty((m, 48 * k), dtype=cp.uint32)
             prods = cp.empty((m, 12 * k), dtype=cp.uint32)
-            aff = cp.empty((m, 24 * k), dtype=cp.uint32)
+            aff = into[lo : lo + m] if into is not None else cp.empty((m, 24 * k), dtype=cp.uint32)
             groups = -(-m // per)
             fn((_grid(groups, 128),), (128,),
                (sc, _u64(m), _i32(_FB_C), _i32(_FB_WINDOWS), tab, _u32(per), scratch, prods, aff))
-            del scratch, prods
-            out[lo : lo + m] = self.points_download_affine(group, aff)
-        return out
+            del scratch, prods, sc
+            yield lo, m, aff
 
     def close(self) -> None:
         """Drop cached twiddles and tables and restore the pool's earlier limit (idempotent)."""

@@ -37,6 +37,22 @@ extern "C" __global__ void fr_mul_sub(const uint4* __restrict__ a, const uint4* 
     GRID_STRIDE(i, n) fp_store(out, i, fp_sub(fp_mul(fp_load<FrParams>(a, i), fp_load<FrParams>(b, i)), fp_load<FrParams>(c, i)));
 }
 
+// x[i] *= c w^e in place, for x a grid of rows of 2^lc elements, i = r 2^lc + col, R = row0 + r and
+// e = (R (p col + q) + s col) mod 2^K: the split NTT's twiddles w^(R col) (p = 1, q = s = 0) and its
+// input/output factors at the global index R + s col (p = 0, q = 1). c w^e = hi[e >> m] * lo[e & (2^m - 1)],
+// tables of CUDABackend._factor_tables (lo unused when use_lo == 0). Products wrap mod 2^64: 2^K divides it.
+extern "C" __global__ void fr_mul_pow_grid(uint4* x, const uint4* __restrict__ hi, const uint4* __restrict__ lo, int m,
+                                           int use_lo, int lc, u64 row0, u64 p, u64 q, u64 s, int K, u64 n) {
+    const u64 kmask = (1ull << K) - 1, cmask = (1ull << lc) - 1, mmask = (1ull << m) - 1;
+    GRID_STRIDE(i, n) {
+        const u64 col = i & cmask, R = row0 + (i >> lc);
+        const u64 e = (R * (p * col + q) + s * col) & kmask;
+        fr_t f = fp_load<FrParams>(hi, e >> m);
+        if (use_lo) f = fp_mul(f, fp_load<FrParams>(lo, e & mmask));
+        fp_store(x, i, fp_mul(fp_load<FrParams>(x, i), f));
+    }
+}
+
 // out[i] = hi[i >> m] * lo[i & (2^m - 1)]: powers from two short tables (hi[a] = c x^(a 2^m), lo[b] = x^b).
 extern "C" __global__ void fr_powers2(const uint4* __restrict__ hi, const uint4* __restrict__ lo, int m, uint4* __restrict__ out, u64 n) {
     const u64 mask = (1ull << m) - 1;
@@ -56,6 +72,9 @@ extern "C" __global__ void fr_powers2(const uint4* __restrict__ hi, const uint4*
 // on load (first pass: coset powers); LAST writes element gi to o = bitrev_k(gi), or (n - o) mod n with
 // INV (the inverse transform from forward twiddles), times post_hi[o >> post_m] (* post_lo[...]) with POST.
 // src may equal dst except on the LAST pass.
+// Batches: an array of B rows of 2^k elements is B independent transforms with the same launches
+// (grid B * 2^k / E): no stage reaches across a row, and the LAST pass keeps gi's row (the bits of gi
+// above k); PRE indexes the whole array, POST the row (callers use them with one row only).
 #define NTT_PRE 1
 #define NTT_PRE_LO 2
 #define NTT_LAST 4
@@ -131,7 +150,7 @@ extern "C" __global__ void __launch_bounds__(256) ntt_pass(
                 if (flags & NTT_POST_LO) f = fp_mul(f, fp_load<FrParams>(post_lo, o & ((1u << post_m) - 1)));
                 x = fp_mul(x, f);
             }
-            fp_store(dst, o, x);
+            fp_store(dst, (gi & ~nmask) | o, x);  // a batch of rows: stay in gi's row
         } else {
             fp_store(dst, gi, x);
         }

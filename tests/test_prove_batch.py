@@ -1,0 +1,141 @@
+"""Staged assignments (``Prover.stage``) and the pipelined ``prove_batch`` on the cpu backend:
+the same proof bytes as the sequential path, the next partition staged in a background thread
+during the current proof, and the sequential loop's errors with nothing written."""
+
+import json
+import threading
+import warnings
+
+import pytest
+from batch_util import fixed_blinding, make_batch
+
+from cuzk import pipeline
+from cuzk.backend import get_backend
+from cuzk.circuits import synthetic
+from cuzk.groth16 import DevelopmentSetupWarning, Prover, WitnessError, read_params, read_proofs, setup, verify
+from cuzk.r1cs import ConstraintSystem
+from cuzk.r1cs.pce import read_pce
+from cuzk.r1cs.witness import WitnessFormatError, read_witness
+
+
+def test_staged_and_unstaged_proofs_identical():
+    cs = ConstraintSystem(shape=True, witness=True)
+    synthetic.synthesize(cs, 300, 3, 0.9, seed=3)
+    r1cs = cs.finalize()
+    ins, aux = cs.assignment()
+    with get_backend("cpu", threads=1) as bk, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DevelopmentSetupWarning)
+        pk = setup(r1cs, bk)
+        with Prover(pk, r1cs, bk) as p, Prover(pk, r1cs, bk) as other:
+            ref = p.prove(ins, aux, r=12345, s=67890)
+            staged = p.stage(ins, aux)
+            assert staged.length == len(ins) + len(aux) and staged.seconds >= 0
+            assert p.prove(staged, r=12345, s=67890).to_bytes() == ref.to_bytes()
+            assert "stage" in p.times.seconds
+            with pytest.raises(ValueError, match="this Prover"):
+                other.prove(staged)
+            with pytest.raises(ValueError, match="no aux"):
+                p.prove(staged, aux)
+            with pytest.raises(WitnessError):
+                p.stage(ins, aux[:-1])
+    assert verify(pk.vk, ref, [int(v) for v in ins[1:]])
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    return make_batch(tmp_path_factory.mktemp("batch"), "test-only-commd-128B", 2)
+
+
+def test_batch_overlaps_staging_and_writes_the_sequential_bytes(batch, tmp_path, monkeypatch):
+    """Job j + 1 is staged (in the stager thread) while job j is proved; never more than one
+    ahead; the files hold the bytes the unstaged Prover gives for the same r, s, and verify."""
+    events = {"staged": [], "proved": 0, "threads": set()}
+    started = [threading.Event() for _ in batch["c1"]]
+    stage, prove = Prover.stage, Prover.prove
+
+    def spy_stage(self, ins, aux, stream=None):
+        j = len(events["staged"])
+        assert j - events["proved"] <= 1, "staged more than one assignment ahead"
+        events["staged"].append(j)
+        events["threads"].add(threading.current_thread().name)
+        started[j].set()
+        return stage(self, ins, aux, stream)
+
+    def spy_prove(self, inputs, aux=None, r=None, s=None):
+        j = events["proved"]
+        if j + 1 < len(started):
+            assert started[j + 1].wait(60), "the next partition was not staged during this proof"
+        out = prove(self, inputs, aux, r, s)
+        events["proved"] += 1
+        return out
+
+    monkeypatch.setattr(Prover, "stage", spy_stage)
+    monkeypatch.setattr(Prover, "prove", spy_prove)
+    rs = fixed_blinding(monkeypatch)
+    mem = tmp_path / "mem.json"
+    out = tmp_path / "proofs"
+    pipeline.prove_batch(batch["pce"], batch["params"], batch["c1"], batch["wit"], out, backend="cpu", threads=2,
+                         mem_json=mem)
+    monkeypatch.undo()
+    assert events["proved"] == len(batch["c1"]) and all(t.startswith("cuzk-stage") for t in events["threads"])
+    info = json.loads(mem.read_text())
+    assert info["staging_seconds"] >= info["staging_overlapped_seconds"] >= 0 and "staging_waited_seconds" in info
+
+    r1cs, _ = read_pce(batch["pce"])
+    pk = read_params(batch["params"])
+    with get_backend("cpu", threads=2) as bk, Prover(pk, r1cs, bk) as p:
+        for j, (c1, wit) in enumerate(zip(batch["c1"], batch["wit"])):
+            ins, aux = read_witness(wit / "partition-0.wit")
+            want = p.prove(ins, aux, *rs(j))
+            assert (out / f"{j + 1}.proof").read_bytes() == want.to_bytes()
+            res = pipeline.verify_sector(batch["vk"], c1, out / f"{j + 1}.proof", tmp_path / f"v{j}.json",
+                                         shape_name="test-only-commd-128B")
+            assert res["verified"] and len(read_proofs(out / f"{j + 1}.proof")) == 1
+
+
+def _copy_witnesses(batch, tmp_path):
+    import shutil
+
+    dirs = []
+    for i, wit in enumerate(batch["wit"]):
+        dirs.append(tmp_path / f"w{i}")
+        shutil.copytree(wit, dirs[-1])
+    return dirs
+
+
+def _corrupt(path):
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    path.write_bytes(bytes(raw))
+
+
+@pytest.mark.parametrize("bad", [0, 1])
+def test_corrupt_witness_raises_from_the_stager_and_writes_nothing(batch, tmp_path, bad):
+    """Sector ``bad``'s witness is corrupt: job 0 fails before any proof, job 1 while proof 0 runs."""
+    dirs = _copy_witnesses(batch, tmp_path)
+    _corrupt(dirs[bad] / "partition-0.wit")
+    out = tmp_path / "proofs"
+    with pytest.raises(WitnessFormatError, match="checksum"):
+        pipeline.prove_batch(batch["pce"], batch["params"], batch["c1"], dirs, out, backend="cpu", threads=2)
+    assert not out.exists()
+    assert not [t for t in threading.enumerate() if t.name.startswith("cuzk-stage")]
+
+
+def test_witness_of_another_sector_is_a_shape_mismatch(batch, tmp_path):
+    out = tmp_path / "proofs"
+    with pytest.raises(pipeline.ShapeMismatchError, match="another C1"):
+        pipeline.prove_batch(batch["pce"], batch["params"], batch["c1"], batch["wit"][::-1], out, backend="cpu")
+    assert not out.exists()
+
+
+def test_failed_verification_comes_before_the_next_staging_error(batch, tmp_path, monkeypatch):
+    """Proof 0 does not verify and sector 1's witness (staged meanwhile) is corrupt: the
+    sequential loop's error, ProofVerificationError, is the one raised; nothing is written."""
+    dirs = _copy_witnesses(batch, tmp_path)
+    _corrupt(dirs[1] / "partition-0.wit")
+    monkeypatch.setattr(pipeline, "verify", lambda *a: False)
+    out = tmp_path / "proofs"
+    with pytest.raises(pipeline.ProofVerificationError, match="1 partition 0"):
+        pipeline.prove_batch(batch["pce"], batch["params"], batch["c1"], dirs, out, backend="cpu", threads=2)
+    assert not out.exists()
+    assert not [t for t in threading.enumerate() if t.name.startswith("cuzk-stage")]
