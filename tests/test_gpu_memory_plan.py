@@ -299,3 +299,23 @@ def test_plans_at_the_32gib_domain():
     assert ntt_memory_plan(n, 6 * GIB) == ("split", 1 << 22)
     assert ntt_memory_plan(n, 3 * GIB) is None
     assert ntt_memory_plan(1 << 10, 0) is None                         # too small to split: nothing
+
+
+def test_prove_device_bytes_adds_up_its_parts():
+    from cuzk.backend.cuda.backend import compute_h_device_bytes, msm_device_bytes, prove_device_bytes
+    from cuzk.circuits.registry import shape_by_name
+    from cuzk.curve import G1, G2
+
+    st = shape_by_name("porep-32GiB").stats()
+    got = prove_device_bytes(st, None, None)
+    nv = st["inputs"] + st["aux"]
+    assert got["bases"] == (st["domain"] - 1 + st["aux"] + 2 * nv) * 96 + nv * 192
+    assert got["witness"] == 32 * nv
+    n, rows = st["domain"], st["constraints"]
+    assert got["h_phase"] == 3 * 32 * rows + 3 * 32 * n + compute_h_device_bytes(n, "fused")
+    assert got["msm_phase"] >= msm_device_bytes(st["domain"] - 1, G1, host_scalars=False)
+    assert got["msm_phase"] >= msm_device_bytes(nv, G2, host_scalars=False)
+    assert got["peak"] == got["bases"] + got["pce"] + got["witness"] + max(got["h_phase"], got["msm_phase"])
+    # fewer variables in A and B: fewer bytes; the 32 GiB partition fits the H200's 139 GiB
+    small = prove_device_bytes(st, nv // 3, nv // 3)
+    assert small["bases"] < got["bases"] and small["peak"] < got["peak"] < 139 * 2**30

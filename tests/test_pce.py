@@ -147,3 +147,21 @@ def test_witness_limbs_equal_witness_ints_and_range_is_checked(tmp_path):
     for reader in (read_witness, read_witness_limbs):
         with pytest.raises(WitnessFormatError, match="modulus"):
             reader(q)
+
+
+def test_limb_witness_is_taken_without_a_copy(tmp_path):
+    from cuzk.groth16 import Prover
+    from cuzk.r1cs.witness import read_witness_limbs, write_witness
+
+    cs = ConstraintSystem(shape=True, witness=True)
+    synthetic.synthesize(cs, 50, 2, 0.8, seed=3)
+    ins, aux = cs.assignment()
+    r1cs = cs.finalize()
+    write_witness(tmp_path / "w", ins, aux)
+    li, la = read_witness_limbs(tmp_path / "w")
+    p = Prover.__new__(Prover)   # assignment() needs only the R1CS
+    p.r1cs = r1cs
+    w = p.assignment(li, la)
+    assert np.shares_memory(w, la) and w.shape == (len(ins) + len(aux), 4)
+    w2 = p.assignment(li.copy(), la.copy())   # separate arrays: concatenated
+    assert not np.shares_memory(w2, la) and np.array_equal(w, w2)

@@ -276,6 +276,14 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
         with get_backend(backend, threads=threads, gpu_mem_limit=limit) as bk, Prover(pk, r1cs, bk) as prover, \
                 ThreadPoolExecutor(max_workers=1, thread_name_prefix="cuzk-stage") as stager:
             # leaving this block (also by an error) joins the stager before the backend closes
+            if bk.name == "cuda":   # the device memory model, beside the measured GPU peak
+                from .backend.cuda.backend import prove_device_bytes  # noqa: PLC0415  (needs no CuPy)
+
+                need = prove_device_bytes(shape.stats(), len(pk.a), len(pk.b_g1))["peak"]
+                extra["gpu_predicted_bytes"] = need
+                if limit is not None and need > limit:
+                    progress.info("prove: the GPU needs about %.2f GiB, over the %.2f GiB limit: MSMs and the "
+                                  "quotient run in chunks", need / 2**30, limit / 2**30)
 
             def submit(job: int):
                 ji, jk = jobs[job]

@@ -155,7 +155,12 @@ class Prover(ResidentBases):
             self._check_lengths(len(inputs), len(aux))
             if inputs[0].tolist() != [1, 0, 0, 0]:
                 raise WitnessError("inputs[0] must be ONE = 1")
-            w = np.concatenate([inputs, aux])
+            base = inputs.base
+            if (base is not None and aux.base is base and base.shape[0] == len(inputs) + len(aux)
+                    and inputs.ctypes.data == base.ctypes.data and aux.ctypes.data == base.ctypes.data + inputs.nbytes):
+                w = base   # inputs ‖ aux already in one buffer (read_witness_limbs): no 4 GB copy at 32 GiB
+            else:
+                w = np.concatenate([inputs, aux])
             if not limbs_below_modulus(w).all():
                 raise WitnessError("assignment value outside [0, r)")
             return w

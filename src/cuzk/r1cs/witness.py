@@ -145,13 +145,17 @@ def read_witness_limbs(path, pce_digest: str | None = None) -> tuple[np.ndarray,
 
     Returns:
         (inputs, aux) as ``(num_inputs, 4)`` and ``(num_aux, 4)`` uint64 arrays of canonical
-        little-endian limbs (values already checked below r).
+        little-endian limbs (values already checked below r): consecutive views of one
+        ``(num_inputs + num_aux, 4)`` array, which ``Prover.assignment`` takes as w without a copy.
 
     Raises:
         WitnessFormatError: as ``read_witness``.
     """
     inputs, is_bit, bits, wide = _sections(path, pce_digest)
-    aux = np.zeros((len(is_bit), FR.limbs), dtype=np.uint64)
+    ni = len(inputs)
+    w = np.zeros((ni + len(is_bit), FR.limbs), dtype=np.uint64)   # one buffer: see below
+    w[:ni] = inputs
+    aux = w[ni:]
     aux[is_bit, 0] = bits
     aux[~is_bit] = wide
-    return inputs.copy(), aux
+    return w[:ni], aux
