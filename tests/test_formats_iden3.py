@@ -756,3 +756,24 @@ def test_bellman_export_proves_with_our_bellperson_prover(cpu, tmp_path):
     assert snarkjs_verifies(FIX / "multi_vk.json", "pub.json", "p.json", tmp_path)
     write_proof_json(tmp_path / "bad.json", tampered(proof))
     assert not snarkjs_verifies(FIX / "multi_vk.json", "pub.json", "bad.json", tmp_path)
+
+
+@needs_snarkjs
+def test_cli_snarkjs_prove_is_accepted_by_snarkjs(tmp_path):
+    """``cuzk snarkjs-prove`` on the committed ceremony's .zkey and snarkjs' .wtns: snarkjs accepts
+    the proof; a tampered public input is refused by snarkjs."""
+    import json
+    import sys
+
+    proof, public = tmp_path / "proof.json", tmp_path / "public.json"
+    r = subprocess.run([sys.executable, "-m", "cuzk.cli", "snarkjs-prove", str(FIX / "multi.zkey"), str(FIX / "multi.wtns"),
+                        str(proof), str(public), "--threads", "2", "--times", str(tmp_path / "t.json")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(public.read_text()) == json.loads((FIX / "multi_public.json").read_text())
+    assert "prove" in json.loads((tmp_path / "t.json").read_text())["seconds"]
+    assert snarkjs_verifies(FIX / "multi_vk.json", public, proof, cwd=tmp_path)
+    bad = json.loads(public.read_text())
+    bad[0] = str(int(bad[0]) + 1)
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    assert not snarkjs_verifies(FIX / "multi_vk.json", tmp_path / "bad.json", proof, cwd=tmp_path)

@@ -276,9 +276,21 @@ def _tune_process() -> None:
         pass
 
 
-def _child_prove(zkey: str, wtns: str, proof: str, public: str, threads: int, backend: str,
-                 times_path: str) -> int:
-    """What ``python -m cuzk.bench_snarkjs prove`` does; writes its phase seconds to ``times_path``."""
+def snarkjs_prove(zkey: str, wtns: str, proof: str, public: str, threads: int, backend: str,
+                  times_path: str | None = None) -> int:
+    """Prove a snarkjs Groth16 ``.zkey`` with a ``.wtns`` on a cuzk backend and write snarkjs'
+    ``proof.json`` and ``public.json`` (what ``cuzk snarkjs-prove`` and the benchmark's child,
+    ``python -m cuzk.bench_snarkjs prove``, run): process settings (``_tune_process``), the key
+    read without point checks through the converted-key cache, ``ZKeyProver``.
+
+    Args:
+        threads: MSM threads (CPU backend) / worker count.
+        backend: "cpu", "cuda" or "auto".
+        times_path: when given, seconds per phase and the process CPU seconds go there (JSON).
+
+    Returns:
+        0 (errors raise: ``ZKeyFormatError``/``WtnsFormatError`` name the file and section).
+    """
     main_epoch = time.time()
     times: dict[str, float] = {}
     t = time.perf_counter()
@@ -326,6 +338,8 @@ def _child_prove(zkey: str, wtns: str, proof: str, public: str, threads: int, ba
     finally:
         bk.close()
         times["close"] = time.perf_counter() - t
+    if times_path is None:
+        return 0
     atomic_write_text(times_path, json.dumps({
         "main_epoch": main_epoch,
         "end_epoch": time.time(),
@@ -351,7 +365,7 @@ def _child_main(argv: list[str] | None = None) -> int:
     pp.add_argument("--backend", default="cpu")
     pp.add_argument("--times", required=True)
     a = p.parse_args(argv)
-    return _child_prove(a.zkey, a.wtns, a.proof, a.public, a.threads, a.backend, a.times)
+    return snarkjs_prove(a.zkey, a.wtns, a.proof, a.public, a.threads, a.backend, a.times)
 
 
 # --- the benchmark ----------------------------------------------------------------------------
@@ -673,7 +687,7 @@ def parse_sizes(text: str) -> list[int]:
     return out
 
 
-__all__ = ["CIRCUIT_HELP", "DEFAULT_SIZES", "bench_snarkjs", "circuit_source", "format_snarkjs", "measure_process",
+__all__ = ["CIRCUIT_HELP", "DEFAULT_SIZES", "bench_snarkjs", "circuit_source", "format_snarkjs", "measure_process", "snarkjs_prove",
            "parse_sizes"]
 
 

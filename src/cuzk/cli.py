@@ -141,6 +141,12 @@ def _bench_kernel(args) -> int:
     return 0
 
 
+def _snarkjs_prove(args) -> int:
+    from .bench_snarkjs import snarkjs_prove  # noqa: PLC0415
+
+    return snarkjs_prove(args.zkey, args.wtns, args.proof, args.public, args.threads, args.backend, args.times)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cuzk`` command."""
     p = argparse.ArgumentParser(prog="cuzk", description="Groth16 over BLS12-381 for sector proofs")
@@ -151,6 +157,19 @@ def build_parser() -> argparse.ArgumentParser:
     sh.add_argument("--all", action="store_true", help="include test-only shapes")
     sh.add_argument("--json", help="write the rows as JSON here")
     sh.set_defaults(func=_shapes)
+    zp = sub.add_parser("snarkjs-prove", help="prove a circom circuit's snarkjs .zkey + .wtns; write snarkjs' proof.json and public.json",
+                        description="Proves with cuzk's backends what `snarkjs groth16 prove ZKEY WTNS PROOF PUBLIC` proves: "
+                        "the same files in, the same JSON out (snarkjs groth16 verify accepts it). The .zkey is read without "
+                        "point checks, as snarkjs does, and its converted copy is cached under $CUZK_CACHE_DIR. "
+                        "`cuzk bench snarkjs` times this same code.")
+    zp.add_argument("zkey")
+    zp.add_argument("wtns")
+    zp.add_argument("proof", help="proof.json to write")
+    zp.add_argument("public", help="public.json to write")
+    zp.add_argument("--backend", default="cpu", choices=["auto", "cpu", "cuda"])
+    zp.add_argument("--threads", type=int, default=2, help="MSM threads of the CPU backend (default 2)")
+    zp.add_argument("--times", help="write seconds per phase here (JSON)")
+    zp.set_defaults(func=_snarkjs_prove)
     bench = sub.add_parser("bench", help="benchmarks (JSON out)")
     bsub = bench.add_subparsers(dest="what", required=True)
     bp = bsub.add_parser("prove", help="setup + prove + verify a synthetic circuit",
