@@ -53,13 +53,13 @@ def test_batch_overlaps_staging_and_writes_the_sequential_bytes(batch, tmp_path,
     started = [threading.Event() for _ in batch["c1"]]
     stage, prove = Prover.stage, Prover.prove
 
-    def spy_stage(self, ins, aux, stream=None):
+    def spy_stage(self, ins, aux, stream=None, defer=False):
         j = len(events["staged"])
         assert j - events["proved"] <= 1, "staged more than one assignment ahead"
         events["staged"].append(j)
         events["threads"].add(threading.current_thread().name)
         started[j].set()
-        return stage(self, ins, aux, stream)
+        return stage(self, ins, aux, stream, defer)
 
     def spy_prove(self, inputs, aux=None, r=None, s=None):
         j = events["proved"]

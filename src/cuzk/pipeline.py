@@ -211,7 +211,8 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None) -> list
     return [Path(out_dir) / f"partition-{k}.wit" for k in range(n)]
 
 
-def _stage_partition(prover: Prover, fam, inp: dict, label: str, k: int, wpath: Path, digest: str):
+def _stage_partition(prover: Prover, fam, inp: dict, label: str, k: int, wpath: Path, digest: str,
+                     defer: bool = False):
     """Read, check and stage one partition's witness (``prove_batch``'s background work).
 
     Returns:
@@ -227,7 +228,7 @@ def _stage_partition(prover: Prover, fam, inp: dict, label: str, k: int, wpath: 
     pub = fam.public_inputs(inp, k)
     if [int(v) for v in from_limbs(ins[1:])] != pub:
         raise ShapeMismatchError(f"{wpath}: its public inputs are not those of {label} partition {k} (witness of another C1?)")
-    return pub, prover.stage(ins, aux), time.perf_counter() - t
+    return pub, prover.stage(ins, aux, defer=defer), time.perf_counter() - t
 
 
 def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", threads=1, mem_json=None, mem_gb=None,
@@ -276,19 +277,22 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
         with get_backend(backend, threads=threads, gpu_mem_limit=limit) as bk, Prover(pk, r1cs, bk) as prover, \
                 ThreadPoolExecutor(max_workers=1, thread_name_prefix="cuzk-stage") as stager:
             # leaving this block (also by an error) joins the stager before the backend closes
+            defer = False   # stage the next assignment on the host only (no device copy ahead)
             if bk.name == "cuda":   # the device memory model, beside the measured GPU peak
                 from .backend.cuda.backend import prove_device_bytes  # noqa: PLC0415  (needs no CuPy)
 
-                need = prove_device_bytes(shape.stats(), len(pk.a), len(pk.b_g1))["peak"]
-                extra["gpu_predicted_bytes"] = need
-                if limit is not None and need > limit:
+                need = prove_device_bytes(shape.stats(), len(pk.a), len(pk.b_g1), staged=len(jobs) > 1)
+                extra["gpu_predicted_bytes"] = need["peak"]
+                if limit is not None and need["peak"] > limit:
+                    defer = need["staged"] > 0
                     progress.info("prove: the GPU needs about %.2f GiB, over the %.2f GiB limit: MSMs and the "
-                                  "quotient run in chunks", need / 2**30, limit / 2**30)
+                                  "quotient run in chunks%s", need["peak"] / 2**30, limit / 2**30,
+                                  ", the next witness waits on the host" if defer else "")
 
             def submit(job: int):
                 ji, jk = jobs[job]
                 return stager.submit(_stage_partition, prover, fam, inputs[ji], labels[ji], jk,
-                                     Path(witness_dirs[ji]) / f"partition-{jk}.wit", digest)
+                                     Path(witness_dirs[ji]) / f"partition-{jk}.wit", digest, defer)
 
             ahead = submit(0) if jobs else None
             j = 0

@@ -118,14 +118,16 @@ class Backend(abc.ABC):
         """Int array (canonical, object dtype), or an ``(n, 4)`` uint64 array of canonical
         little-endian limbs, → device array (ValueError for a value outside [0, r))."""
 
-    def to_device_async(self, values: np.ndarray, stream=None) -> PendingUpload:
+    def to_device_async(self, values: np.ndarray, stream=None, defer: bool = False) -> PendingUpload:
         """``to_device`` that may return before the data is on the device (safe to call from a
         background thread while the compute stream works).
 
         The default (cpu backend) converts synchronously and returns an upload that is already
         complete; the cuda backend converts on the host in the calling thread, then copies on
         a side stream (``stream``, or the backend's own non-blocking one). Use ``ready()`` on
-        the compute stream before the array's first use.
+        the compute stream before the array's first use. ``defer``: convert now but copy only
+        in ``ready`` (on the compute stream): no second assignment on the device meanwhile,
+        for a device whose memory limit leaves no room for one.
 
         Raises:
             ValueError, TypeError: as ``to_device``, raised here (never from ``ready``).

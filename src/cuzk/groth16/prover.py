@@ -156,7 +156,8 @@ class Prover(ResidentBases):
             if inputs[0].tolist() != [1, 0, 0, 0]:
                 raise WitnessError("inputs[0] must be ONE = 1")
             base = inputs.base
-            if (base is not None and aux.base is base and base.shape[0] == len(inputs) + len(aux)
+            if (isinstance(base, np.ndarray) and aux.base is base and is_limb_array(base) and base.flags.c_contiguous
+                    and base.shape[0] == len(inputs) + len(aux)
                     and inputs.ctypes.data == base.ctypes.data and aux.ctypes.data == base.ctypes.data + inputs.nbytes):
                 w = base   # inputs ‖ aux already in one buffer (read_witness_limbs): no 4 GB copy at 32 GiB
             else:
@@ -179,7 +180,7 @@ class Prover(ResidentBases):
         if na != self.r1cs.num_aux:
             raise WitnessError(f"expected {self.r1cs.num_aux} aux values, got {na}")
 
-    def stage(self, inputs, aux, stream=None) -> StagedAssignment:
+    def stage(self, inputs, aux, stream=None, defer: bool = False) -> StagedAssignment:
         """Validate the assignment and start its upload (``Backend.to_device_async``); the
         host part runs in the calling thread, which may be a background one while another
         proof of this Prover runs.
@@ -189,6 +190,8 @@ class Prover(ResidentBases):
             aux: auxiliary assignment (length num_aux), ints.
             stream: the backend's stream to copy on (cuda: a CuPy stream; default: the
                 backend's own side stream); ignored by the cpu backend.
+            defer: convert now, copy to the device only when ``prove`` takes it (no second
+                assignment on the device meanwhile: a memory limit without room for one).
 
         Raises:
             WitnessError: malformed assignment (nothing is uploaded).
@@ -196,7 +199,7 @@ class Prover(ResidentBases):
         """
         t = time.perf_counter()
         w = self.assignment(inputs, aux)
-        upload = self.backend.to_device_async(w, stream=stream)
+        upload = self.backend.to_device_async(w, stream=stream, defer=defer)
         return StagedAssignment(self, len(w), upload, time.perf_counter() - t)
 
     def prove(self, inputs, aux=None, r: int | None = None, s: int | None = None) -> Proof:

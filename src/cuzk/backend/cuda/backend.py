@@ -418,7 +418,8 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
     return peak + peak // 8 + _POOL_SLACK
 
 
-def prove_device_bytes(stats: dict, density_a: int | None = None, density_b: int | None = None) -> dict:
+def prove_device_bytes(stats: dict, density_a: int | None = None, density_b: int | None = None,
+                       staged: bool = False) -> dict:
     """Device bytes one Groth16 proof of a partition needs on the cuda backend with its key
     resident (the memory model of the GPU ``prove`` step; an upper estimate, no memory limit).
 
@@ -426,13 +427,15 @@ def prove_device_bytes(stats: dict, density_a: int | None = None, density_b: int
         stats: the shape's numbers (``shape.stats()`` or ``R1CS.stats()``): inputs, aux,
             constraints, domain, nnz_a, nnz_b, nnz_c.
         density_a, density_b: variables in the A and B queries (default: every variable).
+        staged: the next assignment is uploaded while this proof runs (``prove_batch``).
 
     Returns:
         dict of bytes: "bases" (H, L, A, B_G1 affine G1 at 96 B; B_G2 at 192 B), "pce" (the
         A, B, C index arrays and row offsets kept on the device), "witness" (w, 32 B per
         variable), "h_phase" (a, b, c, their padded copies and ``compute_h``'s fused schedule),
-        "msm_phase" (the largest MSM's temporaries beside the H scalars), and "peak" = bases +
-        pce + witness + max(h_phase, msm_phase).
+        "msm_phase" (the largest MSM's temporaries beside the H, A, B and L scalars), "staged"
+        (a second w when ``staged``), and "peak" = bases + pce + witness + staged +
+        max(h_phase, msm_phase).
     """
     nv = stats["inputs"] + stats["aux"]
     rows, n = stats["constraints"], stats["domain"]
@@ -443,10 +446,12 @@ def prove_device_bytes(stats: dict, density_a: int | None = None, density_b: int
     pce = nnz * 8 + 3 * (rows + 1) * 8
     witness = nv * _FR_BYTES
     h_phase = 3 * rows * _FR_BYTES + 3 * n * _FR_BYTES + compute_h_device_bytes(n, "fused")
-    msm_phase = (n - 1) * _FR_BYTES + max(msm_device_bytes(n - 1, G1, host_scalars=False),
-                                          msm_device_bytes(db, 2, host_scalars=False))
-    out = {"bases": bases, "pce": pce, "witness": witness, "h_phase": h_phase, "msm_phase": msm_phase}
-    out["peak"] = bases + pce + witness + max(h_phase, msm_phase)
+    # the H, A, B and L scalar arrays all live through the MSMs (the prover selects them first)
+    msm_phase = (n - 1 + da + db + stats["aux"]) * _FR_BYTES + max(
+        msm_device_bytes(n - 1, G1, host_scalars=False), msm_device_bytes(db, 2, host_scalars=False))
+    out = {"bases": bases, "pce": pce, "witness": witness, "staged": witness if staged else 0,
+           "h_phase": h_phase, "msm_phase": msm_phase}
+    out["peak"] = bases + pce + witness + out["staged"] + max(h_phase, msm_phase)
     return out
 
 
@@ -1286,7 +1291,7 @@ class CUDABackend(Backend):
         self._launch_ew("fr_to_mont", canon.shape[0], canon, out)
         return out
 
-    def to_device_async(self, values, stream=None) -> "_PendingCUDAUpload":
+    def to_device_async(self, values, stream=None, defer: bool = False) -> "_PendingCUDAUpload":
         """``to_device`` that returns once the copy is queued: callable from a background thread
         while the compute stream works on something else.
 
@@ -1303,8 +1308,9 @@ class CUDABackend(Backend):
         side stream may reuse the memory at once.
 
         When what is free now (under the pool's limit, and on the device) does not hold the
-        array twice (canonical and Montgomery form), the upload is deferred to ``ready()`` (a
-        plain ``to_device`` on the compute stream) rather than compete with the running proof.
+        array twice (canonical and Montgomery form), or ``defer`` is set, the upload is deferred
+        to ``ready()`` (a plain ``to_device`` on the compute stream) rather than compete with the
+        running proof.
 
         Raises:
             ValueError: not 1-D, or a value outside [0, r) (its index is named).
@@ -1312,6 +1318,8 @@ class CUDABackend(Backend):
             GPUMemoryError: the device (or the pool's limit) has no room for the array.
         """
         limbs = _host_limbs(values, "to_device")
+        if defer:
+            return _PendingCUDAUpload(self, None, limbs)
         with self.cp.cuda.Device(self._device_id):
             avail = self._mem_avail()
             if avail is not None and avail < 2 * limbs.nbytes:
@@ -2020,16 +2028,15 @@ class CUDABackend(Backend):
         Raises:
             ValueError: a scalar outside [0, r), or a malformed base encoding.
         """
-        out = np.empty((0, group.uncompressed_size), dtype=np.uint8)
-        parts = []
+        n = int(scalars.shape[0]) if isinstance(scalars, self.cp.ndarray) else len(scalars)
+        out = np.empty((n, group.uncompressed_size), dtype=np.uint8)   # filled per slice: one copy on the host
         for lo, m, aff in self._fixed_base_slices(group, base, scalars):
             if aff is None:     # k · infinity
-                part = np.zeros((m, group.uncompressed_size), dtype=np.uint8)
-                part[:, 0] = 0x40
+                out[lo : lo + m] = 0
+                out[lo : lo + m, 0] = 0x40
             else:
-                part = self.points_download_affine(group, aff)
-            parts.append(part)
-        return np.concatenate(parts) if parts else out
+                out[lo : lo + m] = self.points_download_affine(group, aff)
+        return out
 
     @_guard("fixed_base_context")
     def fixed_base_context(self, group: Group, base, scalars) -> MSMContext:
