@@ -179,6 +179,8 @@ def test_async_upload_equals_to_device(monkeypatch):
         assert up.array is None  # deferred to ready()
         gpu.set_mem_limit(None)
         assert cp.array_equal(up.ready(), gpu.to_device(vals))
+        up = pool.submit(gpu.to_device_async, vals, None, True).result()   # defer=True: host only until ready()
+        assert up.array is None and cp.array_equal(up.ready(), gpu.to_device(vals))
 
 
 def test_batch_with_overlap_gives_the_sequential_bytes(tmp_path, monkeypatch):

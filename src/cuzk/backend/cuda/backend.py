@@ -1016,6 +1016,22 @@ def _guard(op: str):
 # --- backend ------------------------------------------------------------------------------------
 
 
+def _retrying_malloc(size: int):
+    """CuPy allocator used while a backend's memory limit is set: the default pool's ``malloc``,
+    retried once after ``free_all_blocks`` on OutOfMemoryError. Under ``set_limit`` CuPy counts
+    cached free blocks (of every stream's arena) against the limit and raises without freeing
+    them, so an allocation that fits beside the live arrays failed (seen on the H200 in the split
+    NTT's tests at 2^16: 33.6 MB live + requested under a 35.0 MB limit, 35.3 MB held)."""
+    import cupy
+
+    pool = cupy.get_default_memory_pool()
+    try:
+        return pool.malloc(size)
+    except cupy.cuda.memory.OutOfMemoryError:
+        pool.free_all_blocks()
+        return pool.malloc(size)
+
+
 class CUDABackend(Backend):
     """Backend on a CUDA GPU through CuPy (see the module docstring for what runs where).
 
@@ -1060,16 +1076,20 @@ class CUDABackend(Backend):
     def set_mem_limit(self, nbytes: int | None) -> None:
         """Cap CuPy's default memory pool (this device) at ``nbytes`` (None: back to the limit
         that was in force before this backend set one; ``close`` does the same). Cached free
-        blocks are released first, since they count toward the limit.
+        blocks are released first, since they count toward the limit, and while the limit is set
+        CuPy's allocator is ``_retrying_malloc`` (frees cached blocks and retries on out-of-memory).
 
         Raises:
             ValueError: nbytes < 1.
         """
         pool = self._pool()
+        cp = self.cp
         if nbytes is None:
             if self._prev_limit is not None:
                 pool.set_limit(size=self._prev_limit)
                 self._prev_limit = None
+                if getattr(cp.cuda, "get_allocator", lambda: None)() is _retrying_malloc:
+                    cp.cuda.set_allocator(self._prev_allocator)
             self.mem_limit = None
             return
         nbytes = int(nbytes)
@@ -1077,6 +1097,9 @@ class CUDABackend(Backend):
             raise ValueError(f"gpu memory limit must be ≥ 1 byte, got {nbytes}")
         if self._prev_limit is None:
             self._prev_limit = int(pool.get_limit())
+            self._prev_allocator = getattr(cp.cuda, "get_allocator", lambda: None)()
+            if self._prev_allocator is not None and self._prev_allocator == pool.malloc:   # not a caller's own
+                cp.cuda.set_allocator(_retrying_malloc)
         pool.free_all_blocks()
         pool.set_limit(size=nbytes)
         self.mem_limit = nbytes
