@@ -27,9 +27,15 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/bench.smk"
 
 
+check_budgets()
+
+
 rule all:
     default_target: True
     input:
         expand(f"{RESULTS}/verify/{{sid}}.json", sid=SECTORS),
         POST_VERIFIED,
+        # the proofs themselves: a deleted batch directory is proved again (and re-verified)
+        expand(f"{RESULTS}/proofs/{{batch}}", batch=BATCHES),
+        [f"{RESULTS}/proofs/{p['kind']}-post-{p['size']}" for p in POSTS.values()],
         f"{RESULTS}/report/summary.md",

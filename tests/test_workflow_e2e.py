@@ -123,6 +123,39 @@ def test_memory_budget_checked_at_dag_build(tmp_path):
     assert "memory model predicts" in r.stdout + r.stderr and "mem_gb=0" in r.stdout + r.stderr
 
 
+def test_budget_refused_before_any_job_runs(tmp_path):
+    """A 2 KiB PoRep setup (13 GB declared) under --resources mem_gb=4: the run stops when the
+    DAG is built, naming the rule, before any sector is prepared."""
+    cfg = _config(tmp_path)
+    cfg.write_text(cfg.read_text().replace("circuit: porep-commd", "circuit: porep")
+                   .replace("sector_size: test-only-128B}\n  - {id: 2", "sector_size: 2KiB}\n  - {id: 2")
+                   .replace("  - {id: 2, data:", "#  - {id: 2, data:"))
+    assert "2KiB" in cfg.read_text()
+    r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "--cores", "2", "--resources", "mem_gb=4",
+                        "--configfile", str(cfg)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    out = r.stdout + r.stderr
+    assert r.returncode != 0
+    assert "Rule setup: the memory model predicts" in out and "mem_gb=4" in out, out[-3000:]
+    assert not (tmp_path / "results" / "c1").exists()
+
+
+def test_deleted_batch_directory_is_proved_again(killed_and_rerun, tmp_path):
+    """The proofs are targets of their own: a batch directory removed by hand is proved again
+    (and its sectors re-verified); the rest is left alone (dry run)."""
+    _tmp, cfg, res, *_ = killed_and_rerun
+    batch = sorted((res / "proofs").iterdir())[0]
+    moved = tmp_path / batch.name
+    shutil.move(batch, moved)
+    try:
+        r = _snakemake(cfg, "-n")
+    finally:
+        shutil.move(moved, batch)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-3000:]
+    assert "rule prove:" in out and "rule verify:" in out
+    assert "rule setup:" not in out and "rule synthesize:" not in out
+
+
 def test_test_shapes_refused_by_default(tmp_path):
     cfg = _config(tmp_path)
     cfg.write_text(cfg.read_text().replace("allow_test_shapes: true", "allow_test_shapes: false"))

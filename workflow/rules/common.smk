@@ -130,21 +130,55 @@ def mem_gb(rule, step, shape=None, threads=1, batch=1):
 
     def f(wildcards, attempt):
         sh = shape(wildcards) if callable(shape) else shape
-        stats = shape_by_name(sh).stats() if sh else None
         b = batch(wildcards) if callable(batch) else batch
-        gb = declared_gb(predict_step_bytes(step, stats, threads=threads, batch=b))
+        gb = _declared(step, sh, threads, b)
         budget = _budget_gb()
         if budget is not None and attempt > 1:
             # a retry asks for more, up to the budget: it never stops the whole run
             return min(gb * attempt, max(gb, budget))
-        if budget is not None and gb > budget:
-            raise WorkflowError(
-                f"Rule {rule}: the memory model predicts {gb} GB (mem_gb) but --resources mem_gb={budget}; "
-                f"give more memory or lower threads/max_batch_size"
-            )
+        _refuse_over_budget(rule, gb, budget)
         return gb * attempt
 
     return f
+
+
+def _declared(step, shape, threads, batch):
+    """Whole GB a job of ``step`` declares: the memory model's prediction with headroom."""
+    stats = shape_by_name(shape).stats() if shape else None
+    return declared_gb(predict_step_bytes(step, stats, threads=threads, batch=batch))
+
+
+def _refuse_over_budget(rule, gb, budget):
+    if budget is not None and gb > budget:
+        raise WorkflowError(
+            f"Rule {rule}: the memory model predicts {gb} GB (mem_gb) but --resources mem_gb={budget}; "
+            f"give more memory or lower threads/max_batch_size"
+        )
+
+
+def check_budgets():
+    """The check of ``mem_gb`` for every job this config still needs, before any job runs
+    (Snakemake evaluates resources only when a job is scheduled, so a setup over the budget
+    would otherwise stop the run after the sectors are prepared). Jobs whose output exists are
+    left out: they will not run."""
+    budget = _budget_gb()
+    if budget is None:
+        return
+    jobs = []  # (rule, step, shape, threads, batch, output)
+    for sid, s in SECTORS.items():
+        jobs += [("prepare", "prepare", s["shape"], 1, 1, f"{RESULTS}/c1/{sid}.c1.json"),
+                 ("synthesize", "synthesize", s["shape"], 1, 1, f"{RESULTS}/witness/{sid}")]
+    for sh in SHAPES:
+        jobs += [("pce_extract", "pce_extract", sh, 1, 1, f"{RESULTS}/pce/{sh}.pce"),
+                 ("setup", "setup", sh, THREADS, 1, f"{RESULTS}/params/{sh}.params")]
+    for b, sids in BATCHES.items():
+        jobs.append(("prove", "prove", batch_shape(b), THREADS, len(sids), f"{RESULTS}/proofs/{b}"))
+    for p in POSTS.values():
+        jobs.append((f"prove_{p['kind']}_post", "prove", p["shape"], THREADS, 1,
+                     f"{RESULTS}/proofs/{p['kind']}-post-{p['size']}"))
+    for rule, step, shape, threads, batch, out in jobs:
+        if not os.path.exists(out):
+            _refuse_over_budget(rule, _declared(step, shape, threads, batch), budget)
 
 
 def _prove_gpus():
