@@ -27,9 +27,6 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/bench.smk"
 
 
-check_budgets()
-
-
 rule all:
     default_target: True
     input:
@@ -38,4 +35,6 @@ rule all:
         # the proofs themselves: a deleted batch directory is proved again (and re-verified)
         expand(f"{RESULTS}/proofs/{{batch}}", batch=BATCHES),
         [f"{RESULTS}/proofs/{p['kind']}-post-{p['size']}" for p in POSTS.values()],
+        # evaluated while the DAG is built, before any job runs (and only for this target)
+        lambda wc: check_budgets() or [],
         f"{RESULTS}/report/summary.md",

@@ -166,16 +166,37 @@ def check_budgets():
         return
     jobs = []  # (rule, step, shape, threads, batch, output)
     for sid, s in SECTORS.items():
-        jobs += [("prepare", "prepare", s["shape"], 1, 1, f"{RESULTS}/c1/{sid}.c1.json"),
-                 ("synthesize", "synthesize", s["shape"], 1, 1, f"{RESULTS}/witness/{sid}")]
+        jobs += [
+            ("prepare", "prepare", s["shape"], 1, 1, f"{RESULTS}/c1/{sid}.c1.json"),
+            ("synthesize", "synthesize", s["shape"], 1, 1, f"{RESULTS}/witness/{sid}"),
+        ]
     for sh in SHAPES:
-        jobs += [("pce_extract", "pce_extract", sh, 1, 1, f"{RESULTS}/pce/{sh}.pce"),
-                 ("setup", "setup", sh, THREADS, 1, f"{RESULTS}/params/{sh}.params")]
+        jobs += [
+            ("pce_extract", "pce_extract", sh, 1, 1, f"{RESULTS}/pce/{sh}.pce"),
+            ("setup", "setup", sh, THREADS, 1, f"{RESULTS}/params/{sh}.params"),
+        ]
     for b, sids in BATCHES.items():
-        jobs.append(("prove", "prove", batch_shape(b), THREADS, len(sids), f"{RESULTS}/proofs/{b}"))
+        jobs.append(
+            (
+                "prove",
+                "prove",
+                batch_shape(b),
+                THREADS,
+                len(sids),
+                f"{RESULTS}/proofs/{b}",
+            )
+        )
     for p in POSTS.values():
-        jobs.append((f"prove_{p['kind']}_post", "prove", p["shape"], THREADS, 1,
-                     f"{RESULTS}/proofs/{p['kind']}-post-{p['size']}"))
+        jobs.append(
+            (
+                f"prove_{p['kind']}_post",
+                "prove",
+                p["shape"],
+                THREADS,
+                1,
+                f"{RESULTS}/proofs/{p['kind']}-post-{p['size']}",
+            )
+        )
     for rule, step, shape, threads, batch, out in jobs:
         if not os.path.exists(out):
             _refuse_over_budget(rule, _declared(step, shape, threads, batch), budget)
