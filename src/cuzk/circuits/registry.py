@@ -164,12 +164,15 @@ def shape_table(include_test: bool = False) -> list[dict]:
 def format_shape_table(rows: list[dict]) -> str:
     """The table of :func:`shape_table` as Markdown."""
     head = ("| shape | family | partitions | inputs | aux | constraints | nnz A | nnz B | nnz C | domain "
-            "| upstream | ours − upstream |")
+            "| upstream | ours (ours − upstream) |")
     out = [head, "|" + "---|" * 12]
     for r in rows:
         up = ", ".join(f"{k} {v:,}" for k, v in r["upstream"].items()) if r["upstream"] else "—"
-        diff = ", ".join(f"{k} {v:+,}" for k, v in r["diff"].items()) if r["diff"] else "—"
+        diff = ", ".join(f"{k} {r[k]:,} ({v:+,})" for k, v in r["diff"].items()) if r["diff"] else "—"
         out.append(f"| {r['name']} | {r['family']} | {r['partitions']} | {r['inputs']:,} | {r['aux']:,} "
                    f"| {r['constraints']:,} | {r['nnz_a']:,} | {r['nnz_b']:,} | {r['nnz_c']:,} | 2^{r['domain'].bit_length() - 1} "
                    f"| {up} | {diff} |")
+    out.append("")
+    out.append("constraints: R1CS rows, one per public input included (as bellperson counts them); "
+               "circuit_constraints: the same without those rows (rust-fil-proofs' WindowPoSt figures).")
     return "\n".join(out)
