@@ -1,5 +1,5 @@
 # cuzk: the batch job. Rules live in workflow/rules; each calls one cuzk function via a thin script.
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("9.0")
 
@@ -7,7 +7,7 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
+include: "workflow/rules/config.smk"
 
 
 wildcard_constraints:

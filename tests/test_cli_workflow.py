@@ -71,7 +71,15 @@ def test_schema_rejects_bad_config(tmp_path):
     cfg.write_text((ROOT / "config.yaml").read_text().replace("backend: auto", "backend: tpu"))
     r = subprocess.run(["snakemake", "-n", "--configfile", str(cfg)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode != 0
-    assert "tpu" in (r.stderr + r.stdout)
+    out = r.stderr + r.stdout
+    assert "tpu" in out and "backend: 'tpu' is not one of" in out
+    # every problem on a line of its own, with its place; not the schema dumped after it
+    cfg.write_text(cfg.read_text().replace("backend: tpu", "backend: cpu").replace("threads:", "thread:"))
+    r = subprocess.run(["snakemake", "-n", "-s", str(ROOT / "Snakefile"), "--configfile", str(cfg)], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    out = r.stderr + r.stdout
+    assert r.returncode != 0 and "'thread' was unexpected" in out, out[-2000:]
+    assert "Failed validating" not in out and len(out.splitlines()) < 40, out
 
 
 @pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
