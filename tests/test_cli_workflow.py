@@ -119,3 +119,21 @@ def test_kernel_benchmarks(tmp_path, what):
     d = json.loads(out.read_text())
     assert [r["n"] for r in d["sizes"]] == [16, 64]
     assert all(r["seconds_min"] > 0 for r in d["sizes"]) and d["rss_peak_bytes"] > 0
+
+
+def test_step_stopped_by_bad_input_prints_one_line(tmp_path):
+    """A workflow step stopped by a typed input error prints its message alone (the file and the
+    fault), and its log keeps the traceback; a bug keeps its traceback on stderr."""
+    import sys
+
+    log = tmp_path / "step.log"
+    code = ("from cuzk.pipeline import start_log\nstart_log({log!r})\n"
+            "from cuzk.r1cs.witness import WitnessFormatError\n{body}\n")
+    r = subprocess.run([sys.executable, "-c", code.format(log=str(log), body="raise WitnessFormatError('w/partition-0.wit', 'checksum mismatch')")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    assert r.stderr.strip() == "cuzk: WitnessFormatError: w/partition-0.wit: checksum mismatch"
+    assert "Traceback" in log.read_text() and "checksum mismatch" in log.read_text()
+    r = subprocess.run([sys.executable, "-c", code.format(log=str(log), body="raise KeyError('bug')")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "Traceback" in r.stderr and "KeyError" in r.stderr

@@ -84,6 +84,28 @@ def shape_of_pce(pce_path):
     return shape_by_name(desc["name"])
 
 
+def _input_errors() -> tuple:
+    from .backend import BackendUnavailableError, GPUMemoryError
+    from .curve.groups import CurveError
+    from .groth16 import KeyFileError, PublicInputError, WitnessError
+    from .memory.model import MemoryBudgetError
+    from .r1cs import Unsatisfied
+    from .r1cs.pce import PCEFormatError
+    from .r1cs.witness import WitnessFormatError
+    from .sector.c1 import C1Error
+    from .sector.post import PoStError
+    from .sector.prepare import SectorInputError
+
+    return (C1Error, SectorInputError, PoStError, PCEFormatError, WitnessFormatError, WitnessError, Unsatisfied,
+            KeyFileError, PublicInputError, CurveError, ShapeMismatchError, ProofVerificationError, MemoryBudgetError,
+            GPUMemoryError, BackendUnavailableError)
+
+
+INPUT_ERRORS = _input_errors()
+"""Errors about the job's inputs or resources (bad files, wrong shape, out of memory): a step
+stopped by one prints its message alone on stderr; its log keeps the traceback."""
+
+
 def start_log(path) -> None:
     """Send this process's log records (INFO and up) to ``path`` (a rule's ``log:`` file), and
     progress of long steps (the ``cuzk.progress`` logger) to stderr, which Snakemake shows."""
@@ -95,9 +117,12 @@ def start_log(path) -> None:
     logging.captureWarnings(True)
     previous = sys.excepthook
 
-    def hook(etype, value, tb):  # the error that stops a job belongs in its log too
-        logging.getLogger("cuzk").error("%s: %s", etype.__name__, value)
-        previous(etype, value, tb)
+    def hook(etype, value, tb):  # the error that stops a job belongs in its log too, traceback included
+        logging.getLogger("cuzk").error("%s: %s", etype.__name__, value, exc_info=(etype, value, tb))
+        if issubclass(etype, INPUT_ERRORS):   # its message names the file and the fault: no traceback
+            sys.stderr.write(f"cuzk: {etype.__name__}: {value}\n")
+        else:
+            previous(etype, value, tb)
 
     sys.excepthook = hook
 
