@@ -35,3 +35,14 @@ def test_declared_gb_rounds_up_with_headroom():
     assert declared_gb(0) == 1
     assert declared_gb(int(3.9 * GIB), headroom=1.0) == 4
     assert prove_bench_bytes(2**16, 2) > prove_bench_bytes(2**16, 1) > prove_bench_bytes(2**10, 1)
+
+
+def test_report_busy_seconds_leave_out_gaps_between_runs():
+    import pandas as pd
+
+    from cuzk.report import _busy_seconds
+
+    # two overlapping steps, then a rerun 90 s later with two overlapping steps: 10 + 12 s
+    df = pd.DataFrame({"started_at": [100.0, 0.0, 5.0, 102.0], "seconds": [3.0, 10.0, 2.0, 10.0]})
+    assert _busy_seconds(df) == 22.0
+    assert _busy_seconds(df.iloc[:1]) == 3.0
