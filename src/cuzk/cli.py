@@ -144,7 +144,12 @@ def _bench_kernel(args) -> int:
 def _snarkjs_prove(args) -> int:
     from .bench_snarkjs import snarkjs_prove  # noqa: PLC0415
 
-    return snarkjs_prove(args.zkey, args.wtns, args.proof, args.public, args.threads, args.backend, args.times)
+    import time  # noqa: PLC0415
+
+    t = time.perf_counter()
+    rc = snarkjs_prove(args.zkey, args.wtns, args.proof, args.public, args.threads, args.backend, args.times)
+    print(f"cuzk snarkjs-prove: wrote {args.proof} and {args.public} in {time.perf_counter() - t:.2f} s")
+    return rc
 
 
 def build_parser() -> argparse.ArgumentParser:
