@@ -302,6 +302,8 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
         with get_backend(backend, threads=threads, gpu_mem_limit=limit) as bk, Prover(pk, r1cs, bk) as prover, \
                 ThreadPoolExecutor(max_workers=1, thread_name_prefix="cuzk-stage") as stager:
             # leaving this block (also by an error) joins the stager before the backend closes
+            progress.info("prove %s: key loaded on %s, %d partition(s) of %d input(s) to prove", shape.name, bk.name,
+                          len(jobs), n)
             defer = False   # stage the next assignment on the host only (no device copy ahead)
             if bk.name == "cuda":   # the device memory model, beside the measured GPU peak
                 from .backend.cuda.backend import prove_device_bytes  # noqa: PLC0415  (needs no CuPy)
