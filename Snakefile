@@ -36,5 +36,5 @@ rule all:
         expand(f"{RESULTS}/proofs/{{batch}}", batch=BATCHES),
         [f"{RESULTS}/proofs/{p['kind']}-post-{p['size']}" for p in POSTS.values()],
         # evaluated while the DAG is built, before any job runs (and only for this target)
-        lambda wc: check_budgets() or [],
+        checks_before_run,
         f"{RESULTS}/report/summary.md",

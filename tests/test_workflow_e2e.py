@@ -155,6 +155,15 @@ def test_deleted_batch_directory_is_proved_again(killed_and_rerun, tmp_path):
     assert r.returncode == 0, out[-3000:]
     assert "rule prove:" in out and "rule verify:" in out
     assert "rule setup:" not in out and "rule synthesize:" not in out
+    # one proof file removed from its directory: nothing to redo for Snakemake, so a warning says how
+    proof = next(batch.glob("*.proof"))
+    shutil.move(proof, tmp_path / proof.name)
+    try:
+        r = _snakemake(cfg, "-n")
+    finally:
+        shutil.move(tmp_path / proof.name, proof)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0 and f"{batch} lacks the proofs of sector(s) {proof.stem}" in out, out[-3000:]
 
 
 def test_test_shapes_refused_by_default(tmp_path):

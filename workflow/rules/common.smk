@@ -1,6 +1,7 @@
 # Helpers shared by the rules: sectors, shapes, batches, and memory declarations from
 # cuzk's memory model (mem_gb for --resources, mem_mb for cluster executors, one prediction).
 import os
+import sys
 
 from snakemake.exceptions import WorkflowError
 
@@ -154,6 +155,36 @@ def _refuse_over_budget(rule, gb, budget):
             f"Rule {rule}: the memory model predicts {gb} GB (mem_gb) but --resources mem_gb={budget}; "
             f"give more memory or lower threads/max_batch_size"
         )
+
+
+def checks_before_run(wildcards):
+    """Input function of rule all (so: at DAG build, before any job): the memory budget of every
+    job still to run, and batch directories missing a proof. Adds no input."""
+    check_budgets()
+    incomplete_batches()
+    return []
+
+
+def incomplete_batches():
+    """Batch proof directories that lack some sector's proof file (removed by hand): the
+    directory is the rule's output, so Snakemake sees nothing to redo. Warned about, with the
+    remedy, while the DAG is built; returns their paths."""
+    out = []
+    for b, sids in BATCHES.items():
+        d = f"{RESULTS}/proofs/{b}"
+        missing = [
+            sid
+            for sid in sids
+            if os.path.isdir(d) and not os.path.exists(f"{d}/{sid}.proof")
+        ]
+        if missing:
+            out.append(d)
+            print(
+                f"cuzk: {d} lacks the proofs of sector(s) {', '.join(map(str, missing))}: delete the "
+                f"directory to prove the batch again",
+                file=sys.stderr,
+            )
+    return out
 
 
 def check_budgets():
