@@ -1,9 +1,9 @@
 # Helpers shared by the rules: sectors, shapes, batches, and memory declarations from
 # cuzk's memory model (mem_gb for --resources, mem_mb for cluster executors, one prediction).
 import os
-import sys
 
 from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger
 
 from cuzk.circuits.registry import shape_by_name
 from cuzk.field import FR
@@ -158,7 +158,7 @@ def _refuse_over_budget(rule, gb, budget):
 
 
 def checks_before_run(wildcards):
-    """Input function of rule all (so: at DAG build, before any job): the memory budget of every
+    """Input function of the all rule, evaluated at DAG build before any job: the memory budget of every
     job still to run, and batch directories missing a proof. Adds no input."""
     check_budgets()
     incomplete_batches()
@@ -179,10 +179,9 @@ def incomplete_batches():
         ]
         if missing:
             out.append(d)
-            print(
+            logger.warning(
                 f"cuzk: {d} lacks the proofs of sector(s) {', '.join(map(str, missing))}: delete the "
-                f"directory to prove the batch again",
-                file=sys.stderr,
+                f"directory to prove the batch again"
             )
     return out
 
