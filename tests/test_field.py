@@ -92,3 +92,12 @@ def test_montgomery_rejects_unreduced():
 def test_to_limbs_overflow():
     with pytest.raises(OverflowError):
         to_limbs([2**256], 4)
+
+
+def test_powers_with_a_start_value():
+    from cuzk.field import FR
+
+    r = FR.modulus
+    for n in (0, 1, 2, 5, 17):
+        assert [int(v) for v in FR.powers(3, n)] == [pow(3, i, r) for i in range(n)]
+        assert [int(v) for v in FR.powers(3, n, start=r - 7)] == [(r - 7) * pow(3, i, r) % r for i in range(n)]

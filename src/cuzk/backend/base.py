@@ -86,6 +86,19 @@ class MSMContext(abc.ABC):
         self.close()
 
 
+def fixed_base_point(group: Group, base) -> tuple[object, bytes]:
+    """(point, uncompressed encoding) of a fixed-base product's base, given either (an ark point,
+    or bytes / a uint8 array of its encoding; the encoding is checked, not the subgroup).
+
+    Raises:
+        cuzk.curve.CurveError: a malformed encoding.
+    """
+    if isinstance(base, (bytes, bytearray, memoryview, np.ndarray)):
+        raw = base.tobytes() if isinstance(base, np.ndarray) else bytes(base)
+        return group.from_uncompressed(raw, check_subgroup=False), raw
+    return base, group.to_uncompressed(base)
+
+
 class PendingUpload:
     """A device array whose upload (``Backend.to_device_async``) may still be in flight.
 

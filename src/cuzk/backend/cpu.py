@@ -25,7 +25,7 @@ import numpy as np
 from ..curve import Group
 from ..field import FR, from_limbs, is_limb_array, lagrange_at, limbs_below_modulus
 from . import workers
-from .base import Backend, CSRMatrix, MSMContext
+from .base import Backend, CSRMatrix, MSMContext, fixed_base_point
 
 _MPZ = gmpy2.mpz
 _MPZ_TYPE = type(_MPZ(0))
@@ -668,12 +668,7 @@ class CPUBackend(Backend):
             ValueError: a scalar outside [0, r), or a malformed base encoding.
             workers.WorkerError: a worker failed or died.
         """
-        if isinstance(base, (bytes, bytearray, memoryview, np.ndarray)):
-            base_bytes = base.tobytes() if isinstance(base, np.ndarray) else bytes(base)
-            base_pt = group.from_uncompressed(base_bytes, check_subgroup=False)
-        else:
-            base_pt = base
-            base_bytes = group.to_uncompressed(base)
+        base_pt, base_bytes = fixed_base_point(group, base)
         sc = _as_scalars(scalars, f"{group.name} fixed_base_mul scalars")
         n, size = len(sc), group.uncompressed_size
         buf = workers.scalars_to_bytes(sc)

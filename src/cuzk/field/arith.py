@@ -78,8 +78,8 @@ class Field:
         """Elementwise −a mod p."""
         return _reduce(-a, self.modulus)
 
-    def powers(self, x: int, n: int) -> np.ndarray:
-        """[1, x, x², …, x^(n−1)] mod p as an int array of length n ≥ 0.
+    def powers(self, x: int, n: int, start: int = 1) -> np.ndarray:
+        """[start·x^i mod p for i < n] ([1, x, x², …] by default) as an int array of length n ≥ 0.
 
         By doubling, out[m:2m] = out[:m]·x^m: log2(n) vectorized steps instead of n Python ones.
 
@@ -92,7 +92,7 @@ class Field:
         out = np.empty(n, dtype=object)
         if n == 0:
             return out
-        out[0] = _MPZ(1)
+        out[0] = _MPZ(start) % p
         xm, m = _MPZ(x) % p, 1
         while m < n:
             k = min(m, n - m)

@@ -399,21 +399,6 @@ class ZKeyProver(ResidentBases):
         return workers.msm_plan(G1, [(pc, kc.tobytes()), (pb1, rb.tobytes())]), ones_b1
 
 
-def _scaled_powers(c0: int, x: int, n: int) -> np.ndarray:
-    """[c0·x^i mod r for i < n] by doubling (out[m:2m] = out[:m]·x^m): log2(n) vectorized steps."""
-    out = np.empty(n, dtype=object)
-    if n == 0:
-        return out
-    out[0] = gmpy2.mpz(c0 % _R)
-    xm, m = gmpy2.mpz(x % _R), 1
-    while m < n:
-        k = min(m, n - m)
-        out[m : m + k] = np.mod(out[:k] * xm, _RZ)
-        xm = xm * xm % _RZ
-        m *= 2
-    return out
-
-
 def _batch_inverse(x: np.ndarray) -> np.ndarray:
     """Inverses mod r of a power-of-two-length int array of non-zero values: a product tree up
     and down (3 vectorized multiplications per element, one modular inversion)."""
@@ -437,7 +422,7 @@ def _odd_coset_kernel(n: int, zeta: int) -> np.ndarray:
     The Lagrange basis of the n-domain at x = ζω^m is L_k(x) = (x^n − 1)·ω^k / (n·(x − ω^k))
     = −2 / (n·(ζ·ω^(m−k) − 1)), a function of m − k: g_d = −2 / (n·(ζ·ω^d − 1)).
     """
-    x = _scaled_powers(zeta, FR.root_of_unity(n), n) - 1
+    x = FR.powers(FR.root_of_unity(n), n, start=zeta) - 1
     return np.mod(_batch_inverse(np.mod(x, _RZ)) * gmpy2.mpz((_R - 2) * pow(n, -1, _R) % _R), _RZ)
 
 

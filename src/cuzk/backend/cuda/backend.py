@@ -57,7 +57,7 @@ import numpy as np
 from ...curve import G1, Group
 from ...field import FQ, FR, is_limb_array, limbs_below_modulus, to_limbs
 from .. import BackendUnavailableError
-from ..base import Backend, CSRMatrix, MSMContext, PendingUpload
+from ..base import Backend, CSRMatrix, MSMContext, PendingUpload, fixed_base_point
 
 _R = FR.modulus
 _Q = FQ.modulus
@@ -2086,11 +2086,7 @@ class CUDABackend(Backend):
         products are written to ``into[lo:lo + m]`` when given. For the point at infinity as
         base, yields (0, n, None)."""
         k = _coord_words(group)
-        if isinstance(base, (bytes, bytearray, memoryview, np.ndarray)):
-            base_bytes = base.tobytes() if isinstance(base, np.ndarray) else bytes(base)
-            group.from_uncompressed(base_bytes, check_subgroup=False)   # checks the encoding
-        else:
-            base_bytes = group.to_uncompressed(base)
+        _, base_bytes = fixed_base_point(group, base)   # checks the encoding
         cp = self.cp
         if isinstance(scalars, cp.ndarray):
             sc_dev = self._check(scalars)
