@@ -168,8 +168,7 @@ def checks_before_run(wildcards):
 def incomplete_batches():
     """Batch proof directories that lack some sector's proof file (removed by hand): the
     directory is the rule's output, so Snakemake sees nothing to redo. Warned about, with the
-    remedy, while the DAG is built; returns their paths."""
-    out = []
+    remedy, while the DAG is built."""
     for b, sids in BATCHES.items():
         d = f"{RESULTS}/proofs/{b}"
         missing = [
@@ -178,12 +177,10 @@ def incomplete_batches():
             if os.path.isdir(d) and not os.path.exists(f"{d}/{sid}.proof")
         ]
         if missing:
-            out.append(d)
             logger.warning(
                 f"cuzk: {d} lacks the proofs of sector(s) {', '.join(map(str, missing))}: delete the "
                 f"directory to prove the batch again"
             )
-    return out
 
 
 def check_budgets():
