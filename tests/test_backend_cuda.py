@@ -518,17 +518,18 @@ def test_msm_linear_large(gpu):
 
 
 class _Limited:
-    """Cap the (process-wide) CuPy pool at the bytes in use now plus ``headroom``; undo on exit."""
+    """Cap the (process-wide) CuPy pool at the bytes it holds now plus ``headroom``; undo on exit."""
 
     def __init__(self, be, headroom: int):
         self.be, self.headroom = be, headroom
 
     def __enter__(self):
-        # cached free blocks count against a pool limit (and earlier tests leave some, in every
-        # stream's arena): start from none, so the limit leaves exactly ``headroom``
+        # cached free blocks count against a pool limit, and those inside chunks that still
+        # hold a live array cannot be freed: the limit is what the pool holds, emptied, plus
+        # ``headroom`` (what the backend's planners see as available)
         pool = cp.get_default_memory_pool()
         pool.free_all_blocks()
-        self.be.set_mem_limit(pool.used_bytes() + self.headroom)
+        self.be.set_mem_limit(pool.total_bytes() + self.headroom)
         return self.be
 
     def __exit__(self, *exc):

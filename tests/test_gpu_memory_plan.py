@@ -322,3 +322,62 @@ def test_prove_device_bytes_adds_up_its_parts():
     # fewer variables in A and B: fewer bytes; the 32 GiB partition fits the H200's 139 GiB
     small = prove_device_bytes(st, nv // 3, nv // 3)
     assert small["bases"] < got["bases"] and small["peak"] < got["peak"]
+
+
+class _Pool:
+    """CuPy's MemoryPool accounting, modelled: ``held`` bytes of chunks, ``used`` by live arrays,
+    ``pinned`` free bytes inside chunks that still hold a live array (cannot be released)."""
+
+    def __init__(self, limit, used, held, pinned):
+        self.limit, self.used, self.held, self.pinned = limit, used, held, pinned
+        self.frees = 0
+
+    def get_limit(self):
+        return self.limit
+
+    def used_bytes(self):
+        return self.used
+
+    def total_bytes(self):
+        return self.held
+
+    def free_bytes(self):
+        return self.held - self.used
+
+    def free_all_blocks(self):
+        self.frees += 1
+        self.held = self.used + self.pinned
+
+
+class _Runtime:
+    def __init__(self, free):
+        self.free = free
+
+    def memGetInfo(self):
+        return (self.free, 1 << 40)
+
+
+class _CP:
+    def __init__(self, free):
+        self.cuda = type("cuda", (), {"runtime": _Runtime(free)})()
+
+
+@pytest.mark.parametrize(
+    "limit, used, held, pinned, device_free, want",
+    [
+        (0, 10 * MIB, 12 * MIB, 0, 100 * MIB, 102 * MIB),        # no limit: the device's free memory + cache
+        (50 * MIB, 10 * MIB, 30 * MIB, 0, 1 << 40, 40 * MIB),    # cached whole blocks are released first
+        (50 * MIB, 10 * MIB, 30 * MIB, 4 * MIB, 1 << 40, 36 * MIB),  # pinned fragments count as used
+        (50 * MIB, 10 * MIB, 10 * MIB, 0, 5 * MIB, 5 * MIB),     # the device has less than the limit allows
+    ],
+)
+def test_mem_avail_counts_what_the_pool_holds(limit, used, held, pinned, device_free, want):
+    """Under a pool limit, the room planners see is the limit minus what the pool still holds
+    after releasing its cached blocks (CuPy checks the limit against held bytes, and free blocks
+    split off a chunk with a live array in it cannot be released)."""
+    from cuzk.backend.cuda.backend import CUDABackend
+
+    pool = _Pool(limit, used, held, pinned)
+    fake = type("B", (), {"_pool": lambda self: pool, "cp": _CP(device_free)})()
+    assert CUDABackend._mem_avail(fake) == want
+    assert pool.frees == (1 if limit and held > used else 0)

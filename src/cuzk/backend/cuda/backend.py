@@ -1020,8 +1020,8 @@ def _retrying_malloc(size: int):
     """CuPy allocator used while a backend's memory limit is set: the default pool's ``malloc``,
     retried once after ``free_all_blocks`` on OutOfMemoryError. Under ``set_limit`` CuPy counts
     cached free blocks (of every stream's arena) against the limit and raises without freeing
-    them, so an allocation that fits beside the live arrays failed (seen on the H200 in the split
-    NTT's tests at 2^16: 33.6 MB live + requested under a 35.0 MB limit, 35.3 MB held)."""
+    them. (Free blocks inside chunks that still hold a live array cannot be freed at all: the
+    planners count them as used, see ``CUDABackend._mem_avail``.)"""
     import cupy
 
     pool = cupy.get_default_memory_pool()
@@ -1106,14 +1106,19 @@ class CUDABackend(Backend):
 
     def _mem_avail(self) -> int | None:
         """Bytes a new allocation may still take: the pool's limit (this backend's or
-        CUPY_GPU_MEMORY_LIMIT) minus the bytes in use, and at most the device's free memory plus
-        the pool's cached blocks; None when neither can be read."""
+        CUPY_GPU_MEMORY_LIMIT) minus the bytes the pool holds once its cached free blocks are
+        released, and at most the device's free memory plus the pool's cached blocks; None when
+        neither can be read. Under a limit the held bytes count, not the bytes in use: a free
+        block split off a chunk that still has a live array in it (a cached twiddle table carved
+        from a freed buffer) cannot be released yet counts against CuPy's limit (seen on the H200:
+        3.8 MB held beyond the arrays in use made a split NTT planned at the limit fail)."""
         pool = self._pool()
-        used = int(pool.used_bytes())
         cands = []
         limit = int(pool.get_limit())
         if limit:
-            cands.append(limit - used)
+            if int(pool.total_bytes()) > int(pool.used_bytes()):
+                pool.free_all_blocks()
+            cands.append(limit - int(pool.total_bytes()))
         try:
             cands.append(int(self.cp.cuda.runtime.memGetInfo()[0]) + int(pool.free_bytes()))
         except Exception:
