@@ -381,3 +381,110 @@ def test_mem_avail_counts_what_the_pool_holds(limit, used, held, pinned, device_
     fake = type("B", (), {"_pool": lambda self: pool, "cp": _CP(device_free)})()
     assert CUDABackend._mem_avail(fake) == want
     assert pool.frees == (1 if limit and held > used else 0)
+
+
+class _OOM(Exception):
+    pass
+
+
+class _AllocPool:
+    """A pool whose ``malloc`` adds to the bytes in use (``free`` takes them back) and holds
+    cached blocks; under ``limit`` it refuses while cached blocks push held bytes over it."""
+
+    def __init__(self, limit=0, cached=0):
+        self.limit, self.used, self.cached = limit, 0, cached
+        self.frees = 0
+
+    def malloc(self, size):
+        if self.limit and self.used + self.cached + size > self.limit:
+            raise _OOM(size)
+        self.used += size
+        return size
+
+    def free(self, size):
+        self.used -= size
+
+    def used_bytes(self):
+        return self.used
+
+    def get_limit(self):
+        return self.limit
+
+    def free_all_blocks(self):
+        self.frees += 1
+        self.cached = 0
+
+
+def _fake_cupy(pool):
+    cuda = type("cuda", (), {})()
+    cuda.memory = type("memory", (), {"OutOfMemoryError": _OOM})
+    cuda.allocator = pool.malloc
+    cuda.get_allocator = lambda: cuda.allocator
+    cuda.set_allocator = lambda a: setattr(cuda, "allocator", a)
+    return type("cupy", (), {"cuda": cuda, "get_default_memory_pool": staticmethod(lambda: pool)})
+
+
+class _Watcher:
+    def __init__(self, used=0):
+        self._live_peak = used
+
+
+def test_pool_allocator_tracks_the_live_peak():
+    """The live peak is the most bytes in use at any allocation (cached blocks do not count):
+    allocate 5, 3 (8 live), free 5, allocate 4 (7 live) → 8, for every watcher."""
+    from cuzk.backend.cuda.backend import _PoolAllocator
+
+    pool = _AllocPool(cached=100)
+    cp = _fake_cupy(pool)
+    alloc = _PoolAllocator.install(cp)
+    assert cp.cuda.get_allocator() is alloc
+    assert _PoolAllocator.install(cp) is alloc          # installed once
+    a, b = _Watcher(), _Watcher(used=20)
+    alloc.watchers.update((a, b))
+    x = alloc(5)
+    alloc(3)
+    pool.free(x)
+    alloc(4)
+    assert pool.used == 7
+    assert a._live_peak == 8 and b._live_peak == 20     # b was made while 20 bytes were live
+
+
+def test_pool_allocator_retries_under_a_limit_only():
+    from cuzk.backend.cuda.backend import _PoolAllocator
+
+    pool = _AllocPool(limit=10, cached=8)               # 8 cached bytes block a 4-byte array
+    alloc = _PoolAllocator(_fake_cupy(pool))
+    assert alloc(4) == 4 and pool.frees == 1
+    with pytest.raises(_OOM):                           # 4 live + 8 > 10 even with no cache
+        alloc(8)
+    pool2 = _AllocPool(cached=0)
+    pool2.malloc = lambda size: (_ for _ in ()).throw(_OOM(size))
+    with pytest.raises(_OOM):                           # no limit: no retry, the error stands
+        _PoolAllocator(_fake_cupy(pool2))(1)
+    assert pool2.frees == 0
+
+
+def test_pool_allocator_leaves_a_callers_allocator():
+    from cuzk.backend.cuda.backend import _PoolAllocator
+
+    pool = _AllocPool()
+    cp = _fake_cupy(pool)
+
+    def own(size):
+        return size
+
+    cp.cuda.set_allocator(own)
+    assert _PoolAllocator.install(cp) is None
+    assert cp.cuda.get_allocator() is own
+
+
+def test_note_backend_gpu_takes_live_and_pool_peaks():
+    from cuzk.memory import note_backend_gpu
+
+    bk = type("B", (), {"gpu_peak_bytes": 3 * MIB, "gpu_pool_peak_bytes": 7 * MIB})()
+    extra: dict = {}
+    with MemorySampler(interval=10, gpu=False) as s:
+        note_backend_gpu(s, bk, extra)
+        note_backend_gpu(s, object(), extra)            # a CPU backend: nothing changes
+    assert s.report().gpu_peak_bytes == 3 * MIB
+    assert extra == {"gpu_pool_peak_bytes": 7 * MIB}

@@ -151,6 +151,28 @@ def test_proofs_equal_under_a_memory_limit(monkeypatch):
     assert verify(pk.vk, uploaded, pub)
 
 
+def test_live_peak_counts_arrays_not_cached_blocks():
+    """``gpu_peak_bytes`` is the most bytes of live arrays at any allocation, from every thread
+    (the stager's too); the pool's cached blocks are not in it, ``gpu_pool_peak_bytes`` has them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import cupy as cp
+
+    pool = cp.get_default_memory_pool()
+    with get_backend("cuda") as gpu:
+        base = pool.used_bytes()
+        big = cp.empty(96 << 20, dtype=cp.uint8)
+        del big                                     # cached, not live
+        assert gpu.gpu_peak_bytes >= base + (96 << 20)
+        small = gpu.to_device(list(range(1000)))    # reuses the cached block
+        assert pool.used_bytes() < base + (96 << 20) <= gpu.gpu_peak_bytes
+        with ThreadPoolExecutor(1) as ex:
+            other = ex.submit(lambda: cp.zeros(200 << 20, dtype=cp.uint8)).result()
+        assert gpu.gpu_peak_bytes >= base + (200 << 20)
+        assert gpu.gpu_pool_peak_bytes >= gpu.gpu_peak_bytes
+        del other, small
+
+
 def test_async_upload_equals_to_device(monkeypatch):
     """``to_device_async`` from another thread (as ``prove_batch``'s stager), through several
     pinned chunks, gives ``to_device``'s array; a deferred upload (no room now) too."""
@@ -202,7 +224,12 @@ def test_batch_with_overlap_gives_the_sequential_bytes(tmp_path, monkeypatch):
     out, mem = tmp_path / "proofs", tmp_path / "mem.json"
     pipeline.prove_batch(b["pce"], b["params"], b["c1"], b["wit"], out, backend="cuda", mem_json=mem)
     monkeypatch.undo()
-    assert json.loads(mem.read_text())["staging_overlapped_seconds"] >= 0
+    rec = json.loads(mem.read_text())
+    assert rec["staging_overlapped_seconds"] >= 0
+    # live peak: at least the resident key's bases; at most what the pool held; the model's
+    # prediction is an upper estimate of it
+    assert 0 < rec["gpu_peak_bytes"] <= rec["gpu_pool_peak_bytes"]
+    assert rec["gpu_peak_bytes"] <= rec["gpu_predicted_bytes"] + (64 << 20), rec
     r1cs, _ = read_pce(b["pce"])
     pk = read_params(b["params"])
     monkeypatch.setattr(CUDABackend, "to_device_async", Backend.to_device_async)  # synchronous upload

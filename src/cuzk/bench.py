@@ -17,7 +17,7 @@ from .circuits import synthetic
 from .field import FR
 from .fileio import atomic_write_text
 from .groth16 import DevelopmentSetupWarning, Prover, setup, verify
-from .memory import GIB, MemorySampler
+from .memory import GIB, MemorySampler, note_backend_gpu
 from .memory.model import check_budget, prove_bench_bytes
 from .r1cs import ConstraintSystem
 
@@ -57,7 +57,8 @@ def bench_prove(
 
     Returns:
         dict with "seconds" per phase (shape, setup, witness, spmv, check, ntt, msm_*, combine,
-        verify), "rss_peak_bytes", "gpu_peak_bytes", "verified", circuit sizes and machine info.
+        verify), "rss_peak_bytes", "gpu_peak_bytes" (live arrays), "gpu_pool_peak_bytes" (CuPy pool,
+        cached blocks included; None off the GPU), "verified", circuit sizes and machine info.
     """
     predicted = prove_bench_bytes(constraints, threads)
     check_budget("bench prove", predicted, mem_gb)
@@ -80,6 +81,8 @@ def bench_prove(
             times.update(prover.times.seconds)
         with _phase(times, "verify"):
             ok = verify(pk.vk, proof, [int(v) for v in ins[1:]])
+        pool_peak: dict = {}
+        note_backend_gpu(sampler, bk, pool_peak)
     mem = sampler.stop()
     stats = r1cs.stats()
     result = {
@@ -97,6 +100,7 @@ def bench_prove(
         "rss_predicted_bytes": predicted,
         "rss_avg_bytes": mem.rss_avg_bytes,
         "gpu_peak_bytes": mem.gpu_peak_bytes,
+        "gpu_pool_peak_bytes": pool_peak.get("gpu_pool_peak_bytes"),
         "wall_seconds": round(mem.seconds, 3),
         "machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine()},
     }

@@ -149,6 +149,7 @@ def _phase_prove(shape_name: str, pce_path: str, c1_path: str, wit_path: str, ba
                       + ", ".join(f"{k} {v:.2f}" for k, v in phases.items()), flush=True)
             res["seconds"]["proofs_wall"] = time.perf_counter() - t_all
         res["gpu_peak_bytes"] = int(getattr(bk, "gpu_peak_bytes", 0))
+        res["gpu_pool_peak_bytes"] = int(getattr(bk, "gpu_pool_peak_bytes", 0))
         if bk.name == "cuda":
             from .backend.cuda.backend import prove_device_bytes
 
@@ -240,7 +241,7 @@ def format_circuit(results: list[dict]) -> str:
             st_ = pr["setup_seconds"]
             lines.append(f"  prove    setup {pr['seconds']['setup']:.2f} s on {pr['backend']} ("
                          + ", ".join(f"{k} {v:.2f}" for k, v in st_.items()) + f"), GPU peak "
-                         f"{pr['gpu_peak_bytes'] / 2**30:.2f} GiB, peak RSS {pr['rss_peak_bytes'] / 2**30:.2f} GiB")
+                         f"{pr['gpu_peak_bytes'] / 2**30:.2f} GiB (pool {pr.get('gpu_pool_peak_bytes', 0) / 2**30:.2f}), peak RSS {pr['rss_peak_bytes'] / 2**30:.2f} GiB")
             for i, p in enumerate(pr["proofs"]):
                 lines.append(f"    proof {i}: {p['seconds']:.2f} s, verified {p['verified']} ("
                              + ", ".join(f"{k} {v:.2f}" for k, v in p["phases"].items()) + ")")

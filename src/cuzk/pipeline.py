@@ -22,7 +22,7 @@ from .circuits.registry import ShapeMismatchError, family_of, shape_by_name
 from .field import from_limbs
 from .fileio import atomic_dir, atomic_write_text
 from .groth16 import DevelopmentSetupWarning, Prover, read_params, read_proofs, read_vk, setup, verify, write_params, write_proofs, write_vk
-from .memory import MemorySampler, write_report
+from .memory import MemorySampler, note_backend_gpu, write_report
 from .memory.model import check_budget, predict_step_bytes
 from .r1cs import ConstraintSystem
 from .r1cs.pce import read_pce, read_pce_header, write_pce
@@ -179,12 +179,6 @@ def _gpu_extra(gpu_mem_limit_gb) -> dict:
     return {"gpu_mem_limit_bytes": limit}
 
 
-def _note_backend_peak(sampler, bk) -> None:
-    peak = getattr(bk, "gpu_peak_bytes", None)
-    if peak is not None:
-        sampler.note_gpu(peak)
-
-
 def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=None, mem_gb=None,
                  gpu_mem_limit_gb=None) -> None:
     """Development setup for the shape of ``pce``; writes ``.params`` and ``.vk``.
@@ -193,15 +187,16 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
     """
     shape = shape_of_pce(pce)
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
+    extra = _gpu_extra(gpu_mem_limit_gb)
     with measured("setup", mem_json, predict_step_bytes("setup", shape.stats(), threads=threads), mem_gb,
-                  _gpu_extra(gpu_mem_limit_gb)) as sampler:
+                  extra) as sampler:
         r1cs, _ = read_pce(pce)
         with get_backend(backend, threads=threads, gpu_mem_limit=limit) as bk, warnings.catch_warnings():
             warnings.simplefilter("ignore", DevelopmentSetupWarning)
             log.warning("setup %s: development parameters (random toxic waste), not for chain use", shape.name)
             progress.info("setup %s: %d constraints, computing the key with %d worker(s)…", shape.name, r1cs.num_constraints, threads)
             pk = setup(r1cs, bk)
-            _note_backend_peak(sampler, bk)
+            note_backend_gpu(sampler, bk, extra)
             progress.info("setup %s: key computed, writing %s", shape.name, params_out)
         write_params(params_out, pk)
         write_vk(vk_out, pk.vk)
@@ -339,7 +334,7 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
                     proofs.append(proof)
                 write_proofs(tmp / f"{labels[i]}.proof", proofs)
                 progress.info("prove: %s verified (%d of %d in this batch)", labels[i], i + 1, n)
-            _note_backend_peak(sampler, bk)
+            note_backend_gpu(sampler, bk, extra)
         extra |= {"staging_seconds": round(staged_s, 3), "staging_waited_seconds": round(waited_s, 3),
                   "staging_overlapped_seconds": round(max(0.0, staged_s - waited_s), 3)}
 

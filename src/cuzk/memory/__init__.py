@@ -36,7 +36,8 @@ def process_tree_rss(proc: psutil.Process) -> int:
 
 
 def _gpu_used_bytes() -> int | None:
-    """Bytes held by CuPy's default memory pool, or None when the step has not imported CuPy.
+    """Bytes of live arrays in CuPy's default memory pool (``used_bytes``: cached free blocks are
+    not counted, they are lent back on demand), or None when the step has not imported CuPy.
 
     Importing CuPy costs ~150 MiB of RSS, so a step that does not use the GPU never pays it here.
     """
@@ -46,9 +47,22 @@ def _gpu_used_bytes() -> int | None:
     try:
         if cupy.cuda.runtime.getDeviceCount() < 1:
             return None
-        return int(cupy.get_default_memory_pool().total_bytes())
+        return int(cupy.get_default_memory_pool().used_bytes())
     except Exception:
         return None
+
+
+def note_backend_gpu(sampler: "MemorySampler", backend, extra: dict | None = None) -> None:
+    """Fold ``backend.gpu_peak_bytes`` (the cuda backend's live peak, tracked at every allocation)
+    into ``sampler``'s GPU peak, and put ``backend.gpu_pool_peak_bytes`` (the CuPy pool's
+    high-water mark, cached free blocks included) in ``extra["gpu_pool_peak_bytes"]``. Backends
+    without them (the CPU one) change nothing."""
+    peak = getattr(backend, "gpu_peak_bytes", None)
+    if peak is not None:
+        sampler.note_gpu(peak)
+    pool = getattr(backend, "gpu_pool_peak_bytes", None)
+    if pool is not None and extra is not None:
+        extra["gpu_pool_peak_bytes"] = int(pool)
 
 
 @dataclass
@@ -104,8 +118,8 @@ class MemorySampler:
         self._timeline.append((round(time.perf_counter() - self._t0, 4), rss, g))
 
     def note_gpu(self, nbytes: int | None) -> None:
-        """Fold a GPU peak measured elsewhere (e.g. the cuda backend's pool high-water mark, which
-        a 50 ms sample can miss) into the report's ``gpu_peak_bytes``."""
+        """Fold a GPU peak measured elsewhere (the cuda backend's live peak, tracked at every
+        allocation, which a 50 ms sample can miss) into the report's ``gpu_peak_bytes``."""
         if nbytes is not None:
             self._gpu_peak = max(self._gpu_peak or 0, int(nbytes))
 

@@ -29,7 +29,8 @@ whole (``ntt_device_bytes``) runs split (four-step, in blocks: ``ntt_memory_plan
 picks the first of fused (4 arrays of n besides a, b, c), staged (2, evaluations waiting on the
 host) or split (the result plus blocks) that fits (``compute_h_memory_plan``); same values. CuPy's
 ``OutOfMemoryError`` surfaces as ``cuzk.backend.GPUMemoryError`` (operation, bytes, limit) after
-the pool's cached blocks are freed. ``gpu_peak_bytes`` is the pool's high-water mark.
+the pool's cached blocks are freed. ``gpu_peak_bytes`` is the most bytes of live arrays at any
+allocation; ``gpu_pool_peak_bytes`` the pool's high-water mark (cached free blocks included).
 
 Host → device conversion (``to_device``, host MSM scalars) classifies the values by bit length in
 one pass: 0/1 (most of a witness) need no conversion, values below 2^64 go through numpy, only wider
@@ -1016,20 +1017,55 @@ def _guard(op: str):
 # --- backend ------------------------------------------------------------------------------------
 
 
-def _retrying_malloc(size: int):
-    """CuPy allocator used while a backend's memory limit is set: the default pool's ``malloc``,
-    retried once after ``free_all_blocks`` on OutOfMemoryError. Under ``set_limit`` CuPy counts
-    cached free blocks (of every stream's arena) against the limit and raises without freeing
-    them. (Free blocks inside chunks that still hold a live array cannot be freed at all: the
-    planners count them as used, see ``CUDABackend._mem_avail``.)"""
-    import cupy
+class _PoolAllocator:
+    """CuPy allocator over the default memory pool, installed by the first ``CUDABackend`` in
+    place of the pool's own ``malloc`` (never over a caller's allocator).
 
-    pool = cupy.get_default_memory_pool()
-    try:
-        return pool.malloc(size)
-    except cupy.cuda.memory.OutOfMemoryError:
-        pool.free_all_blocks()
-        return pool.malloc(size)
+    - Live peak: after every allocation it folds the pool's bytes in use (live arrays, not cached
+      free blocks) into the peak of each open backend (``CUDABackend.gpu_peak_bytes``). The
+      pool's held bytes (``total_bytes``) overstate the need: at the 32 GiB partition they
+      reached 138.9 GiB against a model of about 110 GiB.
+    - Under a pool limit (``get_limit`` > 0) an OutOfMemoryError is retried once after
+      ``free_all_blocks``: CuPy counts cached free blocks (of every stream's arena) against the
+      limit and raises without freeing them. (Free blocks inside chunks that still hold a live
+      array cannot be freed at all: the planners count them as used, see
+      ``CUDABackend._mem_avail``.)
+    """
+
+    def __init__(self, cupy):
+        self.cupy = cupy
+        self.pool = cupy.get_default_memory_pool()
+        self.oom = cupy.cuda.memory.OutOfMemoryError
+        self.watchers = weakref.WeakSet()
+
+    def __call__(self, size: int):
+        pool = self.pool
+        try:
+            mem = pool.malloc(size)
+        except self.oom:
+            if not pool.get_limit():
+                raise
+            pool.free_all_blocks()
+            mem = pool.malloc(size)
+        if self.watchers:
+            used = pool.used_bytes()
+            for w in list(self.watchers):
+                if used > w._live_peak:
+                    w._live_peak = used
+        return mem
+
+    @classmethod
+    def install(cls, cupy) -> "_PoolAllocator | None":
+        """The allocator in force if it is one of ours, else install one when CuPy's allocator
+        is the default pool's ``malloc``; None when a caller set an allocator of its own."""
+        current = cupy.cuda.get_allocator()
+        if isinstance(current, cls):
+            return current
+        if current != cupy.get_default_memory_pool().malloc:
+            return None
+        alloc = cls(cupy)
+        cupy.cuda.set_allocator(alloc)
+        return alloc
 
 
 class CUDABackend(Backend):
@@ -1065,6 +1101,11 @@ class CUDABackend(Backend):
         self.mem_limit: int | None = None
         self._prev_limit: int | None = None
         self._peak = 0
+        self._live_peak = int(self._pool().used_bytes())
+        alloc = _PoolAllocator.install(self.cp)
+        self._live_tracked = alloc is not None
+        if alloc is not None:
+            alloc.watchers.add(self)
         if mem_limit is not None:
             self.set_mem_limit(mem_limit)
 
@@ -1076,20 +1117,17 @@ class CUDABackend(Backend):
     def set_mem_limit(self, nbytes: int | None) -> None:
         """Cap CuPy's default memory pool (this device) at ``nbytes`` (None: back to the limit
         that was in force before this backend set one; ``close`` does the same). Cached free
-        blocks are released first, since they count toward the limit, and while the limit is set
-        CuPy's allocator is ``_retrying_malloc`` (frees cached blocks and retries on out-of-memory).
+        blocks are released first, since they count toward the limit; on an out-of-memory under
+        the limit the allocator (``_PoolAllocator``) frees cached blocks and retries once.
 
         Raises:
             ValueError: nbytes < 1.
         """
         pool = self._pool()
-        cp = self.cp
         if nbytes is None:
             if self._prev_limit is not None:
                 pool.set_limit(size=self._prev_limit)
                 self._prev_limit = None
-                if getattr(cp.cuda, "get_allocator", lambda: None)() is _retrying_malloc:
-                    cp.cuda.set_allocator(self._prev_allocator)
             self.mem_limit = None
             return
         nbytes = int(nbytes)
@@ -1097,9 +1135,6 @@ class CUDABackend(Backend):
             raise ValueError(f"gpu memory limit must be ≥ 1 byte, got {nbytes}")
         if self._prev_limit is None:
             self._prev_limit = int(pool.get_limit())
-            self._prev_allocator = getattr(cp.cuda, "get_allocator", lambda: None)()
-            if self._prev_allocator is not None and self._prev_allocator == pool.malloc:   # not a caller's own
-                cp.cuda.set_allocator(_retrying_malloc)
         pool.free_all_blocks()
         pool.set_limit(size=nbytes)
         self.mem_limit = nbytes
@@ -1167,9 +1202,18 @@ class CUDABackend(Backend):
 
     @property
     def gpu_peak_bytes(self) -> int:
-        """Most bytes CuPy's pool held after any guarded operation of this backend (MSMs, NTTs,
-        sparse products, transfers): its cached blocks included, so at least each operation's
-        peak while the pool was not trimmed at its limit."""
+        """Most bytes of live CuPy arrays on the device (the memory pool's bytes in use) at any
+        allocation since this backend was made, by any thread (``_PoolAllocator``). Where a
+        caller's own CuPy allocator is in force this cannot be tracked and the pool's high-water
+        mark (``gpu_pool_peak_bytes``) stands in. Device memory outside the pool (the CUDA
+        context, compiled modules) is not counted."""
+        return self._live_peak if self._live_tracked else self.gpu_pool_peak_bytes
+
+    @property
+    def gpu_pool_peak_bytes(self) -> int:
+        """Most bytes CuPy's pool held (live arrays plus cached free blocks) after any guarded
+        operation of this backend (MSMs, NTTs, sparse products, transfers): what the device
+        lent the process, at least ``gpu_peak_bytes`` while the pool was not trimmed."""
         self._note_peak()
         return self._peak
 
