@@ -11,7 +11,7 @@ pays), spot-checked against arkworks. Peak host RSS and GPU memory (CuPy's pool)
 the whole run by ``cuzk.memory.MemorySampler`` and reported at the end and in the JSON.
 
 Usage: python3 benchmarks/bench_cuda.py [--json OUT.json] [--ntt 20,24,26] [--msm 20,22,24]
-       [--msm-g2 20,22] [--fixed-base 20]
+       [--msm-g2 20,22] [--fixed-base 20] [--windows 16,19,20,22]
 """
 
 from __future__ import annotations
@@ -134,7 +134,10 @@ def bench_ntt(be, cp, logn: int, reps: int) -> dict:
 FQ_MULS = {"G1": {"madd": 10, "add": 14}, "G2": {"madd": 28, "add": 40}}
 
 
-def bench_msm(be, cp, logn: int, reps: int, group_name: str = "G1") -> dict:
+def bench_msm(be, cp, logn: int, reps: int, group_name: str = "G1", windows=()) -> dict:
+    """One MSM size on device bases and scalars: median wall seconds at ``msm_window``'s width and,
+    for each width in ``windows``, the same MSM at that width (its result compared with the
+    default width's)."""
     from cuzk.backend.cuda import CUDAMSMContext
     from cuzk.backend.cuda.backend import msm_window
     from cuzk.curve import G1, G2
@@ -180,6 +183,19 @@ def bench_msm(be, cp, logn: int, reps: int, group_name: str = "G1") -> dict:
         ctx.msm(s)
         runs.append(time.perf_counter() - t1)
     sec = statistics.median(runs)
+    by_window = {}
+    want = ctx.msm(s)
+    for cw in windows:
+        equal = ctx.msm(s, c=cw) == want
+        wruns = []
+        for _ in range(reps):
+            cp.cuda.Stream.null.synchronize()
+            t1 = time.perf_counter()
+            ctx.msm(s, c=cw)
+            wruns.append(time.perf_counter() - t1)
+        by_window[str(cw)] = {"seconds": statistics.median(wruns), "equal_to_default": bool(equal)}
+        log(f"{group_name} msm 2^{logn} c={cw}: {by_window[str(cw)]['seconds'] * 1e3:.2f} ms, "
+            f"{'equal' if equal else 'DIFFERENT'}")
     c = msm_window(n)
     W = -(-255 // c)
     nb_total = W << (c - 1)
@@ -195,7 +211,8 @@ def bench_msm(be, cp, logn: int, reps: int, group_name: str = "G1") -> dict:
         "fq_mults_estimate": fq_mults,
         "fq_mults_per_s": fq_mults / sec,
         "fraction_of_peak": fq_mults / sec / PEAK_FQ_MUL,
-        "linearity_ok": bool(linear_ok),
+        "linearity_ok": bool(linear_ok) and all(w["equal_to_default"] for w in by_window.values()),
+        "by_window": by_window,
         "base_generation_seconds": gen_s,
         "phase_seconds_profiled_run": prof,
         "gpu_pool_bytes": _pool_bytes(cp),
@@ -217,6 +234,7 @@ def main(argv=None) -> int:
     ap.add_argument("--msm", default="20,22,24", help="log2 sizes of the G1 MSMs ('' for none)")
     ap.add_argument("--msm-g2", default="20,22", help="log2 sizes of the G2 MSMs ('' for none)")
     ap.add_argument("--fixed-base", default="20", help="log2 sizes of the G1 and G2 fixed-base products ('' for none)")
+    ap.add_argument("--windows", default="", help="also time the G1 MSMs at these window widths (comma-separated)")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--budget", type=float, default=1e9, help="skip sizes not started within this many seconds")
     args = ap.parse_args(argv)
@@ -274,7 +292,7 @@ def main(argv=None) -> int:
             if time.perf_counter() - _T0 > args.budget:
                 skipped.append(f"msm 2^{logn}")
                 continue
-            r = bench_msm(be, cp, logn, max(3, args.reps // 3))
+            r = bench_msm(be, cp, logn, max(3, args.reps // 3), windows=[int(v) for v in args.windows.split(",") if v])
             out["msm_g1"][str(logn)] = r
             log(f"G1 MSM 2^{logn}: {r['seconds'] * 1e3:.2f} ms (c={r['window_bits']}), "
                   f"{100 * r['fraction_of_peak']:.1f}% of Fq-mul peak"
