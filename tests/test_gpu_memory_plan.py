@@ -383,6 +383,17 @@ def test_mem_avail_counts_what_the_pool_holds(limit, used, held, pinned, device_
     assert pool.frees == (1 if limit and held > used else 0)
 
 
+def test_mem_avail_keeps_the_cache_when_the_room_suffices():
+    """With ``want`` bytes fitting beside the held ones, the cache stays (no cudaFree churn on a
+    roomy limit) and the room is the limit minus the held bytes; with more wanted it is freed."""
+    from cuzk.backend.cuda.backend import CUDABackend
+
+    pool = _Pool(100 * MIB, 10 * MIB, 30 * MIB, 0)
+    fake = type("B", (), {"_pool": lambda self: pool, "cp": _CP(1 << 40)})()
+    assert CUDABackend._mem_avail(fake, 50 * MIB) == 70 * MIB and pool.frees == 0
+    assert CUDABackend._mem_avail(fake, 80 * MIB) == 90 * MIB and pool.frees == 1
+
+
 class _OOM(Exception):
     pass
 

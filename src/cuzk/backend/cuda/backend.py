@@ -665,8 +665,8 @@ class CUDAMSMContext(MSMContext):
         n = canon.shape[0]
         self.size = int(n)
         if resident is None:   # resident when the bases and one MSM chunk of reasonable size fit
-            avail = backend._mem_avail()
             need = n * self._aw * 4 + min(n, _UPLOAD_SLICE) * self._aw * 4 + msm_device_bytes(min(n, _RESERVE_POINTS), k)
+            avail = backend._mem_avail(need)
             resident = avail is None or need <= avail
         if not resident:
             self._host = canon
@@ -878,7 +878,7 @@ class CUDAMSMContext(MSMContext):
             return self.group.identity()
         on_device = isinstance(scalars, cp.ndarray)
         upload = self._bases is None
-        avail = self._be._mem_avail()
+        avail = self._be._mem_avail(msm_device_bytes(n, self.group, c, upload_bases=upload, host_scalars=not on_device))
         m = msm_chunk_points(n, self.group, avail, c, upload_bases=upload, host_scalars=not on_device)
         oom = self._be._oom_type()
         if m == n and not upload:
@@ -1047,7 +1047,7 @@ class _PoolAllocator:
                 raise
             pool.free_all_blocks()
             mem = pool.malloc(size)
-        if self.watchers:
+        if self.watchers:   # open backends: one or two
             used = pool.used_bytes()
             for w in list(self.watchers):
                 if used > w._live_peak:
@@ -1102,10 +1102,10 @@ class CUDABackend(Backend):
         self._prev_limit: int | None = None
         self._peak = 0
         self._live_peak = int(self._pool().used_bytes())
-        alloc = _PoolAllocator.install(self.cp)
-        self._live_tracked = alloc is not None
-        if alloc is not None:
-            alloc.watchers.add(self)
+        self._alloc = _PoolAllocator.install(self.cp)
+        self._live_tracked = self._alloc is not None
+        if self._alloc is not None:
+            self._alloc.watchers.add(self)
         if mem_limit is not None:
             self.set_mem_limit(mem_limit)
 
@@ -1139,21 +1139,26 @@ class CUDABackend(Backend):
         pool.set_limit(size=nbytes)
         self.mem_limit = nbytes
 
-    def _mem_avail(self) -> int | None:
+    def _mem_avail(self, want: int | None = None) -> int | None:
         """Bytes a new allocation may still take: the pool's limit (this backend's or
-        CUPY_GPU_MEMORY_LIMIT) minus the bytes the pool holds once its cached free blocks are
-        released, and at most the device's free memory plus the pool's cached blocks; None when
-        neither can be read. Under a limit the held bytes count, not the bytes in use: a free
-        block split off a chunk that still has a live array in it (a cached twiddle table carved
-        from a freed buffer) cannot be released yet counts against CuPy's limit (seen on the H200:
-        3.8 MB held beyond the arrays in use made a split NTT planned at the limit fail)."""
+        CUPY_GPU_MEMORY_LIMIT) minus the bytes the pool holds, and at most the device's free
+        memory plus the pool's cached blocks; None when neither can be read. Under a limit the
+        held bytes count, not the bytes in use: a free block split off a chunk that still has a
+        live array in it (a cached twiddle table carved from a freed buffer) cannot be released
+        yet counts against CuPy's limit (seen on the H200: 3.8 MB held beyond the arrays in use
+        made a split NTT planned at the limit fail). The pool's releasable cached blocks are
+        freed first when the room is below ``want`` bytes (what the caller would use; None:
+        always), so a roomy limit keeps its cache.
+        """
         pool = self._pool()
         cands = []
         limit = int(pool.get_limit())
         if limit:
-            if int(pool.total_bytes()) > int(pool.used_bytes()):
+            held = int(pool.total_bytes())
+            if held > int(pool.used_bytes()) and (want is None or limit - held < want):
                 pool.free_all_blocks()
-            cands.append(limit - int(pool.total_bytes()))
+                held = int(pool.total_bytes())
+            cands.append(limit - held)
         try:
             cands.append(int(self.cp.cuda.runtime.memGetInfo()[0]) + int(pool.free_bytes()))
         except Exception:
@@ -1393,7 +1398,7 @@ class CUDABackend(Backend):
         if defer:
             return _PendingCUDAUpload(self, None, limbs)
         with self.cp.cuda.Device(self._device_id):
-            avail = self._mem_avail()
+            avail = self._mem_avail(2 * limbs.nbytes)
             if avail is not None and avail < 2 * limbs.nbytes:
                 return _PendingCUDAUpload(self, None, limbs)
             return self._guarded("to_device", self._upload_async, limbs, stream)
@@ -1774,7 +1779,7 @@ class CUDABackend(Backend):
                 return self._ntt(a, inverse, pre, post)
             return self._split_ntt(a, self.cp.empty_like(a), inverse, p[1], pre, post)
 
-        plan = ntt_memory_plan(n, self._mem_avail(), twiddles)
+        plan = ntt_memory_plan(n, self._mem_avail(ntt_device_bytes(n, 0, twiddles)), twiddles)
         return self._planned(op, plan, smallest, lambda p: ntt_device_bytes(n, p[1], twiddles), run)
 
     @_guard("ntt")
@@ -1920,7 +1925,7 @@ class CUDABackend(Backend):
                 return self._h_staged(xs, to_coset, from_coset)
             return self._h_split(xs, to_coset, from_coset, p[1])
 
-        plan = compute_h_memory_plan(m, self._mem_avail(), twiddles)
+        plan = compute_h_memory_plan(m, self._mem_avail(compute_h_device_bytes(m, "fused", 0, twiddles)), twiddles)
         need = lambda p: compute_h_device_bytes(m, p[0], p[1], twiddles)  # noqa: E731
         h = self._planned("compute_h", plan, smallest, need, run)
         return h[0 : n - 1]
@@ -2170,9 +2175,12 @@ class CUDABackend(Backend):
             yield lo, m, aff
 
     def close(self) -> None:
-        """Drop cached twiddles and tables and restore the pool's earlier limit (idempotent)."""
+        """Drop cached twiddles and tables and restore the pool's earlier limit (idempotent);
+        ``gpu_peak_bytes`` stops following allocations."""
         if self._prev_limit is not None:
             self.set_mem_limit(None)
+        if self._alloc is not None:
+            self._alloc.watchers.discard(self)
         self._tw.clear()
         self._tables.clear()
         self._csr.clear()
