@@ -324,21 +324,26 @@ def test_fixed_base_mul_many(gpu, cpu, monkeypatch):
     assert np.array_equal(got[idx], ref)
 
 
-# --- G2 MSM -------------------------------------------------------------------------------
+# --- MSM in G1 and G2 ------------------------------------------------------------------------
+
+GROUPS = pytest.mark.parametrize("group", [G1, G2], ids=["G1", "G2"])
 
 
-def _g2_points(n: int) -> list:
-    g = G2.generator()
-    return [G2.mul(g, RNG.randrange(1, R)) for _ in range(n)]
+def _points(group, n: int) -> list:
+    g = group.generator()
+    return [group.mul(g, RNG.randrange(1, R)) for _ in range(n)]
 
 
+@GROUPS
 @pytest.mark.parametrize("n", [1, 2, 7, 100, 333])
-def test_g2_msm_small_matches_group_msm(gpu, n):
-    pts = _g2_points(n)
+def test_msm_small_matches_group_msm(gpu, group, n):
+    """Against arkworks' MSM (``group.msm``): infinity, repeated and opposite bases among the
+    bases; random, zero, one, r − 1 and mixed edge scalars, from the host and from the device."""
+    pts = _points(group, n)
     if n >= 7:
-        pts[3] = G2.identity()   # point at infinity among the bases
-        pts[5] = pts[4]          # repeated bases
-        pts[6] = -pts[4]         # a base and its negative
+        pts[3] = group.identity()   # point at infinity among the bases
+        pts[5] = pts[4]             # repeated bases
+        pts[6] = -pts[4]            # a base and its negative
     cases = [
         rand_fr(n),
         [0] * n,
@@ -346,10 +351,10 @@ def test_g2_msm_small_matches_group_msm(gpu, n):
         [R - 1] * n,
         [RNG.choice([0, 1, 2, R - 1, (R - 1) // 2, (R + 1) // 2, RNG.randrange(R)]) for _ in range(n)],
     ]
-    with gpu.msm_context(G2, G2.to_array(pts)) as ctx:
-        assert isinstance(ctx, CUDAMSMContext) and ctx.size == n and ctx.group is G2
+    with gpu.msm_context(group, group.to_array(pts)) as ctx:
+        assert isinstance(ctx, CUDAMSMContext) and ctx.size == n and ctx.group is group
         for sc in cases:
-            ref = G2.msm(pts, sc)
+            ref = group.msm(pts, sc)
             assert ctx.msm(sc) == ref
             assert ctx.msm(gpu.to_device(sc)) == ref
         with pytest.raises(ValueError):
@@ -358,120 +363,55 @@ def test_g2_msm_small_matches_group_msm(gpu, n):
             ctx.msm([R] * n)
 
 
-def test_g2_points_roundtrip_and_grid(gpu):
-    pts = _g2_points(20) + [G2.identity()]
-    arr = G2.to_array(pts)
-    dev = gpu.points_upload_affine(G2, arr)
-    assert dev.shape == (21, 48)
-    assert np.array_equal(gpu.points_download_affine(G2, dev), arr)
+@GROUPS
+def test_points_roundtrip_and_grid(gpu, group):
+    pts = _points(group, 20) + [group.identity()]
+    arr = group.to_array(pts)
+    dev = gpu.points_upload_affine(group, arr)
+    assert dev.shape == (21, 24 * group.coord_words)
+    assert np.array_equal(gpu.points_download_affine(group, dev), arr)
     a, b = pts[:8], pts[8:13]
-    grid = gpu.points_sum_grid(G2, gpu.points_upload_affine(G2, G2.to_array(a)), gpu.points_upload_affine(G2, G2.to_array(b)), 37)
-    got = G2.from_array(gpu.points_download_affine(G2, grid))
+    grid = gpu.points_sum_grid(group, gpu.points_upload_affine(group, group.to_array(a)),
+                               gpu.points_upload_affine(group, group.to_array(b)), 37)
+    got = group.from_array(gpu.points_download_affine(group, grid))
     assert all(got[i] == a[i % 8] + b[i // 8] for i in range(37))
 
 
-def _g2_grid_points(gpu, n: int):
-    na = 64
-    a_pts, b_pts = _g2_points(na), _g2_points(-(-n // na))
-    dev = gpu.points_sum_grid(G2, gpu.points_upload_affine(G2, G2.to_array(a_pts)),
-                              gpu.points_upload_affine(G2, G2.to_array(b_pts)), n)
-    pts = G2.from_array(gpu.points_download_affine(G2, dev), check_subgroup=False)
-    return dev, pts
-
-
-@pytest.mark.parametrize("n", [4096, 5000])
-def test_g2_msm_generated_bases(gpu, n):
-    dev, pts = _g2_grid_points(gpu, n)
-    ctx = CUDAMSMContext.from_device_affine(gpu, dev, G2)
-    sc = rand_fr(n)
-    ref = G2.msm(pts, sc)
-    assert ctx.msm(sc) == ref
-    assert ctx.msm(gpu.to_device(sc)) == ref
-    for c in (7, 13):
-        assert ctx.msm(sc, c=c) == ref, c
-    sc = [RNG.choice([0, 1, 1, 1, 1, 1]) for _ in range(n)]   # mostly bit-valued (a witness)
-    sc[10], sc[11] = R - 1, RNG.randrange(R)
-    assert ctx.msm(sc) == G2.msm(pts, sc)
-    k = RNG.randrange(2, R)
-    sc = [k if i % 3 else R - k for i in range(n)]             # skewed: the chunked bucket path
-    assert ctx.msm(sc) == G2.msm(pts, sc)
-
-
-def test_g2_msm_linear_large(gpu):
-    """MSM(s) + MSM(t) == MSM(s + t) for G2 at n = 2^16."""
-    n = 1 << 16
-    na = 256
-    a_pts, b_pts = _g2_points(na), _g2_points(n // na)
-    dev = gpu.points_sum_grid(G2, gpu.points_upload_affine(G2, G2.to_array(a_pts)),
-                              gpu.points_upload_affine(G2, G2.to_array(b_pts)), n)
-    ctx = CUDAMSMContext.from_device_affine(gpu, dev, G2)
-    s, t = _rand_device(n), _rand_device(n)
-    assert ctx.msm(s) + ctx.msm(t) == ctx.msm(gpu.add(s, t))
-
-
-# --- G1 MSM -------------------------------------------------------------------------------
-
-
-def _points(n: int) -> list:
-    g = G1.generator()
-    return [G1.mul(g, RNG.randrange(1, R)) for _ in range(n)]
-
-
-@pytest.mark.parametrize("n", [1, 2, 7, 100, 333])
-def test_msm_small_matches_group_msm(gpu, n):
-    pts = _points(n)
-    if n >= 7:
-        pts[3] = G1.identity()   # point at infinity among the bases
-        pts[5] = pts[4]          # repeated bases
-        pts[6] = -pts[4]         # a base and its negative
-    arr = G1.to_array(pts)
-    cases = [
-        rand_fr(n),
-        [0] * n,
-        [1] * n,
-        [R - 1] * n,
-        [RNG.choice([0, 1, 2, R - 1, (R - 1) // 2, (R + 1) // 2, RNG.randrange(R)]) for _ in range(n)],
-    ]
-    with gpu.msm_context(G1, arr) as ctx:
-        assert isinstance(ctx, CUDAMSMContext) and ctx.size == n
-        for sc in cases:
-            ref = G1.msm(pts, sc)
-            assert ctx.msm(sc) == ref
-            assert ctx.msm(gpu.to_device(sc)) == ref
-        with pytest.raises(ValueError):
-            ctx.msm([1] * (n + 1))
-        with pytest.raises(ValueError):
-            ctx.msm([R] * n)
-
-
-def _grid_points(gpu, n: int):
-    """n distinct device bases A_i + B_j and their host (ark) points."""
-    na = 64
-    a_pts, b_pts = _points(na), _points(-(-n // na))
-    dev = gpu.g1_sum_grid(gpu.g1_upload_affine(G1.to_array(a_pts)), gpu.g1_upload_affine(G1.to_array(b_pts)), n)
-    arr = gpu.g1_download_affine(dev)
-    pts = G1.from_array(arr, check_subgroup=False)  # on-curve checked
+def _grid_points(gpu, n: int, group=G1, na: int = 64):
+    """n distinct device bases A_i + B_j (i < na), their host array and host (arkworks) points."""
+    a_pts, b_pts = _points(group, na), _points(group, -(-n // na))
+    dev = gpu.points_sum_grid(group, gpu.points_upload_affine(group, group.to_array(a_pts)),
+                              gpu.points_upload_affine(group, group.to_array(b_pts)), n)
+    arr = gpu.points_download_affine(group, dev)
+    pts = group.from_array(arr, check_subgroup=False)  # on-curve checked
     for i in RNG.sample(range(n), 5):
         assert pts[i] == a_pts[i % na] + b_pts[i // na]
     return dev, arr, pts
 
 
+@GROUPS
 @pytest.mark.parametrize("n", [4096, 5000])
-def test_msm_generated_bases(gpu, n):
-    dev, arr, pts = _grid_points(gpu, n)
-    ctx_dev = CUDAMSMContext.from_device_affine(gpu, dev)
-    ctx_host = gpu.msm_context(G1, arr)
+def test_msm_generated_bases(gpu, group, n):
+    """Bases made on the device (resident) and uploaded from the host; window widths forced;
+    mostly bit-valued scalars (as a PoRep witness) with r − 1 and a random one; one scalar for
+    every point (one crowded bucket per window); ± one scalar (the chunked bucket path)."""
+    dev, arr, pts = _grid_points(gpu, n, group)
+    ctx_dev = CUDAMSMContext.from_device_affine(gpu, dev, group)
+    ctx_host = gpu.msm_context(group, arr)
     sc = rand_fr(n)
-    ref = G1.msm(pts, sc)
+    ref = group.msm(pts, sc)
     assert ctx_dev.msm(sc) == ref
     assert ctx_host.msm(gpu.to_device(sc)) == ref
-    # mostly bit-valued scalars (as a PoRep witness), a heavy bucket, and r - 1
+    for c in (7, 13):
+        assert ctx_dev.msm(sc, c=c) == ref, c
     sc = [RNG.choice([0, 1, 1, 1, 1, 1]) for _ in range(n)]
-    sc[10] = R - 1
-    sc[11] = RNG.randrange(R)
-    assert ctx_dev.msm(sc) == G1.msm(pts, sc)
+    sc[10], sc[11] = R - 1, RNG.randrange(R)
+    assert ctx_dev.msm(sc) == group.msm(pts, sc)
     sc = [12345] * n
-    assert ctx_dev.msm(sc) == G1.msm(pts, sc)
+    assert ctx_dev.msm(sc) == group.msm(pts, sc)
+    k = RNG.randrange(2, R)
+    sc = [k if i % 3 else R - k for i in range(n)]
+    assert ctx_dev.msm(sc) == group.msm(pts, sc)
 
 
 def test_msm_skewed_buckets_and_windows(gpu, monkeypatch):
@@ -503,13 +443,16 @@ def test_msm_skewed_buckets_and_windows(gpu, monkeypatch):
     assert any(calls[-6:])
 
 
-def test_msm_linear_large(gpu):
-    """MSM(s) + MSM(t) == MSM(s + t) at n = 2^18 (where the CPU reference would be slow)."""
-    n = 1 << 18
-    na = 512
-    a_pts, b_pts = _points(na), _points(n // na)
-    dev = gpu.g1_sum_grid(gpu.g1_upload_affine(G1.to_array(a_pts)), gpu.g1_upload_affine(G1.to_array(b_pts)), n)
-    ctx = CUDAMSMContext.from_device_affine(gpu, dev)
+@pytest.mark.parametrize("group, logn", [(G1, 18), (G2, 16)], ids=["G1", "G2"])
+def test_msm_linear_large(gpu, group, logn):
+    """MSM(s) + MSM(t) == MSM(s + t) at n = 2^18 (G1) / 2^16 (G2), where the CPU reference would
+    be slow."""
+    n = 1 << logn
+    na = 512 if group is G1 else 256
+    a_pts, b_pts = _points(group, na), _points(group, n // na)
+    dev = gpu.points_sum_grid(group, gpu.points_upload_affine(group, group.to_array(a_pts)),
+                              gpu.points_upload_affine(group, group.to_array(b_pts)), n)
+    ctx = CUDAMSMContext.from_device_affine(gpu, dev, group)
     s, t = _rand_device(n), _rand_device(n)
     assert ctx.msm(s) + ctx.msm(t) == ctx.msm(gpu.add(s, t))
 
@@ -543,11 +486,7 @@ def test_chunked_msm_equals_unchunked(gpu, group):
     from cuzk.backend.cuda.backend import msm_device_bytes
 
     n = 5000
-    if group is G1:
-        dev, arr, pts = _grid_points(gpu, n)
-    else:
-        dev, pts = _g2_grid_points(gpu, n)
-        arr = gpu.points_download_affine(G2, dev)
+    dev, arr, pts = _grid_points(gpu, n, group)
     ctx = CUDAMSMContext.from_device_affine(gpu, dev, group)
     sc = rand_fr(n)
     bits = [RNG.choice([0, 1, 1, 1]) for _ in range(n)]

@@ -1317,18 +1317,6 @@ class CUDABackend(Backend):
             )
         return out
 
-    def g1_upload_affine(self, bases: np.ndarray):
-        """``points_upload_affine(G1, bases)``."""
-        return self.points_upload_affine(G1, bases)
-
-    def g1_download_affine(self, dev) -> np.ndarray:
-        """``points_download_affine(G1, dev)``."""
-        return self.points_download_affine(G1, dev)
-
-    def g1_sum_grid(self, a_dev, b_dev, n: int):
-        """``points_sum_grid(G1, a_dev, b_dev, n)``."""
-        return self.points_sum_grid(G1, a_dev, b_dev, n)
-
     def _fixed_base_table(self, group: Group, base_bytes: bytes):
         """Device table of d·2^(8w)·P for windows w < 32 and digits 1 ≤ d < 256 (affine, 8160
         points, built on the host with arkworks; cached per base)."""
