@@ -16,7 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-from .backend import get_backend, gpu_mem_limit_bytes
+from .backend import backend_kind, get_backend, gpu_mem_limit_bytes
+from .backend.gpus import claim, visible_gpus
 from .circuits import commd
 from .circuits.registry import ShapeMismatchError, family_of, shape_by_name
 from .field import from_limbs
@@ -179,6 +180,29 @@ def _gpu_extra(gpu_mem_limit_gb) -> dict:
     return {"gpu_mem_limit_bytes": limit}
 
 
+@contextmanager
+def step_backend(name: str, threads: int, gpu_mem_limit: int | None, extra: dict):
+    """The step's backend (``get_backend``); on cuda, on the first visible GPU no other cuzk step
+    holds (``cuzk.backend.gpus.claim``: waits while all are held), recorded in
+    ``extra["gpu_device"]`` as {"index", "id", "name"}.
+
+    Raises:
+        BackendUnavailableError: cuda asked for and no device (before anything is claimed).
+        GPULockError: the lock directory cannot be used.
+    """
+    gpus = visible_gpus() if backend_kind(name) == "cuda" else []
+    if not gpus:   # the cpu backend, or cuda without a device: get_backend raises its error
+        with get_backend(name, threads=threads, gpu_mem_limit=gpu_mem_limit) as bk:
+            yield bk
+        return
+    with claim(gpus) as gpu:
+        extra["gpu_device"] = {"index": gpu.index, "id": gpu.id, "name": gpu.name}
+        if len(gpus) > 1:
+            progress.info("on GPU %d of %d (%s)", gpu.index, len(gpus), gpu.name)
+        with get_backend(name, threads=threads, gpu_mem_limit=gpu_mem_limit, device=gpu.index) as bk:
+            yield bk
+
+
 def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=None, mem_gb=None,
                  gpu_mem_limit_gb=None) -> None:
     """Development setup for the shape of ``pce``; writes ``.params`` and ``.vk``.
@@ -191,7 +215,7 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
     with measured("setup", mem_json, predict_step_bytes("setup", shape.stats(), threads=threads), mem_gb,
                   extra) as sampler:
         r1cs, _ = read_pce(pce)
-        with get_backend(backend, threads=threads, gpu_mem_limit=limit) as bk, warnings.catch_warnings():
+        with step_backend(backend, threads, limit, extra) as bk, warnings.catch_warnings():
             warnings.simplefilter("ignore", DevelopmentSetupWarning)
             log.warning("setup %s: development parameters (random toxic waste), not for chain use", shape.name)
             progress.info("setup %s: %d constraints, computing the key with %d worker(s)…", shape.name, r1cs.num_constraints, threads)
@@ -294,7 +318,7 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
         r1cs, _ = read_pce(pce)
         pk = read_params(params)
         staged_s = waited_s = 0.0
-        with get_backend(backend, threads=threads, gpu_mem_limit=limit) as bk, Prover(pk, r1cs, bk) as prover, \
+        with step_backend(backend, threads, limit, extra) as bk, Prover(pk, r1cs, bk) as prover, \
                 ThreadPoolExecutor(max_workers=1, thread_name_prefix="cuzk-stage") as stager:
             # leaving this block (also by an error) joins the stager before the backend closes
             progress.info("prove %s: key loaded on %s, %d partition(s) of %d input(s) to prove", shape.name, bk.name,

@@ -19,7 +19,7 @@ GIB = 1 << 30
 def load_steps(mem_jsons) -> pd.DataFrame:
     """One row per job: rule, job, started_at, seconds, rss_avg/peak/predicted (GiB), mem_gb, gpu_peak
     (live arrays), gpu_pool_peak (CuPy's pool, cached blocks included) and gpu_predicted (GiB; None
-    off the GPU).
+    off the GPU), gpu (the CUDA ordinal the step claimed, or None).
 
     Raises:
         ValueError: a file is not a step memory record (names the file).
@@ -38,6 +38,7 @@ def load_steps(mem_jsons) -> pd.DataFrame:
                 "rss_predicted_gib": (d.get("rss_predicted_bytes") or 0) / GIB,
                 "mem_gb_declared": d.get("mem_gb"),
                 "gpu_peak_gib": (d["gpu_peak_bytes"] / GIB) if d.get("gpu_peak_bytes") is not None else None,
+                "gpu": (d.get("gpu_device") or {}).get("index"),
                 "gpu_pool_peak_gib": (d["gpu_pool_peak_bytes"] / GIB) if d.get("gpu_pool_peak_bytes") is not None else None,
                 "gpu_predicted_gib": (d["gpu_predicted_bytes"] / GIB) if d.get("gpu_predicted_bytes") is not None else None,
                 "timeline": d.get("timeline", []),
@@ -90,8 +91,8 @@ def _busy_seconds(df: pd.DataFrame) -> float:
 def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir) -> pd.DataFrame:
     """Write steps.tsv, summary.md and the per-rule plots; return the step table."""
     df = load_steps(mem_jsons)
-    cols = ["rule", "job", "seconds", "rss_avg_gib", "rss_peak_gib", "rss_predicted_gib", "mem_gb_declared", "gpu_peak_gib",
-            "gpu_pool_peak_gib", "gpu_predicted_gib"]
+    cols = ["rule", "job", "seconds", "rss_avg_gib", "rss_peak_gib", "rss_predicted_gib", "mem_gb_declared", "gpu",
+            "gpu_peak_gib", "gpu_pool_peak_gib", "gpu_predicted_gib"]
     atomic_write_text(steps_tsv, df[cols].to_csv(sep="\t", index=False, float_format="%.4f"))
     with atomic_dir(plots_dir) as tmp:
         _plots(df, tmp)

@@ -229,19 +229,16 @@ def check_budgets():
             _refuse_over_budget(rule, _declared(step, shape, threads, batch), budget)
 
 
-def _prove_gpus():
-    """GPUs a prove job takes: 1 when the backend resolves to cuda (pass --resources gpu=N to
-    run at most N prove jobs at once), 0 on the CPU."""
-    if config["backend"] == "cuda":
-        return 1
-    if config["backend"] == "auto":
-        from cuzk.backend.cuda import cuda_available
+def _job_gpus():
+    """GPUs a setup or prove job takes: 1 when the backend resolves to cuda, 0 on the CPU. Pass
+    --resources gpu=N (N: the GPUs to use) to run at most N such jobs at once; each job then
+    claims a free GPU of its own (cuzk.backend.gpus)."""
+    from cuzk.backend import backend_kind
 
-        return int(cuda_available())
-    return 0
+    return int(backend_kind(config["backend"]) == "cuda")
 
 
-PROVE_GPUS = _prove_gpus()
+JOB_GPUS = _job_gpus()
 
 
 def mem_mb(gb_fn):

@@ -89,7 +89,7 @@ for _kind in POST_KINDS:
         resources:
             mem_gb=_pmem,
             mem_mb=mem_mb(_pmem),
-            gpu=PROVE_GPUS,
+            gpu=JOB_GPUS,
         params:
             backend=config["backend"],
             gpu_mem_limit_gb=GPU_MEM_LIMIT_GB,

@@ -28,7 +28,7 @@ rule prove:
     resources:
         mem_gb=_prove_mem,
         mem_mb=mem_mb(_prove_mem),
-        gpu=PROVE_GPUS,
+        gpu=JOB_GPUS,
     params:
         sids=lambda wc: BATCHES[wc.batch],
         backend=config["backend"],

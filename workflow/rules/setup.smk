@@ -19,6 +19,7 @@ rule setup:
     resources:
         mem_gb=_setup_mem,
         mem_mb=mem_mb(_setup_mem),
+        gpu=JOB_GPUS,
     params:
         backend=config["backend"],
         gpu_mem_limit_gb=GPU_MEM_LIMIT_GB,

@@ -52,7 +52,24 @@ def gpu_mem_limit_bytes(gb: float | None) -> int | None:
     return int(gb * (1 << 30)) or None
 
 
-def get_backend(name: str = "auto", threads: int = 1, gpu_mem_limit: int | None = None) -> Backend:
+def backend_kind(name: str) -> str:
+    """What ``get_backend(name)`` runs on: "cuda" for "cuda" (whether or not a device is there:
+    ``get_backend`` then raises) and for "auto" when CuPy sees a device, else "cpu".
+
+    Raises:
+        ValueError: unknown name.
+    """
+    if name not in BACKENDS:
+        raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    if name == "auto":
+        from .cuda import cuda_available
+
+        return "cuda" if cuda_available() else "cpu"
+    return name
+
+
+def get_backend(name: str = "auto", threads: int = 1, gpu_mem_limit: int | None = None,
+                device: int | None = None) -> Backend:
     """Return a backend by name.
 
     Args:
@@ -60,23 +77,24 @@ def get_backend(name: str = "auto", threads: int = 1, gpu_mem_limit: int | None 
         threads: CPU cores the step may use (worker processes for MSMs and setup).
         gpu_mem_limit: bytes of device memory the cuda backend may hold (CuPy's memory pool; MSMs
             run in chunks to stay under it); None = no limit. Ignored by the cpu backend.
+        device: CUDA ordinal for the cuda backend (None: CuPy's current device; workflow steps
+            pass the one they claimed, ``cuzk.backend.gpus``). Ignored by the cpu backend.
 
     Raises:
         ValueError: unknown name, or a gpu_mem_limit below 1.
         BackendUnavailableError: "cuda" requested but CuPy or a device is missing.
     """
-    if name not in BACKENDS:
-        raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    kind = backend_kind(name)
     if gpu_mem_limit is not None and int(gpu_mem_limit) < 1:
         raise ValueError(f"gpu_mem_limit must be ≥ 1 byte or None, got {gpu_mem_limit!r}")
-    from .cuda import CUDABackend, cuda_available
+    if kind == "cuda":
+        from .cuda import CUDABackend
 
-    if name == "cuda" or (name == "auto" and cuda_available()):
-        return CUDABackend(threads=threads, mem_limit=gpu_mem_limit)
+        return CUDABackend(threads=threads, mem_limit=gpu_mem_limit, device=device)
     from .cpu import CPUBackend
 
     return CPUBackend(threads=threads)
 
 
-__all__ = ["Backend", "BackendUnavailableError", "CSRMatrix", "GPUMemoryError", "MSMContext", "get_backend",
+__all__ = ["Backend", "BackendUnavailableError", "CSRMatrix", "GPUMemoryError", "MSMContext", "backend_kind", "get_backend",
            "gpu_mem_limit_bytes", "BACKENDS"]
