@@ -185,7 +185,7 @@ def test_pipeline_passes_the_limit_to_the_backend(tmp_path, monkeypatch):
     class Stop(Exception):
         pass
 
-    def fake(name, threads=1, gpu_mem_limit=None):
+    def fake(name, threads=1, gpu_mem_limit=None, device=None):   # device: the claimed GPU on a GPU host
         seen.update(name=name, limit=gpu_mem_limit)
         raise Stop
 

@@ -159,3 +159,4 @@ def test_report_names_each_steps_gpu(tmp_path):
     (tmp_path / "b.mem.json").write_text(json.dumps(rec))
     df = load_steps(sorted(tmp_path.glob("*.mem.json")))
     assert df["gpu"].tolist()[0] == 1 and df["gpu"].isna().tolist() == [False, True]
+    assert df[["rule", "gpu"]].to_csv(sep="\t", index=False, float_format="%.4f").split("\n")[1:3] == ["prove\t1", "prove\t"]

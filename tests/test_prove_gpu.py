@@ -136,7 +136,7 @@ def test_proofs_equal_under_a_memory_limit(monkeypatch):
         # H MSM cannot run whole in it
         room = msm_device_bytes(len(pk.h), G1, host_scalars=False) // 2
         with monkeypatch.context() as mp:
-            mp.setattr(CUDABackend, "_mem_avail", lambda self: room)
+            mp.setattr(CUDABackend, "_mem_avail", lambda self, want=None: room)
             chunked = p.prove(ins, aux, r=12345, s=67890)
         chunks = {k: c.last_chunks for k, c in p.ctx.items()}
         assert gpu.gpu_peak_bytes > 0

@@ -45,7 +45,10 @@ def load_steps(mem_jsons) -> pd.DataFrame:
             })
         except (OSError, ValueError, KeyError) as e:
             raise ValueError(f"{p}: not a step memory record: {e}") from None
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    if "gpu" in df:
+        df["gpu"] = df["gpu"].astype("Int64")   # an ordinal, blank off the GPU (not 0.0000)
+    return df
 
 
 def _plots(df: pd.DataFrame, out_dir: Path) -> None:
@@ -108,7 +111,7 @@ def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir) -> p
         "",
         f"- proofs verified (PoRep sectors and PoSt): {sum(v['verified'] for v in verified)} of {len(verified)}",
         f"- wall time from the first step's start to the last step's end: {end - start:.1f} s "
-        f"(steps running: {_busy_seconds(df):.1f} s; the difference is time between runs)",
+        f"(steps running: {_busy_seconds(df):.1f} s; the rest had no step running: job start-up, scheduling, gaps between runs)",
         f"- dominant rule: {by_rule.index[0]} ({by_rule['seconds'].iloc[0]:.1f} s over {int(by_rule['jobs'].iloc[0])} jobs)",
         f"- jobs whose measured peak exceeded their declared mem_gb: {len(over)}",
         "",
