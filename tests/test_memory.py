@@ -46,3 +46,42 @@ def test_report_busy_seconds_leave_out_gaps_between_runs():
     df = pd.DataFrame({"started_at": [100.0, 0.0, 5.0, 102.0], "seconds": [3.0, 10.0, 2.0, 10.0]})
     assert _busy_seconds(df) == 22.0
     assert _busy_seconds(df.iloc[:1]) == 3.0
+
+
+def _steps_tsv(path):
+    import csv
+
+    with open(path) as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def test_gpu_host_model_covers_the_h200_peaks():
+    """Setup and prove on the cuda backend: the prediction is at least every host peak measured
+    on the H200 hosts (two committed workflow runs), and far below the CPU backend's for the
+    PoRep shape (the key's queries and the NTT domain live on the GPU)."""
+    from pathlib import Path
+
+    from cuzk.circuits.registry import shape_by_name
+    from cuzk.memory.model import predict_step_bytes
+
+    root = Path(__file__).resolve().parents[1] / "benchmarks/results/2026-11-30-h200"
+    shape_of = {"porep-2KiB-b0": "porep-2KiB", "porep-2KiB-b1": "porep-2KiB", "winning-2KiB": "winning-post-2KiB",
+                "window-2KiB": "window-post-2KiB"}
+    seen = 0
+    for run in ("stop10/multi-gpu/steps.tsv", "workflow-porep-v4/steps.tsv"):
+        for row in _steps_tsv(root / run):
+            if row["rule"] not in ("setup", "prove"):
+                continue
+            shape = row["job"] if row["rule"] == "setup" else shape_of[row["job"]]
+            pred = predict_step_bytes(row["rule"], shape_by_name(shape).stats(), threads=16, backend="cuda")
+            assert pred >= float(row["rss_peak_gib"]) * GIB, (run, row["rule"], row["job"])
+            seen += 1
+    assert seen == 14
+    st = shape_by_name("porep-2KiB").stats()
+    for step in ("setup", "prove"):
+        gpu, cpu = (predict_step_bytes(step, st, threads=16, backend=b) for b in ("cuda", "cpu"))
+        assert gpu < cpu / 3
+        assert predict_step_bytes(step, st, threads=1, backend="cuda") == gpu      # no worker processes
+    assert predict_step_bytes("verify", backend="cuda") == predict_step_bytes("verify")
+    with pytest.raises(ValueError):
+        predict_step_bytes("prove", st, backend="tpu")

@@ -212,7 +212,7 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
     shape = shape_of_pce(pce)
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
     extra = _gpu_extra(gpu_mem_limit_gb)
-    with measured("setup", mem_json, predict_step_bytes("setup", shape.stats(), threads=threads), mem_gb,
+    with measured("setup", mem_json, predict_step_bytes("setup", shape.stats(), threads=threads, backend=backend_kind(backend)), mem_gb,
                   extra) as sampler:
         r1cs, _ = read_pce(pce)
         with step_backend(backend, threads, limit, extra) as bk, warnings.catch_warnings():
@@ -311,7 +311,7 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     inputs = [_read_input(p, shape) for p in c1_paths]
     labels = [fam.label(inp) for inp in inputs]
     jobs = [(i, k) for i, inp in enumerate(inputs) for k in range(fam.partitions(inp))]
-    pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n)
+    pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n, backend=backend_kind(backend))
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
     extra = {"sectors": n} | _gpu_extra(gpu_mem_limit_gb)  # staging figures are added before measured() writes it
     with measured("prove", mem_json, pred, mem_gb, extra) as sampler, atomic_dir(out_dir) as tmp:

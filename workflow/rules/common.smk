@@ -144,9 +144,11 @@ def mem_gb(rule, step, shape=None, threads=1, batch=1):
 
 
 def _declared(step, shape, threads, batch):
-    """Whole GB a job of ``step`` declares: the memory model's prediction with headroom."""
+    """Whole GB a job of ``step`` declares: the memory model's prediction with headroom (setup
+    and prove on the GPU when the backend resolves to cuda)."""
     stats = shape_by_name(shape).stats() if shape else None
-    return declared_gb(predict_step_bytes(step, stats, threads=threads, batch=batch))
+    kind = "cuda" if JOB_GPUS else "cpu"
+    return declared_gb(predict_step_bytes(step, stats, threads=threads, batch=batch, backend=kind))
 
 
 def _refuse_over_budget(rule, gb, budget):

@@ -49,26 +49,48 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
 }
 STEPS_WITH_WORKERS = ("setup", "prove")
 
+# Host side of setup and prove on the cuda backend (no worker processes; the NTT domain, the
+# MSMs and the key's points live on the GPU). "const": the CUDA context, CuPy and the compiled
+# modules (window-post-2KiB, tiny, peaked at 0.64-0.68 GiB); per "domain": the key's H query as
+# uncompressed G1 (96 B); per "aux": its L, A and B_G1 (3 × 96 B) and B_G2 (192 B) queries, the
+# witness as limbs and its staged copy; per "nnz": the PCE's CSR arrays. Fitted above the H200
+# host peaks of the default batch (benchmarks/results/2026-11-30-h200/stop10/multi-gpu and
+# workflow-porep-v4): porep-2KiB setup 2.22-2.58 GiB and prove 2.95-3.03 GiB (predicted 3.33),
+# PoSt setup 0.68-0.73, prove 0.50-0.64 GiB (predicted 0.92-0.99). A 32 GiB partition's prove is
+# predicted at 111 GiB: its key alone is about 75 GB of points (not measured through the workflow).
+STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
+    "setup": {"const": 0.9 * (1 << 30), "domain": 120.0, "aux": 650.0, "nnz": 24.0},
+    "prove": {"const": 0.9 * (1 << 30), "domain": 120.0, "aux": 650.0, "nnz": 24.0},
+}
 
-def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, batch: int = 1) -> int:
+
+def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, batch: int = 1,
+                       backend: str = "cpu") -> int:
     """Predicted peak host RSS in bytes of a workflow step (its process and children).
 
     Args:
         step: one of ``STEP_COEFFICIENTS``.
         stats: shape numbers: constraints, aux, nnz_a/nnz_b/nnz_c, domain, sector_size.
-        threads: CPU worker processes of the step (setup and prove start that many).
+        threads: CPU worker processes of the step (setup and prove start that many on the cpu
+            backend; the cuda backend starts none).
         batch: sectors in the step; a batch reuses one parameter set and proves sectors in
             turn, so it adds only the small per-sector witness buffers (counted in "aux").
+        backend: "cpu" or "cuda" (what ``cuzk.backend.backend_kind`` resolves the step's backend
+            to): setup and prove on cuda use ``STEP_COEFFICIENTS_CUDA``.
 
     Raises:
         KeyError: unknown step.
+        ValueError: unknown backend.
     """
-    coeffs = STEP_COEFFICIENTS[step]
+    if backend not in ("cpu", "cuda"):
+        raise ValueError(f"backend must be 'cpu' or 'cuda', got {backend!r}")
+    on_gpu = backend == "cuda" and step in STEP_COEFFICIENTS_CUDA
+    coeffs = STEP_COEFFICIENTS_CUDA[step] if on_gpu else STEP_COEFFICIENTS[step]
     stats = dict(stats or {})
     stats["nnz"] = stats.get("nnz_a", 0) + stats.get("nnz_b", 0) + stats.get("nnz_c", 0)
     stats["const"] = 1
     total = BASE_PROCESS_BYTES
-    if step in STEPS_WITH_WORKERS and threads > 1:
+    if step in STEPS_WITH_WORKERS and threads > 1 and not on_gpu:
         total += threads * WORKER_PROCESS_BYTES
     for key, c in coeffs.items():
         total += c * stats.get(key, 0)
