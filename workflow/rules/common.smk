@@ -148,7 +148,9 @@ def _declared(step, shape, threads, batch):
     and prove on the GPU when the backend resolves to cuda)."""
     stats = shape_by_name(shape).stats() if shape else None
     kind = "cuda" if JOB_GPUS else "cpu"
-    return declared_gb(predict_step_bytes(step, stats, threads=threads, batch=batch, backend=kind))
+    return declared_gb(
+        predict_step_bytes(step, stats, threads=threads, batch=batch, backend=kind)
+    )
 
 
 def _refuse_over_budget(rule, gb, budget):
