@@ -53,8 +53,11 @@ tests): 2,613 arity-11 column hashes and 14,463 arity-8 tree hashes, tree_c and 
 together (one vectorized Poseidon call per tree level, 86 % of the time), and 180 × 11 label hashes; the parents of all
 challenged nodes come from one vectorized call. Measured on the 2-core dev machine: 9.7 s and
 260 MB peak RSS at 32 GiB and at 64 GiB; the JSON file (:func:`cuzk.sector.porep_c1.write_porep_c1`)
-is 38 MB (32 GiB) / 39 MB (64 GiB). Verifying such a file with ``verify_porep_c1`` takes 2–4
-minutes there (about half of it the JSON-schema pass over the 38 MB dict).
+is 38 MB (32 GiB) / 39 MB (64 GiB). Verifying such a file takes 12.5 s and 250 MB peak RSS there
+(``/usr/bin/time -v python -c "from cuzk.sector.porep_c1 import read_porep_c1;
+read_porep_c1('c1_32g.json')"`` on the file written as above: 1 s JSON parsing, 1.1 s schema, 0.3 s
+parents, 9.5 s the verifier's batched Poseidon hashes of the same tree nodes as here, under 1 s
+the rest), against 61 s before the verifier batched its hashes and parents.
 """
 
 from __future__ import annotations
