@@ -352,7 +352,8 @@ def verify_porep_c1(c1: dict, path="<c1>") -> None:
     except ValueError as e:
         raise C1Error(path, "sector_size", str(e)) from None
     expects = [derive_challenges(rid, b["seed"], size, k, c1["challenges_per_partition"]) for k in range(len(parts))]
-    gps = iter(parents_many(size, b["porep_id"], [c for e in expects for c in e], api_version=c1["api_version"]).tolist())
+    gps = iter(parents_many(size, b["porep_id"], [c for e in expects for c in e],
+                            api_version=c1["api_version"]).tolist())
     poseidon = PoseidonMemo()
     _prefetch_hashes(parts, layers, arities, poseidon)
     comm_c = comm_r_last = None
