@@ -143,3 +143,90 @@ def test_schema_lists_every_bad_field(c1, tmp_path):
     assert f"vanilla_proofs/{KEY}/0/0/replica_column_proofs/drg_parents" in msg
     assert f"vanilla_proofs/{KEY}/0/0/labeling_proofs/0/parents" in msg
 
+
+
+# --- batched hashing (verify_porep_c1's _prefetch_hashes) is only a cache ---------------------------
+
+def _sequential(monkeypatch):
+    """verify_porep_c1 with every Poseidon hash computed on its own, when a check asks for it."""
+    from cuzk.sector import porep_c1
+    monkeypatch.setattr(porep_c1, "_prefetch_hashes", lambda *a: None)
+
+
+def _error(c1, verify=verify_porep_c1):
+    try:
+        verify(c1)
+    except C1Error as e:
+        return e.field, str(e)
+    return None
+
+
+def test_tampered_tree_c_node_and_first_bad_field_wins(c1):
+    pr0, pr1 = c1["vanilla_proofs"][KEY][0]
+    # a tree_c sibling of an expander parent's path
+    e = _bad(c1, lambda d: _flip(d["vanilla_proofs"][KEY][0][1]["replica_column_proofs"]["exp_parents"][5]
+                                 ["inclusion_proof"]["path"][0]["hashes"][2], 1))
+    assert e.field == f"vanilla_proofs/{KEY}/0/1/replica_column_proofs/exp_parents/5/inclusion_proof/path"
+    # a tree_c leaf: the column no longer hashes to it
+    e = _bad(c1, lambda d: _flip(d["vanilla_proofs"][KEY][0][0]["replica_column_proofs"]["drg_parents"][4]
+                                 ["inclusion_proof"]["leaf"], 0))
+    assert e.field == f"vanilla_proofs/{KEY}/0/0/replica_column_proofs/drg_parents/4/column/rows"
+
+    # two faults: the batched pass hashes both paths, yet the error names the one checked first
+    def two(d):
+        _flip(d["vanilla_proofs"][KEY][0][1]["replica_column_proofs"]["c_x"]["inclusion_proof"]["path"][1]["hashes"][0])
+        _flip(d["vanilla_proofs"][KEY][0][0]["labeling_proofs"][1]["parents"][36], 7)
+    assert _bad(c1, two).field == f"vanilla_proofs/{KEY}/0/0/labeling_proofs/1/parents/36"
+
+
+def test_batched_and_sequential_agree_on_random_tamperings(c1, monkeypatch):
+    """Flip a bit of random 32-byte values / bump random indices anywhere in the proofs; the batched
+    verifier and the one hashing each value on its own reject with the same field and message."""
+    sites = []
+
+    def walk(x, at):
+        if isinstance(x, list) and len(x) == 32 and all(isinstance(v, int) for v in x):
+            sites.append((at, "bytes"))
+        elif isinstance(x, list):
+            for j, v in enumerate(x):
+                walk(v, at + (j,))
+        elif isinstance(x, dict):
+            for k, v in x.items():
+                if isinstance(v, int) and not isinstance(v, bool):
+                    sites.append((at + (k,), "int"))
+                else:
+                    walk(v, at + (k,))
+
+    walk(c1["vanilla_proofs"], ("vanilla_proofs",))
+    walk({"comm_r": c1["comm_r"]}, ())
+    rng = np.random.default_rng(5)
+    picks = [sites[j] for j in rng.choice(len(sites), size=16, replace=False)]
+    docs = []
+    for at, kind in picks:
+        d = copy.deepcopy(c1)
+        *head, last = at
+        obj = d
+        for k in head:
+            obj = obj[k]
+        if kind == "bytes":
+            obj[last][int(rng.integers(32))] ^= 1 << int(rng.integers(8))
+        else:
+            obj[last] += 1
+        docs.append(d)
+    fast = [_error(d) for d in docs]
+    assert all(fast), "every tampering is rejected"
+    with monkeypatch.context() as m:
+        _sequential(m)
+        assert [_error(d) for d in docs] == fast
+        assert _error(c1) is None
+
+
+def test_valid_c1_hashes_one_batch_per_level(c1, monkeypatch):
+    """A valid C1 needs no Poseidon call per path node: one for the columns, one per tree level, one
+    for comm_r."""
+    from cuzk.hash import poseidon
+    calls = []
+    real = poseidon.poseidon_many
+    monkeypatch.setattr(poseidon, "poseidon_many", lambda *a, **kw: calls.append(kw.get("arity")) or real(*a, **kw))
+    verify_porep_c1(c1)
+    assert calls == [2, 8, 8, 2]  # columns (2 layers), the two arity-8 levels, comm_r

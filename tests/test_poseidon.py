@@ -218,3 +218,14 @@ def test_pypi_poseidon_hash_agrees_arity2(pypi_poseidon):
         theirs = int(h.run_hash([3, int(xs[0][i]), int(xs[1][i])]))  # state = [tag 2^2 − 1, inputs]
         assert theirs == int(ours[i])
     assert int(h.run_hash([3, 0, 1])) == NEPTUNE_STANDARD[2]
+
+
+def test_memo_hashes_each_preimage_once():
+    memo = P.PoseidonMemo(chunk=2)
+    pre = [[1, 2], [3, 4, 5], [1, 2], [6, 7], [8, 9], [R_MINUS_ONE := FR.modulus - 1, 0]]
+    out = memo.many(pre)
+    assert out == [P.poseidon_hash(p) for p in pre] and all(type(h) is int for h in out)
+    assert len(memo) == 5 and memo([3, 4, 5]) == out[1] and len(memo) == 5
+    assert memo((0, 1)) == P.poseidon_hash([0, 1]) and len(memo) == 6
+    with pytest.raises(ValueError):
+        memo.many([[R_MINUS_ONE + 1, 0]])

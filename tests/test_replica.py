@@ -140,6 +140,29 @@ def test_golden_32gib_tree_r_last_path():
     assert not rp.verify_tree_path(leaf, [(path[0][0], (path[0][1] + 1) % 8)] + path[1:], root)
 
 
+def test_hash_paths_dedups_shared_ancestors_and_agrees_with_verify_tree_path():
+    from cuzk.hash.poseidon import PoseidonMemo
+    rng = np.random.default_rng(3)
+    shape = (8, 2, 0)
+    leaves = np.empty(1024, dtype=object)
+    leaves[:] = [int(x) for x in rng.integers(0, 1 << 62, size=1024)]
+    levels = rp.build_tree(leaves, shape)
+    idx = [5, 1000, 7, 5]
+    paths = [rp.tree_path(levels, i, shape) for i in idx]
+    stacked = [(np.array([p[l][0] for p in paths], dtype=object), np.array([p[l][1] for p in paths]))
+               for l in range(len(paths[0]))]
+    memo = PoseidonMemo()
+    roots = rp.hash_paths([int(levels[0][i]) for i in idx], stacked, memo)
+    assert list(roots) == [int(levels[-1][0])] * 4
+    assert all(rp.verify_tree_path(int(levels[0][i]), p, int(levels[-1][0])) for i, p in zip(idx, paths))
+    # one hash per distinct (level, group): 5 and 7 share their leaf group, 1000 joins them higher up
+    groups, i = set(), np.array(idx)
+    for lvl, a in enumerate(rp.tree_arities(1024, shape)):
+        i = i // a
+        groups |= {(lvl, int(g)) for g in i}
+    assert len(memo) == len(groups) < 4 * len(rp.tree_arities(1024, shape))
+
+
 def test_curio_poseidon_arity8_node():
     ins = [
         "f743111428ecda9b74a18826f1cc62d48ae1510de17e58645997559f86442f31",

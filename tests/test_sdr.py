@@ -153,6 +153,13 @@ def test_parents_single_node_matches_table_and_is_deterministic():
         p = g.parents(8 << 20, pid, v)
         assert len(p) == 14 and all(type(x) is int for x in p)
         assert p == table[v].tolist() == g.parents(8 << 20, pid, v)
+    nodes = [123457, 0, 1000, 123457, 3]
+    many = g.parents_many(8 << 20, pid, nodes)
+    assert many.shape == (5, 14) and (many == table[nodes]).all()
+    assert (g.parents_many(8 << 20, pid, nodes, api_version="1.0") ==
+            g.all_parents(8 << 20, pid, api_version="1.0", cache=False)[nodes]).all()
+    with pytest.raises(IndexError):
+        g.parents_many(8 << 20, pid, [5, 1 << 18])
 
 
 @pytest.mark.parametrize("api", ["1.0", "1.1"])

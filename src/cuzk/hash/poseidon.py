@@ -68,6 +68,7 @@ FULL_ROUNDS = 8
 
 __all__ = [
     "FULL_ROUNDS",
+    "PoseidonMemo",
     "PoseidonParams",
     "R",
     "STANDARD",
@@ -448,3 +449,41 @@ def poseidon_hash(inputs: Sequence[int], arity: int | None = None, domain_tag: i
     """
     cols = [[int(v)] for v in inputs]
     return int(poseidon_many(cols, arity=arity, domain_tag=domain_tag, strength=strength)[0])
+
+
+class PoseidonMemo:
+    """Merkle-tree Poseidon hashes (arity = preimage length, tag 2^arity − 1, as
+    :func:`poseidon_many`'s defaults), each distinct preimage hashed once and remembered.
+
+    :meth:`many` hashes all preimages it has not seen in one :func:`poseidon_many` call per arity
+    (in chunks of ``chunk``), so a checker that needs hashes one at a time can first hand over, in
+    bulk, the preimages it expects to need, then ask for them singly (``memo(preimage)``) at the
+    cost of a dict lookup; a preimage not handed over is hashed on its own. Values must be
+    canonical Fr elements (else ValueError, as poseidon_many).
+    """
+
+    def __init__(self, chunk: int = 1 << 13):
+        self.chunk = chunk
+        self._known: dict[tuple, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._known)
+
+    def many(self, preimages) -> list[int]:
+        """The hashes of ``preimages`` (sequences of ints) as Python ints, in order."""
+        keys = [tuple(int(v) for v in pre) for pre in preimages]
+        todo: dict[int, dict[tuple, None]] = {}
+        for key in keys:
+            if key not in self._known:
+                todo.setdefault(len(key), {})[key] = None
+        for arity, group in todo.items():
+            rows = list(group)
+            for s in range(0, len(rows), self.chunk):
+                block = rows[s : s + self.chunk]
+                out = poseidon_many([list(col) for col in zip(*block)], arity=arity)
+                self._known.update(zip(block, (int(h) for h in out)))
+        return [self._known[key] for key in keys]
+
+    def __call__(self, preimage) -> int:
+        """One hash (remembered)."""
+        return self.many([preimage])[0]

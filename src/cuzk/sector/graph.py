@@ -84,6 +84,7 @@ __all__ = [
     "drg_parents",
     "expander_parents",
     "parents",
+    "parents_many",
     "all_parents",
     "parents_cache_path",
 ]
@@ -325,20 +326,36 @@ def expander_parents(nodes, num_nodes: int, feistel, legacy: bool = False) -> np
     return (t // np.uint64(EXP_DEGREE)).astype(np.uint32).reshape(-1, EXP_DEGREE)
 
 
+def parents_many(sector_size: int, porep_id, nodes, *, api_version: str = "1.1") -> np.ndarray:
+    """The 14 parents (6 DRG, then 8 expander) of every node in ``nodes``: (k, 14) uint32, row j
+    = :func:`parents` of ``nodes[j]``. One call builds the Feistel round tables once (3 · 2^17
+    BLAKE2b at 32 GiB, about 0.2 s), so ask for all the nodes you need together.
+
+    Raises ValueError / IndexError for bad arguments, as :func:`parents`.
+    """
+    n = _nodes_of(sector_size)
+    legacy = _check_api(api_version)
+    try:
+        v = np.asarray(nodes, dtype=np.int64).reshape(-1)
+    except OverflowError:
+        raise IndexError(f"a node is out of range for {n} nodes") from None
+    bad = np.nonzero((v < 0) | (v >= n))[0]
+    if bad.size:
+        raise IndexError(f"node {int(v[bad[0]])} out of range for {n} nodes")
+    out = np.empty((v.size, DEGREE), dtype=np.uint32)
+    out[:, :BASE_DEGREE] = drg_parents(v, drg_seed(porep_id), legacy)
+    out[:, BASE_DEGREE:] = expander_parents(v, n, feistel_keys(porep_id), legacy)
+    return out
+
+
 def parents(sector_size: int, porep_id, node: int, *, api_version: str = "1.1") -> list[int]:
     """The 14 parents of ``node`` (6 DRG, then 8 expander) as Python ints; see the module docstring.
 
     ``sector_size``: bytes, a power of two >= 128; ``porep_id``: 32 bytes (e.g.
     :func:`cuzk.sector.c1.porep_id`); ``node`` in ``[0, sector_size // 32)``.
-    Raises ValueError / IndexError for bad arguments.
+    Raises ValueError / IndexError for bad arguments. For many nodes use :func:`parents_many`.
     """
-    n = _nodes_of(sector_size)
-    legacy = _check_api(api_version)
-    if not 0 <= node < n:
-        raise IndexError(f"node {node} out of range for {n} nodes")
-    d = drg_parents([node], drg_seed(porep_id), legacy)[0]
-    e = expander_parents([node], n, feistel_keys(porep_id), legacy)[0]
-    return [int(x) for x in d] + [int(x) for x in e]
+    return parents_many(sector_size, porep_id, [node], api_version=api_version)[0].tolist()
 
 
 def _cache_root() -> Path:

@@ -54,7 +54,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..hash.poseidon import R, poseidon_many
+from ..hash.poseidon import PoseidonMemo, R
 from .c1 import (
     C1Error,
     c1_fields,
@@ -68,9 +68,9 @@ from .c1 import (
 from .c1 import SCHEMA as _C1_SCHEMA
 from .challenges import challenge_counts, derive_challenges
 from .commd import build_tree as build_commd_tree, merkle_path, sha254
-from .graph import BASE_DEGREE, EXP_DEGREE, all_parents, parents as graph_parents
+from .graph import BASE_DEGREE, EXP_DEGREE, all_parents, parents_many
 from .labels import label_header
-from .replica import replicate, tree_arities, tree_path, tree_shape
+from .replica import hash_paths, replicate, tree_arities, tree_path, tree_shape
 
 __all__ = ["c1_document", "challenge_proof", "merkle_proof", "seal_and_prove", "verify_porep_c1", "write_porep_c1", "read_porep_c1", "SCHEMA", "TOTAL_PARENTS"]
 
@@ -251,12 +251,43 @@ SCHEMA = {
 
 # --- verification ---------------------------------------------------------------------------------
 
-def _poseidon(vals: list[int]) -> int:
-    return int(poseidon_many([[v] for v in vals], arity=len(vals))[0])
+def _merkle_shape_ok(proof: dict, arities: list[int]) -> bool:
+    """Whether :func:`_check_merkle` would hash ``proof`` all the way up (length, arities,
+    positions, canonical leaf and siblings), i.e. raise nothing before its root comparison."""
+    p = proof["path"]
+    if len(p) != len(arities) or _int(proof["leaf"]) >= R:
+        return False
+    return all(len(el["hashes"]) == a - 1 and el["index"] < a and all(_int(h) < R for h in el["hashes"])
+               for el, a in zip(p, arities))
 
 
-def _check_merkle(path, f: str, proof: dict, index: int, arities: list[int], root: bytes | None, what: str) -> bytes:
-    """Check a Poseidon MerkleProof proves ``index`` under ``root`` (or its own root if None); returns its root."""
+def _prefetch_hashes(parts: list, layers: int, arities: list[int], memo: PoseidonMemo) -> None:
+    """Hash, into ``memo``, every column and Merkle path node the checks of :func:`verify_porep_c1`
+    will ask for, in one batched Poseidon call per tree level (shared ancestors once).
+
+    Only a prediction: it checks nothing and raises nothing; whatever it leaves out (a column or path
+    the checks reject before hashing it, or one of a malformed shape) the checks hash on their own.
+    """
+    columns, merkles = [], []
+    for part in parts:
+        for pr in part:
+            rcp = pr["replica_column_proofs"]
+            merkles.append(pr["comm_r_last_proof"])
+            for cp in [rcp["c_x"], *rcp["drg_parents"], *rcp["exp_parents"]]:
+                columns.append([_int(r) for r in cp["column"]["rows"]])
+                merkles.append(cp["inclusion_proof"])
+    memo.many([rows for rows in columns if len(rows) == layers and max(rows) < R])
+    ok = [m for m in merkles if _merkle_shape_ok(m, arities)]
+    levels = [([[_int(h) for h in m["path"][lvl]["hashes"]] for m in ok], [m["path"][lvl]["index"] for m in ok])
+              for lvl in range(len(arities))]
+    hash_paths([_int(m["leaf"]) for m in ok], levels, memo)
+
+
+def _check_merkle(path, f: str, proof: dict, index: int, arities: list[int], root: bytes | None, what: str,
+                  poseidon) -> bytes:
+    """Check a Poseidon MerkleProof proves ``index`` under ``root`` (or its own root if None); returns its root.
+
+    ``poseidon``: a :class:`PoseidonMemo` (preimage → hash)."""
     p = proof["path"]
     if len(p) != len(arities):
         raise C1Error(path, f + "/path", f"length {len(p)}, {what} has {len(arities)} levels")
@@ -273,7 +304,7 @@ def _check_merkle(path, f: str, proof: dict, index: int, arities: list[int], roo
         sibs = [_int(h) for h in el["hashes"]]
         if any(s >= R for s in sibs):
             raise C1Error(path, f"{f}/path/{lvl}/hashes", "not a canonical Fr element")
-        node = _poseidon(sibs[:pos] + [node] + sibs[pos:])
+        node = poseidon(sibs[:pos] + [node] + sibs[pos:])
         idx += pos * mul
         mul *= a
     if idx != index:
@@ -286,7 +317,7 @@ def _check_merkle(path, f: str, proof: dict, index: int, arities: list[int], roo
     return r
 
 
-def _check_column(path, f: str, cp: dict, node: int, layers: int, arities, comm_c: bytes | None) -> bytes:
+def _check_column(path, f: str, cp: dict, node: int, layers: int, arities, comm_c: bytes | None, poseidon) -> bytes:
     col = cp["column"]
     if col["index"] != node:
         raise C1Error(path, f + "/column/index", f"{col['index']}, expected node {node}")
@@ -295,13 +326,19 @@ def _check_column(path, f: str, cp: dict, node: int, layers: int, arities, comm_
         raise C1Error(path, f + "/column/rows", f"{len(rows)} rows, layers = {layers}")
     if any(r >= R for r in rows):
         raise C1Error(path, f + "/column/rows", "not a canonical Fr element")
-    if _poseidon(rows) != _int(cp["inclusion_proof"]["leaf"]):
+    if poseidon(rows) != _int(cp["inclusion_proof"]["leaf"]):
         raise C1Error(path, f + "/column/rows", "column hash differs from the inclusion proof's leaf")
-    return _check_merkle(path, f + "/inclusion_proof", cp["inclusion_proof"], node, arities, comm_c, "tree_c")
+    return _check_merkle(path, f + "/inclusion_proof", cp["inclusion_proof"], node, arities, comm_c, "tree_c", poseidon)
 
 
 def verify_porep_c1(c1: dict, path="<c1>") -> None:
     """Check a PoRep C1 dict completely (schema, then every proof; see the module docstring).
+
+    The checks run challenge by challenge in a fixed order and stop at the first failure. Their
+    Poseidon hashes (columns, tree_c and tree_r_last paths) are computed beforehand in batches
+    (:func:`_prefetch_hashes`, one call per tree level) and the graph parents of all challenges in
+    one call; this changes the cost (32 GiB on the 2-core dev machine: 60 s before, 12 s now, most
+    of it the 17,000 distinct Poseidon hashes), not the checks.
 
     Raises:
         C1Error: naming ``path`` and the first bad field (schema errors: all of them).
@@ -314,28 +351,33 @@ def verify_porep_c1(c1: dict, path="<c1>") -> None:
         arities = tree_arities(size // 32, tree_shape(size))
     except ValueError as e:
         raise C1Error(path, "sector_size", str(e)) from None
+    expects = [derive_challenges(rid, b["seed"], size, k, c1["challenges_per_partition"]) for k in range(len(parts))]
+    gps = iter(parents_many(size, b["porep_id"], [c for e in expects for c in e],
+                            api_version=c1["api_version"]).tolist())
+    poseidon = PoseidonMemo()
+    _prefetch_hashes(parts, layers, arities, poseidon)
     comm_c = comm_r_last = None
     for k, part in enumerate(parts):
-        expect = derive_challenges(rid, b["seed"], size, k, c1["challenges_per_partition"])
+        expect = expects[k]
         for i, pr in enumerate(part):
             base = f"vanilla_proofs/{key}/{k}/{i}"
             c = expect[i]
+            gp = next(gps)
             check_comm_d_proof(path, base + "/comm_d_proofs", pr["comm_d_proofs"], c, depth, b["comm_d"])
             # tree_r_last
             comm_r_last = _check_merkle(path, base + "/comm_r_last_proof", pr["comm_r_last_proof"], c, arities,
-                                        comm_r_last, "tree_r_last")
+                                        comm_r_last, "tree_r_last", poseidon)
             # columns
             f = base + "/replica_column_proofs"
             rcp = pr["replica_column_proofs"]
-            comm_c = _check_column(path, f + "/c_x", rcp["c_x"], c, layers, arities, comm_c)
-            gp = graph_parents(size, b["porep_id"], c, api_version=c1["api_version"])
+            comm_c = _check_column(path, f + "/c_x", rcp["c_x"], c, layers, arities, comm_c, poseidon)
             drg, exp = gp[:BASE_DEGREE], gp[BASE_DEGREE:]
             for j, q in enumerate(drg):
-                _check_column(path, f"{f}/drg_parents/{j}", rcp["drg_parents"][j], q, layers, arities, comm_c)
+                _check_column(path, f"{f}/drg_parents/{j}", rcp["drg_parents"][j], q, layers, arities, comm_c, poseidon)
             for j, q in enumerate(exp):
-                _check_column(path, f"{f}/exp_parents/{j}", rcp["exp_parents"][j], q, layers, arities, comm_c)
+                _check_column(path, f"{f}/exp_parents/{j}", rcp["exp_parents"][j], q, layers, arities, comm_c, poseidon)
             if k == 0 and i == 0:
-                want = int(poseidon_many([[_int(comm_c)], [_int(comm_r_last)]], arity=2)[0]).to_bytes(32, "little")
+                want = poseidon([_int(comm_c), _int(comm_r_last)]).to_bytes(32, "little")
                 if want != b["comm_r"]:
                     raise C1Error(path, "comm_r", "differs from Poseidon₂(comm_c, comm_r_last)")
             # labeling

@@ -70,9 +70,9 @@ import numpy as np
 from .c1 import check_schema
 from .challenges import size_name as _size_name
 from ..fileio import atomic_open, atomic_write_text
-from ..hash.poseidon import R, poseidon_many
+from ..hash.poseidon import R
 from .porep_c1 import merkle_proof
-from .replica import comm_r as hash_comm_r, fr_to_nodes, nodes_to_fr, tree_arities, tree_shape
+from .replica import comm_r as hash_comm_r, fr_to_nodes, hash_paths, nodes_to_fr, tree_arities, tree_shape
 
 __all__ = [
     "FORMAT",
@@ -447,22 +447,6 @@ def _as_sealed(x) -> SealedSector:
     return x if isinstance(x, SealedSector) else read_sealed(x)
 
 
-# --- path hashing (vectorized over many proofs) ----------------------------------------------------
-
-
-def _hash_paths(leaves: np.ndarray, levels: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    """Roots of k paths: ``leaves`` (k,) ints; per level (siblings (k, a−1) ints, positions (k,) int)."""
-    cur = leaves
-    for sibs, pos in levels:
-        k, a = sibs.shape[0], sibs.shape[1] + 1
-        full = np.empty((k, a), dtype=object)
-        at = np.arange(a)[None, :] == pos[:, None]
-        full[at] = cur
-        full[~at] = sibs.reshape(-1)
-        cur = poseidon_many([full[:, j] for j in range(a)], arity=a)
-    return cur
-
-
 # --- vanilla proofs -------------------------------------------------------------------------------
 
 
@@ -542,7 +526,7 @@ def generate_post(kind: str, sectors: Sequence, randomness: bytes, prover_id: by
 def _check_sealed_proofs(s: SealedSector, proofs: list[dict]) -> None:
     """Upstream's ``proof.validate(challenge) && root == comm_r_last`` for freshly made proofs."""
     leaves, levels = _stack_paths(proofs, s.arities)
-    roots = _hash_paths(leaves, levels)
+    roots = hash_paths(leaves, levels)
     bad = np.flatnonzero(roots != _int(s.comm_r_last))
     if bad.size:
         raise PoStError(s.path or f"<sector {s.sector_id}>", "tree_r_last",
@@ -686,7 +670,7 @@ def verify_post(doc: dict, path="<post>") -> None:
                 proofs.append(pr)
                 where.append(f"{f}/inclusion_proofs/{n}")
         leaves, levels = _stack_paths(proofs, arities)
-        roots = _hash_paths(leaves, levels)
+        roots = hash_paths(leaves, levels)
         want = np.array([_int(pr["root"]) for pr in proofs], dtype=object)
         bad = np.flatnonzero(roots != want)
         if bad.size:

@@ -48,7 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..field.arith import from_limbs, to_limbs
-from ..hash.poseidon import R, poseidon_many
+from ..hash.poseidon import PoseidonMemo, R, poseidon_many
 from .labels import label_layers
 
 __all__ = [
@@ -63,6 +63,7 @@ __all__ = [
     "build_tree",
     "tree_path",
     "verify_tree_path",
+    "hash_paths",
     "comm_r",
     "replicate",
 ]
@@ -234,6 +235,26 @@ def verify_tree_path(leaf: int, path, root: int) -> bool:
             return False
         node = int(poseidon_many([[v] for v in pre], arity=len(pre))[0])
     return node == int(root)
+
+
+def hash_paths(leaves, levels, memo: PoseidonMemo | None = None) -> np.ndarray:
+    """Roots of k Merkle paths of one shape, hashed level by level over all paths together.
+
+    ``leaves``: k ints; ``levels``: per tree level, leaves up, ``(siblings, positions)`` with
+    siblings (k, a − 1) ints and positions (k,) ints in ``[0, a)`` (as :func:`tree_path`). All values
+    canonical Fr elements. A preimage shared by several paths (their common ancestors) is hashed
+    once; ``memo`` (default a fresh one) keeps every intermediate hash for later single lookups.
+    Returns a (k,) object array of ints.
+    """
+    memo = PoseidonMemo() if memo is None else memo
+    cur = [int(v) for v in leaves]
+    for sibs, pos in levels:
+        sibs = sibs.tolist() if isinstance(sibs, np.ndarray) else sibs
+        pre = [s[:p] + [node] + s[p:] for node, s, p in zip(cur, map(list, sibs), (int(p) for p in pos))]
+        cur = memo.many(pre)
+    out = np.empty(len(cur), dtype=object)
+    out[:] = cur
+    return out
 
 
 def comm_r(comm_c: bytes, comm_r_last: bytes) -> bytes:
