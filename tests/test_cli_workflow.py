@@ -49,6 +49,29 @@ def test_snakemake_dry_run(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
+def test_gpu_jobs_declare_a_gpu_and_the_gpu_memory_model(tmp_path):
+    """backend: cuda (a dry run needs no device): setup and prove declare gpu=1 and the cuda
+    host-memory model (porep-2KiB setup: 5 GB, not the CPU's 13); without --resources gpu=N the
+    DAG build warns that GPU jobs may all start at once."""
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text((ROOT / "config.yaml").read_text().replace("results: results", f"results: {tmp_path / 'r'}")
+                   .replace("backend: auto", "backend: cuda"))
+    warn = "--resources gpu=N is not set"
+    r = subprocess.run(["snakemake", "-n", "--cores", "2", "--configfile", str(cfg)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr + r.stdout
+    out = r.stdout + r.stderr
+    assert warn in out
+    jobs = {b.split(":")[0] + " " + b.split("wildcards: ")[1].split("\n")[0]: b
+            for b in r.stdout.split("\nrule ") if "wildcards: " in b}
+    assert "mem_gb=5, gpu=1," in jobs["setup shape=porep-2KiB"]
+    assert "mem_gb=1, mem_mb" in jobs["pce_extract shape=porep-2KiB"]    # a CPU step: no gpu
+    r = subprocess.run(["snakemake", "-n", "--cores", "2", "--resources", "gpu=1", "--configfile", str(cfg)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and warn not in r.stdout + r.stderr
+
+
+@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
 def test_snakemake_small_job(tmp_path):
     cfg = tmp_path / "config.yaml"
     res = tmp_path / "results"

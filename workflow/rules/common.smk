@@ -116,10 +116,15 @@ def sector_data(wc):
     return [path] if path and os.path.exists(path) else []
 
 
-def _budget_gb():
-    r = workflow.global_resources.get("mem_gb")
+def _global_resource(name):
+    """--resources name=X as a number, or None when not given."""
+    r = workflow.global_resources.get(name)
     v = getattr(r, "value", r)
     return v if isinstance(v, (int, float)) else None
+
+
+def _budget_gb():
+    return _global_resource("mem_gb")
 
 
 def mem_gb(rule, step, shape=None, threads=1, batch=1):
@@ -166,7 +171,20 @@ def checks_before_run(wildcards):
     job still to run, and batch directories missing a proof. Adds no input."""
     check_budgets()
     incomplete_batches()
+    gpu_limit_unset()
     return []
+
+
+def gpu_limit_unset():
+    """Whether GPU jobs run without --resources gpu=N (warned about at DAG build): Snakemake then
+    starts them all at once, and each waits for a free device (cuzk.backend.gpus)."""
+    if JOB_GPUS and _global_resource("gpu") is None:
+        logger.warning(
+            "cuzk: setup and prove run on the GPU (gpu=1 each) but --resources gpu=N is not set: "
+            "they may all start at once and wait for a free GPU; pass --resources gpu=<number of GPUs>"
+        )
+        return True
+    return False
 
 
 def incomplete_batches():
