@@ -2,8 +2,12 @@
 //
 // The modulus p must satisfy 2p < 2^(32N) (true for BLS12-381 Fr, 255 bits in 8 limbs, and Fq,
 // 381 bits in 12 limbs), so sums of two reduced values never overflow and one conditional
-// subtraction reduces them. Multiplication is CIOS (coarsely integrated operand scanning) with
-// PTX carry chains (mad.lo.cc / madc.hi.cc): about 4N^2 + N 32-bit multiply-adds per product.
+// subtraction reduces them. Multiplication is CIOS (coarsely integrated operand scanning, Koc,
+// Acar, Kaliski 1996) with PTX carry chains (mad.lo.cc / madc.hi.cc): 2N^2 32x32-bit products
+// (4N^2 + N multiply-add halves), each row added as an even-limb and an odd-limb chain so that
+// sm_90 does each product in one IMAD.WIDE.U32.X. On the H200 (benchmarks/results/2026-11-30-h200/
+// stop10) that made the NTT 19% and the G1/G2 MSMs 12-15% faster than one chain of low halves and
+// one of high halves. tests/test_ff_host.py builds this file for the host (CUZK_HOST_EMULATION).
 // Values are kept fully reduced in [0, p) in Montgomery form x * 2^(32N) mod p.
 //
 // A parameter class P provides: static const int N; static const u32 M0 (= -p^-1 mod 2^32);
@@ -148,40 +152,49 @@ __device__ __forceinline__ fp<P> fp_neg(const fp<P>& a) {
 template <class P>
 __device__ __forceinline__ fp<P> fp_dbl(const fp<P>& a) { return fp_add(a, a); }
 
-// Montgomery product a*b*2^(-32N) mod p (CIOS).
+// t[off .. off+N] += x_k * y for k = off, off+2, ..., (each 64-bit product at t[k], t[k+1]) as ONE
+// carry chain whose terms alternate mad.lo / madc.hi of the same product, which ptxas turns into
+// one IMAD.WIDE.U32.X per product on sm_90; the carry out goes to t[off+N] (and t[N+1]).
+template <int N, int OFF>
+__device__ __forceinline__ void fp_mad_half(u32* t, const u32* x, u32 y) {
+    t[OFF] = ff::mad_lo_cc(x[OFF], y, t[OFF]);
+    t[OFF + 1] = ff::madc_hi_cc(x[OFF], y, t[OFF + 1]);
+#pragma unroll
+    for (int k = OFF + 2; k < N; k += 2) {
+        t[k] = ff::madc_lo_cc(x[k], y, t[k]);
+        t[k + 1] = ff::madc_hi_cc(x[k], y, t[k + 1]);
+    }
+    if (OFF == 0) {
+        t[N] = ff::addc_cc(t[N], 0);
+        t[N + 1] = ff::addc(t[N + 1], 0);
+    } else {
+        t[N + 1] = ff::addc(t[N + 1], 0);
+    }
+}
+
+// Montgomery product a*b*2^(-32N) mod p (CIOS, N even). Each of the row's two products (a*b[i],
+// then m*p) is added as two carry chains, the even limbs' 64-bit products and then the odd limbs'
+// (fp_mad_half): with all low halves in one chain and all high halves in another, ptxas on sm_90
+// needs a separate IADD3.X for most carries (about 1 per product), which loads the integer ALU
+// pipe more than the multiplies load the FMA pipe.
 template <class P>
 __device__ __forceinline__ fp<P> fp_mul(const fp<P>& a, const fp<P>& b) {
     const int N = P::N;
-    u32 t[N + 2];
+    static_assert(N % 2 == 0, "fp_mul needs an even number of limbs");
+    u32 t[N + 2], pm[N];
+#pragma unroll
+    for (int j = 0; j < N; j++) pm[j] = P::p(j);
 #pragma unroll
     for (int j = 0; j < N + 2; j++) t[j] = 0;
 #pragma unroll
     for (int i = 0; i < N; i++) {
-        const u32 bi = b.v[i];
-        // t += a * b[i]: low halves then high halves
-        t[0] = ff::mad_lo_cc(a.v[0], bi, t[0]);
+        fp_mad_half<N, 0>(t, a.v, b.v[i]);
+        fp_mad_half<N, 1>(t, a.v, b.v[i]);
+        const u32 m = t[0] * P::M0;          // t + m p ≡ 0 mod 2^32
+        fp_mad_half<N, 0>(t, pm, m);
+        fp_mad_half<N, 1>(t, pm, m);
 #pragma unroll
-        for (int j = 1; j < N; j++) t[j] = ff::madc_lo_cc(a.v[j], bi, t[j]);
-        t[N] = ff::addc_cc(t[N], 0);
-        t[N + 1] = ff::addc(t[N + 1], 0);
-        t[1] = ff::mad_hi_cc(a.v[0], bi, t[1]);
-#pragma unroll
-        for (int j = 1; j < N; j++) t[j + 1] = ff::madc_hi_cc(a.v[j], bi, t[j + 1]);
-        t[N + 1] = ff::addc(t[N + 1], 0);
-        // t += m * p with m chosen so that t[0] becomes 0
-        const u32 m = t[0] * P::M0;
-        t[0] = ff::mad_lo_cc(m, P::p(0), t[0]);
-#pragma unroll
-        for (int j = 1; j < N; j++) t[j] = ff::madc_lo_cc(m, P::p(j), t[j]);
-        t[N] = ff::addc_cc(t[N], 0);
-        t[N + 1] = ff::addc(t[N + 1], 0);
-        t[1] = ff::mad_hi_cc(m, P::p(0), t[1]);
-#pragma unroll
-        for (int j = 1; j < N; j++) t[j + 1] = ff::madc_hi_cc(m, P::p(j), t[j + 1]);
-        t[N + 1] = ff::addc(t[N + 1], 0);
-        // divide by 2^32
-#pragma unroll
-        for (int j = 0; j <= N; j++) t[j] = t[j + 1];
+        for (int j = 0; j <= N; j++) t[j] = t[j + 1];   // divide by 2^32 (t[0] is 0)
         t[N + 1] = 0;
     }
     fp<P> r;
