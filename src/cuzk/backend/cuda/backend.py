@@ -38,8 +38,8 @@ ones through ``int.to_bytes``.
 
 Kernel design notes (see the ``.cu`` files): Montgomery multiplication is CIOS over 32-bit limbs
 with PTX ``mad.lo.cc``/``madc.hi.cc`` carry chains (2n² 32×32-bit products, n = 8 for Fr, 12 for
-Fq), each row's products added as an even-limb and an odd-limb chain (one IMAD.WIDE.U32.X each on
-sm_90; ``ff.cuh``).
+Fq, one IMAD.WIDE.U32.X each on sm_90), the running sum in two arrays by the parity of a product's
+position (``ff.cuh``).
 The NTT is decimation in frequency in shared memory, up to 10 radix-2 stages per launch on blocks
 of 1024 elements (3 launches at 2^20..2^26), natural order in and out (the last pass writes to the
 bit-reversed index); twiddles ``ω^j`` for each size are computed once on the GPU and cached.

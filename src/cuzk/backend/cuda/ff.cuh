@@ -3,11 +3,12 @@
 // The modulus p must satisfy 2p < 2^(32N) (true for BLS12-381 Fr, 255 bits in 8 limbs, and Fq,
 // 381 bits in 12 limbs), so sums of two reduced values never overflow and one conditional
 // subtraction reduces them. Multiplication is CIOS (coarsely integrated operand scanning, Koc,
-// Acar, Kaliski 1996) with PTX carry chains (mad.lo.cc / madc.hi.cc): 2N^2 32x32-bit products
-// (4N^2 + N multiply-add halves), each row added as an even-limb and an odd-limb chain so that
-// sm_90 does each product in one IMAD.WIDE.U32.X. On the H200 (benchmarks/results/2026-11-30-h200/
-// stop10) that made the NTT 19% and the G1/G2 MSMs 12-15% faster than one chain of low halves and
-// one of high halves. tests/test_ff_host.py builds this file for the host (CUZK_HOST_EMULATION).
+// Acar, Kaliski 1996) with PTX carry chains (mad.lo.cc / madc.hi.cc): 2N^2 32x32-bit products,
+// each one IMAD.WIDE.U32.X on sm_90, the running sum kept as two arrays by the parity of the
+// position where a product starts (fp_mul). On the H200 (benchmarks/results/2026-11-30-h200/
+// stop10) this made the NTT 25% and the G1 / G2 MSMs 30-33% faster than one chain of low halves
+// and one of high halves per row. tests/test_ff_host.py builds this file for the host
+// (CUZK_HOST_EMULATION) and checks it against Python integers.
 // Values are kept fully reduced in [0, p) in Montgomery form x * 2^(32N) mod p.
 //
 // A parameter class P provides: static const int N; static const u32 M0 (= -p^-1 mod 2^32);
@@ -152,55 +153,57 @@ __device__ __forceinline__ fp<P> fp_neg(const fp<P>& a) {
 template <class P>
 __device__ __forceinline__ fp<P> fp_dbl(const fp<P>& a) { return fp_add(a, a); }
 
-// t[off .. off+N] += x_k * y for k = off, off+2, ..., (each 64-bit product at t[k], t[k+1]) as ONE
-// carry chain whose terms alternate mad.lo / madc.hi of the same product, which ptxas turns into
-// one IMAD.WIDE.U32.X per product on sm_90; the carry out goes to t[off+N] (and t[N+1]).
-template <int N, int OFF>
-__device__ __forceinline__ void fp_mad_half(u32* t, const u32* x, u32 y) {
-    t[OFF] = ff::mad_lo_cc(x[OFF], y, t[OFF]);
-    t[OFF + 1] = ff::madc_hi_cc(x[OFF], y, t[OFF + 1]);
+// X[p0 + j], X[p0 + j + 1] += x[j] * y (64-bit) for j = j0, j0 + 2, ... < N, as ONE carry chain
+// alternating mad.lo / madc.hi of the same product (one IMAD.WIDE.U32.X per product on sm_90),
+// the carry out into X[p0 + N + j0]. Called with constant arguments in unrolled loops.
+template <int N>
+__device__ __forceinline__ void fp_chain(u32* X, const u32* x, u32 y, int p0, int j0) {
+    X[p0 + j0] = ff::mad_lo_cc(x[j0], y, X[p0 + j0]);
+    X[p0 + j0 + 1] = ff::madc_hi_cc(x[j0], y, X[p0 + j0 + 1]);
 #pragma unroll
-    for (int k = OFF + 2; k < N; k += 2) {
-        t[k] = ff::madc_lo_cc(x[k], y, t[k]);
-        t[k + 1] = ff::madc_hi_cc(x[k], y, t[k + 1]);
+    for (int j = j0 + 2; j < N; j += 2) {
+        X[p0 + j] = ff::madc_lo_cc(x[j], y, X[p0 + j]);
+        X[p0 + j + 1] = ff::madc_hi_cc(x[j], y, X[p0 + j + 1]);
     }
-    if (OFF == 0) {
-        t[N] = ff::addc_cc(t[N], 0);
-        t[N + 1] = ff::addc(t[N + 1], 0);
-    } else {
-        t[N + 1] = ff::addc(t[N + 1], 0);
-    }
+    X[p0 + N + j0] = ff::addc(X[p0 + N + j0], 0);
 }
 
-// Montgomery product a*b*2^(-32N) mod p (CIOS, N even). Each of the row's two products (a*b[i],
-// then m*p) is added as two carry chains, the even limbs' 64-bit products and then the odd limbs'
-// (fp_mad_half): with all low halves in one chain and all high halves in another, ptxas on sm_90
-// needs a separate IADD3.X for most carries (about 1 per product), which loads the integer ALU
-// pipe more than the multiplies load the FMA pipe.
+// Montgomery product a*b*2^(-32N) mod p (CIOS, N even), the running sum kept as two
+// unnormalized arrays by word position: X takes the 64-bit products that start at an even
+// position (x[j]*y[i] with i + j even), Y those at an odd one. Each array then only ever sees
+// products on one alignment, so its word pairs stay register pairs (no moves), and each row is
+// four carry chains (fp_chain: a*b[i] and m*p, into X and into Y). Position i's value is
+// X[i] + Y[i] + c (c: the carry out of position i - 1, at most 2): it gives m, and once m*p is
+// added its carry. The result is positions N .. 2N of X + Y (+ c), < 2p as in CIOS.
 template <class P>
 __device__ __forceinline__ fp<P> fp_mul(const fp<P>& a, const fp<P>& b) {
     const int N = P::N;
     static_assert(N % 2 == 0, "fp_mul needs an even number of limbs");
-    u32 t[N + 2], pm[N];
+    u32 X[2 * N + 1], Y[2 * N + 1], pm[N];
 #pragma unroll
     for (int j = 0; j < N; j++) pm[j] = P::p(j);
 #pragma unroll
-    for (int j = 0; j < N + 2; j++) t[j] = 0;
+    for (int j = 0; j < 2 * N + 1; j++) X[j] = Y[j] = 0;
+    u32 c = 0;
 #pragma unroll
     for (int i = 0; i < N; i++) {
-        fp_mad_half<N, 0>(t, a.v, b.v[i]);
-        fp_mad_half<N, 1>(t, a.v, b.v[i]);
-        const u32 m = t[0] * P::M0;          // t + m p ≡ 0 mod 2^32
-        fp_mad_half<N, 0>(t, pm, m);
-        fp_mad_half<N, 1>(t, pm, m);
-#pragma unroll
-        for (int j = 0; j <= N; j++) t[j] = t[j + 1];   // divide by 2^32 (t[0] is 0)
-        t[N + 1] = 0;
+        const int jx = i & 1, jy = 1 - jx;        // first limb whose product with b[i] starts at an even / odd position
+        fp_chain<N>(X, a.v, b.v[i], i, jx);
+        fp_chain<N>(Y, a.v, b.v[i], i, jy);
+        const u32 m = (X[i] + Y[i] + c) * P::M0;  // position i + m*p[0] ≡ 0 mod 2^32
+        fp_chain<N>(X, pm, m, i, jx);
+        fp_chain<N>(Y, pm, m, i, jy);
+        const u64 s = (u64)X[i] + Y[i] + c;       // ≡ 0 mod 2^32
+        c = (u32)(s >> 32);
     }
     fp<P> r;
+    r.v[0] = ff::add_cc(X[N], Y[N]);
 #pragma unroll
-    for (int j = 0; j < N; j++) r.v[j] = t[j];
-    return fp_reduce_once(r);  // t < 2p and t[N] == 0 for reduced inputs
+    for (int k = 1; k < N; k++) r.v[k] = ff::addc_cc(X[N + k], Y[N + k]);
+    r.v[0] = ff::add_cc(r.v[0], c);
+#pragma unroll
+    for (int k = 1; k < N; k++) r.v[k] = ff::addc_cc(r.v[k], 0);
+    return fp_reduce_once(r);  // < 2p, and positions 2N and up are 0, for reduced inputs
 }
 
 template <class P>
