@@ -154,32 +154,57 @@ def literal_values(cs: ConstraintSystem, lits) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
+def _kinds_of(l: np.ndarray) -> np.ndarray:
+    """Column kinds of a (k, m) literal block (uniform over k, so row 0 decides): (m,) int8."""
+    return literal_kinds(l[:1])[0] if l.shape[0] else np.full(l.shape[1], C0, np.int8)
+
+
 class _Bits:
     """A (k, m) block of literals ``l`` (numpy int64, column kinds uniform over k) and, in witness
-    mode, their values ``v`` ((k, m) uint32 0/1 on xp)."""
+    mode, their values ``v`` ((k, m) uint32 0/1 on xp); ``kd`` the (m,) int8 column kinds, given
+    or computed once on first use."""
 
-    __slots__ = ("l", "v")
+    __slots__ = ("l", "v", "_kd")
 
-    def __init__(self, l, v):
+    def __init__(self, l, v, kd=None):
         self.l = l
         self.v = v
+        self._kd = kd
+
+    @property
+    def kd(self) -> np.ndarray:
+        if self._kd is None:
+            self._kd = _kinds_of(self.l)
+        return self._kd
 
 
 class _Word:
     """A uint32 word: ``l`` (k, 32) literals, little-endian (column i has weight 2^i, as bellman's
     UInt32), ``v`` (k,) uint32 values on xp (None without witness)."""
 
-    __slots__ = ("l", "v", "_terms")
+    __slots__ = ("l", "v", "_kd", "_terms")
 
-    def __init__(self, l, v):
+    def __init__(self, l, v, kd=None):
         self.l = l
         self.v = v
+        self._kd = kd
         self._terms = None
+
+    @property
+    def kd(self) -> np.ndarray:
+        """(32,) int8 kinds of the bits (cached: words are rotated and split into bits often)."""
+        if self._kd is None:
+            self._kd = _kinds_of(self.l)
+        return self._kd
+
+    def is_const(self) -> bool:
+        """All 32 bits are constants (no variable, no negation)."""
+        return bool((self.kd >= C0).all())
 
     def terms(self):
         """(refs (k, m), coefficients (m,) ints, constant int): the word as Σ c·ref + constant."""
         if self._terms is None:
-            kd = literal_kinds(self.l[:1])[0] if self.l.shape[0] else np.full(32, C0, np.int8)
+            kd = self.kd
             cols = np.flatnonzero(kd <= NEG)
             refs = _base(self.l[:, cols])
             coeffs = tuple(_POW2_32[i] if kd[i] == VAR else -_POW2_32[i] for i in cols)
@@ -203,15 +228,21 @@ class _MultiEq:
     def enforce_equal(self, nbits: int, operands, result_refs) -> None:
         if CAPACITY <= self.bits + nbits:
             self.flush()
-        shift = 1 << self.bits
-        for w in operands:
-            self.lhs.setdefault(id(w), [w, 0])[1] += shift
-        self.rhs.append((result_refs, shift))
+        if self.cs.has_shape:  # a witness-only system only needs the flush points
+            shift = 1 << self.bits
+            for w in operands:
+                self.lhs.setdefault(id(w), [w, 0])[1] += shift
+            self.rhs.append((result_refs, shift))
         self.bits += nbits
 
     def flush(self) -> None:
         if not self.bits:
             return
+        self.cs.enforce_lazy(self.k, self._rows, gadget=self.gadget)
+        self.lhs, self.rhs, self.bits = {}, [], 0
+
+    def _rows(self):
+        """The packed constraint (one block of k rows)."""
         cs, k = self.cs, self.k
         refs_parts, coeffs, const = [], [], 0
         for w, mult in self.lhs.values():
@@ -232,8 +263,7 @@ class _MultiEq:
         c_lc = LC.zero()
         for refs, shift in self.rhs:
             c_lc = c_lc + lc(refs, tuple(shift << j for j in range(refs.shape[1])))
-        cs.enforce(a, cs.one(k), c_lc, gadget=self.gadget)
-        self.lhs, self.rhs, self.bits = {}, [], 0
+        yield a, cs.one(k), c_lc
 
 
 class _Sha:
@@ -287,7 +317,7 @@ class _Sha:
 
     @staticmethod
     def _kinds(b: _Bits) -> np.ndarray:
-        return literal_kinds(b.l[:1])[0] if b.l.shape[0] else np.full(b.l.shape[1], C0, np.int8)
+        return b.kd
 
     def _pick(self, sources, src, neg) -> _Bits:
         """Column j from sources[src[j]] (all (k, m) blocks), negated where neg[j]."""
@@ -312,9 +342,19 @@ class _Sha:
         else one new bit c and one constraint (2a)·b = a + b − c on the underlying variables
         (negations cancel in pairs: the result literal is NOT c if exactly one is negated)."""
         kx, ky = self._kinds(x), self._kinds(y)
-        out = np.empty_like(x.l)
+        vx = (x.v ^ y.v) if self.wit else None  # the result's values, whatever the case
         cx = kx >= C0
         cy = (ky >= C0) & ~cx
+        if not (cx.any() or cy.any()):
+            # every column allocates (the common case once variables fill the words): no
+            # column selection, and the result kinds follow from the negations
+            flip = (kx == NEG) ^ (ky == NEG)
+            anyflip = bool(flip.any())
+            c = self._alloc(kx.shape[0], (vx ^ self._u32(flip)) if (self.wit and anyflip) else vx)
+            self._xor_rows(x.l, y.l, c)
+            out = np.where(flip, c + NOT_OFFSET, c) if anyflip else c
+            return _Bits(out, vx, flip.astype(np.int8))  # VAR = 0, NEG = 1
+        out = np.empty_like(x.l)
         if cx.any():
             out[:, cx] = np.where(kx[cx] == C1, bit_not(y.l[:, cx]), y.l[:, cx])
         if cy.any():
@@ -322,17 +362,24 @@ class _Sha:
         gi = np.flatnonzero(~cx & (ky < C0))
         if gi.shape[0]:
             flip = (kx[gi] == NEG) ^ (ky[gi] == NEG)
-            a, b = _base(x.l[:, gi]), _base(y.l[:, gi])
-            vals = (x.v[:, gi] ^ y.v[:, gi] ^ self._u32(flip)) if self.wit else None
-            c = self._alloc(gi.shape[0], vals)
-            n = c.size
+            c = self._alloc(gi.shape[0], (vx[:, gi] ^ self._u32(flip)) if self.wit else None)
+            self._xor_rows(x.l[:, gi], y.l[:, gi], c)
+            out[:, gi] = np.where(flip, c + NOT_OFFSET, c)
+        return _Bits(out, vx)
+
+    def _xor_rows(self, xl: np.ndarray, yl: np.ndarray, c: np.ndarray) -> None:
+        """xor's constraints (2a)·b = a + b − c for (k, m) operand literals (variables or
+        negations) and their new bits c."""
+        n = c.size
+
+        def rows():
+            a, b = _base(xl), _base(yl)
             # C row sorted by final column (c is the newest variable): keeps enforce's fast path
             swap = _col_key(a) > _col_key(b)
             abc = np.stack([np.where(swap, b, a), np.where(swap, a, b), c], axis=-1).reshape(n, 3)
-            self.cs.enforce(lc(a.reshape(n), 2), lc(b.reshape(n)), lc(abc, (1, 1, -1)),
-                            gadget=f"{self.g}/xor")
-            out[:, gi] = np.where(flip, c + NOT_OFFSET, c)
-        return _Bits(out, (x.v ^ y.v) if self.wit else None)
+            yield lc(a.reshape(n), 2), lc(b.reshape(n)), lc(abc, (1, 1, -1))
+
+        self.cs.enforce_lazy(n, rows, gadget=f"{self.g}/xor")
 
     def and_(self, x: _Bits, y: _Bits) -> _Bits:
         """Bitwise and (bellman's Boolean::and): a constant 0 → 0, a constant 1 → the other
@@ -350,15 +397,16 @@ class _Sha:
             vals = (x.v[:, gi] & y.v[:, gi]) if self.wit else None
             r = self._alloc(gi.shape[0], vals)
             out[:, gi] = r
-            xl, yl = x.l[:, gi], y.l[:, gi]
-            for (ka, kb), cols in self._groups(kx[gi], ky[gi]):
-                n = self.k * cols.shape[0]
-                self.cs.enforce(
-                    self._expr(n, [(xl[:, cols].reshape(n), ka, 1)]),
-                    self._expr(n, [(yl[:, cols].reshape(n), kb, 1)]),
-                    lc(r[:, cols].reshape(n)),
-                    gadget=f"{self.g}/and",
-                )
+
+            def rows():
+                xl, yl = x.l[:, gi], y.l[:, gi]
+                for (ka, kb), cols in self._groups(kx[gi], ky[gi]):
+                    n = self.k * cols.shape[0]
+                    yield (self._expr(n, [(xl[:, cols].reshape(n), ka, 1)]),
+                           self._expr(n, [(yl[:, cols].reshape(n), kb, 1)]),
+                           lc(r[:, cols].reshape(n)))
+
+            self.cs.enforce_lazy(r.size, rows, gadget=f"{self.g}/and")
         return _Bits(out, (x.v & y.v) if self.wit else None)
 
     def _via_and(self, cases, table, srcs, out):
@@ -402,17 +450,18 @@ class _Sha:
                 vals = (av & bv) ^ ((av ^ np.uint32(1)) & cv)
             h = self._alloc(gi.shape[0], vals)
             out[:, gi] = h
-            al, bl, cl = a.l[:, gi], b.l[:, gi], c.l[:, gi]
-            for (xa, xb, xc), cols in self._groups(ka[gi], kb[gi], kc[gi]):
-                n = self.k * cols.shape[0]
-                la, lb, lcc = (z[:, cols].reshape(n) for z in (al, bl, cl))
-                # terms listed oldest variable first (g before f, ch last): rows usually sorted
-                self.cs.enforce(
-                    self._expr(n, [(lcc, xc, -1), (lb, xb, 1)]),
-                    self._expr(n, [(la, xa, 1)]),
-                    self._expr(n, [(lcc, xc, -1), (h[:, cols].reshape(n), VAR, 1)]),
-                    gadget=f"{self.g}/ch",
-                )
+
+            def rows():
+                al, bl, cl = a.l[:, gi], b.l[:, gi], c.l[:, gi]
+                for (xa, xb, xc), cols in self._groups(ka[gi], kb[gi], kc[gi]):
+                    n = self.k * cols.shape[0]
+                    la, lb, lcc = (z[:, cols].reshape(n) for z in (al, bl, cl))
+                    # terms listed oldest variable first (g before f, ch last): rows usually sorted
+                    yield (self._expr(n, [(lcc, xc, -1), (lb, xb, 1)]),
+                           self._expr(n, [(la, xa, 1)]),
+                           self._expr(n, [(lcc, xc, -1), (h[:, cols].reshape(n), VAR, 1)]))
+
+            self.cs.enforce_lazy(h.size, rows, gadget=f"{self.g}/ch")
         vals = None
         if self.wit:
             vals = (a.v & b.v) ^ ((a.v ^ np.uint32(1)) & c.v)
@@ -446,16 +495,17 @@ class _Sha:
                 vals = (sa.v & sb.v) ^ (sa.v & sc.v) ^ (sb.v & sc.v)
             mj = self._alloc(gi.shape[0], vals)
             out[:, gi] = mj
-            for (xa, xb, xc), cols in self._groups(ka[gi], kb[gi], kc[gi]):
-                n = self.k * cols.shape[0]
-                la, lb, lcc = (z.l[:, cols].reshape(n) for z in (sa, sb, sc))
-                lbc = bc.l[:, cols].reshape(n)
-                self.cs.enforce(
-                    self._expr(n, [(lcc, xc, -1), (lb, xb, -1), (lbc, VAR, 2)]),
-                    self._expr(n, [(la, xa, 1)]),
-                    self._expr(n, [(lbc, VAR, 1), (mj[:, cols].reshape(n), VAR, -1)]),
-                    gadget=f"{self.g}/maj",
-                )
+
+            def rows():
+                for (xa, xb, xc), cols in self._groups(ka[gi], kb[gi], kc[gi]):
+                    n = self.k * cols.shape[0]
+                    la, lb, lcc = (z.l[:, cols].reshape(n) for z in (sa, sb, sc))
+                    lbc = bc.l[:, cols].reshape(n)
+                    yield (self._expr(n, [(lcc, xc, -1), (lb, xb, -1), (lbc, VAR, 2)]),
+                           self._expr(n, [(la, xa, 1)]),
+                           self._expr(n, [(lbc, VAR, 1), (mj[:, cols].reshape(n), VAR, -1)]))
+
+            self.cs.enforce_lazy(mj.size, rows, gadget=f"{self.g}/maj")
         vals = None
         if self.wit:
             vals = (a.v & b.v) ^ (a.v & c.v) ^ (b.v & c.v)
@@ -465,11 +515,11 @@ class _Sha:
 
     def bits(self, w: _Word) -> _Bits:
         vals = ((w.v[:, None] >> self._sh32) & np.uint32(1)) if self.wit else None
-        return _Bits(w.l, vals)
+        return _Bits(w.l, vals, w.kd)
 
     def word(self, b: _Bits) -> _Word:
         vals = (b.v << self._sh32).sum(axis=1, dtype=np.uint32) if self.wit else None
-        return _Word(b.l, vals)
+        return _Word(b.l, vals, b._kd)
 
     def const_word(self, value: int) -> _Word:
         lits = np.broadcast_to(const_bits([(value >> i) & 1 for i in range(32)]), (self.k, 32))
@@ -480,12 +530,13 @@ class _Sha:
         """Rotate right: new bit i = old bit (i + n) mod 32 (free)."""
         idx = (np.arange(32) + n) % 32
         vals = ((w.v >> np.uint32(n)) | (w.v << np.uint32(32 - n))) if self.wit else None
-        return _Word(w.l[:, idx], vals)
+        return _Word(w.l[:, idx], vals, w.kd[idx])
 
     def shr(self, w: _Word, n: int) -> _Word:
         """Shift right: new bit i = old bit i + n, constant 0 above (free)."""
         lits = np.concatenate([w.l[:, n:], np.full((self.k, n), BIT0, dtype=np.int64)], axis=1)
-        return _Word(lits, (w.v >> np.uint32(n)) if self.wit else None)
+        kd = np.concatenate([w.kd[n:], np.full(n, C0, np.int8)])
+        return _Word(lits, (w.v >> np.uint32(n)) if self.wit else None, kd)
 
     def xor3(self, x: _Word, y: _Word, z: _Word) -> _Word:
         return self.word(self.xor(self.xor(self.bits(x), self.bits(y)), self.bits(z)))
@@ -494,7 +545,7 @@ class _Sha:
         """Sum mod 2^32 (bellman's UInt32::addmany): all-constant operands give a constant word;
         otherwise nbits = bit length of len(ops)·(2^32 − 1) new bits (sum, then carries) with
         booleanity, and the equality Σ operands = Σ 2^j·bits_j deferred into the MultiEq."""
-        if all(o.terms()[0].shape[1] == 0 for o in ops):
+        if all(o.is_const() for o in ops):
             total = sum(o.terms()[2] for o in ops) & _MASK32
             return self.const_word(total)
         nbits = (len(ops) * _MASK32).bit_length()
