@@ -75,6 +75,7 @@ IV = (0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x
 """Initial hash value H(0)."""
 
 _POW2_32 = tuple(1 << i for i in range(32))
+_ROTR_IDX = tuple((np.arange(32) + n) % 32 for n in range(32))  # rotr by n: new bit i = old bit idx[i]
 
 
 # --------------------------------------------------------------------------------------------
@@ -111,6 +112,15 @@ def bit_not(lits) -> np.ndarray:
 def const_bits(bits) -> np.ndarray:
     """Constant literals: 0/1 values (any shape, e.g. ``np.unpackbits(...)``) → BIT0/BIT1."""
     return np.where(np.asarray(bits) != 0, BIT1, BIT0).astype(np.int64)
+
+
+_ALL_COLS = np.arange(32)  # column indices of a whole (k, ≤ 32) block
+
+
+def _no_constant(*kinds: np.ndarray) -> bool:
+    """No column of these (m,) kind arrays is a constant: every ch/maj column is the general
+    case (the common one once variables fill the words), so the case analysis can be skipped."""
+    return bool((np.bitwise_or.reduce(kinds) <= NEG).all())
 
 
 def _column_kinds(lits: np.ndarray, what: str) -> np.ndarray:
@@ -427,22 +437,25 @@ class _Sha:
         or one ``and``; otherwise one new bit and one constraint (b − c)·a = ch − c."""
         ka, kb, kc = self._kinds(a), self._kinds(b), self._kinds(c)
         out = np.empty_like(a.l)
-        allc = (ka >= C0) & (kb >= C0) & (kc >= C0)
-        # bellman's match order; 0 = general (a constant 1 included, as in bellman)
-        cases = np.select([allc, ka == C0, kb == C0, kc == C0, kc == C1, kb == C1],
-                          [1, 2, 3, 4, 5, 6], default=0)
-        if (cases == 1).any():
-            s = cases == 1
-            va, vb, vc = ka[s] == C1, kb[s] == C1, kc[s] == C1
-            out[:, s] = np.where((va & vb) ^ (~va & vc), BIT1, BIT0)
-        out[:, cases == 2] = c.l[:, cases == 2]
-        # sources 0 = a, 1 = b, 2 = c
-        table = {3: (0, 1, 2, 0, 0),   # ¬a ∧ c
-                 4: (0, 0, 1, 0, 0),   # a ∧ b
-                 5: (0, 0, 1, 1, 1),   # ¬(a ∧ ¬b)
-                 6: (0, 1, 2, 1, 1)}   # ¬(¬a ∧ ¬c)
-        self._via_and(cases, table, (a, b, c), out)
-        gi = np.flatnonzero(cases == 0)
+        if _no_constant(ka, kb, kc):
+            gi = _ALL_COLS[: ka.shape[0]]
+        else:
+            allc = (ka >= C0) & (kb >= C0) & (kc >= C0)
+            # bellman's match order; 0 = general (a constant 1 included, as in bellman)
+            cases = np.select([allc, ka == C0, kb == C0, kc == C0, kc == C1, kb == C1],
+                              [1, 2, 3, 4, 5, 6], default=0)
+            if (cases == 1).any():
+                s = cases == 1
+                va, vb, vc = ka[s] == C1, kb[s] == C1, kc[s] == C1
+                out[:, s] = np.where((va & vb) ^ (~va & vc), BIT1, BIT0)
+            out[:, cases == 2] = c.l[:, cases == 2]
+            # sources 0 = a, 1 = b, 2 = c
+            table = {3: (0, 1, 2, 0, 0),   # ¬a ∧ c
+                     4: (0, 0, 1, 0, 0),   # a ∧ b
+                     5: (0, 0, 1, 1, 1),   # ¬(a ∧ ¬b)
+                     6: (0, 1, 2, 1, 1)}   # ¬(¬a ∧ ¬c)
+            self._via_and(cases, table, (a, b, c), out)
+            gi = np.flatnonzero(cases == 0)
         if gi.shape[0]:
             vals = None
             if self.wit:
@@ -472,21 +485,24 @@ class _Sha:
         one ``and``; otherwise two new bits and two constraints b·c = bc, (2bc − b − c)·a = bc − maj."""
         ka, kb, kc = self._kinds(a), self._kinds(b), self._kinds(c)
         out = np.empty_like(a.l)
-        allc = (ka >= C0) & (kb >= C0) & (kc >= C0)
-        cases = np.select([allc, ka == C0, kb == C0, kc == C0, kc == C1, kb == C1, ka == C1],
-                          [1, 2, 3, 4, 5, 6, 7], default=0)
-        if (cases == 1).any():
-            s = cases == 1
-            va, vb, vc = ka[s] == C1, kb[s] == C1, kc[s] == C1
-            out[:, s] = np.where((va & vb) ^ (va & vc) ^ (vb & vc), BIT1, BIT0)
-        table = {2: (1, 0, 2, 0, 0),   # b ∧ c
-                 3: (0, 0, 2, 0, 0),   # a ∧ c
-                 4: (0, 0, 1, 0, 0),   # a ∧ b
-                 5: (0, 1, 1, 1, 1),   # ¬(¬a ∧ ¬b)
-                 6: (0, 1, 2, 1, 1),   # ¬(¬a ∧ ¬c)
-                 7: (1, 1, 2, 1, 1)}   # ¬(¬b ∧ ¬c)
-        self._via_and(cases, table, (a, b, c), out)
-        gi = np.flatnonzero(cases == 0)
+        if _no_constant(ka, kb, kc):
+            gi = _ALL_COLS[: ka.shape[0]]
+        else:
+            allc = (ka >= C0) & (kb >= C0) & (kc >= C0)
+            cases = np.select([allc, ka == C0, kb == C0, kc == C0, kc == C1, kb == C1, ka == C1],
+                              [1, 2, 3, 4, 5, 6, 7], default=0)
+            if (cases == 1).any():
+                s = cases == 1
+                va, vb, vc = ka[s] == C1, kb[s] == C1, kc[s] == C1
+                out[:, s] = np.where((va & vb) ^ (va & vc) ^ (vb & vc), BIT1, BIT0)
+            table = {2: (1, 0, 2, 0, 0),   # b ∧ c
+                     3: (0, 0, 2, 0, 0),   # a ∧ c
+                     4: (0, 0, 1, 0, 0),   # a ∧ b
+                     5: (0, 1, 1, 1, 1),   # ¬(¬a ∧ ¬b)
+                     6: (0, 1, 2, 1, 1),   # ¬(¬a ∧ ¬c)
+                     7: (1, 1, 2, 1, 1)}   # ¬(¬b ∧ ¬c)
+            self._via_and(cases, table, (a, b, c), out)
+            gi = np.flatnonzero(cases == 0)
         if gi.shape[0]:
             sa, sb, sc = self._sub(a, gi), self._sub(b, gi), self._sub(c, gi)
             bc = self.and_(sb, sc)  # b, c are variables or negations here: allocates
@@ -528,7 +544,7 @@ class _Sha:
 
     def rotr(self, w: _Word, n: int) -> _Word:
         """Rotate right: new bit i = old bit (i + n) mod 32 (free)."""
-        idx = (np.arange(32) + n) % 32
+        idx = _ROTR_IDX[n % 32]
         vals = ((w.v >> np.uint32(n)) | (w.v << np.uint32(32 - n))) if self.wit else None
         return _Word(w.l[:, idx], vals, w.kd[idx])
 

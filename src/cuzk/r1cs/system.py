@@ -16,6 +16,7 @@ the value fits, gmpy2 integers otherwise). A system may do both.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -462,7 +463,7 @@ class ConstraintSystem:
             ValueError: values missing (witness mode) or not broadcastable. TypeError: not ints.
         """
         shape = self._shape(shape)
-        n = int(np.prod(shape, dtype=np.int64))
+        n = math.prod(shape)  # Python ints: no numpy call per allocation
         vals = self._take_values(values, shape, "alloc_input")
         start = self.num_inputs
         refs = -(np.arange(start, start + n, dtype=np.int64) + 1)
@@ -478,7 +479,7 @@ class ConstraintSystem:
             int64 array of refs j (the new aux indices), in C order, of the given shape.
         """
         shape = self._shape(shape)
-        n = int(np.prod(shape, dtype=np.int64))
+        n = math.prod(shape)  # Python ints: no numpy call per allocation
         vals = self._take_values(values, shape, "alloc_aux")
         start = self.num_aux
         refs = np.arange(start, start + n, dtype=np.int64)
