@@ -11,7 +11,9 @@ column at most.
 
 Modes: *shape* records the matrices (per enforce call, a row-sorted, duplicate-free compressed
 block; coefficients as int32 ids into a per-system table), *witness* stores values (uint64 where
-the value fits, gmpy2 integers otherwise). A system may do both.
+the value fits, gmpy2 integers otherwise). A system may do both. Gadgets enforce through
+:meth:`ConstraintSystem.enforce_lazy` where building the linear combinations costs: a
+witness-only system then only counts the rows.
 """
 
 from __future__ import annotations
