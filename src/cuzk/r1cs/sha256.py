@@ -169,10 +169,10 @@ def _kinds_of(l: np.ndarray) -> np.ndarray:
     return literal_kinds(l[:1])[0] if l.shape[0] else np.full(l.shape[1], C0, np.int8)
 
 
-class _Bits:
-    """A (k, m) block of literals ``l`` (numpy int64, column kinds uniform over k) and, in witness
-    mode, their values ``v`` ((k, m) uint32 0/1 on xp); ``kd`` the (m,) int8 column kinds, given
-    or computed once on first use."""
+class _Lits:
+    """A (k, m) block of literals ``l`` (numpy int64, column kinds uniform over k), their values
+    ``v`` in witness mode (None otherwise), and ``kd``: the (m,) int8 column kinds, given or
+    computed once on first use (blocks are rotated, split and recombined often)."""
 
     __slots__ = ("l", "v", "_kd")
 
@@ -188,24 +188,21 @@ class _Bits:
         return self._kd
 
 
-class _Word:
+class _Bits(_Lits):
+    """Bits: ``v`` (k, m) uint32 0/1 values on xp."""
+
+    __slots__ = ()
+
+
+class _Word(_Lits):
     """A uint32 word: ``l`` (k, 32) literals, little-endian (column i has weight 2^i, as bellman's
     UInt32), ``v`` (k,) uint32 values on xp (None without witness)."""
 
-    __slots__ = ("l", "v", "_kd", "_terms")
+    __slots__ = ("_terms",)
 
     def __init__(self, l, v, kd=None):
-        self.l = l
-        self.v = v
-        self._kd = kd
+        super().__init__(l, v, kd)
         self._terms = None
-
-    @property
-    def kd(self) -> np.ndarray:
-        """(32,) int8 kinds of the bits (cached: words are rotated and split into bits often)."""
-        if self._kd is None:
-            self._kd = _kinds_of(self.l)
-        return self._kd
 
     def is_const(self) -> bool:
         """All 32 bits are constants (no variable, no negation)."""
