@@ -150,6 +150,32 @@ def test_witness_only_mode_gives_the_same_assignment(small):
     b_ins, b_aux = ws.assignment()
     assert [int(x) for x in a_ins] == [int(x) for x in b_ins]
     assert np.array_equal(np.asarray(a_aux, dtype=object), np.asarray(b_aux, dtype=object))
+    # a witness-only system counts the constraints it does not record
+    assert (ws.num_constraints, ws.num_aux) == (cs.num_constraints, cs.num_aux)
+
+
+# SHA-256 of the 2 KiB witness below (each value as 32 bytes little-endian, inputs then aux),
+# computed with the code before the witness-mode speedups (branch witness-speed's base, commit
+# 8473587): those skip the linear combinations and share small mpz objects, and must not change
+# a single value.
+_WITNESS_2KIB_SHA256 = "db50e5269ef233d163e7c3ca58ce6e99bd6b77e26f267763db90aeb63f5efcb1"
+
+
+def test_2kib_witness_is_bit_identical_to_the_pinned_one(tmp_path):
+    """A real sealed 2 KiB sector's partition witness (2,685,673 aux values), witness-only mode
+    as ``synthesize_sector`` runs it, against the pinned digest."""
+    import hashlib
+
+    shape = porep.shape_by_name("porep-2KiB")
+    c1 = _sealed_c1(shape, seed=1, tmp=tmp_path)
+    cs = ConstraintSystem(shape=False, witness=True)
+    porep.synthesize(cs, shape, porep.witness_from_c1(c1, 0))
+    ins, aux = cs.assignment()
+    assert (cs.num_constraints, cs.num_aux) == (2_687_921, 2_685_673)
+    h = hashlib.sha256()
+    for arr in (ins, aux):
+        h.update(b"".join(int(v).to_bytes(32, "little") for v in arr))
+    assert h.hexdigest() == _WITNESS_2KIB_SHA256
 
 
 def test_stats_match_built_circuit_two_challenges():

@@ -263,6 +263,38 @@ def test_shape_only_and_witness_only_agree():
         shape.assignment()
 
 
+def test_enforce_lazy_builds_only_with_shape_and_checks_the_row_count():
+    built = []
+
+    def rows(v):
+        built.append(1)
+        yield lc(v), lc(v), lc(v)
+
+    wit = ConstraintSystem(shape=False, witness=True)
+    v = wit.alloc_aux(4, [0, 1, 1, 0])
+    wit.enforce_lazy(4, lambda: rows(v), gadget="b")
+    assert wit.num_constraints == 4 and not built  # counted, nothing built
+    both = ConstraintSystem()
+    v = both.alloc_aux(4, [0, 1, 1, 0])
+    both.enforce_lazy(4, lambda: rows(v), gadget="b")
+    assert both.num_constraints == 4 and built == [1]
+    both.finalize().check(both.full_assignment())
+    with pytest.raises(ValueError, match="declared 3"):
+        both.enforce_lazy(3, lambda: rows(v), gadget="b")
+
+
+def test_big_values_and_shared_small_ints_in_the_assignment():
+    cs = ConstraintSystem(shape=False, witness=True, aux_capacity=2)  # grows past the hint
+    vals = [0, 1, 255, 256, 2**64 - 1, 2**64, R - 1, 3]
+    a = cs.alloc_aux(len(vals), vals)
+    b = cs.alloc_aux(2, [2**70, 1])  # a second big block after a gather of the first
+    assert cs.value(a, dtype=object).tolist() == vals
+    _, aux = cs.assignment()
+    assert aux.dtype == object and [int(x) for x in aux] == vals + [2**70, 1]
+    assert cs.value(b).tolist() == [2**70, 1]
+    assert cs._aux_vals.all_ints(chunk=3).tolist() == vals + [2**70, 1]
+
+
 def test_errors_and_values():
     with pytest.raises(ValueError):
         ConstraintSystem(shape=False, witness=False)

@@ -246,9 +246,10 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None) -> list
     inp = _read_input(c1_path, shape)
     digest = pce_digest(pce)
     n = fam.partitions(inp)
-    with measured("synthesize", mem_json, predict_step_bytes("synthesize", shape.stats()), mem_gb), atomic_dir(out_dir) as tmp:
+    stats = shape.stats()
+    with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats), mem_gb), atomic_dir(out_dir) as tmp:
         for k in range(n):
-            cs = ConstraintSystem(shape=False, witness=True)
+            cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"])
             fam.synthesize(cs, shape, fam.values(inp, k))
             ins, aux = cs.assignment()
             write_witness(tmp / f"partition-{k}.wit", ins, aux, digest)

@@ -70,9 +70,11 @@ def boolean(cs: ConstraintSystem, refs, gadget: str = "boolean") -> None:
     k = v.shape[0]
     if k == 0:
         return
-    # B = -1·ONE + 1·v; ONE first so each row is already in column order
-    b = lc(np.stack([cs.one(k), v], axis=1), (-1, 1))
-    cs.enforce(lc(v), b, None, gadget=gadget)
+    def rows():
+        # B = -1·ONE + 1·v; ONE first so each row is already in column order
+        yield lc(v), lc(np.stack([cs.one(k), v], axis=1), (-1, 1)), None
+
+    cs.enforce_lazy(k, rows, gadget=gadget)
 
 
 def alloc_bits(cs: ConstraintSystem, shape, values=None, gadget: str = "alloc_bits") -> np.ndarray:
@@ -119,7 +121,7 @@ def num_to_bits(cs: ConstraintSystem, x_refs, nbits: int, gadget: str = "num_to_
         values = _ints_to_bits(cs.xp, cs.value(x), nbits)
     bits = cs.alloc_aux((k, nbits), values)
     boolean(cs, bits, gadget=f"{gadget}/boolean")
-    cs.enforce(lc(bits, _pow2(nbits)), cs.one(k), lc(x), gadget=gadget)
+    cs.enforce_lazy(k, lambda: [(lc(bits, _pow2(nbits)), cs.one(k), lc(x))], gadget=gadget)
     return bits
 
 
@@ -149,7 +151,7 @@ def pack_bits(cs: ConstraintSystem, bits, gadget: str = "pack_bits") -> np.ndarr
         bv = cs.value(b)
         values = _bits_to_ints(xp, xp.asarray(bv) if bv.dtype == np.uint64 else bv, n)
     x = cs.alloc_aux(k, values)
-    cs.enforce(lc(b, _pow2(n)), cs.one(k), lc(x), gadget=gadget)
+    cs.enforce_lazy(k, lambda: [(lc(b, _pow2(n)), cs.one(k), lc(x))], gadget=gadget)
     return x
 
 

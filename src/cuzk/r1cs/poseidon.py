@@ -265,28 +265,29 @@ def poseidon_hash(cs: ConstraintSystem, inputs_refs, arity: int, domain_tag: int
         r4 = cs.alloc_aux((k, ns), v4)
         r5 = cs.alloc_aux((k, ns), v5)
         slot_refs[:, nxt:nxt + ns] = r5
-        if cs.has_shape and k:
+
+        def rows(rnd=rnd, var=var, pre=pre, ra=ra, r2=r2, r4=r4, r5=r5):
             for j, s in enumerate(var):
                 _, slots, coeffs, const, kind = rnd[s]
                 xl = _lc_of(cs, slot_refs, slots, coeffs, const)
                 if kind == _ALLOC:
                     a = lc(ra[:, pre.index(s)])
-                    cs.enforce(xl, cs.one(k), a, gadget=name)
+                    yield xl, cs.one(k), a
                     xl = a
-                cs.enforce(xl, xl, lc(r2[:, j]), gadget=name)
-                cs.enforce(lc(r2[:, j]), lc(r2[:, j]), lc(r4[:, j]), gadget=name)
-                cs.enforce(lc(r4[:, j]), xl, lc(r5[:, j]), gadget=name)
-        elif k:
-            cs.num_constraints += (3 * ns + len(pre)) * k
+                yield xl, xl, lc(r2[:, j])
+                yield lc(r2[:, j]), lc(r2[:, j]), lc(r4[:, j])
+                yield lc(r4[:, j]), xl, lc(r5[:, j])
+
+        if k:
+            cs.enforce_lazy((3 * ns + len(pre)) * k, rows, gadget=name)
         nxt += ns
     assert nxt == tpl.nslots
 
     out = cs.alloc_aux(k, None if state is None else state[1])
-    if cs.has_shape and k:
+    if k:
         slots, coeffs, const = tpl.out
-        cs.enforce(_lc_of(cs, slot_refs, slots, coeffs, const), cs.one(k), lc(out), gadget=f"{gadget}/out")
-    elif k:
-        cs.num_constraints += k
+        cs.enforce_lazy(k, lambda: [(_lc_of(cs, slot_refs, slots, coeffs, const), cs.one(k), lc(out))],
+                        gadget=f"{gadget}/out")
     return out
 
 

@@ -75,6 +75,7 @@ IV = (0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x
 """Initial hash value H(0)."""
 
 _POW2_32 = tuple(1 << i for i in range(32))
+_ROTR_IDX = tuple((np.arange(32) + n) % 32 for n in range(32))  # rotr by n: new bit i = old bit idx[i]
 
 
 # --------------------------------------------------------------------------------------------
@@ -111,6 +112,15 @@ def bit_not(lits) -> np.ndarray:
 def const_bits(bits) -> np.ndarray:
     """Constant literals: 0/1 values (any shape, e.g. ``np.unpackbits(...)``) → BIT0/BIT1."""
     return np.where(np.asarray(bits) != 0, BIT1, BIT0).astype(np.int64)
+
+
+_ALL_COLS = np.arange(32)  # column indices of a whole (k, ≤ 32) block
+
+
+def _no_constant(*kinds: np.ndarray) -> bool:
+    """No column of these (m,) kind arrays is a constant: every ch/maj column is the general
+    case (the common one once variables fill the words), so the case analysis can be skipped."""
+    return bool((np.bitwise_or.reduce(kinds) <= NEG).all())
 
 
 def _column_kinds(lits: np.ndarray, what: str) -> np.ndarray:
@@ -154,32 +164,54 @@ def literal_values(cs: ConstraintSystem, lits) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-class _Bits:
-    """A (k, m) block of literals ``l`` (numpy int64, column kinds uniform over k) and, in witness
-    mode, their values ``v`` ((k, m) uint32 0/1 on xp)."""
+def _kinds_of(l: np.ndarray) -> np.ndarray:
+    """Column kinds of a (k, m) literal block (uniform over k, so row 0 decides): (m,) int8."""
+    return literal_kinds(l[:1])[0] if l.shape[0] else np.full(l.shape[1], C0, np.int8)
 
-    __slots__ = ("l", "v")
 
-    def __init__(self, l, v):
+class _Lits:
+    """A (k, m) block of literals ``l`` (numpy int64, column kinds uniform over k), their values
+    ``v`` in witness mode (None otherwise), and ``kd``: the (m,) int8 column kinds, given or
+    computed once on first use (blocks are rotated, split and recombined often)."""
+
+    __slots__ = ("l", "v", "_kd")
+
+    def __init__(self, l, v, kd=None):
         self.l = l
         self.v = v
+        self._kd = kd
+
+    @property
+    def kd(self) -> np.ndarray:
+        if self._kd is None:
+            self._kd = _kinds_of(self.l)
+        return self._kd
 
 
-class _Word:
+class _Bits(_Lits):
+    """Bits: ``v`` (k, m) uint32 0/1 values on xp."""
+
+    __slots__ = ()
+
+
+class _Word(_Lits):
     """A uint32 word: ``l`` (k, 32) literals, little-endian (column i has weight 2^i, as bellman's
     UInt32), ``v`` (k,) uint32 values on xp (None without witness)."""
 
-    __slots__ = ("l", "v", "_terms")
+    __slots__ = ("_terms",)
 
-    def __init__(self, l, v):
-        self.l = l
-        self.v = v
+    def __init__(self, l, v, kd=None):
+        super().__init__(l, v, kd)
         self._terms = None
+
+    def is_const(self) -> bool:
+        """All 32 bits are constants (no variable, no negation)."""
+        return bool((self.kd >= C0).all())
 
     def terms(self):
         """(refs (k, m), coefficients (m,) ints, constant int): the word as Σ c·ref + constant."""
         if self._terms is None:
-            kd = literal_kinds(self.l[:1])[0] if self.l.shape[0] else np.full(32, C0, np.int8)
+            kd = self.kd
             cols = np.flatnonzero(kd <= NEG)
             refs = _base(self.l[:, cols])
             coeffs = tuple(_POW2_32[i] if kd[i] == VAR else -_POW2_32[i] for i in cols)
@@ -203,15 +235,21 @@ class _MultiEq:
     def enforce_equal(self, nbits: int, operands, result_refs) -> None:
         if CAPACITY <= self.bits + nbits:
             self.flush()
-        shift = 1 << self.bits
-        for w in operands:
-            self.lhs.setdefault(id(w), [w, 0])[1] += shift
-        self.rhs.append((result_refs, shift))
+        if self.cs.has_shape:  # a witness-only system only needs the flush points
+            shift = 1 << self.bits
+            for w in operands:
+                self.lhs.setdefault(id(w), [w, 0])[1] += shift
+            self.rhs.append((result_refs, shift))
         self.bits += nbits
 
     def flush(self) -> None:
         if not self.bits:
             return
+        self.cs.enforce_lazy(self.k, self._rows, gadget=self.gadget)
+        self.lhs, self.rhs, self.bits = {}, [], 0
+
+    def _rows(self):
+        """The packed constraint (one block of k rows)."""
         cs, k = self.cs, self.k
         refs_parts, coeffs, const = [], [], 0
         for w, mult in self.lhs.values():
@@ -232,8 +270,7 @@ class _MultiEq:
         c_lc = LC.zero()
         for refs, shift in self.rhs:
             c_lc = c_lc + lc(refs, tuple(shift << j for j in range(refs.shape[1])))
-        cs.enforce(a, cs.one(k), c_lc, gadget=self.gadget)
-        self.lhs, self.rhs, self.bits = {}, [], 0
+        yield a, cs.one(k), c_lc
 
 
 class _Sha:
@@ -287,7 +324,7 @@ class _Sha:
 
     @staticmethod
     def _kinds(b: _Bits) -> np.ndarray:
-        return literal_kinds(b.l[:1])[0] if b.l.shape[0] else np.full(b.l.shape[1], C0, np.int8)
+        return b.kd
 
     def _pick(self, sources, src, neg) -> _Bits:
         """Column j from sources[src[j]] (all (k, m) blocks), negated where neg[j]."""
@@ -312,9 +349,19 @@ class _Sha:
         else one new bit c and one constraint (2a)·b = a + b − c on the underlying variables
         (negations cancel in pairs: the result literal is NOT c if exactly one is negated)."""
         kx, ky = self._kinds(x), self._kinds(y)
-        out = np.empty_like(x.l)
+        vx = (x.v ^ y.v) if self.wit else None  # the result's values, whatever the case
         cx = kx >= C0
         cy = (ky >= C0) & ~cx
+        if not (cx.any() or cy.any()):
+            # every column allocates (the common case once variables fill the words): no
+            # column selection, and the result kinds follow from the negations
+            flip = (kx == NEG) ^ (ky == NEG)
+            anyflip = bool(flip.any())
+            c = self._alloc(kx.shape[0], (vx ^ self._u32(flip)) if (self.wit and anyflip) else vx)
+            self._xor_rows(x.l, y.l, c)
+            out = np.where(flip, c + NOT_OFFSET, c) if anyflip else c
+            return _Bits(out, vx, flip.astype(np.int8))  # VAR = 0, NEG = 1
+        out = np.empty_like(x.l)
         if cx.any():
             out[:, cx] = np.where(kx[cx] == C1, bit_not(y.l[:, cx]), y.l[:, cx])
         if cy.any():
@@ -322,17 +369,24 @@ class _Sha:
         gi = np.flatnonzero(~cx & (ky < C0))
         if gi.shape[0]:
             flip = (kx[gi] == NEG) ^ (ky[gi] == NEG)
-            a, b = _base(x.l[:, gi]), _base(y.l[:, gi])
-            vals = (x.v[:, gi] ^ y.v[:, gi] ^ self._u32(flip)) if self.wit else None
-            c = self._alloc(gi.shape[0], vals)
-            n = c.size
+            c = self._alloc(gi.shape[0], (vx[:, gi] ^ self._u32(flip)) if self.wit else None)
+            self._xor_rows(x.l[:, gi], y.l[:, gi], c)
+            out[:, gi] = np.where(flip, c + NOT_OFFSET, c)
+        return _Bits(out, vx)
+
+    def _xor_rows(self, xl: np.ndarray, yl: np.ndarray, c: np.ndarray) -> None:
+        """xor's constraints (2a)·b = a + b − c for (k, m) operand literals (variables or
+        negations) and their new bits c."""
+        n = c.size
+
+        def rows():
+            a, b = _base(xl), _base(yl)
             # C row sorted by final column (c is the newest variable): keeps enforce's fast path
             swap = _col_key(a) > _col_key(b)
             abc = np.stack([np.where(swap, b, a), np.where(swap, a, b), c], axis=-1).reshape(n, 3)
-            self.cs.enforce(lc(a.reshape(n), 2), lc(b.reshape(n)), lc(abc, (1, 1, -1)),
-                            gadget=f"{self.g}/xor")
-            out[:, gi] = np.where(flip, c + NOT_OFFSET, c)
-        return _Bits(out, (x.v ^ y.v) if self.wit else None)
+            yield lc(a.reshape(n), 2), lc(b.reshape(n)), lc(abc, (1, 1, -1))
+
+        self.cs.enforce_lazy(n, rows, gadget=f"{self.g}/xor")
 
     def and_(self, x: _Bits, y: _Bits) -> _Bits:
         """Bitwise and (bellman's Boolean::and): a constant 0 → 0, a constant 1 → the other
@@ -350,15 +404,16 @@ class _Sha:
             vals = (x.v[:, gi] & y.v[:, gi]) if self.wit else None
             r = self._alloc(gi.shape[0], vals)
             out[:, gi] = r
-            xl, yl = x.l[:, gi], y.l[:, gi]
-            for (ka, kb), cols in self._groups(kx[gi], ky[gi]):
-                n = self.k * cols.shape[0]
-                self.cs.enforce(
-                    self._expr(n, [(xl[:, cols].reshape(n), ka, 1)]),
-                    self._expr(n, [(yl[:, cols].reshape(n), kb, 1)]),
-                    lc(r[:, cols].reshape(n)),
-                    gadget=f"{self.g}/and",
-                )
+
+            def rows():
+                xl, yl = x.l[:, gi], y.l[:, gi]
+                for (ka, kb), cols in self._groups(kx[gi], ky[gi]):
+                    n = self.k * cols.shape[0]
+                    yield (self._expr(n, [(xl[:, cols].reshape(n), ka, 1)]),
+                           self._expr(n, [(yl[:, cols].reshape(n), kb, 1)]),
+                           lc(r[:, cols].reshape(n)))
+
+            self.cs.enforce_lazy(r.size, rows, gadget=f"{self.g}/and")
         return _Bits(out, (x.v & y.v) if self.wit else None)
 
     def _via_and(self, cases, table, srcs, out):
@@ -379,22 +434,25 @@ class _Sha:
         or one ``and``; otherwise one new bit and one constraint (b − c)·a = ch − c."""
         ka, kb, kc = self._kinds(a), self._kinds(b), self._kinds(c)
         out = np.empty_like(a.l)
-        allc = (ka >= C0) & (kb >= C0) & (kc >= C0)
-        # bellman's match order; 0 = general (a constant 1 included, as in bellman)
-        cases = np.select([allc, ka == C0, kb == C0, kc == C0, kc == C1, kb == C1],
-                          [1, 2, 3, 4, 5, 6], default=0)
-        if (cases == 1).any():
-            s = cases == 1
-            va, vb, vc = ka[s] == C1, kb[s] == C1, kc[s] == C1
-            out[:, s] = np.where((va & vb) ^ (~va & vc), BIT1, BIT0)
-        out[:, cases == 2] = c.l[:, cases == 2]
-        # sources 0 = a, 1 = b, 2 = c
-        table = {3: (0, 1, 2, 0, 0),   # ¬a ∧ c
-                 4: (0, 0, 1, 0, 0),   # a ∧ b
-                 5: (0, 0, 1, 1, 1),   # ¬(a ∧ ¬b)
-                 6: (0, 1, 2, 1, 1)}   # ¬(¬a ∧ ¬c)
-        self._via_and(cases, table, (a, b, c), out)
-        gi = np.flatnonzero(cases == 0)
+        if _no_constant(ka, kb, kc):
+            gi = _ALL_COLS[: ka.shape[0]]
+        else:
+            allc = (ka >= C0) & (kb >= C0) & (kc >= C0)
+            # bellman's match order; 0 = general (a constant 1 included, as in bellman)
+            cases = np.select([allc, ka == C0, kb == C0, kc == C0, kc == C1, kb == C1],
+                              [1, 2, 3, 4, 5, 6], default=0)
+            if (cases == 1).any():
+                s = cases == 1
+                va, vb, vc = ka[s] == C1, kb[s] == C1, kc[s] == C1
+                out[:, s] = np.where((va & vb) ^ (~va & vc), BIT1, BIT0)
+            out[:, cases == 2] = c.l[:, cases == 2]
+            # sources 0 = a, 1 = b, 2 = c
+            table = {3: (0, 1, 2, 0, 0),   # ¬a ∧ c
+                     4: (0, 0, 1, 0, 0),   # a ∧ b
+                     5: (0, 0, 1, 1, 1),   # ¬(a ∧ ¬b)
+                     6: (0, 1, 2, 1, 1)}   # ¬(¬a ∧ ¬c)
+            self._via_and(cases, table, (a, b, c), out)
+            gi = np.flatnonzero(cases == 0)
         if gi.shape[0]:
             vals = None
             if self.wit:
@@ -402,17 +460,18 @@ class _Sha:
                 vals = (av & bv) ^ ((av ^ np.uint32(1)) & cv)
             h = self._alloc(gi.shape[0], vals)
             out[:, gi] = h
-            al, bl, cl = a.l[:, gi], b.l[:, gi], c.l[:, gi]
-            for (xa, xb, xc), cols in self._groups(ka[gi], kb[gi], kc[gi]):
-                n = self.k * cols.shape[0]
-                la, lb, lcc = (z[:, cols].reshape(n) for z in (al, bl, cl))
-                # terms listed oldest variable first (g before f, ch last): rows usually sorted
-                self.cs.enforce(
-                    self._expr(n, [(lcc, xc, -1), (lb, xb, 1)]),
-                    self._expr(n, [(la, xa, 1)]),
-                    self._expr(n, [(lcc, xc, -1), (h[:, cols].reshape(n), VAR, 1)]),
-                    gadget=f"{self.g}/ch",
-                )
+
+            def rows():
+                al, bl, cl = a.l[:, gi], b.l[:, gi], c.l[:, gi]
+                for (xa, xb, xc), cols in self._groups(ka[gi], kb[gi], kc[gi]):
+                    n = self.k * cols.shape[0]
+                    la, lb, lcc = (z[:, cols].reshape(n) for z in (al, bl, cl))
+                    # terms listed oldest variable first (g before f, ch last): rows usually sorted
+                    yield (self._expr(n, [(lcc, xc, -1), (lb, xb, 1)]),
+                           self._expr(n, [(la, xa, 1)]),
+                           self._expr(n, [(lcc, xc, -1), (h[:, cols].reshape(n), VAR, 1)]))
+
+            self.cs.enforce_lazy(h.size, rows, gadget=f"{self.g}/ch")
         vals = None
         if self.wit:
             vals = (a.v & b.v) ^ ((a.v ^ np.uint32(1)) & c.v)
@@ -423,21 +482,24 @@ class _Sha:
         one ``and``; otherwise two new bits and two constraints b·c = bc, (2bc − b − c)·a = bc − maj."""
         ka, kb, kc = self._kinds(a), self._kinds(b), self._kinds(c)
         out = np.empty_like(a.l)
-        allc = (ka >= C0) & (kb >= C0) & (kc >= C0)
-        cases = np.select([allc, ka == C0, kb == C0, kc == C0, kc == C1, kb == C1, ka == C1],
-                          [1, 2, 3, 4, 5, 6, 7], default=0)
-        if (cases == 1).any():
-            s = cases == 1
-            va, vb, vc = ka[s] == C1, kb[s] == C1, kc[s] == C1
-            out[:, s] = np.where((va & vb) ^ (va & vc) ^ (vb & vc), BIT1, BIT0)
-        table = {2: (1, 0, 2, 0, 0),   # b ∧ c
-                 3: (0, 0, 2, 0, 0),   # a ∧ c
-                 4: (0, 0, 1, 0, 0),   # a ∧ b
-                 5: (0, 1, 1, 1, 1),   # ¬(¬a ∧ ¬b)
-                 6: (0, 1, 2, 1, 1),   # ¬(¬a ∧ ¬c)
-                 7: (1, 1, 2, 1, 1)}   # ¬(¬b ∧ ¬c)
-        self._via_and(cases, table, (a, b, c), out)
-        gi = np.flatnonzero(cases == 0)
+        if _no_constant(ka, kb, kc):
+            gi = _ALL_COLS[: ka.shape[0]]
+        else:
+            allc = (ka >= C0) & (kb >= C0) & (kc >= C0)
+            cases = np.select([allc, ka == C0, kb == C0, kc == C0, kc == C1, kb == C1, ka == C1],
+                              [1, 2, 3, 4, 5, 6, 7], default=0)
+            if (cases == 1).any():
+                s = cases == 1
+                va, vb, vc = ka[s] == C1, kb[s] == C1, kc[s] == C1
+                out[:, s] = np.where((va & vb) ^ (va & vc) ^ (vb & vc), BIT1, BIT0)
+            table = {2: (1, 0, 2, 0, 0),   # b ∧ c
+                     3: (0, 0, 2, 0, 0),   # a ∧ c
+                     4: (0, 0, 1, 0, 0),   # a ∧ b
+                     5: (0, 1, 1, 1, 1),   # ¬(¬a ∧ ¬b)
+                     6: (0, 1, 2, 1, 1),   # ¬(¬a ∧ ¬c)
+                     7: (1, 1, 2, 1, 1)}   # ¬(¬b ∧ ¬c)
+            self._via_and(cases, table, (a, b, c), out)
+            gi = np.flatnonzero(cases == 0)
         if gi.shape[0]:
             sa, sb, sc = self._sub(a, gi), self._sub(b, gi), self._sub(c, gi)
             bc = self.and_(sb, sc)  # b, c are variables or negations here: allocates
@@ -446,16 +508,17 @@ class _Sha:
                 vals = (sa.v & sb.v) ^ (sa.v & sc.v) ^ (sb.v & sc.v)
             mj = self._alloc(gi.shape[0], vals)
             out[:, gi] = mj
-            for (xa, xb, xc), cols in self._groups(ka[gi], kb[gi], kc[gi]):
-                n = self.k * cols.shape[0]
-                la, lb, lcc = (z.l[:, cols].reshape(n) for z in (sa, sb, sc))
-                lbc = bc.l[:, cols].reshape(n)
-                self.cs.enforce(
-                    self._expr(n, [(lcc, xc, -1), (lb, xb, -1), (lbc, VAR, 2)]),
-                    self._expr(n, [(la, xa, 1)]),
-                    self._expr(n, [(lbc, VAR, 1), (mj[:, cols].reshape(n), VAR, -1)]),
-                    gadget=f"{self.g}/maj",
-                )
+
+            def rows():
+                for (xa, xb, xc), cols in self._groups(ka[gi], kb[gi], kc[gi]):
+                    n = self.k * cols.shape[0]
+                    la, lb, lcc = (z.l[:, cols].reshape(n) for z in (sa, sb, sc))
+                    lbc = bc.l[:, cols].reshape(n)
+                    yield (self._expr(n, [(lcc, xc, -1), (lb, xb, -1), (lbc, VAR, 2)]),
+                           self._expr(n, [(la, xa, 1)]),
+                           self._expr(n, [(lbc, VAR, 1), (mj[:, cols].reshape(n), VAR, -1)]))
+
+            self.cs.enforce_lazy(mj.size, rows, gadget=f"{self.g}/maj")
         vals = None
         if self.wit:
             vals = (a.v & b.v) ^ (a.v & c.v) ^ (b.v & c.v)
@@ -465,11 +528,11 @@ class _Sha:
 
     def bits(self, w: _Word) -> _Bits:
         vals = ((w.v[:, None] >> self._sh32) & np.uint32(1)) if self.wit else None
-        return _Bits(w.l, vals)
+        return _Bits(w.l, vals, w.kd)
 
     def word(self, b: _Bits) -> _Word:
         vals = (b.v << self._sh32).sum(axis=1, dtype=np.uint32) if self.wit else None
-        return _Word(b.l, vals)
+        return _Word(b.l, vals, b._kd)
 
     def const_word(self, value: int) -> _Word:
         lits = np.broadcast_to(const_bits([(value >> i) & 1 for i in range(32)]), (self.k, 32))
@@ -478,14 +541,15 @@ class _Sha:
 
     def rotr(self, w: _Word, n: int) -> _Word:
         """Rotate right: new bit i = old bit (i + n) mod 32 (free)."""
-        idx = (np.arange(32) + n) % 32
+        idx = _ROTR_IDX[n % 32]
         vals = ((w.v >> np.uint32(n)) | (w.v << np.uint32(32 - n))) if self.wit else None
-        return _Word(w.l[:, idx], vals)
+        return _Word(w.l[:, idx], vals, w.kd[idx])
 
     def shr(self, w: _Word, n: int) -> _Word:
         """Shift right: new bit i = old bit i + n, constant 0 above (free)."""
         lits = np.concatenate([w.l[:, n:], np.full((self.k, n), BIT0, dtype=np.int64)], axis=1)
-        return _Word(lits, (w.v >> np.uint32(n)) if self.wit else None)
+        kd = np.concatenate([w.kd[n:], np.full(n, C0, np.int8)])
+        return _Word(lits, (w.v >> np.uint32(n)) if self.wit else None, kd)
 
     def xor3(self, x: _Word, y: _Word, z: _Word) -> _Word:
         return self.word(self.xor(self.xor(self.bits(x), self.bits(y)), self.bits(z)))
@@ -494,7 +558,7 @@ class _Sha:
         """Sum mod 2^32 (bellman's UInt32::addmany): all-constant operands give a constant word;
         otherwise nbits = bit length of len(ops)·(2^32 − 1) new bits (sum, then carries) with
         booleanity, and the equality Σ operands = Σ 2^j·bits_j deferred into the MultiEq."""
-        if all(o.terms()[0].shape[1] == 0 for o in ops):
+        if all(o.is_const() for o in ops):
             total = sum(o.terms()[2] for o in ops) & _MASK32
             return self.const_word(total)
         nbits = (len(ops) * _MASK32).bit_length()
