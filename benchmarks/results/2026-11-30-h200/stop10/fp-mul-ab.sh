@@ -1,11 +1,12 @@
 # Stop 10 A/B on one H200: the kernels with the even/odd-chain Montgomery product (src/, this
 # stop's ff.cuh) against the same tree with the previous product (ff-before.cuh), one after the
 # other on the same GPU; then the GPU tests of the kernels on the new product.
-# From the repository root, .whl carried:  bash benchmarks/results/2026-11-30-h200/stop10/fp-mul-ab.sh
+# (The baseline ff.cuh is rebuilt from the final one with a patch; when this ran it was a
+# committed copy of the file.) From the repository root, .whl carried:  bash benchmarks/results/2026-11-30-h200/stop10/fp-mul-ab.sh
 set -u
 HERE=benchmarks/results/2026-11-30-h200/stop10
 python -m pip install -q --no-index --find-links .whl gmpy2 py_arkworks_bls12381 pyblst jsonschema fastjsonschema 2>&1 | tail -2
-rm -rf /tmp/src_before && cp -r src /tmp/src_before && cp $HERE/ff-before.cuh /tmp/src_before/cuzk/backend/cuda/ff.cuh
+rm -rf /tmp/src_before && cp -r src /tmp/src_before && patch -s /tmp/src_before/cuzk/backend/cuda/ff.cuh < $HERE/ff-before.patch
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 ARGS="--ntt 20,24,26 --msm 20,22,24 --msm-g2 20,22 --fixed-base 20"
 PYTHONPATH=/tmp/src_before timeout 150 python benchmarks/bench_cuda.py --json $OUT/bench-before.json $ARGS > $OUT/bench-before.log 2>&1

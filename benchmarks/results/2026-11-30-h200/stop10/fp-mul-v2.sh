@@ -4,7 +4,7 @@
 set -u
 HERE=benchmarks/results/2026-11-30-h200/stop10
 python -m pip install -q --no-index --find-links .whl gmpy2 py_arkworks_bls12381 pyblst jsonschema fastjsonschema 2>&1 | tail -2
-rm -rf /tmp/src_v1 && cp -r src /tmp/src_v1 && cp $HERE/ff-evenodd-v1.cuh /tmp/src_v1/cuzk/backend/cuda/ff.cuh
+rm -rf /tmp/src_v1 && cp -r src /tmp/src_v1 && patch -s /tmp/src_v1/cuzk/backend/cuda/ff.cuh < $HERE/ff-evenodd-v1.patch
 PYTHONPATH=/tmp/src_v1 timeout 120 python benchmarks/bench_cuda.py --json $OUT/bench-evenodd-v1.json --ntt 20,24,26 --msm 20,22,24 --msm-g2 20,22 --fixed-base "" > $OUT/bench-evenodd-v1.log 2>&1
 echo "v1 rc=$?"; grep -E "NTT 2|MSM 2" $OUT/bench-evenodd-v1.log
 PYTHONPATH=$PWD/src timeout 120 python benchmarks/bench_cuda.py --json $OUT/bench-evenodd-v2.json --ntt 20,24,26 --msm 20,22,24 --msm-g2 20,22 --fixed-base "" > $OUT/bench-evenodd-v2.log 2>&1
