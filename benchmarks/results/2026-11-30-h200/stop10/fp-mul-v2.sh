@@ -1,5 +1,5 @@
 # Stop 10, second A/B on one H200: the Montgomery product with two position arrays (src/, ff.cuh
-# v2) against the first even/odd version (ff-evenodd-v1.cuh), same GPU, one after the other; then
+# v2) against the first even/odd version (ff-evenodd-v1.patch applied to the final ff.cuh; when this ran it was a committed copy), same GPU, one after the other; then
 # the GPU tests on v2.  From the repository root, .whl carried.
 set -u
 HERE=benchmarks/results/2026-11-30-h200/stop10
