@@ -10,12 +10,18 @@ from cuzk.memory.model import MemoryBudgetError, check_budget, declared_gb, prov
 def test_sampler_sees_an_allocation():
     with MemorySampler(interval=0.01) as s:
         base = s.report().rss_peak_bytes
-        a = np.ones(300 << 20, dtype=np.uint8)  # 300 MiB, touched
+        # 300 MiB of fresh pages, touched: an anonymous map, so that nothing malloc keeps
+        # resident from earlier tests can serve it
+        import mmap
+
+        buf = mmap.mmap(-1, 300 << 20)
+        a = np.frombuffer(buf, dtype=np.uint8)
         a[::4096] = 2
         import time
 
         time.sleep(0.1)
         del a
+        buf.close()
     rep = s.report()
     assert rep.rss_peak_bytes - base >= 250 << 20
     assert rep.samples >= 3
