@@ -53,11 +53,11 @@ def write_witness(path, inputs: np.ndarray, aux: np.ndarray, pce_digest: str = "
         pce_digest: identifies the circuit shape (e.g. SHA-256 of its PCE file), checked on read.
     """
     aux = np.asarray(aux)
-    if aux.dtype == object:
-        is_bit = np.fromiter(((v == 0) | (v == 1) for v in aux), dtype=bool, count=len(aux))
-    else:
-        is_bit = aux <= 1
-    bits = np.asarray(aux[is_bit]).astype(np.uint8)
+    # elementwise comparisons (numpy's loop, also over object arrays of ints/mpz): about twice as
+    # fast as a Python generator at 130 M values (a 32 GiB partition)
+    is_one = np.asarray(aux == 1, dtype=bool)
+    is_bit = is_one | np.asarray(aux == 0, dtype=bool)
+    bits = is_one[is_bit]
     wide = np.asarray(aux[~is_bit], dtype=object)
     header = {
         "num_inputs": len(inputs),
