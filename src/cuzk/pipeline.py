@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
+from .errors import CuzkError
 from .backend import backend_kind, get_backend, gpu_mem_limit_bytes
 from .backend.gpus import claim, visible_gpus
 from .circuits import commd
@@ -34,7 +35,7 @@ log = logging.getLogger(__name__)
 progress = logging.getLogger("cuzk.progress")
 
 
-class ProofVerificationError(RuntimeError):
+class ProofVerificationError(CuzkError, RuntimeError):
     """A proof failed verification (names the sector, the partition and the file)."""
 
 
@@ -85,24 +86,7 @@ def shape_of_pce(pce_path):
     return shape_by_name(desc["name"])
 
 
-def _input_errors() -> tuple:
-    from .backend import BackendUnavailableError, GPUMemoryError
-    from .curve.groups import CurveError
-    from .groth16 import KeyFileError, PublicInputError, WitnessError
-    from .memory.model import MemoryBudgetError
-    from .r1cs import Unsatisfied
-    from .r1cs.pce import PCEFormatError
-    from .r1cs.witness import WitnessFormatError
-    from .sector.c1 import C1Error
-    from .sector.post import PoStError
-    from .sector.prepare import SectorInputError
-
-    return (C1Error, SectorInputError, PoStError, PCEFormatError, WitnessFormatError, WitnessError, Unsatisfied,
-            KeyFileError, PublicInputError, CurveError, ShapeMismatchError, ProofVerificationError, MemoryBudgetError,
-            GPUMemoryError, BackendUnavailableError)
-
-
-INPUT_ERRORS = _input_errors()
+INPUT_ERRORS = CuzkError
 """Errors about the job's inputs or resources (bad files, wrong shape, out of memory): a step
 stopped by one prints its message alone on stderr; its log keeps the traceback."""
 

@@ -8,14 +8,15 @@ backend's device memory (CuPy's memory pool); running out raises ``GPUMemoryErro
 
 from __future__ import annotations
 
+from ..errors import CuzkError
 from .base import Backend, CSRMatrix, MSMContext
 
 
-class BackendUnavailableError(RuntimeError):
+class BackendUnavailableError(CuzkError, RuntimeError):
     """The requested backend cannot run on this machine (e.g. ``cuda`` without a device)."""
 
 
-class GPUMemoryError(RuntimeError):
+class GPUMemoryError(CuzkError, RuntimeError):
     """A GPU operation needs more device memory than it may use (the memory-pool limit, or what the
     device has free). The pool's cached blocks are freed before this is raised, so the next job
     in the same process starts clean.

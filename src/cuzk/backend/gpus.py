@@ -25,11 +25,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
+from ..errors import CuzkError
 
 log = logging.getLogger("cuzk.gpus")
 
 
-class GPULockError(RuntimeError):
+class GPULockError(CuzkError, RuntimeError):
     """The GPU lock directory cannot be used (names the directory and CUZK_GPU_LOCK_DIR)."""
 
 

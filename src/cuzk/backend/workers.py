@@ -32,6 +32,7 @@ import gmpy2
 import numpy as np
 import py_arkworks_bls12381 as ark
 
+from ..errors import CuzkError
 from ..curve import G1, G2, CurveError, EncodingError, Group
 from ..field import FR
 
@@ -49,7 +50,7 @@ _ONE = _MPZ(1)
 _FROM_BYTES = _MPZ.from_bytes
 
 
-class WorkerError(RuntimeError):
+class WorkerError(CuzkError, RuntimeError):
     """A worker process failed (its traceback is in the message) or died."""
 
 

@@ -16,12 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..errors import CuzkError
 from . import commd, porep, post
 
 __all__ = ["ShapeMismatchError", "Family", "SHAPES", "shape_by_name", "family_of"]
 
 
-class ShapeMismatchError(ValueError):
+class ShapeMismatchError(CuzkError, ValueError):
     """An input was made for another circuit shape (names the file and both shapes)."""
 
 

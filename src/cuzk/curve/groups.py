@@ -8,10 +8,11 @@ from typing import Sequence
 import numpy as np
 import py_arkworks_bls12381 as ark
 
+from ..errors import CuzkError
 from ..field import FQ, FR
 
 
-class CurveError(ValueError):
+class CurveError(CuzkError, ValueError):
     """Base class of point decoding errors."""
 
 

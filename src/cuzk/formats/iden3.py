@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from ..errors import CuzkError
 from ..fileio import atomic_open
 
 SECTION_NAMES: dict[str, dict[int, str]] = {
@@ -38,7 +39,7 @@ SECTION_NAMES: dict[str, dict[int, str]] = {
 }
 
 
-class Iden3FormatError(ValueError):
+class Iden3FormatError(CuzkError, ValueError):
     """A circom/snarkjs binary file is malformed or does not fit.
 
     Attributes:

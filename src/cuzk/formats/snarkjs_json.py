@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 from typing import Sequence
 
+from ..errors import CuzkError
 from ..curve import G1, G2, CurveError, Group
 from ..field import FQ, FR
 from ..fileio import atomic_write_text
@@ -31,7 +32,7 @@ from ..groth16.keys import Proof, VerifyingKey
 CURVE_NAME = "bls12381"
 
 
-class SnarkjsJSONError(ValueError):
+class SnarkjsJSONError(CuzkError, ValueError):
     """A snarkjs JSON file is malformed: names the file and the field."""
 
     def __init__(self, path, field: str, message: str):

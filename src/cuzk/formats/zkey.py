@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import CuzkError
 from ..backend.base import CSRMatrix
 from ..curve import G1, G2, CurveError, Group
 from ..field import FQ, FR
@@ -279,7 +280,7 @@ _ARRAY_FIELDS = ("ic", "coeff_matrix", "coeff_constraint", "coeff_signal", "a", 
 log = logging.getLogger(__name__)
 
 
-class ZKeyCacheError(ValueError):
+class ZKeyCacheError(CuzkError, ValueError):
     """A converted-key cache file does not match its .zkey or is damaged (never raised by
     ``read_zkey``, which ignores such a file and rebuilds it)."""
 

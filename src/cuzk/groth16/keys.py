@@ -25,11 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import CuzkError
 from ..curve import G1, G2, CurveError, Group
 from ..fileio import atomic_open, atomic_write_bytes
 
 
-class KeyFileError(ValueError):
+class KeyFileError(CuzkError, ValueError):
     """A ``.params``/``.vk``/proof file is malformed: names the file, the offset and the problem."""
 
     def __init__(self, path, offset: int | None, message: str):
@@ -215,11 +216,12 @@ class _Reader:
     def u32(self, what: str) -> int:
         return struct.unpack(">I", self.take(4, what))[0]
 
-    def point(self, grp: Group, what: str, check: bool = True):
+    def point(self, grp: Group, what: str, check: bool = True, compressed: bool = False):
         off = self.pos
-        raw = bytes(self.take(grp.uncompressed_size, what))
         try:
-            return grp.from_uncompressed(raw, check_subgroup=check)
+            if compressed:
+                return grp.from_compressed(bytes(self.take(grp.compressed_size, what)))
+            return grp.from_uncompressed(bytes(self.take(grp.uncompressed_size, what)), check_subgroup=check)
         except CurveError as e:
             raise KeyFileError(self.path, off, f"{what}: {e}") from None
 
@@ -238,31 +240,32 @@ class _Reader:
         return arr
 
 
-def _read_vk(r: _Reader, check: bool) -> VerifyingKey:
+def _read_vk(r: _Reader, check: bool, compressed: bool = False) -> VerifyingKey:
     pts = [
-        r.point(G1, "vk.alpha_g1", check),
-        r.point(G1, "vk.beta_g1", check),
-        r.point(G2, "vk.beta_g2", check),
-        r.point(G2, "vk.gamma_g2", check),
-        r.point(G1, "vk.delta_g1", check),
-        r.point(G2, "vk.delta_g2", check),
+        r.point(grp, f"vk.{name}", check, compressed)
+        for name, grp in (("alpha_g1", G1), ("beta_g1", G1), ("beta_g2", G2), ("gamma_g2", G2),
+                          ("delta_g1", G1), ("delta_g2", G2))
     ]
     n = r.u32("vk.ic length")
     if n == 0:
         raise KeyFileError(r.path, r.pos - 4, "vk.ic is empty (needs public inputs + 1 points)")
-    ic = [r.point(G1, f"vk.ic[{i}]", check) for i in range(n)]
+    ic = [r.point(G1, f"vk.ic[{i}]", check, compressed) for i in range(n)]
     return VerifyingKey(*pts, ic)
 
 
 def read_vk(path) -> VerifyingKey:
-    """Read and fully check a ``.vk`` file.
+    """Read and fully check a ``.vk`` file (every point on its curve and in its subgroup).
+
+    Both point forms are read: bellperson's ``VerifyingKey::write`` (uncompressed) and the same
+    layout with compressed points (as polka-storage and other chain runtimes store vks); the
+    compression flag (bit 7 of byte 0, zcash encoding) of α_G1 says which.
 
     Raises:
         KeyFileError: truncation, trailing bytes, or an invalid point (file, offset, field).
     """
     data = Path(path).read_bytes()
     r = _Reader(path, data)
-    vk = _read_vk(r, True)
+    vk = _read_vk(r, True, compressed=bool(data[:1]) and bool(data[0] & 0x80))
     if r.pos != len(data):
         raise KeyFileError(path, r.pos, f"{len(data) - r.pos} unexpected trailing bytes after the verifying key")
     return vk

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import CuzkError
 from ..backend import Backend
 from ..curve import G1, G2
 from ..field import FR, as_int_array, is_limb_array, limbs_below_modulus
@@ -26,7 +27,7 @@ from .keys import Proof, ProvingKey, ResidentKey
 from .setup import domain_size
 
 
-class WitnessError(ValueError):
+class WitnessError(CuzkError, ValueError):
     """The assignment does not fit the circuit (wrong lengths, ONE ≠ 1, values out of range)."""
 
 

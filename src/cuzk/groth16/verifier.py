@@ -15,12 +15,13 @@ from typing import Sequence
 
 import py_arkworks_bls12381 as ark
 
+from ..errors import CuzkError
 from ..curve import G1
 from ..field import FR
 from .keys import Proof, VerifyingKey
 
 
-class PublicInputError(ValueError):
+class PublicInputError(CuzkError, ValueError):
     """Public inputs do not fit the verifying key (count or range)."""
 
 

@@ -1,11 +1,13 @@
 """Memory model: predicted peak host bytes of each step, from plain shape numbers.
 
-Imports nothing of cuzk. Every constant below is a measured slope or intercept (the runs are
+Imports nothing of cuzk but its error base. Every constant below is a measured slope or intercept (the runs are
 under ``benchmarks/results``); callers add headroom. Each step writes its measured peak beside
 the prediction (``rss_predicted_bytes``) so the report can put them side by side.
 """
 
 from __future__ import annotations
+
+from ..errors import CuzkError
 
 # Python + numpy + gmpy2 + arkworks + Snakemake script overhead of a step, bytes (measured 46-48 MiB).
 BASE_PROCESS_BYTES = 64 << 20
@@ -105,7 +107,7 @@ def declared_gb(predicted_bytes: int, headroom: float = 1.25, floor_gb: int = 1)
     return max(floor_gb, int(-(-gib // 1)))
 
 
-class MemoryBudgetError(RuntimeError):
+class MemoryBudgetError(CuzkError, RuntimeError):
     """A step needs more memory than it is given (names the step, the need and the budget)."""
 
 

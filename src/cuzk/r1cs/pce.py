@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import CuzkError
 from ..backend import CSRMatrix
 from ..field import FR, from_limbs, to_limbs
 from ..fileio import atomic_open
@@ -38,7 +39,7 @@ VERSION = 1
 _CHECKSUM = 32
 
 
-class PCEFormatError(ValueError):
+class PCEFormatError(CuzkError, ValueError):
     """A PCE file is malformed: names the file and what is wrong."""
 
     def __init__(self, path, message: str):

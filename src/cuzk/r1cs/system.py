@@ -25,6 +25,7 @@ from typing import Any, Sequence
 import gmpy2
 import numpy as np
 
+from ..errors import CuzkError
 from ..backend.base import CSRMatrix
 from ..field import FR
 
@@ -39,7 +40,7 @@ _to_mpz = np.frompyfunc(_MPZ, 1, 1)
 INPUT_GADGET = "input"  # gadget name of the appended rows ``input_i * 0 = 0``
 
 
-class Unsatisfied(ValueError):
+class Unsatisfied(CuzkError, ValueError):
     """A constraint does not hold for an assignment.
 
     Attributes:

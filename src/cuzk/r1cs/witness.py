@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import CuzkError
 from ..field import FR, from_limbs, limbs_below_modulus as below_modulus, to_limbs
 from ..fileio import atomic_open
 
@@ -32,7 +33,7 @@ MAGIC = b"CUZKWIT\0"
 VERSION = 1
 
 
-class WitnessFormatError(ValueError):
+class WitnessFormatError(CuzkError, ValueError):
     """A witness file is malformed or does not fit the expected shape (names the file)."""
 
     def __init__(self, path, message: str):

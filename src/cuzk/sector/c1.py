@@ -14,14 +14,14 @@ list the siblings from the leaf level up. This is the comm_d half of the PoRep v
 (``comm_d_proofs``); the PoRep issue adds the comm_r_last, column, labeling and encoding proofs.
 
 Sources: rust-fil-proofs ``filecoin-proofs/src/types`` (SealCommitPhase1Output),
-``storage-proofs-porep`` ``generate_replica_id`` (replica_id = Fr::from_le_bytes_mod_order(
-SHA-256(prover_id ‖ sector_id u64 BE ‖ ticket ‖ comm_d ‖ porep_id))), and filecoin-proofs-api
+``filecoin-proofs/src/api/util.rs`` ``generate_replica_id`` (replica_id = SHA-256(prover_id ‖
+sector_id u64 BE ‖ ticket ‖ comm_d ‖ porep_id) with the top two bits of byte 31 cleared,
+``bytes_into_fr_repr_safe``: not a reduction mod r), and filecoin-proofs-api
 ``RegisteredSealProof::porep_id`` (the proof's numeric id as u64 LE in bytes 0..8, zeros after).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from pathlib import Path
@@ -29,10 +29,10 @@ from pathlib import Path
 import fastjsonschema
 import jsonschema
 
-from ..field import FR
+from ..errors import CuzkError
 from ..fileio import atomic_write_text
 from .challenges import SECTOR_SIZES, challenge_counts, derive_challenges
-from .commd import build_tree, merkle_path, verify_path
+from .commd import build_tree, merkle_path, sha254, verify_path
 
 FORMAT = "cuzk-c1/1"
 
@@ -46,7 +46,7 @@ REGISTERED_PROOFS = {
 }
 
 
-class C1Error(ValueError):
+class C1Error(CuzkError, ValueError):
     """A C1 file is malformed or inconsistent: names the file and the field."""
 
     def __init__(self, path, field: str, message: str):
@@ -68,13 +68,15 @@ def porep_id(sector_size: int) -> bytes:
 
 def replica_id(prover_id: bytes, sector_id: int, ticket: bytes, comm_d: bytes, sector_size: int,
                pid: bytes | None = None) -> bytes:
-    """replica_id as rust-fil-proofs' generate_replica_id: SHA-256 reduced into Fr, 32 bytes LE.
+    """replica_id as rust-fil-proofs' ``generate_replica_id``: 32 bytes, an Fr in LE encoding.
 
+    SHA-256(prover_id ‖ sector_id u64 BE ‖ ticket ‖ comm_d ‖ porep_id) with the top two bits of
+    byte 31 cleared (``bytes_into_fr_repr_safe``; so always < r, never reduced mod r).
     ``pid`` is the porep id; None means the sector size's default (``porep_id``).
+    Checked by ``tests/test_official_proofs.py`` against a proof made by filecoin-proofs 18.1.
     """
     pid = porep_id(sector_size) if pid is None else pid
-    h = hashlib.sha256(prover_id + sector_id.to_bytes(8, "big") + ticket + comm_d + pid).digest()
-    return (int.from_bytes(h, "little") % FR.modulus).to_bytes(32, "little")
+    return sha254(prover_id + sector_id.to_bytes(8, "big") + ticket + comm_d + pid)
 
 
 def _vanilla_key(sector_size: int) -> str:

@@ -67,6 +67,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import CuzkError
 from .c1 import check_schema
 from .challenges import size_name as _size_name
 from ..fileio import atomic_open, atomic_write_text
@@ -122,7 +123,7 @@ WINDOW_POST_SECTOR_COUNT = {
 _PUBLISHED = (2 << 10, 8 << 20, 512 << 20, 32 << 30, 64 << 30)
 
 
-class PoStError(ValueError):
+class PoStError(CuzkError, ValueError):
     """A PoSt file (vanilla proof or sealed sector) is malformed or inconsistent: names the file and field."""
 
     def __init__(self, path, field: str, message: str):

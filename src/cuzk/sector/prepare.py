@@ -12,11 +12,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import CuzkError
 from .c1 import build_c1, write_c1
 from .fr32 import pad_sector, unpadded_size
 
 
-class SectorInputError(ValueError):
+class SectorInputError(CuzkError, ValueError):
     """Sector data cannot be used: names the file (or sector) and what is wrong."""
 
 
