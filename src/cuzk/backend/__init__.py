@@ -8,33 +8,7 @@ backend's device memory (CuPy's memory pool); running out raises ``GPUMemoryErro
 
 from __future__ import annotations
 
-from ..errors import CuzkError
-from .base import Backend, CSRMatrix, MSMContext
-
-
-class BackendUnavailableError(CuzkError, RuntimeError):
-    """The requested backend cannot run on this machine (e.g. ``cuda`` without a device)."""
-
-
-class GPUMemoryError(CuzkError, RuntimeError):
-    """A GPU operation needs more device memory than it may use (the memory-pool limit, or what the
-    device has free). The pool's cached blocks are freed before this is raised, so the next job
-    in the same process starts clean.
-
-    Attributes:
-        op: the operation (e.g. "G1 msm", "compute_h").
-        requested: bytes the failed allocation (or the smallest MSM chunk) needed.
-        limit: the memory-pool limit in bytes, or None when none was set.
-    """
-
-    def __init__(self, op: str, requested: int | None, limit: int | None, detail: str = ""):
-        self.op, self.requested, self.limit = op, requested, limit
-        req = "an unknown number of" if requested is None else f"{requested:,}"
-        lim = f"the memory-pool limit of {limit:,} bytes ({limit / (1 << 30):.3f} GiB)" if limit else "no memory-pool limit (device memory)"
-        msg = f"GPU out of memory in {op}: {req} bytes requested under {lim}"
-        if detail:
-            msg += f"; {detail}"
-        super().__init__(msg + "; raise gpu_mem_limit_gb or free the device")
+from .base import Backend, BackendUnavailableError, CSRMatrix, GPUMemoryError, MSMContext
 
 
 BACKENDS = ("auto", "cpu", "cuda")

@@ -8,51 +8,39 @@ uint64 arrays in Montgomery form. ``to_device``/``to_host`` convert from/to int 
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from ..curve import Group
+from ..errors import CuzkError
 from ..field import FR
+from ..field.sparse import CSRMatrix
 
 
-@dataclass(frozen=True)
-class CSRMatrix:
-    """A sparse matrix over Fr in CSR form with a coefficient table.
+class BackendUnavailableError(CuzkError, RuntimeError):
+    """The requested backend cannot run on this machine (e.g. ``cuda`` without a device)."""
+
+
+class GPUMemoryError(CuzkError, RuntimeError):
+    """A GPU operation needs more device memory than it may use (the memory-pool limit, or what the
+    device has free). The pool's cached blocks are freed before this is raised, so the next job
+    in the same process starts clean.
 
     Attributes:
-        indptr: ``(rows + 1,)`` int64 row offsets into ``indices``.
-        indices: ``(nnz,)`` int64 column indices (variable numbers, inputs first then aux).
-        coeff_ids: ``(nnz,)`` int32 indices into ``coeffs``.
-        coeffs: ``(ncoeffs,)`` int array (object dtype) of distinct Fr coefficients.
-        shape: (rows, cols).
+        op: the operation (e.g. "G1 msm", "compute_h").
+        requested: bytes the failed allocation (or the smallest MSM chunk) needed.
+        limit: the memory-pool limit in bytes, or None when none was set.
     """
 
-    indptr: np.ndarray
-    indices: np.ndarray
-    coeff_ids: np.ndarray
-    coeffs: np.ndarray
-    shape: tuple[int, int]
-
-    @property
-    def nnz(self) -> int:
-        """Number of stored non-zeros."""
-        return int(self.indices.shape[0])
-
-    def row_ids(self) -> np.ndarray:
-        """``(nnz,)`` int64 row index of every stored entry."""
-        return np.repeat(np.arange(self.shape[0], dtype=np.int64), np.diff(self.indptr))
-
-    def transpose(self) -> "CSRMatrix":
-        """Mᵀ in CSR form (M's CSC form), sharing the coefficient table; entries of a row of Mᵀ
-        keep M's row order (stable sort by column)."""
-        order = np.argsort(self.indices, kind="stable")
-        counts = np.bincount(self.indices, minlength=self.shape[1]) if self.nnz else np.zeros(self.shape[1], np.int64)
-        indptr = np.zeros(self.shape[1] + 1, dtype=np.int64)
-        np.cumsum(counts, out=indptr[1:])
-        return CSRMatrix(indptr, self.row_ids()[order], np.asarray(self.coeff_ids)[order], self.coeffs,
-                         (self.shape[1], self.shape[0]))
+    def __init__(self, op: str, requested: int | None, limit: int | None, detail: str = ""):
+        self.op, self.requested, self.limit = op, requested, limit
+        req = "an unknown number of" if requested is None else f"{requested:,}"
+        lim = f"the memory-pool limit of {limit:,} bytes ({limit / (1 << 30):.3f} GiB)" if limit else "no memory-pool limit (device memory)"
+        msg = f"GPU out of memory in {op}: {req} bytes requested under {lim}"
+        if detail:
+            msg += f"; {detail}"
+        super().__init__(msg + "; raise gpu_mem_limit_gb or free the device")
 
 
 class MSMContext(abc.ABC):

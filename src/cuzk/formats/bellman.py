@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..backend.base import CSRMatrix
+from ..field.sparse import CSRMatrix
 from ..curve import G1, G2, CurveError, Group
 from ..groth16.keys import KeyFileError, ProvingKey, VerifyingKey
 from ..groth16.setup import domain_size

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import gmpy2
 import numpy as np
 
-from ..backend.base import CSRMatrix
+from ..field.sparse import CSRMatrix
 from ..field import FR
 from ..r1cs.system import INPUT_GADGET, R1CS, Unsatisfied
 from .iden3 import Iden3CurveError, Iden3TruncatedError, WitnessLengthError, read_container

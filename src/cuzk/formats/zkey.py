@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import CuzkError
-from ..backend.base import CSRMatrix
+from ..field.sparse import CSRMatrix
 from ..curve import G1, G2, CurveError, Group
 from ..field import FQ, FR
 from ..fileio import atomic_open

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import CuzkError
-from ..backend import CSRMatrix
+from ..field.sparse import CSRMatrix
 from ..field import FR, from_limbs, to_limbs
 from ..fileio import atomic_open
 from .system import R1CS

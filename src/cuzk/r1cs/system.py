@@ -26,7 +26,7 @@ import gmpy2
 import numpy as np
 
 from ..errors import CuzkError
-from ..backend.base import CSRMatrix
+from ..field.sparse import CSRMatrix
 from ..field import FR
 
 R = FR.modulus

@@ -59,8 +59,7 @@ import numpy as np
 
 from ...curve import G1, Group
 from ...field import FQ, FR, is_limb_array, limbs_below_modulus, to_limbs
-from .. import BackendUnavailableError
-from ..base import Backend, CSRMatrix, MSMContext, PendingUpload, fixed_base_point
+from ..base import Backend, BackendUnavailableError, CSRMatrix, GPUMemoryError, MSMContext, PendingUpload, fixed_base_point
 
 _R = FR.modulus
 _Q = FQ.modulus
@@ -1179,7 +1178,6 @@ class CUDABackend(Backend):
 
     def _memory_error(self, op: str, requested: int | None, detail: str = ""):
         """A GPUMemoryError for ``op`` after freeing the pool's cached blocks (to raise)."""
-        from .. import GPUMemoryError
 
         self._free_cached()
         limit = int(self._pool().get_limit()) or None
