@@ -8,6 +8,7 @@ backend's device memory (CuPy's memory pool); running out raises ``GPUMemoryErro
 
 from __future__ import annotations
 
+from .cpu import CPUBackend
 from .base import Backend, BackendUnavailableError, CSRMatrix, GPUMemoryError, MSMContext
 
 
@@ -37,7 +38,7 @@ def backend_kind(name: str) -> str:
     if name not in BACKENDS:
         raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
     if name == "auto":
-        from .cuda import cuda_available
+        from .cuda import cuda_available  # imports CuPy: only when auto must look for a GPU
 
         return "cuda" if cuda_available() else "cpu"
     return name
@@ -63,11 +64,9 @@ def get_backend(name: str = "auto", threads: int = 1, gpu_mem_limit: int | None 
     if gpu_mem_limit is not None and int(gpu_mem_limit) < 1:
         raise ValueError(f"gpu_mem_limit must be ≥ 1 byte or None, got {gpu_mem_limit!r}")
     if kind == "cuda":
-        from .cuda import CUDABackend
+        from .cuda import CUDABackend  # imports CuPy: only when the GPU is asked for
 
         return CUDABackend(threads=threads, mem_limit=gpu_mem_limit, device=device)
-    from .cpu import CPUBackend
-
     return CPUBackend(threads=threads)
 
 

@@ -12,6 +12,8 @@ product (Kronecker substitution).
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import functools
 import os
 import sys
@@ -197,8 +199,6 @@ def _mulmod_bnm1():
     against gmpy2 on two sizes (the basecase and a recursive one) before use. ctypes releases
     the GIL during the call. None (callers fall back to gmpy2) when any of that fails.
     """
-    import ctypes  # noqa: PLC0415  (only the first convolution needs it)
-
     if sys.byteorder != "little":
         return None
     paths = []
@@ -211,8 +211,6 @@ def _mulmod_bnm1():
     except (OSError, IndexError):
         pass
     if not paths:
-        import ctypes.util  # noqa: PLC0415  (may run ldconfig: only when nothing is mapped)
-
         paths = [p for p in (ctypes.util.find_library("gmp"),) if p]
     for path in paths:
         try:

@@ -54,7 +54,7 @@ def visible_gpus() -> list[GPU]:
     """The CUDA devices CuPy sees, in ordinal order, with their UUIDs (CUDA runtime device
     properties; the PCI address where a UUID is missing). Empty without CuPy or a device."""
     try:
-        import cupy
+        import cupy  # costly, and absent on CPU machines: only when GPUs are listed
     except Exception:
         return []
     try:

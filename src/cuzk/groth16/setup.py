@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from ..backend import Backend
+from ..backend.cpu import CPUBackend
 from ..curve import G1, G2
 from ..field import FR, lagrange_at  # noqa: F401  (lagrange_at: re-exported)
 from .keys import ProvingKey, ResidentKey, VerifyingKey
@@ -82,8 +83,6 @@ def qap_at_tau(r1cs, lag, alpha: int, beta: int, gamma: int, delta: int, backend
         (u, v, ic_scalars (num_inputs), private_scalars (num_aux)) as device arrays of ``backend``.
     """
     if backend is None:
-        from ..backend.cpu import CPUBackend
-
         backend = CPUBackend()
     bk, r = backend, FR.modulus
     u, v, w = (bk.spmv_t(m, lag) for m in (r1cs.A, r1cs.B, r1cs.C))

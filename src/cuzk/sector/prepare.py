@@ -15,6 +15,8 @@ import numpy as np
 from ..errors import CuzkError
 from .c1 import build_c1, write_c1
 from .fr32 import pad_sector, unpadded_size
+from .porep_c1 import seal_and_prove
+from .post import write_sealed
 
 
 class SectorInputError(CuzkError, ValueError):
@@ -74,9 +76,6 @@ def prepare_sector(
     Raises:
         SectorInputError: see ``load_payload``.
     """
-    from .porep_c1 import seal_and_prove
-    from .post import write_sealed
-
     payload = load_payload(data, sector_size, generate_seed)
     padded = pad_sector(payload, sector_size)
     ticket = dev_randomness("ticket", randomness, sector_id)
