@@ -1,4 +1,8 @@
-"""Compute backends: the ``Backend`` interface and its ``cpu`` implementation.
+"""Compute backends: the ``Backend`` interface, its ``cpu`` and ``cuda`` implementations.
+
+Modules: ``base`` (the interface, ``MSMContext``, the backend errors), ``cpu`` (gmpy2 and
+arkworks, MSMs and setup in ``workers`` processes), ``cuda`` (CuPy kernels; imported only when
+asked for), ``gpus`` (which GPU a step claims, by a lock file per device).
 
 ``get_backend("auto" | "cpu" | "cuda", threads, gpu_mem_limit)``: ``auto`` is ``cuda`` when CuPy
 sees a device and ``cpu`` otherwise; asking for ``cuda`` without one raises

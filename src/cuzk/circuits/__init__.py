@@ -1,1 +1,9 @@
-"""Circuits built from the R1CS gadgets: synthetic benchmark circuits (PoRep and PoSt to come)."""
+"""Circuits built from the R1CS gadgets, one module a family.
+
+- ``porep``: the StackedDRG PoRep circuit (Filecoin's C2 statement), one partition; exact
+  per-gadget sizes without building it.
+- ``commd``: the comm_d inclusion half of PoRep (SHA-256 paths), for small tests.
+- ``post``: the fallback PoSt circuit (WinningPoSt, WindowPoSt).
+- ``synthetic``: a random satisfiable circuit shaped like a PoRep witness (benchmarks).
+- ``registry``: every shape by name and one interface over the three families.
+"""

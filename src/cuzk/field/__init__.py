@@ -1,5 +1,8 @@
 """BLS12-381 scalar field Fr and base field Fq: constants, limb layout and array arithmetic.
 
+Modules: ``arith`` (fields, limbs, int arrays, Lagrange coefficients), ``sparse`` (``CSRMatrix``,
+the R1CS matrices over Fr).
+
 Layout shared by files and GPU memory: an array of n field elements is an ``(n, 4)`` (Fr) or
 ``(n, 6)`` (Fq) ``uint64`` array of little-endian 64-bit limbs. Files hold canonical values;
 kernels hold Montgomery values (``x * 2^256 mod r`` for Fr, ``x * 2^384 mod q`` for Fq).

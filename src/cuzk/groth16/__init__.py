@@ -1,4 +1,10 @@
-"""Groth16 over BLS12-381: development setup, prover, verifier, batch verifier, bellperson files."""
+"""Groth16 over BLS12-381, one module a job.
+
+- ``keys``: verifying/proving keys and proofs, bellperson's ``.vk``/``.params`` layout.
+- ``setup``: development setup (random toxic waste; never for chain use), also resident on a GPU.
+- ``prover``: the prover on any ``Backend`` (bellperson's algorithm).
+- ``verifier``: single proofs and randomized batches.
+"""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ Cauchy MDS, Merkle-tree domain tag 2^arity − 1 by default), vectorized over k 
 (numpy object arrays of gmpy2.mpz, see :mod:`cuzk.field.arith`).
 
 (sha254 — SHA-256 with the top two bits of the last byte cleared — lives in
-:mod:`cuzk.sector.commd` for now.)
+:mod:`cuzk.sector.commd` since only sector code uses it natively.)
 """
 
 from .poseidon import (

@@ -1,4 +1,9 @@
-"""Vectorized R1CS: the constraint system (shape and witness modes), its finalized form, gadgets.
+"""Vectorized R1CS: the constraint system (shape and witness modes), gadgets, PCE and witness files.
+
+- ``system``: the constraint system (blocks of k constraints at once) and its finalized ``R1CS``.
+- ``gadgets``: booleans, bit decomposition, packing, uint32 addition.
+- ``sha256``, ``poseidon``, ``labeling``: SHA-256, Poseidon (and Merkle paths), SDR label gadgets.
+- ``pce``: PCE files (a shape's A, B, C in CSR, written once); ``witness``: witness files.
 
 >>> from cuzk.r1cs import ConstraintSystem, lc
 >>> cs = ConstraintSystem()

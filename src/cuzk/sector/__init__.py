@@ -1,7 +1,15 @@
-"""Sector input: Fr32 padding, the comm_d tree, interactive PoRep challenges.
+"""Sector side of the proofs: everything up to the vanilla proofs a circuit consumes.
 
-See :mod:`cuzk.sector.fr32`, :mod:`cuzk.sector.commd` and :mod:`cuzk.sector.challenges` for
-formats, formulas and their rust-fil-proofs sources.
+- ``fr32``: Fr32 padding; ``commd``: the sha254 comm_d tree (and ``sha254``);
+  ``challenges``: interactive PoRep challenges; ``graph``: the SDR parent graph;
+  ``labels``: SDR labeling; ``replica``: encoding, tree_c, tree_r_last, comm_r.
+- ``c1``: C1 files (comm_d vanilla proofs, replica_id, registered proofs);
+  ``porep_c1``: full StackedDRG vanilla proofs of a sealed sector, and their verification;
+  ``synthetic``: sparse synthetic 32/64 GiB C1 files.
+- ``post``: WinningPoSt / WindowPoSt challenges, sealed-sector files, vanilla proofs.
+- ``prepare``: the ``prepare`` step (data → padding → sealing → C1).
+
+Each module names the rust-fil-proofs source of its formulas.
 """
 
 from .challenges import (
