@@ -74,9 +74,48 @@ def test_round_trips(material):
 def test_check_cache(material, tmp_path):
     d, *_ = material
     read_params(d / "k.params")
-    marks = list((tmp_path / "cache" / "checked-params").iterdir())
+    marks = [m for m in (tmp_path / "cache" / "checked-params").iterdir() if m.is_file()]
     assert len(marks) == 1
     assert read_params(d / "k.params").digest == marks[0].name
+
+
+def test_checked_file_version_is_trusted_without_hashing(material, tmp_path, monkeypatch):
+    """A second read of the same file version costs neither the hash nor the point checks; a
+    copy (another inode) is hashed, its content found checked; a changed file is checked again."""
+    import hashlib as _hashlib
+
+    from cuzk.groth16 import keys
+
+    d, _, pk, *_ = material
+    src = d / "k.params"
+    first = read_params(src)
+    hashed, orig = [], _hashlib.sha256
+
+    class Counting:
+        def __init__(self, data=b""):
+            hashed.append(len(data))
+            self._h = orig(data)
+
+        def __getattr__(self, name):
+            return getattr(self._h, name)
+
+    monkeypatch.setattr(keys.hashlib, "sha256", Counting)
+    checks = []
+    monkeypatch.setattr(keys._Reader, "points", lambda self, grp, what, check, _o=keys._Reader.points:
+                        (checks.append(check), _o(self, grp, what, check))[1])
+    again = read_params(src)
+    assert again.digest == first.digest and not any(hashed[i] > 1000 for i in range(len(hashed)))
+    assert checks and not any(checks)
+    copy = tmp_path / "copy.params"
+    copy.write_bytes(src.read_bytes())
+    checks.clear()
+    assert read_params(copy).digest == first.digest and not any(checks)  # content known: no checks
+    assert any(n == copy.stat().st_size for n in hashed)                  # but it was hashed once
+    raw = bytearray(copy.read_bytes())
+    raw[-5] ^= 0x04  # inside the last b_g2 point
+    copy.write_bytes(bytes(raw))
+    with pytest.raises(KeyFileError, match="b_g2"):
+        read_params(copy)
 
 
 @pytest.mark.parametrize("name", ["k.params", "k.vk", "p.proof"])

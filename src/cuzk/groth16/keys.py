@@ -10,14 +10,19 @@ Layouts (bellperson ``groth16::{VerifyingKey, Parameters, Proof}``; see FORMATS.
 - proof: A (G1 compressed 48) ‖ B (G2 compressed 96) ‖ C (G1 compressed 48) = 192 bytes; a file
   of several proofs is their concatenation.
 
-Reading parameters checks every point (curve equation and subgroup) the first time a file is
-seen and records its SHA-256 in a cache directory (``$CUZK_CACHE_DIR``, default
-``~/.cache/cuzk``), so a batch reading the same key again skips the subgroup checks.
+Reading parameters maps the file (``mmap``; the point arrays are views of the page cache, never
+a second copy in host memory) and checks every point (curve equation and subgroup) the first
+time a file's content is seen. Checked contents are recorded in a cache directory
+(``$CUZK_CACHE_DIR``, default ``~/.cache/cuzk``) by SHA-256, and each checked file version by its
+identity (path, device, inode, size, modification time), so a later read of the same file costs
+neither the checks nor the hash: a 32 GiB key (about 75 GB) is hashed once, by the setup that
+writes it, as Filecoin trusts its parameter files by a recorded digest.
 """
 
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
 import struct
 from dataclasses import dataclass, field
@@ -181,23 +186,56 @@ def write_params(path, pk: ProvingKey, known_good: bool = True) -> None:
             f.write(chunk)
     pk.digest = h.hexdigest()
     if known_good:
-        _mark_checked(pk.digest)
+        _mark_checked(pk.digest, path)
+
+
+_WRITE_BLOCK = 1 << 26  # bytes per write: bounds the temporary copy of a non-contiguous view
 
 
 def _param_chunks(pk: ProvingKey):
     yield pk.vk.to_bytes()
     for arr in (pk.h, pk.l, pk.a, pk.b_g1, pk.b_g2):
         yield struct.pack(">I", arr.shape[0])
-        yield arr.tobytes()
+        rows = max(1, _WRITE_BLOCK // max(1, arr.shape[1] if arr.ndim > 1 else 1))
+        for i in range(0, arr.shape[0], rows):
+            yield memoryview(np.ascontiguousarray(arr[i : i + rows])).cast("B")
 
 
-def _mark_checked(digest: str) -> None:
-    marker = cache_dir() / "checked-params" / digest
+def _checked_dir() -> Path:
+    return cache_dir() / "checked-params"
+
+
+def _identity_record(path) -> Path | None:
+    """Where the digest of this file version is recorded (None when the file cannot be stat'ed)."""
     try:
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
+        st = os.stat(path)
+    except OSError:
+        return None
+    ident = f"{os.path.realpath(path)}|{st.st_dev}|{st.st_ino}|{st.st_size}|{st.st_mtime_ns}"
+    return _checked_dir() / "by-identity" / hashlib.sha256(ident.encode()).hexdigest()
+
+
+def _mark_checked(digest: str, path=None) -> None:
+    try:
+        _checked_dir().mkdir(parents=True, exist_ok=True)
+        (_checked_dir() / digest).touch()
+        rec = _identity_record(path) if path is not None else None
+        if rec is not None:
+            rec.parent.mkdir(parents=True, exist_ok=True)
+            rec.write_text(digest)
     except OSError:
         pass  # a read-only cache only costs the checks next time
+
+
+def trusted_digest(path) -> str | None:
+    """The SHA-256 of ``path`` if this very file version was checked (or written by setup) before,
+    else None. Costs a ``stat`` and two small reads, never a hash of the file."""
+    rec = _identity_record(path)
+    try:
+        digest = rec.read_text().strip() if rec is not None else ""
+    except OSError:
+        return None
+    return digest if digest and (_checked_dir() / digest).exists() else None
 
 
 class _Reader:
@@ -286,23 +324,37 @@ def file_digest(path) -> str:
 
 
 def read_params(path, check: bool | None = None) -> ProvingKey:
-    """Read a ``.params`` file into a ProvingKey.
+    """Read a ``.params`` file into a ProvingKey whose point arrays are views of the mapped file.
 
     Args:
         path: the file.
         check: True to check every point, False to check none beyond the curve equation of the
-            vk, None (default) to check unless this file's SHA-256 was checked before (see the
-            module docstring for the cache).
+            vk, None (default) to check unless this file version, or a file with the same
+            SHA-256, was checked before (see the module docstring for the records).
+
+    Returns:
+        A ProvingKey: ``h``, ``l``, ``a``, ``b_g1`` (n, 96) and ``b_g2`` (n, 192) uint8 read-only
+        views of the file's pages (host memory grows only with the pages a consumer touches);
+        ``digest`` is the file's SHA-256 hex.
 
     Raises:
         KeyFileError: truncation (with the offset and vector), an invalid point (offset and
             index), or a length field that runs past the end of the file.
     """
-    data = Path(path).read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    marker = cache_dir() / "checked-params" / digest
-    if check is None:
-        check = not marker.exists()
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size == 0:
+            raise KeyFileError(path, 0, "truncated: the file is empty")
+        data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    digest = trusted_digest(path)
+    if digest is None:
+        digest = hashlib.sha256(data).hexdigest()  # releases the GIL; about 2 s per GB
+        if check is None:
+            check = not (_checked_dir() / digest).exists()
+            if not check:
+                _mark_checked(digest, path)  # same content checked under another name
+    elif check is None:
+        check = False
     r = _Reader(path, data)
     vk = _read_vk(r, check)
     h = r.points(G1, "h", check)
@@ -313,5 +365,5 @@ def read_params(path, check: bool | None = None) -> ProvingKey:
     if b_g1.shape[0] != b_g2.shape[0]:
         raise KeyFileError(path, None, f"b_g1 has {b_g1.shape[0]} points but b_g2 has {b_g2.shape[0]}")
     if check:
-        _mark_checked(digest)
+        _mark_checked(digest, path)
     return ProvingKey(vk, h, l_, a, b_g1, b_g2, digest=digest)
