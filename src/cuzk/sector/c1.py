@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import fastjsonschema
 import jsonschema
@@ -33,6 +32,7 @@ from ..errors import CuzkError
 from ..fileio import atomic_write_text
 from .challenges import SECTOR_SIZES, challenge_counts, derive_challenges
 from .commd import build_tree, merkle_path, sha254, verify_path
+from .jsondoc import BYTES32, NAT, load_json, nat
 
 FORMAT = "cuzk-c1/1"
 
@@ -152,7 +152,6 @@ def write_c1(path, c1: dict) -> None:
     atomic_write_text(path, json.dumps(c1, separators=(",", ":")) + "\n")
 
 
-_BYTES32 = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255}, "minItems": 32, "maxItems": 32}
 SCHEMA = {
     "type": "object",
     "required": ["format", "registered_proof", "sector_size", "sector_id", "prover_id", "ticket", "seed",
@@ -160,20 +159,20 @@ SCHEMA = {
     "properties": {
         "format": {"const": FORMAT},
         "registered_proof": {"type": "string"},
-        "sector_size": {"type": "integer", "minimum": 64},
-        "sector_id": {"type": "integer", "minimum": 0},
-        "prover_id": _BYTES32, "ticket": _BYTES32, "seed": _BYTES32, "comm_d": _BYTES32, "replica_id": _BYTES32,
+        "sector_size": nat(64),
+        "sector_id": NAT,
+        "prover_id": BYTES32, "ticket": BYTES32, "seed": BYTES32, "comm_d": BYTES32, "replica_id": BYTES32,
         "synthetic": {"type": "boolean"},
-        "partitions": {"type": "integer", "minimum": 1},
-        "challenges_per_partition": {"type": "integer", "minimum": 1},
+        "partitions": nat(1, 255),
+        "challenges_per_partition": nat(1, 1 << 20),
         "vanilla_proofs": {
             "type": "object", "minProperties": 1, "maxProperties": 1,
             "additionalProperties": {"type": "array", "items": {"type": "array", "items": {
                 "type": "object", "required": ["comm_d_proofs"],
                 "properties": {"comm_d_proofs": {
                     "type": "object", "required": ["leaf", "path", "index", "root"],
-                    "properties": {"leaf": _BYTES32, "root": _BYTES32, "path": {"type": "array", "items": _BYTES32},
-                                   "index": {"type": "integer", "minimum": 0}}}}}}},
+                    "properties": {"leaf": BYTES32, "root": BYTES32, "path": {"type": "array", "items": BYTES32},
+                                   "index": NAT}}}}}},
         },
     },
 }
@@ -191,11 +190,13 @@ def read_c1(path) -> dict:
         C1Error: names the file and the first bad field (schema errors: all of them).
         OSError: the file cannot be read.
     """
-    raw = Path(path).read_text()
-    try:
-        c1 = json.loads(raw)
-    except json.JSONDecodeError as e:
-        raise C1Error(path, "<json>", f"not valid JSON: {e}") from None
+    c1 = load_json(path, C1Error)
+    verify_c1(c1, path)
+    return c1
+
+
+def verify_c1(c1: dict, path="<c1>") -> None:
+    """The checks of :func:`read_c1` on a parsed document. Raises C1Error naming ``path``."""
     check_schema(c1, SCHEMA, path)
     b, key, parts, depth = check_header(c1, path)
     for k, part in enumerate(parts):
@@ -203,7 +204,6 @@ def read_c1(path) -> dict:
         for i, pr in enumerate(part):
             check_comm_d_proof(path, f"vanilla_proofs/{key}/{k}/{i}/comm_d_proofs", pr["comm_d_proofs"], expect[i],
                                depth, b["comm_d"])
-    return c1
 
 
 _FAST: dict[int, tuple[dict, object]] = {}

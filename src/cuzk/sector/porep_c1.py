@@ -51,8 +51,6 @@ level: as upstream, they are the roots inside the proofs.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 from ..hash.poseidon import PoseidonMemo, R
 from .c1 import (
@@ -68,6 +66,7 @@ from .c1 import (
 from .c1 import SCHEMA as _C1_SCHEMA
 from .challenges import challenge_counts, derive_challenges
 from .commd import build_tree as build_commd_tree, merkle_path, sha254
+from .jsondoc import BYTES32, NAT, load_json, nat
 from .graph import BASE_DEGREE, EXP_DEGREE, all_parents, parents_many
 from .labels import label_header
 from .replica import hash_paths, replicate, tree_arities, tree_path, tree_shape
@@ -202,23 +201,21 @@ def seal_and_prove(
 
 # --- schema ---------------------------------------------------------------------------------------
 
-_BYTES32 = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255}, "minItems": 32, "maxItems": 32}
-_NAT = {"type": "integer", "minimum": 0}
 _MERKLE = {
     "type": "object", "required": ["leaf", "root", "path"],
-    "properties": {"leaf": _BYTES32, "root": _BYTES32, "path": {"type": "array", "items": {
+    "properties": {"leaf": BYTES32, "root": BYTES32, "path": {"type": "array", "items": {
         "type": "object", "required": ["hashes", "index"],
-        "properties": {"hashes": {"type": "array", "items": _BYTES32, "minItems": 1}, "index": _NAT}}}},
+        "properties": {"hashes": {"type": "array", "items": BYTES32, "minItems": 1}, "index": NAT}}}},
 }
 _COLUMN = {
     "type": "object", "required": ["column", "inclusion_proof"],
     "properties": {"column": {"type": "object", "required": ["index", "rows"],
-                              "properties": {"index": _NAT, "rows": {"type": "array", "items": _BYTES32, "minItems": 1}}},
+                              "properties": {"index": NAT, "rows": {"type": "array", "items": BYTES32, "minItems": 1}}},
                    "inclusion_proof": _MERKLE},
 }
-_PARENTS37 = {"type": "array", "items": _BYTES32, "minItems": TOTAL_PARENTS, "maxItems": TOTAL_PARENTS}
+_PARENTS37 = {"type": "array", "items": BYTES32, "minItems": TOTAL_PARENTS, "maxItems": TOTAL_PARENTS}
 _LABELING = {"type": "object", "required": ["parents", "layer_index", "node"],
-             "properties": {"parents": _PARENTS37, "layer_index": {"type": "integer", "minimum": 1}, "node": _NAT}}
+             "properties": {"parents": _PARENTS37, "layer_index": nat(1), "node": NAT}}
 _CHALLENGE = {
     "type": "object",
     "required": ["comm_d_proofs", "comm_r_last_proof", "replica_column_proofs", "labeling_proofs", "encoding_proof"],
@@ -240,8 +237,8 @@ SCHEMA = {
     "properties": {
         **_C1_SCHEMA["properties"],
         "porep": {"const": True},
-        "comm_r": _BYTES32, "porep_id": _BYTES32,
-        "layers": {"type": "integer", "minimum": 1},
+        "comm_r": BYTES32, "porep_id": BYTES32,
+        "layers": nat(1, 64),
         "api_version": {"enum": ["1.0", "1.1", "1.2"]},
         "vanilla_proofs": {"type": "object", "minProperties": 1, "maxProperties": 1,
                            "additionalProperties": {"type": "array", "items": {"type": "array", "items": _CHALLENGE}}},
@@ -422,11 +419,7 @@ def write_porep_c1(path, c1: dict) -> None:
 
 def read_porep_c1(path) -> dict:
     """Read a PoRep C1 file and check it fully (:func:`verify_porep_c1`); C1Error names the file and field."""
-    raw = Path(path).read_text()
-    try:
-        c1 = json.loads(raw)
-    except json.JSONDecodeError as e:
-        raise C1Error(path, "<json>", f"not valid JSON: {e}") from None
+    c1 = load_json(path, C1Error)
     verify_porep_c1(c1, path)
     return c1
 

@@ -62,7 +62,6 @@ import math
 import os
 import zipfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -72,6 +71,7 @@ from .c1 import check_schema
 from .challenges import size_name as _size_name
 from ..fileio import atomic_open, atomic_write_text
 from ..hash.poseidon import R
+from .jsondoc import BYTES32, NAT, load_json, nat
 from .porep_c1 import merkle_proof
 from .replica import comm_r as hash_comm_r, fr_to_nodes, hash_paths, nodes_to_fr, tree_arities, tree_shape
 
@@ -547,17 +547,15 @@ def _stack_paths(proofs: list[dict], arities: list[int]) -> tuple[np.ndarray, li
 
 # --- schema and checks ----------------------------------------------------------------------------
 
-_BYTES32 = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255}, "minItems": 32, "maxItems": 32}
-_NAT = {"type": "integer", "minimum": 0}
 _MERKLE = {
     "type": "object", "required": ["leaf", "root", "path"],
-    "properties": {"leaf": _BYTES32, "root": _BYTES32, "path": {"type": "array", "minItems": 1, "items": {
+    "properties": {"leaf": BYTES32, "root": BYTES32, "path": {"type": "array", "minItems": 1, "items": {
         "type": "object", "required": ["hashes", "index"],
-        "properties": {"hashes": {"type": "array", "items": _BYTES32, "minItems": 1}, "index": _NAT}}}},
+        "properties": {"hashes": {"type": "array", "items": BYTES32, "minItems": 1}, "index": NAT}}}},
 }
 _SECTOR_PROOF = {
     "type": "object", "required": ["comm_c", "comm_r_last", "inclusion_proofs"],
-    "properties": {"comm_c": _BYTES32, "comm_r_last": _BYTES32,
+    "properties": {"comm_c": BYTES32, "comm_r_last": BYTES32,
                    "inclusion_proofs": {"type": "array", "items": _MERKLE, "minItems": 1}},
 }
 SCHEMA = {
@@ -569,16 +567,16 @@ SCHEMA = {
         "kind": {"enum": list(KINDS)},
         "registered_proof": {"type": "string"},
         "api_version": {"enum": list(API_VERSIONS)},
-        "sector_size": {"type": "integer", "minimum": 32},
-        "sector_count": {"type": "integer", "minimum": 1},
-        "challenge_count": {"type": "integer", "minimum": 1},
-        "randomness": _BYTES32,
-        "prover_id": _BYTES32,
+        "sector_size": nat(32),
+        "sector_count": nat(1, 1 << 16),
+        "challenge_count": nat(1, 1 << 16),
+        "randomness": BYTES32,
+        "prover_id": BYTES32,
         "sectors": {"type": "array", "minItems": 1, "items": {
             "type": "object", "required": ["id", "comm_r"],
-            "properties": {"id": {"type": "integer", "minimum": 0, "maximum": (1 << 64) - 1}, "comm_r": _BYTES32}}},
+            "properties": {"id": NAT, "comm_r": BYTES32}}},
         "winning_sector_set": {"type": "object", "required": ["size", "index"],
-                               "properties": {"size": {"type": "integer", "minimum": 1}, "index": _NAT}},
+                               "properties": {"size": nat(1), "index": NAT}},
         "partitions": {"type": "array", "minItems": 1, "items": {"type": "array", "items": _SECTOR_PROOF}},
     },
 }
@@ -710,10 +708,6 @@ def read_post(path) -> dict:
     Raises:
         PoStError: names the file and the first bad field. OSError: unreadable file.
     """
-    raw = Path(path).read_text()
-    try:
-        doc = json.loads(raw)
-    except json.JSONDecodeError as e:
-        raise PoStError(path, "<json>", f"not valid JSON: {e}") from None
+    doc = load_json(path, PoStError)
     verify_post(doc, os.fspath(path))
     return doc

@@ -1,0 +1,150 @@
+"""Sector JSON documents (C1 files, PoSt vanilla proofs): strict reading, shared schema parts, and
+checking a document once when it enters the workflow.
+
+Strict reading (:func:`load_json`): the bytes must be UTF-8, the text JSON without floats,
+``NaN``/``Infinity`` or nesting deeper than :data:`MAX_DEPTH`; every failure is the caller's typed
+error (``C1Error``, ``PoStError``) naming the file, never a ``UnicodeDecodeError`` or
+``RecursionError``. None of these documents has a fractional number, so ``2.0`` where an integer
+belongs is refused here rather than passing a JSON schema's "integer" (which admits ``2.0``).
+
+Checked once (:func:`admit`, :func:`load_checked`): a full check of a 32 GiB C1 costs about 12 s
+(``verify_porep_c1``); the workflow pays it once, when the file enters, and records the file's
+SHA-256 in a small JSON record. Every later step reads the document through the record: the
+bytes' digest must equal the recorded one (else the typed error names the file and says it
+changed after it was checked), and then the document is trusted without the proof checks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Callable
+
+from ..fileio import atomic_write_text
+
+U64_MAX = (1 << 64) - 1
+MAX_DEPTH = 64  # deeper than any sector document (a C1 nests 9 levels)
+RECORD_FORMAT = "cuzk-checked/1"
+
+#: JSON schema parts shared by the C1 and PoSt schemas.
+BYTES32 = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 255}, "minItems": 32, "maxItems": 32}
+NAT = {"type": "integer", "minimum": 0, "maximum": U64_MAX}
+
+
+def nat(minimum: int = 0, maximum: int = U64_MAX) -> dict:
+    """A JSON-schema integer in [minimum, maximum] (default: a u64, as upstream's fields are)."""
+    return {"type": "integer", "minimum": minimum, "maximum": maximum}
+
+
+ErrorFactory = Callable[[object, str, str], Exception]
+
+
+def _no_float(text: str):
+    raise ValueError(f"number {text[:40]} has a fraction or exponent; only integers belong here")
+
+
+def _no_constant(text: str):
+    raise ValueError(f"{text} is not a JSON number")
+
+
+def _depth(doc) -> int:
+    depth, level = 0, [doc]
+    while level:
+        depth += 1
+        if depth > MAX_DEPTH:
+            return depth
+        nxt = []
+        for x in level:
+            if isinstance(x, dict):
+                nxt.extend(x.values())
+            elif isinstance(x, list):
+                nxt.extend(x)
+        level = nxt
+    return depth
+
+
+def loads(data: bytes, path, error: ErrorFactory):
+    """Parse ``data`` (the bytes of ``path``) strictly; see the module docstring.
+
+    Raises:
+        ``error(path, "<encoding>" | "<json>", message)`` for non-UTF-8 bytes, invalid JSON,
+        floats or NaN/Infinity, integers too long to parse, or nesting deeper than MAX_DEPTH.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise error(path, "<encoding>", f"not UTF-8 text (byte {e.start}: {e.reason})") from None
+    try:
+        doc = json.loads(text, parse_float=_no_float, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        raise error(path, "<json>", f"not valid JSON: {e}") from None
+    except RecursionError:
+        raise error(path, "<json>", f"nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as e:  # a float, NaN/Infinity, or an integer past Python's digit limit
+        raise error(path, "<json>", str(e)) from None
+    if _depth(doc) > MAX_DEPTH:
+        raise error(path, "<json>", f"nested deeper than {MAX_DEPTH} levels")
+    return doc
+
+
+def load_json(path, error: ErrorFactory):
+    """Read and strictly parse a JSON document file (:func:`loads`).
+
+    Raises:
+        the caller's ``error`` (see :func:`loads`); OSError when the file cannot be read.
+    """
+    return loads(Path(path).read_bytes(), path, error)
+
+
+def admit(path, record_out, verify: Callable[[dict, str], None], error: ErrorFactory, **facts) -> dict:
+    """Check a document fully once and record its digest for later steps.
+
+    Args:
+        path: the document (C1 or PoSt vanilla file).
+        record_out: the record to write (JSON, atomically): format, the document's path, size
+            and SHA-256, and ``facts`` (e.g. ``synthetic``, ``sector_id``).
+        verify: ``verify(doc, path)`` raising the typed error on any fault (e.g.
+            ``verify_porep_c1``); it sees the very bytes whose digest is recorded.
+        error: the typed error factory for reading faults.
+
+    Returns:
+        The record as a dict. Raises the typed error (or OSError) before writing anything.
+    """
+    data = Path(path).read_bytes()
+    doc = loads(data, path, error)
+    verify(doc, os.fspath(path))
+    rec = {"format": RECORD_FORMAT, "path": os.fspath(path), "bytes": len(data),
+           "sha256": hashlib.sha256(data).hexdigest(), **facts}
+    atomic_write_text(record_out, json.dumps(rec, indent=1) + "\n")
+    return rec
+
+
+def read_record(record_path, error: ErrorFactory) -> dict:
+    """A record written by :func:`admit`. Raises ``error`` for a malformed record."""
+    rec = load_json(record_path, error)
+    if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT or not isinstance(rec.get("sha256"), str):
+        raise error(record_path, "format", f"not a {RECORD_FORMAT} check record")
+    return rec
+
+
+def load_checked(path, record_path, error: ErrorFactory):
+    """Read a document admitted before, trusting it by its recorded SHA-256 (no proof checks).
+
+    Raises:
+        ``error(path, "<sha256>", ...)`` when the bytes differ from the checked ones (the file
+        changed after it entered the workflow), or any strict-reading error; OSError when a
+        file cannot be read.
+    """
+    rec = read_record(record_path, error)
+    data = Path(path).read_bytes()
+    got = hashlib.sha256(data).hexdigest()
+    if got != rec["sha256"]:
+        raise error(path, "<sha256>", f"changed after it was checked ({record_path}): sha256 {got[:16]}… is not the "
+                                      f"checked {rec['sha256'][:16]}…; rerun the workflow to check the new file")
+    return loads(data, path, error)
+
+
+__all__ = ["BYTES32", "MAX_DEPTH", "NAT", "RECORD_FORMAT", "U64_MAX", "admit", "load_checked", "load_json",
+           "loads", "nat", "read_record"]

@@ -1,0 +1,80 @@
+"""Strict reading of sector JSON documents and the check-once record (cuzk.sector.jsondoc)."""
+
+import json
+
+import pytest
+
+from cuzk.sector.c1 import C1Error, read_c1
+from cuzk.sector.jsondoc import MAX_DEPTH, admit, load_checked, loads, read_record
+from cuzk.sector.post import PoStError
+
+
+@pytest.mark.parametrize("raw, field, words", [
+    (b'{"a": "\xff"}', "<encoding>", "not UTF-8"),
+    (b"[" * 5000 + b"]" * 5000, "<json>", "nested deeper"),
+    (b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1), "<json>", "nested deeper"),
+    (b'{"partitions": 2.0}', "<json>", "fraction or exponent"),
+    (b'{"x": 1e3}', "<json>", "fraction or exponent"),
+    (b'{"x": NaN}', "<json>", "not a JSON number"),
+    (b'{"x": -Infinity}', "<json>", "not a JSON number"),
+    (b'{"x": ' + b"9" * 5000 + b"}", "<json>", "digit"),
+    (b'{"x": ', "<json>", "not valid JSON"),
+])
+def test_strict_reading_raises_the_typed_error(raw, field, words):
+    for err in (C1Error, PoStError):
+        with pytest.raises(err) as e:
+            loads(raw, "f.json", err)
+        assert e.value.field == field and words in str(e.value) and "f.json" in str(e.value)
+
+
+def test_depth_limit_is_exact():
+    ok = b"[" * MAX_DEPTH + b"]" * MAX_DEPTH
+    assert loads(ok, "f", C1Error) is not None
+
+
+def test_integers_past_u64_are_refused_by_the_schema(tmp_path):
+    from cuzk.sector.c1 import build_c1, write_c1
+
+    c1 = build_c1(bytes(2048), 2048, 1, bytes(32), bytes(32), bytes(32), 1, 2)
+    c1["sector_id"] = 1 << 64
+    p = tmp_path / "big.c1.json"
+    write_c1(p, c1)
+    with pytest.raises(C1Error, match="sector_id"):
+        read_c1(p)
+
+
+def _c1_file(tmp_path):
+    from cuzk.sector.c1 import build_c1, verify_c1, write_c1
+
+    c1 = build_c1(bytes(b & 0x3F for b in range(256)) * 8, 2048, 3, bytes(32), bytes([1] * 32), bytes([2] * 32), 1, 2)
+    p = tmp_path / "s.c1.json"
+    write_c1(p, c1)
+    return p, verify_c1
+
+
+def test_admit_then_load_checked_trusts_by_digest(tmp_path):
+    p, verify = _c1_file(tmp_path)
+    rec = admit(p, tmp_path / "s.checked.json", verify, C1Error, synthetic=False)
+    assert read_record(tmp_path / "s.checked.json", C1Error) == rec and rec["synthetic"] is False
+    assert load_checked(p, tmp_path / "s.checked.json", C1Error) == json.loads(p.read_text())
+
+
+def test_a_document_changed_after_its_check_is_refused(tmp_path):
+    p, verify = _c1_file(tmp_path)
+    admit(p, tmp_path / "s.checked.json", verify, C1Error)
+    doc = json.loads(p.read_text())
+    doc["sector_id"] += 1  # still well-formed; only the digest tells
+    p.write_text(json.dumps(doc))
+    with pytest.raises(C1Error) as e:
+        load_checked(p, tmp_path / "s.checked.json", C1Error)
+    assert e.value.field == "<sha256>" and str(p) in str(e.value) and "changed after it was checked" in str(e.value)
+
+
+def test_admit_refuses_a_bad_document_and_writes_no_record(tmp_path):
+    p, verify = _c1_file(tmp_path)
+    doc = json.loads(p.read_text())
+    doc["vanilla_proofs"][next(iter(doc["vanilla_proofs"]))][0][0]["comm_d_proofs"]["leaf"][0] ^= 1
+    p.write_text(json.dumps(doc))
+    with pytest.raises(C1Error):
+        admit(p, tmp_path / "s.checked.json", verify, C1Error)
+    assert not (tmp_path / "s.checked.json").exists()
