@@ -313,7 +313,7 @@ def test_fixed_base_mul_matches_cpu(gpu, cpu, group):
 
 def test_fixed_base_mul_many(gpu, cpu, monkeypatch):
     """More scalars than one launch takes (slices), spot-checked against the CPU."""
-    import cuzk.backend.cuda.backend as cb
+    import cuzk.backend.cuda.plan as cb
 
     monkeypatch.setattr(cb, "_FB_SLICE", 1000)
     n = 2500
@@ -416,7 +416,7 @@ def test_msm_generated_bases(gpu, group, n):
 
 def test_msm_skewed_buckets_and_windows(gpu, monkeypatch):
     """Buckets far above the average (equal scalars, a top window of few bits) take the chunked path."""
-    import cuzk.backend.cuda.backend as cb
+    import cuzk.backend.cuda.msm as cb
 
     calls = []
     real = cb.CUDAMSMContext._bucket_sums
@@ -483,7 +483,7 @@ class _Limited:
 def test_chunked_msm_equals_unchunked(gpu, group):
     """Under a limit below the whole MSM's need: chunks (resident bases sliced, host bases
     uploaded per chunk), host and device scalars, the same points as without a limit."""
-    from cuzk.backend.cuda.backend import msm_device_bytes
+    from cuzk.backend.cuda.plan import msm_device_bytes
 
     n = 5000
     dev, arr, pts = _grid_points(gpu, n, group)
@@ -551,7 +551,7 @@ def test_impossible_limit_raises_then_recovers(gpu):
 def test_split_ntt_equals_whole(gpu, logn):
     """The four-step transform (every block size; device and host sources; input and output
     factors; forward and inverse) gives the whole transform's limbs."""
-    from cuzk.backend.cuda.backend import ntt_split
+    from cuzk.backend.cuda.plan import ntt_split
 
     n = 1 << logn
     x = _rand_device(n)
@@ -575,7 +575,7 @@ def test_split_ntt_equals_whole(gpu, logn):
 def test_ntt_under_a_limit_is_split(gpu, cpu, logn):
     """A limit below the whole transform's need (``ntt_device_bytes``) runs it split in the
     largest block that fits; same limbs as without a limit, and as the CPU backend."""
-    from cuzk.backend.cuda.backend import ntt_device_bytes, ntt_split
+    from cuzk.backend.cuda.plan import ntt_device_bytes, ntt_split
 
     n = 1 << logn
     a = rand_fr(n)
@@ -604,7 +604,7 @@ def test_compute_h_schedules_under_a_limit(gpu, cpu, logn):
     limit and as the CPU backend; a, b, c unchanged; below the smallest need a GPUMemoryError,
     after which the backend works."""
     from cuzk.backend import GPUMemoryError
-    from cuzk.backend.cuda.backend import H_SCHEDULES, compute_h_device_bytes, ntt_split
+    from cuzk.backend.cuda.plan import H_SCHEDULES, compute_h_device_bytes, ntt_split
 
     n = 1 << logn
     vals = [rand_fr(n) for _ in range(3)]

@@ -12,7 +12,7 @@ import yaml
 
 from cuzk import pipeline
 from cuzk.backend import GPUMemoryError, get_backend, gpu_mem_limit_bytes
-from cuzk.backend.cuda.backend import (
+from cuzk.backend.cuda.plan import (
     H_SCHEDULES,
     MIN_MSM_CHUNK,
     _FB_SLICE,
@@ -302,9 +302,10 @@ def test_plans_at_the_32gib_domain():
 
 
 def test_prove_device_bytes_adds_up_its_parts():
-    from cuzk.backend.cuda.backend import compute_h_device_bytes, msm_device_bytes, prove_device_bytes
+    from cuzk.backend.cuda.plan import compute_h_device_bytes, msm_device_bytes
     from cuzk.circuits.registry import shape_by_name
     from cuzk.curve import G1, G2
+    from cuzk.memory.device import prove_device_bytes
 
     st = shape_by_name("porep-32GiB").stats()
     got = prove_device_bytes(st, None, None)
@@ -443,7 +444,7 @@ class _Watcher:
 def test_pool_allocator_tracks_the_live_peak():
     """The live peak is the most bytes in use at any allocation (cached blocks do not count):
     allocate 5, 3 (8 live), free 5, allocate 4 (7 live) → 8, for every watcher."""
-    from cuzk.backend.cuda.backend import _PoolAllocator
+    from cuzk.backend.cuda.runtime import _PoolAllocator
 
     pool = _AllocPool(cached=100)
     cp = _fake_cupy(pool)
@@ -461,7 +462,7 @@ def test_pool_allocator_tracks_the_live_peak():
 
 
 def test_pool_allocator_retries_under_a_limit_only():
-    from cuzk.backend.cuda.backend import _PoolAllocator
+    from cuzk.backend.cuda.runtime import _PoolAllocator
 
     pool = _AllocPool(limit=10, cached=8)               # 8 cached bytes block a 4-byte array
     alloc = _PoolAllocator(_fake_cupy(pool))
@@ -476,7 +477,7 @@ def test_pool_allocator_retries_under_a_limit_only():
 
 
 def test_pool_allocator_leaves_a_callers_allocator():
-    from cuzk.backend.cuda.backend import _PoolAllocator
+    from cuzk.backend.cuda.runtime import _PoolAllocator
 
     pool = _AllocPool()
     cp = _fake_cupy(pool)

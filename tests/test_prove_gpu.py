@@ -122,7 +122,8 @@ def test_proofs_equal_under_a_memory_limit(monkeypatch):
     and the CPU backend's."""
     import cupy as cp
 
-    from cuzk.backend.cuda.backend import CUDABackend, msm_device_bytes
+    from cuzk.backend.cuda.backend import CUDABackend
+    from cuzk.backend.cuda.plan import msm_device_bytes
     from cuzk.curve import G1
 
     r1cs, ins, aux, pk, ref = _synthetic_reference()
@@ -182,9 +183,9 @@ def test_async_upload_equals_to_device(monkeypatch):
 
     import cupy as cp
 
-    from cuzk.backend.cuda import backend as cuda_backend
+    from cuzk.backend.cuda import runtime as cuda_runtime
 
-    monkeypatch.setattr(cuda_backend, "_UPLOAD_CHUNK_BYTES", 32 * 1000)  # 5000 values: 5 chunks, 2 buffers
+    monkeypatch.setattr(cuda_runtime, "_UPLOAD_CHUNK_BYTES", 32 * 1000)  # 5000 values: 5 chunks, 2 buffers
     rng = random.Random(5)
     R = FR.modulus
     vals = [0, 1, R - 1, 2**64 - 1, 2**64] + [rng.choice((0, 1, rng.randrange(R), rng.randrange(2**40))) for _ in range(4995)]
@@ -252,7 +253,7 @@ def test_proofs_equal_with_compute_h_under_a_limit(sched, monkeypatch):
     and the CPU backend's."""
     import cupy as cp
 
-    from cuzk.backend.cuda.backend import compute_h_device_bytes, ntt_split
+    from cuzk.backend.cuda.plan import compute_h_device_bytes, ntt_split
 
     r1cs, ins, aux, pk, ref = _synthetic_reference()
     pool = cp.get_default_memory_pool()

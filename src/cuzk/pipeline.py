@@ -25,6 +25,7 @@ from .field import from_limbs
 from .fileio import atomic_dir, atomic_write_text
 from .groth16 import DevelopmentSetupWarning, Prover, read_params, read_proofs, read_vk, setup, verify, write_params, write_proofs, write_vk
 from .memory import MemorySampler, note_backend_gpu, write_report
+from .memory.device import prove_device_bytes
 from .memory.model import check_budget, predict_step_bytes
 from .r1cs import ConstraintSystem
 from .r1cs.pce import read_pce, read_pce_header, write_pce
@@ -310,8 +311,6 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
                           len(jobs), n)
             defer = False   # stage the next assignment on the host only (no device copy ahead)
             if bk.name == "cuda":   # the device memory model, beside the measured GPU peak
-                from .backend.cuda.backend import prove_device_bytes  # noqa: PLC0415  (needs no CuPy)
-
                 need = prove_device_bytes(shape.stats(), len(pk.a), len(pk.b_g1), staged=len(jobs) > 1)
                 extra["gpu_predicted_bytes"] = need["peak"]
                 if limit is not None and need["peak"] > limit:

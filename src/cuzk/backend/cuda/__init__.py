@@ -2,12 +2,16 @@
 
 Importing this package does not import CuPy; ``cuda_available()`` checks for CuPy and a device,
 and ``CUDABackend()`` raises ``cuzk.backend.BackendUnavailableError`` when either is missing.
-Everything runs on the GPU (NTTs, SpMV, G1 and G2 MSMs, fixed-base products for setup); the
-module docstring of ``cuzk.backend.cuda.backend`` lists the kernels.
+Everything runs on the GPU (NTTs, SpMV, G1 and G2 MSMs, fixed-base products for setup). Each
+kernel file's host side sits beside it: ``runtime`` (module loading, the memory pool, transfers),
+``ntt``, ``spmv``, ``msm``; ``plan`` holds the device-memory planning (no CuPy) and ``backend``
+composes ``CUDABackend``; its module docstring lists the kernels.
 """
 
 from __future__ import annotations
 
-from .backend import CUDABackend, CUDAMSMContext, cuda_available
+from .backend import CUDABackend
+from .msm import CUDAMSMContext
+from .runtime import cuda_available
 
 __all__ = ["CUDABackend", "CUDAMSMContext", "cuda_available"]

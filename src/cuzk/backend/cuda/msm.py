@@ -1,0 +1,583 @@
+"""G1/G2 MSMs and fixed-base products of the ``cuda`` backend (``msm.cu``, compiled once per group:
+the curve formulas of ``xyzz.cuh`` are templates over the coordinate field, Fq in ``g1.cuh`` or
+Fq2 in ``g2.cuh``).
+
+``CUDAMSMContext``: Pippenger with signed windows, counting sort of bucket entries with atomics,
+XYZZ bucket sums with every thread adding the same number of sorted entries, a levelled
+running-sum reduction; scalars equal to 1 summed apart; the last ≈⌈255/c⌉ window sums are
+combined on the host with arkworks; scalars may be host ints or a device array. An MSM whose
+temporaries (``plan.msm_device_bytes``) exceed the room runs in chunks (``plan.msm_chunk_points``)
+whose partial sums are added. ``MSMOps``: the backend's point arrays, ``msm_context`` and
+``fixed_base_mul``/``fixed_base_context`` (setup: 8-bit window tables of the base).
+"""
+
+from __future__ import annotations
+
+import time
+
+import gmpy2
+import numpy as np
+
+from ...curve import G1, Group
+from ..base import MSMContext, fixed_base_point
+from .plan import (
+    MIN_MSM_CHUNK,
+    _CHUNK,
+    _CHUNK0,
+    _RESERVE_POINTS,
+    _UPLOAD_SLICE,
+    _chunk_len,
+    _coord_words,
+    fixed_base_slice,
+    msm_chunk_points,
+    msm_device_bytes,
+    msm_window,
+)
+from .runtime import (
+    DeviceRuntime,
+    _Q,
+    _encoding_to_limbs,
+    _grid,
+    _guard,
+    _host_limbs,
+    _i32,
+    _kernel,
+    _limbs_to_encoding,
+    _limbs_to_ints,
+    _u32,
+    _u64,
+)
+
+_SEG = 4       # entries per thread at each level of the window reduction
+_FB_C, _FB_WINDOWS = 8, 32    # fixed-base table: 8-bit windows, 32 of them cover 256 bits
+
+
+def _f2_mul(a, b):
+    return ((a[0] * b[0] - a[1] * b[1]) % _Q, (a[0] * b[1] + a[1] * b[0]) % _Q)
+
+
+def _f2_inv(a):
+    t = int(gmpy2.invert((a[0] * a[0] + a[1] * a[1]) % _Q, _Q))
+    return (a[0] * t % _Q, -a[1] * t % _Q)
+
+
+class _CanonLimbs:
+    """Scalars already converted to (m, 4) uint64 canonical limbs on the host (MSM chunks)."""
+
+    __slots__ = ("limbs",)
+
+    def __init__(self, limbs: np.ndarray):
+        self.limbs = limbs
+
+
+# --- MSM ----------------------------------------------------------------------------------------
+
+
+class CUDAMSMContext(MSMContext):
+    """G1 or G2 bases resident in GPU memory (affine, Montgomery Fq, (0, 0) = infinity): G1 points
+    are (n, 24) uint32 (x, y), G2 points (n, 48) uint32 (x.c0, x.c1, y.c0, y.c1).
+
+    Built by ``CUDABackend.msm_context(group, bases)``; ``msm`` takes host int arrays or cuda device
+    arrays of Fr scalars. The bases are not re-validated (the interface's contract: already
+    checked); only the encoding's shape and flags are read. Both groups run the same kernels
+    (``msm.cu`` compiled per group).
+    """
+
+    def __init__(self, backend: "MSMOps", group: Group, bases: np.ndarray | None, device_bases=None,
+                 resident: bool | None = None):
+        k = _coord_words(group)
+        self.group = group
+        self._g = group.name
+        self._aw, self._xw = 24 * k, 48 * k    # uint32 words per affine / XYZZ point
+        self._be = backend
+        self._closed = False
+        self._host = None                      # (n, aw) uint32 canonical limbs when not resident
+        self.last_chunks = 0                   # chunks the last msm ran in (1 = whole)
+        if device_bases is not None:
+            if device_bases.ndim != 2 or device_bases.shape[1] != self._aw:
+                raise ValueError(f"{group.name} device bases must be (n, {self._aw}) uint32")
+            self._bases = device_bases
+            self.size = int(device_bases.shape[0])
+            return
+        canon = _encoding_to_limbs(group, bases)
+        n = canon.shape[0]
+        self.size = int(n)
+        if resident is None:   # resident when the bases and one MSM chunk of reasonable size fit
+            need = n * self._aw * 4 + min(n, _UPLOAD_SLICE) * self._aw * 4 + msm_device_bytes(min(n, _RESERVE_POINTS), k)
+            avail = backend._mem_avail(need)
+            resident = avail is None or need <= avail
+        if not resident:
+            self._host = canon
+            self._bases = None
+            return
+        self._bases = self._upload(canon)
+
+    def _upload(self, canon: np.ndarray):
+        """(m, aw) uint32 canonical limbs (host) → device affine Montgomery array, converted in
+        slices of ``_UPLOAD_SLICE`` points (one slice of canonical limbs on the device at a time)."""
+        cp = self._be.cp
+        m = canon.shape[0]
+        out = cp.empty((m, self._aw), dtype=cp.uint32)
+        words = self._aw // 12                 # Fq elements per point
+        for lo in range(0, m, _UPLOAD_SLICE):
+            hi = min(m, lo + _UPLOAD_SLICE)
+            part = cp.asarray(canon[lo:hi])
+            self._k("fq_to_mont")((_grid(words * (hi - lo), 256),), (256,), (part, out[lo:hi], _u64(words * (hi - lo))))
+            del part
+        return out
+
+    @property
+    def resident(self) -> bool:
+        """True when the bases live in device memory (else they are uploaded per MSM chunk)."""
+        return self._bases is not None
+
+    def _k(self, name: str):
+        return _kernel("msm.cu", name, self._g)
+
+    @classmethod
+    def from_device_affine(cls, backend: "MSMOps", arr, group: Group = G1) -> "CUDAMSMContext":
+        """Context over an existing device array of affine points ((n, 24) uint32 for G1, (n, 48)
+        for G2, Montgomery)."""
+        return cls(backend, group, None, device_bases=arr)
+
+    def _scalars_device(self, scalars):
+        cp = self._be.cp
+        n = self.size
+        sc_can = cp.empty((n, 8), dtype=cp.uint32)
+        flags = cp.empty(n, dtype=cp.uint8)
+        if isinstance(scalars, cp.ndarray):
+            src = self._be._check(scalars)
+            from_mont = 1
+        else:
+            limbs = scalars.limbs if isinstance(scalars, _CanonLimbs) else _host_limbs(scalars, f"{self.group.name} msm scalars")
+            if limbs.shape[0] != n:
+                raise ValueError(f"{self.group.name} msm: {n} bases but {limbs.shape[0]} scalars")
+            src = cp.asarray(limbs)
+            from_mont = 0
+        if src.shape[0] != n:
+            raise ValueError(f"{self.group.name} msm: {n} bases but {src.shape[0]} scalars")
+        if n:
+            self._k("msm_prep")((_grid(n, 256),), (256,), (src, _i32(from_mont), sc_can, flags, _u64(n)))
+        return sc_can, flags
+
+    def _reduce(self, pts, count: int, per: int):
+        """Sum consecutive groups of ``per`` XYZZ points: (count, xw) → (ceil(count/per), xw)."""
+        cp = self._be.cp
+        groups = -(-count // per)
+        out = cp.empty((groups, self._xw), dtype=cp.uint32)
+        self._k("xyzz_sum_groups")((_grid(groups, 128),), (128,), (pts, _u64(count), _u32(per), _u64(groups), out))
+        return out
+
+    def _bucket_sums(self, vals, offs, B: int):
+        """(B, xw) XYZZ bucket sums from the sorted entries ``vals`` and offsets ``offs`` (B + 1).
+
+        When the largest bucket is at most twice the average (+64): every thread adds L sorted
+        entries (``_chunk_len``) and writes one partial sum per bucket it touches, then one thread
+        per bucket adds its partial sums. Otherwise (skewed scalars: equal values, a short top
+        window) chunks of ``_CHUNK0`` entries of one bucket per thread, then levels summing
+        ``_CHUNK`` partials per thread until each bucket has one.
+        """
+        cp = self._be.cp
+        buckets = cp.empty((B, self._xw), dtype=cp.uint32)
+        counts = offs[1:] - offs[:-1]
+        maxc = int(counts.max()) if B else 0
+        total = int(offs[-1]) if B else 0
+        if maxc <= 2 * (total // max(1, B)) + 64:
+            L = _chunk_len(total, B)
+            nchunks = -(-total // L)
+            part = cp.empty((B + nchunks, self._xw), dtype=cp.uint32)
+            if nchunks:
+                self._k("msm_bucket_chunks")(
+                    (_grid(nchunks, 128),), (128,), (vals, offs, _u32(B), _u32(total), _u32(L), self._bases, part)
+                )
+            self._k("msm_bucket_pieces")((_grid(B, 128),), (128,), (part, offs, _u32(B), _u32(L), buckets))
+            return buckets
+        src, L, level = None, _CHUNK0, 0
+        while True:
+            nch = (counts + (L - 1)) // L
+            ch_off = cp.zeros(B + 1, dtype=cp.uint32)
+            ch_off[1:] = cp.cumsum(nch, dtype=cp.uint32)
+            nchunks = int(ch_off[-1])
+            chunk_bucket = cp.searchsorted(ch_off[1:], cp.arange(nchunks, dtype=cp.uint32), side="right").astype(cp.uint32)
+            out = cp.empty((max(1, nchunks), self._xw), dtype=cp.uint32)
+            if level == 0:
+                self._k("msm_chunk_acc")(
+                    (_grid(nchunks, 128),), (128,),
+                    (vals, offs, ch_off, chunk_bucket, _u32(L), _u64(nchunks), self._bases, out),
+                )
+            else:
+                self._k("xyzz_chunk_sum")(
+                    (_grid(nchunks, 128),), (128,), (src, offs, ch_off, chunk_bucket, _u32(L), _u64(nchunks), out)
+                )
+            maxc = -(-maxc // L)
+            src, offs, counts = out, ch_off, nch
+            if maxc <= 1:
+                self._k("msm_bucket_gather")((_grid(B, 256),), (256,), (src, offs, _u64(B), buckets))
+                return buckets
+            L, level = _CHUNK, level + 1
+
+    def _window_sums(self, buckets, NB: int, W: int):
+        """(W, xw): per window w, Σ_b (b + 1)·buckets[w·NB + b], by levels of ``msm_seg_reduce``
+        (each level one launch, ``_SEG`` times shorter)."""
+        cp = self._be.cp
+        X, Y, L, e = None, buckets, NB, 1
+        while L > 1:
+            SL = min(_SEG, L)
+            T = L // SL
+            Xo = cp.empty((W * T, self._xw), dtype=cp.uint32)
+            Yo = cp.empty((W * T, self._xw), dtype=cp.uint32)
+            self._k("msm_seg_reduce")(
+                (_grid(W * T, 128),), (128,),
+                (Y, Y if X is None else X, _i32(X is not None), _u32(L), _u32(W), _u32(SL), _u32(SL.bit_length() - 1),
+                 _u32(e), Xo, Yo),
+            )
+            X, Y, L, e = Xo, Yo, T, 0
+        return Y if X is None else X   # NB = 1: Σ (0 + 1)·B_0
+
+    def msm_device(self, scalars, c: int | None = None, profile: dict | None = None):
+        """Run the GPU part; returns (window sums (W, xw) uint32 XYZZ Montgomery, ones sum (1, xw) or None, c).
+
+        With a ``profile`` dict, the device is synchronized after each phase and the phase's wall
+        seconds are added under its name (prep, sort, buckets, reduce, ones): for benchmarks only.
+        """
+        cp = self._be.cp
+        n = self.size
+        clock = [time.perf_counter()]
+
+        def mark(name):
+            if profile is not None:
+                cp.cuda.Stream.null.synchronize()
+                t = time.perf_counter()
+                profile[name] = profile.get(name, 0.0) + t - clock[0]
+                clock[0] = t
+
+        c = c or msm_window(n)
+        W = -(-255 // c)
+        NB = 1 << (c - 1)
+        B = W * NB
+        sc, flags = self._scalars_device(scalars)
+        mark("prep")
+        counts = cp.zeros(B, dtype=cp.uint32)
+        self._k("msm_hist")((_grid(n, 256),), (256,), (sc, _u64(n), _i32(c), _i32(W), counts))
+        offs = cp.zeros(B + 1, dtype=cp.uint32)
+        offs[1:] = cp.cumsum(counts, dtype=cp.uint32)
+        cursor = offs[:-1].copy()
+        vals = cp.empty(max(1, n * W), dtype=cp.uint32)
+        self._k("msm_scatter")((_grid(n, 256),), (256,), (sc, flags, _u64(n), _i32(c), _i32(W), cursor, vals))
+        del counts, cursor
+        mark("sort")
+        buckets = self._bucket_sums(vals, offs, B)
+        del vals, offs
+        mark("buckets")
+        wins = self._window_sums(buckets, NB, W)
+        del buckets
+        mark("reduce")
+        ones = None
+        if n and int(cp.count_nonzero(flags & 1)):
+            per = 32
+            groups = -(-n // per)
+            part = cp.empty((groups, self._xw), dtype=cp.uint32)
+            self._k("msm_ones")((_grid(groups, 128),), (128,), (flags, self._bases, _u64(n), _u32(per), _u64(groups), part))
+            while part.shape[0] > 1:
+                part = self._reduce(part, part.shape[0], 16)
+            ones = part
+        mark("ones")
+        return wins, ones, c
+
+    def msm(self, scalars, profile: dict | None = None, c: int | None = None):
+        """Σ scalars[i]·bases[i] as a py-arkworks-bls12381 point of the context's group.
+
+        When the backend's device memory (its memory-pool limit, or what the device has free) is
+        less than the whole MSM needs (``msm_device_bytes``), the points are split into chunks
+        whose temporaries fit (``msm_chunk_points``; bases that are not resident are uploaded per
+        chunk) and the partial sums are added: the same group element. A chunk that still runs
+        out of memory is retried at half the size, down to ``MIN_MSM_CHUNK`` points.
+
+        Args:
+            scalars: length ``size`` host int array / int sequence with values in [0, r), or a cuda
+                device array ((size, 4) uint64 Montgomery).
+            profile: optional dict receiving seconds per phase (synchronizes after each phase).
+            c: window width override (tests and tuning; default ``msm_window`` of the chunk size).
+
+        Raises:
+            ValueError: wrong length or a scalar outside [0, r); RuntimeError: the context is closed.
+            GPUMemoryError: not even the smallest chunk fits (names the bytes and the limit).
+        """
+        if self._closed:
+            raise RuntimeError(f"{self.group.name} MSM context is closed")
+        be = self._be
+        return be._guarded(f"{self.group.name} msm", self._msm, scalars, profile, c)
+
+    def _msm(self, scalars, profile, c):
+        cp = self._be.cp
+        n = self.size
+        if n == 0:
+            _ = self._scalars_device(scalars)
+            return self.group.identity()
+        on_device = isinstance(scalars, cp.ndarray)
+        upload = self._bases is None
+        avail = self._be._mem_avail(msm_device_bytes(n, self.group, c, upload_bases=upload, host_scalars=not on_device))
+        m = msm_chunk_points(n, self.group, avail, c, upload_bases=upload, host_scalars=not on_device)
+        oom = self._be._oom_type()
+        if m == n and not upload:
+            whole = requested = None
+            try:
+                whole = self._combine(*self.msm_device(scalars, c=c, profile=profile), profile)
+            except oom as e:       # the estimate fit, the device did not (other users): chunks
+                requested = getattr(e, "_size", None)
+            if whole is not None:
+                self.last_chunks = 1
+                return whole
+            self._be._free_cached()
+            if n <= MIN_MSM_CHUNK:
+                raise self._be._memory_error(f"{self.group.name} msm", requested, f"{n} points ran out of memory")
+            m = max(MIN_MSM_CHUNK, -(-n // 2))
+        if m == 0:
+            lo_m = min(n, MIN_MSM_CHUNK)
+            raise self._be._memory_error(
+                f"{self.group.name} msm", msm_device_bytes(lo_m, self.group, c, upload, not on_device),
+                f"{n} points; one chunk of {lo_m} points does not fit in the {max(0, avail):,} bytes available")
+        if on_device:
+            sc = self._be._check(scalars)
+            if sc.shape[0] != n:
+                raise ValueError(f"{self.group.name} msm: {n} bases but {sc.shape[0]} scalars")
+        else:
+            limbs = _host_limbs(scalars, f"{self.group.name} msm scalars")
+            if limbs.shape[0] != n:
+                raise ValueError(f"{self.group.name} msm: {n} bases but {limbs.shape[0]} scalars")
+        acc = self.group.identity()
+        lo, chunks = 0, 0
+        while lo < n:
+            hi = min(n, lo + m)
+            part = bases = sub = None
+            requested = None
+            try:
+                bases = self._upload(self._host[lo:hi]) if upload else self._bases[lo:hi]
+                sub = CUDAMSMContext(self._be, self.group, None, device_bases=bases)
+                part = sub._combine(*sub.msm_device(sc[lo:hi] if on_device else _CanonLimbs(limbs[lo:hi]), c=c,
+                                                    profile=profile), profile)
+            except oom as e:
+                requested = getattr(e, "_size", None)
+            bases = sub = None
+            if part is None:            # out of memory: the chunk's arrays are gone; halve and retry
+                self._be._free_cached()
+                if m <= MIN_MSM_CHUNK:
+                    raise self._be._memory_error(f"{self.group.name} msm", requested,
+                                                 f"a chunk of {m} points of {n} ran out of memory")
+                m = max(MIN_MSM_CHUNK, m // 2)
+                continue
+            acc = acc + part
+            lo, chunks = hi, chunks + 1
+        self.last_chunks = chunks
+        return acc
+
+    def _combine(self, wins, ones, c: int, profile: dict | None):
+        """Window sums (and the ones sum) from ``msm_device`` → the MSM's point (host, arkworks)."""
+        t0 = time.perf_counter()
+        pts = wins if ones is None else self._be.cp.concatenate([wins, ones])
+        host = self._be._xyzz_to_points(pts, self.group)
+        acc = self.group.identity()
+        for p in reversed(host[: wins.shape[0]]):
+            acc = self.group.mul(acc, 1 << c) + p
+        if ones is not None:
+            acc = acc + host[-1]
+        if profile is not None:
+            profile["host_combine"] = profile.get("host_combine", 0.0) + time.perf_counter() - t0
+        return acc
+
+    def close(self) -> None:
+        """Drop the device (or host) bases (idempotent)."""
+        self._closed = True
+        self._bases = None
+        self._host = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class MSMOps(DeviceRuntime):
+    """MSM contexts, point arrays and fixed-base products of ``CUDABackend`` (a mixin), with the
+    fixed-base tables it caches (``_fb_tables``)."""
+
+    def _xyzz_to_points(self, pts, group: Group = G1) -> list:
+        """(m, 48 k) uint32 XYZZ Montgomery on the device → list of arkworks points of ``group``
+        (host; one inversion per point; the on-curve check of ``from_uncompressed`` runs)."""
+        cp = self.cp
+        k = _coord_words(group)
+        m = pts.shape[0]
+        canon = cp.empty_like(pts)
+        _kernel("msm.cu", "fq_from_mont", group.name)((_grid(4 * k * m, 256),), (256,), (pts, canon, _u64(4 * k * m)))
+        vals = _limbs_to_ints(canon.get().view(np.uint64).reshape(4 * k * m, 6))
+        out = []
+        for i in range(m):
+            v = vals[4 * k * i : 4 * k * (i + 1)]
+            if k == 1:
+                X, Y, ZZ, ZZZ = v
+                if ZZ == 0:
+                    out.append(group.identity())
+                    continue
+                inv = int(gmpy2.invert(ZZ * ZZZ % _Q, _Q))
+                x = X * inv % _Q * ZZZ % _Q
+                y = Y * inv % _Q * ZZ % _Q
+                enc = x.to_bytes(48, "big") + y.to_bytes(48, "big")
+            else:
+                X, Y, ZZ, ZZZ = (tuple(v[2 * j : 2 * j + 2]) for j in range(4))
+                if ZZ == (0, 0):
+                    out.append(group.identity())
+                    continue
+                inv = _f2_inv(_f2_mul(ZZ, ZZZ))
+                x = _f2_mul(X, _f2_mul(inv, ZZZ))
+                y = _f2_mul(Y, _f2_mul(inv, ZZ))
+                enc = b"".join(t.to_bytes(48, "big") for t in (x[1], x[0], y[1], y[0]))
+            out.append(group.from_uncompressed(enc, check_subgroup=False))
+        return out
+
+    # --- point arrays on the device (tests, benchmarks, setup) --------------------------------
+
+    def points_upload_affine(self, group: Group, bases: np.ndarray):
+        """(n, 96 k) uint8 uncompressed encodings → device affine array ((n, 24 k) uint32,
+        Montgomery; k = 1 for G1, 2 for G2)."""
+        return CUDAMSMContext(self, group, bases, resident=True)._bases
+
+    def points_download_affine(self, group: Group, dev) -> np.ndarray:
+        """Device affine array ((n, 24 k) uint32, Montgomery) → (n, 96 k) uint8 uncompressed encodings."""
+        k = _coord_words(group)
+        n = int(dev.shape[0])
+        canon = self.cp.empty_like(dev)
+        if n:
+            _kernel("msm.cu", "fq_from_mont", group.name)((_grid(2 * k * n, 256),), (256,), (dev, canon, _u64(2 * k * n)))
+        return _limbs_to_encoding(group, canon.get())
+
+    def points_sum_grid(self, group: Group, a_dev, b_dev, n: int):
+        """Device affine array of n points A[i mod len(A)] + B[i div len(A)] (distinct test bases
+        from len(A) + n/len(A) host points; one Fermat inversion per 32 points on the GPU)."""
+        k = _coord_words(group)
+        na = int(a_dev.shape[0])
+        if na * int(b_dev.shape[0]) < n:
+            raise ValueError("points_sum_grid: len(A) * len(B) < n")
+        cp = self.cp
+        out = cp.empty((n, 24 * k), dtype=cp.uint32)
+        if n:
+            per = 32
+            scratch = cp.empty((n, 48 * k), dtype=cp.uint32)
+            prods = cp.empty((n, 12 * k), dtype=cp.uint32)
+            groups = -(-n // per)
+            _kernel("msm.cu", "gen_points", group.name)(
+                (_grid(groups, 128),), (128,), (a_dev, _u32(na), b_dev, _u64(n), _u32(per), scratch, prods, out)
+            )
+        return out
+
+    def _fixed_base_table(self, group: Group, base_bytes: bytes):
+        """Device table of d·2^(8w)·P for windows w < 32 and digits 1 ≤ d < 256 (affine, 8160
+        points, built on the host with arkworks; cached per base)."""
+        key = (group.name, base_bytes)
+        tab = self._fb_tables.get(key)
+        if tab is None:
+            p = group.from_uncompressed(base_bytes, check_subgroup=False)
+            pts = []
+            for _ in range(_FB_WINDOWS):
+                acc = p
+                for _d in range(1, 1 << _FB_C):
+                    pts.append(acc)
+                    acc = acc + p
+                p = acc  # 2^c · p
+            tab = self.points_upload_affine(group, group.to_array(pts))
+            if len(self._fb_tables) > 8:
+                self._fb_tables.clear()
+            self._fb_tables[key] = tab
+        return tab
+
+    # --- curve ------------------------------------------------------------------------------
+
+    @_guard("msm_context")
+    def msm_context(self, group: Group, bases: np.ndarray) -> MSMContext:
+        """Resident MSM bases on the GPU (``CUDAMSMContext``) for G1 and G2."""
+        return CUDAMSMContext(self, group, bases)
+
+    @_guard("fixed_base_mul")
+    def fixed_base_mul(self, group: Group, base, scalars) -> np.ndarray:
+        """[k·base for k in scalars] as a ``(n, group.uncompressed_size)`` uint8 array of
+        uncompressed encodings (the same bytes as ``CPUBackend.fixed_base_mul``), on the GPU.
+
+        Each product is at most 32 mixed additions from a table of d·2^(8w)·base (8-bit windows,
+        8160 affine points, ``_fixed_base_table``); each GPU thread converts 32 consecutive
+        results to affine with one inversion. Scalars go up in slices of ``_FB_SLICE``.
+
+        Args:
+            scalars: host ints in [0, r) (list, int array, numpy integer array) or a cuda device
+                array.
+
+        Raises:
+            ValueError: a scalar outside [0, r), or a malformed base encoding.
+        """
+        n = int(scalars.shape[0]) if isinstance(scalars, self.cp.ndarray) else len(scalars)
+        out = np.empty((n, group.uncompressed_size), dtype=np.uint8)   # filled per slice: one copy on the host
+        for lo, m, aff in self._fixed_base_slices(group, base, scalars):
+            if aff is None:     # k · infinity
+                out[lo : lo + m] = 0
+                out[lo : lo + m, 0] = 0x40
+            else:
+                out[lo : lo + m] = self.points_download_affine(group, aff)
+        return out
+
+    @_guard("fixed_base_context")
+    def fixed_base_context(self, group: Group, base, scalars) -> MSMContext:
+        """Resident MSM bases [k·base for k in scalars] computed into device memory (affine,
+        Montgomery; never copied to the host): a setup's query proved with at once.
+
+        Args:
+            scalars: host ints in [0, r) or a cuda device array.
+
+        Raises:
+            ValueError: a scalar outside [0, r), or a malformed base encoding.
+            GPUMemoryError: the products do not fit.
+        """
+        k = _coord_words(group)
+        n = int(scalars.shape[0]) if isinstance(scalars, self.cp.ndarray) else len(scalars)
+        dev = self.cp.empty((n, 24 * k), dtype=self.cp.uint32)
+        for lo, m, aff in self._fixed_base_slices(group, base, scalars, into=dev):
+            if aff is None:
+                dev[lo : lo + m] = 0    # (0, 0) is infinity in the device layout
+        return CUDAMSMContext.from_device_affine(self, dev, group)
+
+    def _fixed_base_slices(self, group: Group, base, scalars, into=None):
+        """Yield (lo, m, device affine (m, 24 k) uint32 products) per slice of the scalars; the
+        products are written to ``into[lo:lo + m]`` when given. For the point at infinity as
+        base, yields (0, n, None)."""
+        k = _coord_words(group)
+        _, base_bytes = fixed_base_point(group, base)   # checks the encoding
+        cp = self.cp
+        if isinstance(scalars, cp.ndarray):
+            sc_dev = self._check(scalars)
+            n = int(sc_dev.shape[0])
+            limbs = None
+        else:
+            limbs = _host_limbs(scalars, f"{group.name} fixed_base_mul scalars")
+            n = limbs.shape[0]
+        if n == 0:
+            return
+        if not any(base_bytes[1:]) and base_bytes[0] & 0x40:   # k · infinity
+            yield 0, n, None
+            return
+        tab = self._fixed_base_table(group, base_bytes)
+        fn = _kernel("msm.cu", "fixed_base_mul", group.name)
+        per = 32
+        step = fixed_base_slice(k, self._mem_avail())
+        for lo in range(0, n, step):
+            m = min(step, n - lo)
+            if limbs is None:   # Montgomery device scalars → canonical limbs for the kernel
+                sc = cp.empty((m, 4), dtype=cp.uint64)
+                self._launch_ew("fr_from_mont", m, sc_dev[lo : lo + m], sc)
+            else:
+                sc = cp.asarray(limbs[lo : lo + m])
+            scratch = cp.empty((m, 48 * k), dtype=cp.uint32)
+            prods = cp.empty((m, 12 * k), dtype=cp.uint32)
+            aff = into[lo : lo + m] if into is not None else cp.empty((m, 24 * k), dtype=cp.uint32)
+            groups = -(-m // per)
+            fn((_grid(groups, 128),), (128,),
+               (sc, _u64(m), _i32(_FB_C), _i32(_FB_WINDOWS), tab, _u32(per), scratch, prods, aff))
+            del scratch, prods, sc
+            yield lo, m, aff

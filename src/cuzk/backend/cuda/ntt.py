@@ -1,0 +1,423 @@
+"""NTTs of the ``cuda`` backend (``ntt.cu``): ``ntt`` (sizes 2^0..2^27), ``coset_ntt`` and
+``compute_h`` with its schedules under a device-memory limit.
+
+The NTT is decimation in frequency in shared memory, up to 10 radix-2 stages per launch on blocks
+of 1024 elements (3 launches at 2^20..2^26), natural order in and out (the last pass writes to the
+bit-reversed index); twiddles ``ω^j`` for each size are computed once on the GPU and cached.
+Input factors (coset powers) and output factors (n⁻¹, 1/Z) are fused into the first and last
+pass. When the whole transform does not fit, it runs split (four-step, in blocks:
+``plan.ntt_memory_plan``); ``compute_h`` picks the first of ``plan.H_SCHEDULES`` that fits
+(fused, staged, split), same values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...field import FR
+from .plan import _ntt_plan, _stage_step, compute_h_device_bytes, compute_h_memory_plan, ntt_device_bytes, ntt_memory_plan, ntt_split
+from .runtime import DeviceRuntime, _grid, _guard, _i32, _kernel, _R, _u64
+
+MAX_LOG_NTT = 27
+"""Largest NTT size handled, as log2 (2^27 is the Filecoin 32 GiB sector domain)."""
+
+# NTT pass flags (must match ntt.cu)
+_NTT_PRE, _NTT_PRE_LO, _NTT_LAST, _NTT_INV, _NTT_POST, _NTT_POST_LO = 1, 2, 4, 8, 16, 32
+
+
+class NTTOps(DeviceRuntime):
+    """NTT, coset NTT and ``compute_h`` of ``CUDABackend`` (a mixin), with the factor tables and
+    twiddles they cache (``_tables``, ``_tw``)."""
+
+    def _factor_tables(self, x: int, c: int, k: int):
+        """Tables giving f(i) = c·x^i for i < 2^k as hi[i >> m]·lo[i & (2^m−1)] (device, cached).
+
+        Returns (hi, lo or None, m); with x = 1, lo is None and m = k (hi = [c]).
+        """
+        key = (x % _R, c % _R, k)
+        t = self._tables.get(key)
+        if t is None:
+            x, c = key[0], key[1]
+            if x == 1:
+                t = (self._const(c), None, k)
+            else:
+                m = (k + 1) // 2
+                lo = [1] * (1 << m)
+                for i in range(1, len(lo)):
+                    lo[i] = lo[i - 1] * x % _R
+                step = pow(x, 1 << m, _R)
+                hi = [c] * (1 << (k - m))
+                for i in range(1, len(hi)):
+                    hi[i] = hi[i - 1] * step % _R
+                t = (self._upload_mont_host(hi), self._upload_mont_host(lo), m)
+            if len(self._tables) > 64:
+                self._tables.clear()
+            self._tables[key] = t
+        return t
+
+    def _powers(self, x: int, c: int, n: int):
+        """Device array [c·x^i for i < n]."""
+        out = self.cp.empty((n, 4), dtype=self.cp.uint64)
+        if n == 0:
+            return out
+        k = max(1, (n - 1).bit_length())
+        hi, lo, m = self._factor_tables(x, c, k)
+        if lo is None:
+            lo, m = self._const(1), 0
+        self._launch_ew("fr_powers2", n, hi, lo, _i32(m), out)
+        return out
+
+    # --- NTT --------------------------------------------------------------------------------
+
+    def _twiddles(self, k: int):
+        """[ω^j for j < 2^(k−1)], ω = FR.root_of_unity(2^k), on the device (cached per size)."""
+        tw = self._tw.get(k)
+        if tw is None:
+            tw = self._powers(FR.root_of_unity(1 << k), 1, max(1, 1 << (k - 1)))
+            self._tw[k] = tw
+        return tw
+
+    @staticmethod
+    def _check_ntt_size(n: int) -> int:
+        if n < 1 or n & (n - 1) or n.bit_length() - 1 > MAX_LOG_NTT:
+            raise ValueError(f"ntt: length n={n} is not a power of two in [1, 2^{MAX_LOG_NTT}]")
+        return n.bit_length() - 1
+
+    def _ntt(self, a, inverse: bool, pre=None, post=None, out=None, tmp=None, rows: int = 1):
+        """NTT with optional input factors ``pre`` (at input index) and output factors ``post``
+        (at output index), each a ``_factor_tables`` triple. ``inverse`` reverses the output order
+        ((n − j) mod n) without scaling: pass n⁻¹ in ``post``.
+
+        Args:
+            a: (rows·n, 4) device array, n = 2^k.
+            out: the result's (rows·n, 4) array, not overlapping ``a`` (new when None).
+            tmp: buffer of the passes before the last (any number of them run in place); may be
+                ``a`` itself when its contents may be overwritten (new when None and needed).
+            rows: ``a`` holds that many transforms of length n, done side by side by the same
+                launches (``ntt.cu``: no stage reaches across a row); ``pre`` and ``post`` index the
+                whole array and one row, so the split NTT applies its factors itself.
+
+        Returns ``out``.
+        """
+        cp = self.cp
+        a = self._check(a)
+        n = a.shape[0] // rows
+        k = self._check_ntt_size(n)
+        if out is None:
+            out = cp.empty_like(a)
+        if k == 0:  # copies, times the factors at index 0: hi[0] (lo[0] = 1)
+            out[...] = a
+            for f in (pre, post):
+                if f is not None:
+                    out[...] = self.mul(out, f[0][:1])
+            return out
+        tw = self._twiddles(k)
+        plan = _ntt_plan(k)
+        if tmp is None and len(plan) > 1:
+            tmp = cp.empty_like(a)
+        fn = _kernel("ntt.cu", "ntt_pass")
+        src = a
+        for i, (s_hi, t, c) in enumerate(plan):
+            first, last = i == 0, i == len(plan) - 1
+            dst = out if last else tmp
+            flags = 0
+            pre_hi = pre_lo = post_hi = post_lo = tw
+            pre_m = post_m = 0
+            if first and pre is not None:
+                flags |= _NTT_PRE
+                pre_hi, pre_m = pre[0], pre[2]
+                if pre[1] is not None:
+                    flags |= _NTT_PRE_LO
+                    pre_lo = pre[1]
+            if last:
+                flags |= _NTT_LAST
+                if inverse:
+                    flags |= _NTT_INV
+                if post is not None:
+                    flags |= _NTT_POST
+                    post_hi, post_m = post[0], post[2]
+                    if post[1] is not None:
+                        flags |= _NTT_POST_LO
+                        post_lo = post[1]
+            E = 1 << (t + c)
+            fn(
+                (rows * n // E,),
+                (min(256, E // 2),),
+                (src, dst, tw, _i32(k), _i32(k), _i32(s_hi), _i32(t), _i32(c), _i32(flags),
+                 pre_hi, pre_lo, _i32(pre_m), post_hi, post_lo, _i32(post_m)),
+                shared_mem=E * 32,
+            )
+            src = dst
+        return out
+
+    # --- NTT under a device-memory limit: split (four-step) transforms, staged compute_h ----------
+
+    last_ntt_schedule: tuple[str, int] | None = None
+    """(schedule, block) of the latest ``ntt``/``coset_ntt``: ("whole", 0) or ("split", block)."""
+    last_h_schedule: tuple[str, int] | None = None
+    """(schedule, block) of the latest ``compute_h``: ("fused" | "staged", 0) or ("split", block)."""
+
+    def _grid_mul(self, x, f, lc: int, row0: int, p: int, q: int, s: int, k: int) -> None:
+        """In place: x[r·2^lc + col] ·= f(e), e = ((row0 + r)·(p·col + q) + s·col) mod 2^k, for f a
+        ``_factor_tables`` triple of size 2^k (kernel ``fr_mul_pow_grid``)."""
+        hi, lo, m = f
+        n = x.shape[0]
+        if n:
+            _kernel("ntt.cu", "fr_mul_pow_grid")(
+                (_grid(n, 256),), (256,),
+                (x, hi, hi if lo is None else lo, _i32(m), _i32(lo is not None), _i32(lc),
+                 _u64(row0), _u64(p), _u64(q), _u64(s), _i32(k), _u64(n)),
+            )
+
+    def _gather_cols(self, src, nrows: int, ncols: int, c0: int, w: int, buf, up=None):
+        """Columns c0 … c0+w−1 of ``src`` viewed as an (nrows, ncols) matrix, as rows: returns
+        ``buf[:w·nrows]`` with element r·nrows + j = src[j·ncols + c0 + r].
+
+        src: a device array, or a host (n, 4) uint64 array (Montgomery limbs), whose block is
+        copied on the host, uploaded into ``up[:w·nrows]`` and transposed on the device.
+        """
+        m = w * nrows
+        if not isinstance(src, self.cp.ndarray):
+            block = up[:m].reshape(nrows, w, 4)
+            block.set(np.ascontiguousarray(src.reshape(nrows, ncols, 4)[:, c0 : c0 + w]))
+        else:
+            block = src.reshape(nrows, ncols, 4)[:, c0 : c0 + w]
+        dst = buf[:m]
+        dst.reshape(w, nrows, 4)[...] = block.transpose(1, 0, 2)
+        return dst
+
+    def _split_ntt(self, src, out, inverse: bool, chunk: int, pre=None, post=None, bufs=None):
+        """``_ntt(src, inverse, pre, post)`` (the same values: exact field arithmetic) written to
+        ``out``, as the four-step transform in blocks of ``chunk`` elements, so that besides ``out``
+        the device holds two blocks (``ntt_device_bytes(n, chunk)``).
+
+        Algorithm (Cooley–Tukey's factorization as in Bailey, "FFTs in external or hierarchical
+        memory", 1990): with n = n1·n2 (``ntt_split``), j = j1 + n1·j2 and o = k2 + n2·k1,
+        X[o] = Σ_j1 ω_n1^(j1·k1) · ω^(j1·k2) · Σ_j2 x[j]·ω_n2^(j2·k2). Step 1, per block of w
+        columns j1 of x viewed as (n2, n1): gather them as rows, multiply by ``pre`` at j, n2-point
+        NTTs (one ``_ntt`` with rows = w), twiddles ω^(j1·k2); written to rows j1 of ``out`` viewed
+        as (n1, n2). Step 2, per block of h columns k2 of ``out``: gather, n1-point NTTs, ``post``
+        at o, written back to the same columns, where X[k2 + n2·k1] (row k1, column k2) is in
+        natural order. The inverse runs on ω⁻¹ throughout: the row transforms' INV order reversal
+        (n_i-point transforms on ω_(n_i)⁻¹) and twiddles ω^(−j1·k2).
+
+        Args:
+            src: device array, or host (n, 4) uint64 array of Montgomery limbs; left unchanged.
+            out: (n, 4) device array, n = 2^k with k ≥ 2, not overlapping ``src``.
+            chunk: block size in elements, a power of two ≥ n1.
+            pre, post: ``_factor_tables`` triples of size 2^k (factors at input / output index).
+            bufs: two device arrays of ≥ ``chunk`` elements to use as blocks (new when None).
+
+        Returns ``out``.
+        """
+        cp = self.cp
+        n = out.shape[0]
+        k = n.bit_length() - 1
+        n1, n2 = ntt_split(n)
+        k1, k2 = n1.bit_length() - 1, n2.bit_length() - 1
+        if bufs is None:
+            bufs = tuple(cp.empty((chunk, 4), dtype=cp.uint64) for _ in range(2))
+        g, g2 = bufs
+        root = FR.root_of_unity(n)
+        twid = self._factor_tables(pow(root, -1, _R) if inverse else root, 1, k)
+        out3 = out.reshape(n1, n2, 4)
+        w = min(n1, chunk // n2)
+        for c0 in range(0, n1, w):
+            blk = self._gather_cols(src, n2, n1, c0, w, g, g2)
+            if pre is not None:
+                self._grid_mul(blk, pre, k2, c0, 0, 1, n1, k)      # e = j1 + n1·j2
+            dst = out3[c0 : c0 + w].reshape(w * n2, 4)
+            self._ntt(blk, inverse, out=dst, tmp=blk, rows=w)
+            self._grid_mul(dst, twid, k2, c0, 1, 0, 0, k)          # e = j1·k2
+        h = min(n2, chunk // n1)
+        for c0 in range(0, n2, h):
+            blk = self._gather_cols(out, n1, n2, c0, h, g)
+            res = self._ntt(blk, inverse, out=g2[: h * n1], tmp=blk, rows=h)
+            if post is not None:
+                self._grid_mul(res, post, k1, c0, 0, 1, n2, k)     # e = k2 + n2·k1
+            out3[:, c0 : c0 + h] = res.reshape(h, n1, 4).transpose(1, 0, 2)
+        return out
+
+    def _planned(self, op: str, plan, smallest, need, run):
+        """``run(plan)``; on CuPy's OutOfMemoryError (an estimate too low, fragmentation, another
+        process) once more with ``smallest`` after freeing the pool's cached blocks. ``plan`` None
+        (nothing fits): GPUMemoryError for ``op`` naming ``need(smallest)`` bytes."""
+        if plan is None:
+            blocks = f" in blocks of {smallest[1]:,} elements" if smallest[1] else ""
+            raise self._memory_error(op, need(smallest), f"not even the {smallest[0]} schedule{blocks} fits")
+        attempts = [plan] if plan == smallest or smallest[1] == 0 else [plan, smallest]
+        pool = self._pool()
+        limit = int(pool.get_limit())
+        if limit and int(pool.total_bytes()) + need(plan) > limit:
+            pool.free_all_blocks()  # CuPy counts cached blocks against the limit without freeing them
+        for i, p in enumerate(attempts):
+            try:
+                return run(p)
+            except self._oom_type():
+                if i == len(attempts) - 1:
+                    raise
+            self._free_cached()  # outside the except block: the failed attempt's arrays are gone
+
+    def _ntt_limited(self, op: str, a, inverse: bool, pre=None, post=None):
+        """``_ntt`` of a whole (n, 4) array, or ``_split_ntt`` into a new array when the whole
+        transform does not fit (``ntt_memory_plan``); records ``last_ntt_schedule``."""
+        n = a.shape[0]
+        twiddles = (n.bit_length() - 1) not in self._tw
+        smallest = ("split", ntt_split(n)[0]) if n >= 4 else ("whole", 0)
+
+        def run(p):
+            self.last_ntt_schedule = p
+            if p[0] == "whole":
+                return self._ntt(a, inverse, pre, post)
+            return self._split_ntt(a, self.cp.empty_like(a), inverse, p[1], pre, post)
+
+        plan = ntt_memory_plan(n, self._mem_avail(ntt_device_bytes(n, 0, twiddles)), twiddles)
+        return self._planned(op, plan, smallest, lambda p: ntt_device_bytes(n, p[1], twiddles), run)
+
+    @_guard("ntt")
+    def ntt(self, a, inverse: bool = False):
+        """Radix-2 NTT of a device array of length n = 2^k, 0 ≤ k ≤ 27, natural order in and out.
+
+        Same transform as ``CPUBackend.ntt`` (ω = FR.root_of_unity(n); the inverse scales by n⁻¹).
+        Under a memory limit that the whole transform (output and pass buffer: ``ntt_device_bytes``)
+        exceeds, the split transform runs in blocks (same values).
+
+        Raises:
+            ValueError: n is not a power of two or exceeds 2^27.
+            TypeError: ``a`` is not a cuda device array.
+            GPUMemoryError: not even the output plus the smallest blocks fit.
+        """
+        a = self._check(a)
+        n = a.shape[0]
+        k = self._check_ntt_size(n)
+        post = self._factor_tables(1, pow(n, -1, _R), k) if inverse else None
+        return self._ntt_limited("ntt", a, inverse, post=post)
+
+    @_guard("coset_ntt")
+    def coset_ntt(self, a, inverse: bool = False):
+        """Evaluate on / interpolate from the coset g·H (g = 7); the g^(±i) and n⁻¹ factors are
+        applied inside the first (forward) or last (inverse) NTT pass (split in blocks under a
+        memory limit, as ``ntt``)."""
+        a = self._check(a)
+        n = a.shape[0]
+        k = self._check_ntt_size(n)
+        g = FR.generator
+        if not inverse:
+            return self._ntt_limited("coset_ntt", a, False, pre=self._factor_tables(g, 1, k))
+        return self._ntt_limited("coset_ntt", a, True, post=self._factor_tables(pow(g, -1, _R), pow(n, -1, _R), k))
+
+    def _h_eval(self, x, to_coset, b1, b2):
+        """Coset evaluations of the interpolant of x into b1 (b2 left free): an inverse NTT into b2
+        (b1 its pass buffer) whose last pass multiplies by n⁻¹·g^i, then the forward NTT in place
+        in b2, its last pass into b1. Two arrays of n besides x."""
+        self._ntt(x, True, post=to_coset, out=b2, tmp=b1)
+        self._ntt(b2, False, out=b1, tmp=b2)
+        return b1, b2
+
+    def _h_fused(self, xs, to_coset, from_coset):
+        """All on the device, 4 arrays of n at the peak: each input's evaluations in turn (its
+        spare buffer serves the next input), a·b − c into the last spare, whose inverse NTT ends
+        in c's evaluation buffer."""
+        ev, spare = [], self.cp.empty_like(xs[0])
+        for x in xs:
+            e, spare = self._h_eval(x, to_coset, spare, self.cp.empty_like(x))
+            ev.append(e)
+        self._launch_ew("fr_mul_sub", spare.shape[0], ev[0], ev[1], ev[2], spare)
+        out = ev.pop()
+        del ev
+        return self._ntt(spare, True, post=from_coset, out=out, tmp=spare)
+
+    def _h_staged(self, xs, to_coset, from_coset):
+        """2 arrays of n on the device: a's and b's evaluations wait on the host (numpy) while the
+        next input reuses the two buffers; c's stay, and a·b − c is formed from uploaded slices
+        (``_stage_step``) into the spare buffer."""
+        cp = self.cp
+        p, q = cp.empty_like(xs[0]), cp.empty_like(xs[0])
+        staged = []
+        for x in xs[:2]:
+            self._h_eval(x, to_coset, p, q)
+            staged.append(p.get())
+        self._h_eval(xs[2], to_coset, p, q)
+        m = p.shape[0]
+        step = _stage_step(m)
+        ua, ub = cp.empty((step, 4), dtype=cp.uint64), cp.empty((step, 4), dtype=cp.uint64)
+        for i in range(0, m, step):
+            j = min(m, i + step)
+            ua[: j - i].set(staged[0][i:j])
+            ub[: j - i].set(staged[1][i:j])
+            self._launch_ew("fr_mul_sub", j - i, ua, ub, p[i:j], q[i:j])
+        del ua, ub, staged
+        return self._ntt(q, True, post=from_coset, out=p, tmp=q)
+
+    def _h_split(self, xs, to_coset, from_coset, chunk: int):
+        """1 array of n on the device (the result) plus three blocks of ``chunk`` elements: each
+        NTT split (``_split_ntt``) from a device input or a host copy of the previous step's output;
+        the three evaluations on the host; a·b − c formed from uploaded slices into the result
+        array, copied to the host, and its coset inverse NTT split back into the result array."""
+        cp = self.cp
+        out = cp.empty_like(xs[0])
+        g1, g2, g3 = (cp.empty((chunk, 4), dtype=cp.uint64) for _ in range(3))
+        hosts = []
+        for x in xs:
+            self._split_ntt(x, out, True, chunk, post=to_coset, bufs=(g1, g2))
+            host = out.get()
+            self._split_ntt(host, out, False, chunk, bufs=(g1, g2))
+            out.get(out=host)
+            hosts.append(host)
+        m = out.shape[0]
+        for i in range(0, m, chunk):
+            j = min(m, i + chunk)
+            for buf, host in zip((g1, g2, g3), hosts):
+                buf[: j - i].set(host[i:j])
+            self._launch_ew("fr_mul_sub", j - i, g1, g2, g3, out[i:j])
+        num = hosts.pop()
+        out.get(out=num)
+        del hosts, g3
+        return self._split_ntt(num, out, True, chunk, post=from_coset, bufs=(g1, g2))
+
+    @_guard("compute_h")
+    def compute_h(self, a, b, c, n: int):
+        """Groth16 quotient as ``Backend.compute_h`` (same result): per input one inverse NTT
+        whose last pass multiplies by n⁻¹·g^i (so the next forward NTT evaluates on the coset), one
+        forward NTT; then a·b − c in one kernel; then the coset inverse NTT with n⁻¹·Z(g)⁻¹·g^(−i)
+        applied in its last pass. Returns the first n − 1 coefficients (a view of an array of
+        len(a) elements).
+
+        a, b, c are left unchanged (the caller keeps them, so they count as used device memory).
+        The schedule is the first of ``H_SCHEDULES`` whose ``compute_h_device_bytes`` fits in what
+        the memory pool may still allocate (``compute_h_memory_plan``): "fused" (4 arrays of n),
+        "staged" (2, with a's and b's evaluations waiting on the host) or "split" (the result plus
+        blocks: four-step NTTs, everything staged on the host); all give the same values. On an
+        out-of-memory the smallest split schedule is tried once more. ``last_h_schedule`` records
+        the one used.
+
+        Raises:
+            ValueError: lengths differ, or are not a power of two ≤ 2^27.
+            GPUMemoryError: not even the smallest split schedule fits.
+        """
+        a, b, c = self._check(a), self._check(b), self._check(c)
+        m = a.shape[0]
+        if b.shape[0] != m or c.shape[0] != m:
+            raise ValueError(f"compute_h: lengths differ ({a.shape[0]}, {b.shape[0]}, {c.shape[0]})")
+        k = self._check_ntt_size(m)
+        g = FR.generator
+        minv = pow(m, -1, _R)
+        zinv = pow(pow(g, n, _R) - 1, -1, _R)
+        to_coset = self._factor_tables(g, minv, k)
+        from_coset = self._factor_tables(pow(g, -1, _R), minv * zinv % _R, k)
+        twiddles = k not in self._tw
+        smallest = ("split", ntt_split(m)[0]) if m >= 4 else ("staged", 0)
+        xs = (a, b, c)
+
+        def run(p):
+            self.last_h_schedule = p
+            if p[0] == "fused":
+                return self._h_fused(xs, to_coset, from_coset)
+            if p[0] == "staged":
+                return self._h_staged(xs, to_coset, from_coset)
+            return self._h_split(xs, to_coset, from_coset, p[1])
+
+        plan = compute_h_memory_plan(m, self._mem_avail(compute_h_device_bytes(m, "fused", 0, twiddles)), twiddles)
+        need = lambda p: compute_h_device_bytes(m, p[0], p[1], twiddles)  # noqa: E731
+        h = self._planned("compute_h", plan, smallest, need, run)
+        return h[0 : n - 1]

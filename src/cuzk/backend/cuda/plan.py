@@ -1,0 +1,296 @@
+"""Device-memory planning of the ``cuda`` backend: pure arithmetic, no CuPy (tested on the CPU).
+
+For each kernel family the peak device bytes it allocates (``msm_device_bytes``,
+``ntt_device_bytes``, ``compute_h_device_bytes``) and the plan that fits a given room: the MSM's
+window width (``msm_window``) and chunk size (``msm_chunk_points``), the fixed-base slice
+(``fixed_base_slice``), the NTT's schedule (``ntt_memory_plan``: whole or split in blocks,
+``ntt_split``) and ``compute_h``'s (``compute_h_memory_plan`` over ``H_SCHEDULES``). Sizes are
+elements or points, results bytes. Imports only the standard library: ``cuzk.memory.device``
+and CPU CI use it on machines without CuPy.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only
+    from ...curve import Group
+
+# NTT pass plan (must match ntt.cu)
+_NTT_BLOCK_LOG = 10  # elements per shared-memory block: 2^10 (32 KiB)
+_NTT_MAX_T = 8       # stages per non-final pass (leaves runs of ≥ 4 contiguous elements)
+
+
+def _ntt_plan(k: int) -> list[tuple[int, int, int]]:
+    """Passes (s_hi, t, c) of a 2^k NTT: stages s_hi..s_hi−t+1 on blocks of 2^(t+c) elements."""
+    if k <= _NTT_BLOCK_LOG:
+        return [(k - 1, k, 0)]
+    rest = k - _NTT_BLOCK_LOG
+    npass = -(-rest // _NTT_MAX_T)
+    ts = [rest // npass + (1 if i < rest % npass else 0) for i in range(npass)]
+    plan, s_hi = [], k - 1
+    for t in ts:
+        plan.append((s_hi, t, _NTT_BLOCK_LOG - t))
+        s_hi -= t
+    plan.append((_NTT_BLOCK_LOG - 1, _NTT_BLOCK_LOG, 0))
+    return plan
+
+
+def msm_window(n: int) -> int:
+    """Pippenger window width c for an n-point MSM: about log2(n) − 4, between 2 and 17.
+
+    17 divides 255 (15 windows cover the 254-bit scalars plus the signed-digit carry exactly), so the
+    top window is as full as the others; wider windows leave a top window of a few bits whose few
+    buckets receive n/2^bits points each (handled by the chunked path, but wasted work).
+    """
+    return max(2, min(17, max(n, 1).bit_length() - 1 - 4))
+
+
+_CHUNK0 = 32   # entries per thread at the first level of the chunked (skewed) bucket path
+_CHUNK = 16    # partial sums per thread at later levels
+_FB_SLICE = 1 << 22           # fixed-base scalars per launch (bounds the work space: 1.2 GiB for G2)
+_MIN_CHUNK_THREADS = 1 << 18  # the uniform bucket path halves its run length L until it has this many threads
+
+
+def _coord_words(group: Group) -> int:
+    """Fq elements per coordinate: 1 for G1, 2 for G2 (other groups are refused)."""
+    if group.name not in ("G1", "G2"):
+        raise ValueError(f"the cuda backend handles G1 and G2, got {group.name}")
+    return group.coord_words
+
+
+def _chunk_len(total: int, B: int) -> int:
+    """Entries per thread of the uniform bucket path: the largest power of two ≤ the mean bucket
+    size (≥ 8), halved while fewer than ``_MIN_CHUNK_THREADS`` threads would run."""
+    L = 1 << max(3, (max(1, total // max(1, B))).bit_length() - 1)
+    while L > 8 and total // L < _MIN_CHUNK_THREADS:
+        L //= 2
+    return L
+
+
+# --- device-memory planning (pure arithmetic: no CuPy, tested on the CPU) ----------------------
+
+MIN_MSM_CHUNK = 1 << 10
+"""Fewest points per MSM chunk; an MSM whose chunk of this size does not fit raises GPUMemoryError."""
+_POOL_SLACK = 1 << 20     # small arrays, CuPy's 512-byte rounding, cumsum/searchsorted scratch
+_UPLOAD_SLICE = 1 << 20   # points per host → device slice when bases are uploaded and converted
+_RESERVE_POINTS = 1 << 16 # a context keeps its bases resident only if an MSM chunk this large still fits
+
+
+def _words_of(group) -> int:
+    return group if isinstance(group, int) else _coord_words(group)
+
+
+def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = False, host_scalars: bool = True) -> int:
+    """Peak device bytes that ``CUDAMSMContext.msm_device`` allocates for an n-point MSM, besides
+    the resident bases and the caller's scalar array (an upper estimate).
+
+    Args:
+        n: points in the MSM (or in one chunk).
+        group: G1/G2 (or its Fq words per coordinate: 1 or 2).
+        c: window width (default ``msm_window(n)``).
+        upload_bases: the chunk's bases are uploaded for it (bases not resident): adds them.
+        host_scalars: the scalars come from the host (their canonical limbs are uploaded).
+
+    The phases: scalar preparation (canonical words, flags, uploaded limbs), the bucket sort
+    (n·W entries, offsets), the bucket sums (B XYZZ buckets plus partial sums: the uniform path's
+    B + n·W/L or the skewed path's first two levels, whichever is larger), the window reduction
+    (≤ 7/4·B points) and the sum of bit-valued scalars; plus 1/8 and ``_POOL_SLACK``.
+    """
+    if n <= 0:
+        return 0
+    k = _words_of(group)
+    c = c or msm_window(n)
+    W = -(-255 // c)
+    NB = 1 << (c - 1)
+    B = W * NB
+    xb, ab = 192 * k, 96 * k               # bytes per XYZZ / affine point
+    total = n * W                           # bucket entries
+    scal = n * 33 + (n * 32 if host_scalars else 0)
+    sort = total * 4 + 5 * (B + 1) * 4
+    L = _chunk_len(total, B)
+    uniform = (B + -(-total // L)) * xb
+    c0 = -(-total // _CHUNK0) + B
+    skewed = (c0 + -(-c0 // _CHUNK) + B) * xb + c0 * 24 + 4 * (B + 1) * 4
+    buckets = B * xb + max(uniform, skewed)
+    window = B * xb * 7 // 4
+    ones = 2 * -(-n // 32) * xb + W * xb
+    bases = 2 * n * ab if upload_bases else 0
+    peak = bases + scal + max(sort + buckets, window, ones)
+    return peak + peak // 8 + _POOL_SLACK
+
+
+def msm_chunk_points(n: int, group, avail: int | None, c: int | None = None, upload_bases: bool = False,
+                     host_scalars: bool = True) -> int:
+    """Points per chunk so that one chunk's temporaries (``msm_device_bytes``) fit in ``avail``
+    bytes: n when the whole MSM fits (or ``avail`` is None), else the largest size found by
+    bisection within each range of equal window width, then evened out over the chunks it needs
+    (⌈n / chunks⌉); 0 when not even ``min(n, MIN_MSM_CHUNK)`` points fit.
+    """
+    if n <= 0 or avail is None:
+        return max(n, 0)
+
+    def need(m):
+        return msm_device_bytes(m, group, c, upload_bases, host_scalars)
+
+    if need(n) <= avail:
+        return n
+    lo_bound = min(n, MIN_MSM_CHUNK)
+    if need(lo_bound) > avail:
+        return 0
+    best = lo_bound
+    for b in range(lo_bound.bit_length(), n.bit_length() + 1):
+        lo, hi = max(lo_bound, 1 << (b - 1)), min(n, (1 << b) - 1)
+        if lo > hi or hi <= best:
+            continue
+        if need(lo) > avail:
+            continue
+        if need(hi) <= avail:
+            best = max(best, hi)
+            continue
+        while hi - lo > 1:          # need(lo) fits, need(hi) does not
+            mid = (lo + hi) // 2
+            if need(mid) <= avail:
+                lo = mid
+            else:
+                hi = mid
+        best = max(best, lo)
+    chunks = -(-n // best)
+    even = -(-n // chunks)
+    return even if even >= lo_bound and need(even) <= avail else best
+
+
+def fixed_base_slice(k: int, avail: int | None) -> int:
+    """Scalars per launch of ``fixed_base_mul`` (k Fq words per coordinate): ``_FB_SLICE``, or
+    fewer (≥ 1024) so that the slice's scalars, work space, products and affine results (and the
+    download copy) fit in ``avail`` bytes."""
+    per_point = 32 + (48 + 12 + 24 + 24) * 4 * k
+    if avail is None:
+        return _FB_SLICE
+    return max(1024, min(_FB_SLICE, (avail - _POOL_SLACK) // per_point))
+
+
+_FR_BYTES = 32              # one Fr element on the device: (4,) uint64, Montgomery
+_STAGE_CHUNK = 1 << 20      # elements per host → device slice when compute_h streams staged evaluations
+_SPLIT_MAX_CHUNK = 1 << 22  # elements per column/row block of a split NTT (larger blocks gain little)
+NTT_SCHEDULES = ("whole", "split")
+"""NTT schedules, most device memory first: one transform on the device (output plus a pass buffer),
+or the split (four-step) transform in column/row blocks (output plus a few blocks)."""
+H_SCHEDULES = ("fused", "staged", "split")
+"""``compute_h`` schedules, most device memory first: a, b, c evaluated side by side on the device;
+one at a time with finished evaluations staged on the host; split NTTs with everything staged."""
+
+
+def _stage_step(n: int) -> int:
+    """Elements per slice of the staged compute_h's a·b − c: ``_STAGE_CHUNK``, at most n/8."""
+    return max(1, min(_STAGE_CHUNK, n // 8))
+
+
+def ntt_split(n: int) -> tuple[int, int]:
+    """(n1, n2) with n = n1·n2, n1 = 2^⌈k/2⌉ ≥ n2 = 2^⌊k/2⌋, of a split NTT of n = 2^k elements: n1
+    transforms of length n2 over the columns of x viewed as an (n2, n1) row-major matrix, then n2
+    of length n1 over the rows of the (n1, n2) result."""
+    k = max(n, 1).bit_length() - 1
+    return 1 << (k - k // 2), 1 << (k // 2)
+
+
+def _ntt_fixed_bytes(n: int, split: bool, twiddles: bool) -> int:
+    """Twiddles, factor tables and pool slack of an NTT of size n (bytes): the full-size twiddles
+    (n/2 elements, cached per size; counted when ``twiddles``) unsplit, or the two factors' when
+    split; up to four factor tables of 2^⌈k/2⌉ + 2^⌊k/2⌋ elements (coset powers, n⁻¹, twiddles)."""
+    n1, n2 = ntt_split(n)
+    if split:
+        tw = (n1 + n2) // 2
+    else:
+        tw = n // 2 if twiddles else 0
+    return (tw + 4 * (n1 + n2)) * _FR_BYTES + _POOL_SLACK
+
+
+def ntt_device_bytes(n: int, chunk: int = 0, twiddles: bool = True) -> int:
+    """Peak device bytes an NTT (``ntt``/``coset_ntt``) of n = 2^k elements allocates besides its
+    input (an upper estimate).
+
+    Args:
+        n: transform length.
+        chunk: 0 for the whole transform on the device: the output, plus a buffer for the passes
+            before the last when there are several (k > 10); else the split transform with blocks
+            of ``chunk`` elements: the output plus two blocks (a gathered block and its transform).
+        twiddles: the size's twiddles (n/2 elements) are not cached yet and count (unsplit only).
+    """
+    if n <= 1:
+        return n * _FR_BYTES
+    if chunk:
+        return (n + 2 * chunk) * _FR_BYTES + _ntt_fixed_bytes(n, True, twiddles)
+    bufs = 2 if len(_ntt_plan(n.bit_length() - 1)) > 1 else 1
+    return bufs * n * _FR_BYTES + _ntt_fixed_bytes(n, False, twiddles)
+
+
+def compute_h_device_bytes(n: int, schedule: str = "fused", chunk: int = 0, twiddles: bool = True) -> int:
+    """Peak device bytes ``CUDABackend.compute_h`` allocates for n = 2^k evaluations besides its
+    inputs a, b, c (which the caller holds throughout): an upper estimate.
+
+    Args:
+        n: domain size (length of a, b, c).
+        schedule: one of ``H_SCHEDULES``:
+            "fused": 4 arrays of n (two evaluations kept while the third is computed in two
+            buffers; then a·b − c into the spare one, whose inverse NTT ends in a freed one);
+            "staged": 2 arrays of n (the two buffers of one input's NTTs: a's and b's evaluations
+            wait on the host) plus two slices (``_stage_step``: ≤ n/8) to stream them back;
+            "split": 1 array of n (the result) plus three blocks of ``chunk`` elements (split NTTs
+            in blocks, every intermediate array on the host; a·b − c from three uploaded slices).
+        chunk: block size of the split schedule (elements; ignored by the others).
+        twiddles: the size's twiddles (n/2 elements) are not cached yet (fused and staged).
+
+    Raises:
+        ValueError: unknown schedule, or "split" without a chunk.
+    """
+    if schedule not in H_SCHEDULES:
+        raise ValueError(f"compute_h schedule must be one of {H_SCHEDULES}, got {schedule!r}")
+    if n <= 0:
+        return 0
+    if schedule == "split":
+        if chunk <= 0:
+            raise ValueError("the split compute_h schedule needs a block size")
+        return (n + 3 * chunk) * _FR_BYTES + _ntt_fixed_bytes(n, True, twiddles)
+    if schedule == "fused":
+        arrays = 4 * n
+    else:
+        arrays = 2 * n + 2 * _stage_step(n)
+    return arrays * _FR_BYTES + _ntt_fixed_bytes(n, False, twiddles)
+
+
+def _split_chunk(n: int, avail: int, need) -> int:
+    """Largest power-of-two block (elements) in [n1, min(n, _SPLIT_MAX_CHUNK)] with need(block) ≤
+    avail; 0 when not even n1 (one row of the split NTT's second step) fits or n < 4."""
+    n1, n2 = ntt_split(n)
+    if n2 < 2:
+        return 0
+    c = max(n1, min(n, _SPLIT_MAX_CHUNK))
+    while c >= n1:
+        if need(c) <= avail:
+            return c
+        c //= 2
+    return 0
+
+
+def ntt_memory_plan(n: int, avail: int | None, twiddles: bool = True) -> tuple[str, int] | None:
+    """How an NTT of n elements runs with ``avail`` free device bytes (None: unknown, no limit):
+    ("whole", 0) when ``ntt_device_bytes(n)`` fits, else ("split", block) with the largest block
+    that fits (``ntt_split``), else None (nothing fits: the caller raises GPUMemoryError)."""
+    if avail is None or ntt_device_bytes(n, 0, twiddles) <= avail:
+        return ("whole", 0)
+    c = _split_chunk(n, avail, lambda c: ntt_device_bytes(n, c, twiddles))
+    return ("split", c) if c else None
+
+
+def compute_h_memory_plan(n: int, avail: int | None, twiddles: bool = True) -> tuple[str, int] | None:
+    """The first of ``H_SCHEDULES`` whose ``compute_h_device_bytes`` fits in ``avail`` bytes
+    (None: unknown, no limit → "fused"), as (schedule, block) with the split schedule's largest
+    block that fits (0 for the others); None when not even the split one fits."""
+    if avail is None:
+        return ("fused", 0)
+    for sched in ("fused", "staged"):
+        if compute_h_device_bytes(n, sched, 0, twiddles) <= avail:
+            return (sched, 0)
+    c = _split_chunk(n, avail, lambda c: compute_h_device_bytes(n, "split", c, twiddles))
+    return ("split", c) if c else None

@@ -1,0 +1,613 @@
+"""Device runtime of the ``cuda`` backend: CuPy, kernel modules, host/device conversions and the
+memory pool.
+
+- ``cuda_available``/``_cupy``: CuPy is imported inside these only, so importing this module
+  needs no CuPy; ``_cupy`` raises ``BackendUnavailableError`` without CuPy or a device.
+- ``_module``/``_kernel``: ``ntt.cu``, ``spmv.cu`` and ``msm.cu`` (per group) beside this file,
+  compiled by CuPy/NVRTC (``RawModule``) once per process and cached on disk by CuPy.
+- Host conversions: Fr values ↔ ``(n, 4)`` uint64 canonical limbs (``_host_limbs`` classifies
+  the values by bit length in one pass: 0/1, most of a witness, need no conversion, values below
+  2^64 go through numpy, only wider ones through ``int.to_bytes``); point encodings ↔ uint32 limbs.
+- ``_PoolAllocator`` and ``DeviceRuntime`` (the base of ``CUDABackend``'s parts): the pool's
+  limit, the room planners see (``_mem_avail``), live and pool peaks, CuPy's OutOfMemoryError →
+  ``GPUMemoryError`` (``_guarded``, ``_guard``), uploads (plain, and staged through pinned
+  buffers on a side stream) and downloads.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import hashlib
+import os
+import weakref
+from typing import Sequence
+
+import gmpy2
+import numpy as np
+
+from ...curve import Group
+from ...field import FQ, FR, is_limb_array, limbs_below_modulus, to_limbs
+from ..base import BackendUnavailableError, GPUMemoryError, PendingUpload
+from .plan import _coord_words
+
+_R = FR.modulus
+_Q = FQ.modulus
+_MPZ = gmpy2.mpz
+_RZ = _MPZ(_R)
+_MONT_R = pow(2, 256, _R)
+
+_SRC_DIR = os.path.dirname(os.path.abspath(__file__))
+_SOURCES = ("ff.cuh", "fr.cuh", "fq.cuh", "xyzz.cuh", "g1.cuh", "g2.cuh", "ntt.cu", "msm.cu", "spmv.cu")
+
+
+def cuda_available() -> bool:
+    """True when CuPy imports and sees at least one CUDA device (never raises)."""
+    try:
+        import cupy  # noqa: F401  (CuPy is optional: imported on use)
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def _cupy():
+    try:
+        import cupy  # CuPy is optional: imported on use
+    except Exception as e:  # ImportError, or a CUDA library that fails to load
+        raise BackendUnavailableError(f"backend 'cuda' is not available: CuPy cannot be imported ({e})") from None
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:
+        raise BackendUnavailableError(f"backend 'cuda' is not available: no CUDA device ({e})") from None
+    if count < 1:
+        raise BackendUnavailableError("backend 'cuda' is not available: CuPy sees no CUDA device")
+    return cupy
+
+
+# --- kernel modules -----------------------------------------------------------------------------
+
+_MODULES: dict = {}
+
+_MSM_OPTIONS = {"G1": (), "G2": ("-DMSM_G2",)}
+"""Extra compiler options of ``msm.cu`` per group: the file is compiled once per group (the curve
+code is templated over the coordinate field, F = Fq for G1 and Fq2 for G2, ``MSM_G2`` picks it)."""
+
+
+def _module(name: str, group: str | None = None):
+    """The compiled CuPy RawModule of ``name`` (``ntt.cu``, ``spmv.cu``, or ``msm.cu`` for
+    ``group`` "G1" or "G2"), compiled once per process.
+
+    The source is read from this package's directory and compiled with ``-I`` pointing there; a
+    digest of all headers is appended as a comment so that CuPy's on-disk cache (keyed by the code
+    and options) is invalidated when a header changes.
+    """
+    key = (name, group)
+    mod = _MODULES.get(key)
+    if mod is None:
+        cp = _cupy()
+        digest = hashlib.sha256()
+        for f in _SOURCES:
+            with open(os.path.join(_SRC_DIR, f), "rb") as fh:
+                digest.update(fh.read())
+        with open(os.path.join(_SRC_DIR, name)) as fh:
+            code = fh.read() + f"\n// cuzk sources sha256 {digest.hexdigest()}\n"
+        extra = _MSM_OPTIONS[group or "G1"] if name == "msm.cu" else ()
+        mod = cp.RawModule(code=code, options=("-std=c++17", f"-I{_SRC_DIR}", *extra))
+        _MODULES[key] = mod
+    return mod
+
+
+def _kernel(module: str, name: str, group: str | None = None):
+    return _module(module, group).get_function(name)
+
+
+def _grid(n: int, block: int) -> int:
+    return max(1, min((n + block - 1) // block, 1 << 20))
+
+
+def _u64(x: int):
+    return np.uint64(x)
+
+
+def _i32(x: int):
+    return np.int32(x)
+
+
+def _u32(x: int):
+    return np.uint32(x)
+
+
+# --- host helpers -------------------------------------------------------------------------------
+
+
+def _host_ints(values, what: str) -> list[int]:
+    """Ints (sequence, int array, numpy integer array) → list of Python ints checked in [0, r)."""
+    if isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise ValueError(f"{what}: expected a 1-D sequence, got shape {values.shape}")
+        if values.dtype != object and values.dtype.kind not in "iu":
+            raise TypeError(f"{what}: expected integers, got dtype {values.dtype}")
+        vals = values.tolist()
+    else:
+        vals = list(values)
+    out = []
+    for i, v in enumerate(vals):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer, type(_MPZ(0)))):
+            raise TypeError(f"{what}: Fr element must be an integer, got {type(v).__name__} at index {i}")
+        v = int(v)
+        if not 0 <= v < _R:
+            raise ValueError(f"{what}: value at index {i} is not in [0, r)")
+        out.append(v)
+    return out
+
+
+def _fr_limbs(ints: Sequence[int]) -> np.ndarray:
+    if not len(ints):
+        return np.zeros((0, 4), dtype=np.uint64)
+    return to_limbs(ints, 4)
+
+
+_FAST_TYPES = frozenset((int, type(_MPZ(0))))
+_bit_length = gmpy2.bit_length
+
+
+def _host_limbs(values, what: str) -> np.ndarray:
+    """Ints (sequence, int array, numpy integer array) → ``(n, 4)`` uint64 canonical limbs, each
+    value checked in [0, r); the same results and errors as ``_fr_limbs(_host_ints(values))``.
+
+    Fast path for Python ints and mpz (a witness: mostly 0/1): one pass of ``gmpy2.bit_length``
+    classifies the values; 0 and 1 are their own bit length (no conversion), values below 2^64
+    go through ``np.fromiter``, and only the wider ones through ``to_bytes``. Anything else
+    (bools, floats, numpy scalars, out-of-range values) takes the checked element-by-element path,
+    which raises the precise error.
+    """
+    if is_limb_array(values):   # already limbs (a witness read by read_witness_limbs)
+        ok = limbs_below_modulus(values)
+        if not ok.all():
+            raise ValueError(f"{what}: value at index {int(np.flatnonzero(~ok)[0])} is not in [0, r)")
+        return np.ascontiguousarray(values)
+    if isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise ValueError(f"{what}: expected a 1-D sequence, got shape {values.shape}")
+        if values.dtype.kind in "iu":
+            if values.size and values.dtype.kind == "i" and int(values.min()) < 0:
+                return _fr_limbs(_host_ints(values, what))  # raises, naming the index
+            out = np.zeros((values.shape[0], 4), dtype=np.uint64)
+            out[:, 0] = values.astype(np.uint64)
+            return out
+        if values.dtype != object:
+            raise TypeError(f"{what}: expected integers, got dtype {values.dtype}")
+        obj = values
+        vals = values.tolist()
+    else:
+        vals = list(values)
+        obj = None
+    n = len(vals)
+    out = np.zeros((n, 4), dtype=np.uint64)
+    if n == 0:
+        return out
+    if not set(map(type, vals)) <= _FAST_TYPES or min(vals) < 0:
+        return _fr_limbs(_host_ints(vals, what))
+    bl = np.fromiter(map(_bit_length, vals), dtype=np.int32, count=n)
+    if int(bl.max()) > 255:
+        return _fr_limbs(_host_ints(vals, what))
+    if obj is None:
+        obj = np.empty(n, dtype=object)
+        obj[:] = vals
+    out[:, 0] = np.where(bl <= 1, bl, 0).astype(np.uint64)
+    mid = np.flatnonzero((bl > 1) & (bl < 64))
+    if len(mid):
+        out[mid, 0] = np.fromiter(map(int, obj[mid].tolist()), dtype=np.uint64, count=len(mid))
+    big = np.flatnonzero(bl >= 64)
+    if len(big):
+        bigv = obj[big].tolist()
+        if int(bl[big].max()) == 255 and max(bigv) >= _R:
+            return _fr_limbs(_host_ints(vals, what))
+        raw = b"".join([v.to_bytes(32, "little") for v in bigv])
+        out[big] = np.frombuffer(raw, dtype="<u8").reshape(len(big), 4)
+    return out
+
+
+_BITS_MPZ = np.empty(2, dtype=object)
+_BITS_MPZ[0], _BITS_MPZ[1] = _MPZ(0), _MPZ(1)  # element-wise: a slice assignment would store ints
+
+
+def _limbs_to_mpz(arr: np.ndarray) -> np.ndarray:
+    """``(n, 4)`` uint64 canonical limbs → 1-D int array of mpz (as ``from_limbs``); 0 and 1 are
+    filled in vectorized (shared mpz objects), only the other values are converted one by one."""
+    arr = np.ascontiguousarray(arr, dtype="<u8")
+    n = arr.shape[0]
+    if n == 0:
+        return np.empty(0, dtype=object)
+    lo = arr[:, 0]
+    rest = (lo > 1) | arr[:, 1:].any(axis=1)
+    out = _BITS_MPZ[np.where(rest, 0, lo).astype(np.intp)]
+    idx = np.flatnonzero(rest)
+    if len(idx):
+        raw = arr[idx].tobytes()
+        frm = _MPZ.from_bytes
+        out[idx] = [frm(raw[i : i + 32], "little") for i in range(0, len(raw), 32)]
+    return out
+
+
+def _limbs_to_ints(arr: np.ndarray) -> list[int]:
+    raw = np.ascontiguousarray(arr).tobytes()
+    w = arr.shape[1] * arr.dtype.itemsize
+    return [int.from_bytes(raw[i : i + w], "little") for i in range(0, len(raw), w)]
+
+
+def _encoding_to_limbs(group: Group, raw: np.ndarray) -> np.ndarray:
+    """(n, 96 k) uint8 uncompressed encodings → (n, 24 k) uint32 canonical little-endian limbs in
+    device order (x then y; over Fq2 c0 then c1), the point at infinity as zeros."""
+    k = _coord_words(group)
+    raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    if raw.ndim != 2 or raw.shape[1] != group.uncompressed_size:
+        raise ValueError(f"{group.name} bases must have shape (n, {group.uncompressed_size}), got {raw.shape}")
+    n = raw.shape[0]
+    if n and np.any(raw[:, 0] & 0x80):
+        raise ValueError(f"{group.name} bases: compressed encoding in an uncompressed array")
+    inf = (raw[:, 0] & 0x40) != 0
+    body = raw.copy()
+    body[:, 0] &= 0x1F
+    words = body.reshape(n, 2 * k, 48)[:, :, ::-1]        # each big-endian Fq word, little-endian
+    if k == 2:
+        words = words[:, [1, 0, 3, 2], :]                 # zcash writes c1 ‖ c0
+    le = np.ascontiguousarray(words).view("<u4").reshape(n, 24 * k)
+    le[inf] = 0
+    return le.astype(np.uint32)
+
+
+def _limbs_to_encoding(group: Group, canon: np.ndarray) -> np.ndarray:
+    """Inverse of ``_encoding_to_limbs``: (n, 24 k) uint32 canonical → (n, 96 k) uint8 uncompressed."""
+    k = _coord_words(group)
+    n = canon.shape[0]
+    words = np.ascontiguousarray(canon).view(np.uint8).reshape(n, 2 * k, 48)
+    if k == 2:
+        words = words[:, [1, 0, 3, 2], :]
+    out = np.ascontiguousarray(words[:, :, ::-1]).reshape(n, 96 * k)
+    inf = ~out.any(axis=1)
+    out[inf, 0] = 0x40
+    return out
+
+
+_UPLOAD_CHUNK_BYTES = 64 << 20
+"""Size of each of the two pinned host buffers ``to_device_async`` copies through."""
+
+
+class _PendingCUDAUpload(PendingUpload):
+    """An upload queued on a side stream (``event`` marks its end), or, when ``array`` is None,
+    host limbs whose upload was deferred to ``ready``."""
+
+    __slots__ = ("backend", "limbs", "event")
+
+    def __init__(self, backend: "DeviceRuntime", array, limbs: np.ndarray | None, event=None):
+        nbytes = int(limbs.nbytes) if limbs is not None else int(array.nbytes)
+        super().__init__(array, nbytes)
+        self.backend, self.limbs, self.event = backend, limbs, event
+
+    def ready(self):
+        """The device array ((n, 4) uint64, Montgomery); the current stream waits (on the
+        device) for the upload's event, or uploads the deferred limbs itself.
+
+        Raises:
+            GPUMemoryError: a deferred upload finds no room.
+        """
+        if self.array is None:
+            bk = self.backend
+            self.array = bk._guarded("to_device", bk._to_device_limbs, self.limbs)
+            self.limbs = None
+        elif self.event is not None:
+            self.backend.cp.cuda.get_current_stream().wait_event(self.event)
+            self.event = None
+        return self.array
+
+
+def _guard(op: str):
+    """Method decorator of ``CUDABackend``: CuPy's OutOfMemoryError → ``GPUMemoryError`` naming ``op``."""
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(self, *args, **kwargs):
+            return self._guarded(op, fn, self, *args, **kwargs)
+
+        return wrapper
+
+    return deco
+
+
+class _PoolAllocator:
+    """CuPy allocator over the default memory pool, installed by the first ``CUDABackend`` in
+    place of the pool's own ``malloc`` (never over a caller's allocator).
+
+    - Live peak: after every allocation it folds the pool's bytes in use (live arrays, not cached
+      free blocks) into the peak of each open backend (``CUDABackend.gpu_peak_bytes``). The
+      pool's held bytes (``total_bytes``) overstate the need: at the 32 GiB partition they
+      reached 138.9 GiB against a model of about 110 GiB.
+    - Under a pool limit (``get_limit`` > 0) an OutOfMemoryError is retried once after
+      ``free_all_blocks``: CuPy counts cached free blocks (of every stream's arena) against the
+      limit and raises without freeing them. (Free blocks inside chunks that still hold a live
+      array cannot be freed at all: the planners count them as used, see
+      ``CUDABackend._mem_avail``.)
+    """
+
+    def __init__(self, cupy):
+        self.cupy = cupy
+        self.pool = cupy.get_default_memory_pool()
+        self.oom = cupy.cuda.memory.OutOfMemoryError
+        self.watchers = weakref.WeakSet()
+
+    def __call__(self, size: int):
+        pool = self.pool
+        try:
+            mem = pool.malloc(size)
+        except self.oom:
+            if not pool.get_limit():
+                raise
+            pool.free_all_blocks()
+            mem = pool.malloc(size)
+        if self.watchers:   # open backends: one or two
+            used = pool.used_bytes()
+            for w in list(self.watchers):
+                if used > w._live_peak:
+                    w._live_peak = used
+        return mem
+
+    @classmethod
+    def install(cls, cupy) -> "_PoolAllocator | None":
+        """The allocator in force if it is one of ours, else install one when CuPy's allocator
+        is the default pool's ``malloc``; None when a caller set an allocator of its own."""
+        current = cupy.cuda.get_allocator()
+        if isinstance(current, cls):
+            return current
+        if current != cupy.get_default_memory_pool().malloc:
+            return None
+        alloc = cls(cupy)
+        cupy.cuda.set_allocator(alloc)
+        return alloc
+
+
+class DeviceRuntime:
+    """Device memory, array checks and transfers of ``CUDABackend`` (a mixin: ``CUDABackend.__init__``
+    sets ``cp`` and the pool state; the other parts, ``NTTOps``, ``SpMVOps`` and ``MSMOps``, build
+    on it)."""
+
+    # --- device memory ----------------------------------------------------------------------
+
+    def _pool(self):
+        return self.cp.get_default_memory_pool()
+
+    def set_mem_limit(self, nbytes: int | None) -> None:
+        """Cap CuPy's default memory pool (this device) at ``nbytes`` (None: back to the limit
+        that was in force before this backend set one; ``close`` does the same). Cached free
+        blocks are released first, since they count toward the limit; on an out-of-memory under
+        the limit the allocator (``_PoolAllocator``) frees cached blocks and retries once.
+
+        Raises:
+            ValueError: nbytes < 1.
+        """
+        pool = self._pool()
+        if nbytes is None:
+            if self._prev_limit is not None:
+                pool.set_limit(size=self._prev_limit)
+                self._prev_limit = None
+            self.mem_limit = None
+            return
+        nbytes = int(nbytes)
+        if nbytes < 1:
+            raise ValueError(f"gpu memory limit must be ≥ 1 byte, got {nbytes}")
+        if self._prev_limit is None:
+            self._prev_limit = int(pool.get_limit())
+        pool.free_all_blocks()
+        pool.set_limit(size=nbytes)
+        self.mem_limit = nbytes
+
+    def _mem_avail(self, want: int | None = None) -> int | None:
+        """Bytes a new allocation may still take: the pool's limit (this backend's or
+        CUPY_GPU_MEMORY_LIMIT) minus the bytes the pool holds, and at most the device's free
+        memory plus the pool's cached blocks; None when neither can be read. Under a limit the
+        held bytes count, not the bytes in use: a free block split off a chunk that still has a
+        live array in it (a cached twiddle table carved from a freed buffer) cannot be released
+        yet counts against CuPy's limit (seen on the H200: 3.8 MB held beyond the arrays in use
+        made a split NTT planned at the limit fail). The pool's releasable cached blocks are
+        freed first when the room is below ``want`` bytes (what the caller would use; None:
+        always), so a roomy limit keeps its cache.
+        """
+        pool = self._pool()
+        cands = []
+        limit = int(pool.get_limit())
+        if limit:
+            held = int(pool.total_bytes())
+            if held > int(pool.used_bytes()) and (want is None or limit - held < want):
+                pool.free_all_blocks()
+                held = int(pool.total_bytes())
+            cands.append(limit - held)
+        try:
+            cands.append(int(self.cp.cuda.runtime.memGetInfo()[0]) + int(pool.free_bytes()))
+        except Exception:
+            pass
+        return min(cands) if cands else None
+
+    def _free_cached(self) -> None:
+        """Return the pool's cached blocks to the device (after an out-of-memory)."""
+        gc.collect()
+        self._pool().free_all_blocks()
+
+    def _oom_type(self):
+        return self.cp.cuda.memory.OutOfMemoryError
+
+    def _memory_error(self, op: str, requested: int | None, detail: str = ""):
+        """A GPUMemoryError for ``op`` after freeing the pool's cached blocks (to raise)."""
+
+        self._free_cached()
+        limit = int(self._pool().get_limit()) or None
+        used = int(self._pool().used_bytes())
+        extra = f"{used:,} bytes still in use" + (f"; {detail}" if detail else "")
+        return GPUMemoryError(op, requested, limit, extra)
+
+    def _guarded(self, op: str, fn, *args, **kwargs):
+        """Call fn; CuPy's OutOfMemoryError becomes GPUMemoryError (cached blocks freed first,
+        after the failed call's arrays are released). Records the pool's bytes afterwards."""
+        requested = None
+        try:
+            out = fn(*args, **kwargs)
+        except self._oom_type() as e:
+            requested = getattr(e, "_size", None)
+            failed = str(e)
+        else:
+            self._note_peak()
+            return out
+        raise self._memory_error(op, requested, f"CuPy: {failed}")
+
+    def _note_peak(self) -> None:
+        try:
+            self._peak = max(self._peak, int(self._pool().total_bytes()))
+        except Exception:
+            pass
+
+    @property
+    def gpu_peak_bytes(self) -> int:
+        """Most bytes of live CuPy arrays on the device (the memory pool's bytes in use) at any
+        allocation since this backend was made, by any thread (``_PoolAllocator``). Where a
+        caller's own CuPy allocator is in force this cannot be tracked and the pool's high-water
+        mark (``gpu_pool_peak_bytes``) stands in. Device memory outside the pool (the CUDA
+        context, compiled modules) is not counted."""
+        return self._live_peak if self._live_tracked else self.gpu_pool_peak_bytes
+
+    @property
+    def gpu_pool_peak_bytes(self) -> int:
+        """Most bytes CuPy's pool held (live arrays plus cached free blocks) after any guarded
+        operation of this backend (MSMs, NTTs, sparse products, transfers): what the device
+        lent the process, at least ``gpu_peak_bytes`` while the pool was not trimmed."""
+        self._note_peak()
+        return self._peak
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    def _check(self, a):
+        cp = self.cp
+        if not (isinstance(a, cp.ndarray) and a.dtype == cp.uint64 and a.ndim == 2 and a.shape[1] == 4):
+            raise TypeError("cuda device arrays are (n, 4) uint64 CuPy arrays (use to_device)")
+        if not a.flags.c_contiguous:
+            a = self.cp.ascontiguousarray(a)
+        return a
+
+    def _pair(self, a, b):
+        a, b = self._check(a), self._check(b)
+        if a.shape != b.shape:
+            raise ValueError(f"length mismatch: {a.shape[0]} vs {b.shape[0]}")
+        return a, b
+
+    def _upload_mont_host(self, ints: Sequence[int]):
+        """Small host tables: Montgomery conversion on the host, then upload."""
+        return self.cp.asarray(_fr_limbs([v * _MONT_R % _R for v in ints]))
+
+    def _const(self, k: int):
+        return self._upload_mont_host([k % _R])
+
+    def _launch_ew(self, name: str, n: int, *args):
+        if n:
+            _kernel("ntt.cu", name)((_grid(n, 256),), (256,), (*args, _u64(n)))
+
+    # --- transfers --------------------------------------------------------------------------
+
+    @_guard("to_device")
+    def to_device(self, values):
+        """Int array / int sequence (canonical) → device array ((n, 4) uint64, Montgomery).
+
+        Raises:
+            ValueError: not 1-D, or a value outside [0, r) (its index is named).
+            TypeError: non-integer elements or dtype.
+        """
+        return self._to_device_limbs(_host_limbs(values, "to_device"))
+
+    def _to_device_limbs(self, limbs: np.ndarray):
+        """(n, 4) uint64 canonical host limbs → device array (Montgomery) on the current stream."""
+        canon = self.cp.asarray(limbs)
+        out = self.cp.empty_like(canon)
+        self._launch_ew("fr_to_mont", canon.shape[0], canon, out)
+        return out
+
+    def to_device_async(self, values, stream=None, defer: bool = False) -> "_PendingCUDAUpload":
+        """``to_device`` that returns once the copy is queued: callable from a background thread
+        while the compute stream works on something else.
+
+        In the calling thread: the values are checked and converted to ``(n, 4)`` uint64 limbs
+        on the host, then copied in ``_UPLOAD_CHUNK_BYTES`` pieces through two pinned host
+        buffers (each refilled once its previous copy has finished) on ``stream`` (default: this
+        backend's non-blocking side stream, so the legacy default stream's work is not waited
+        for), where the Montgomery conversion is queued too. An event recorded after it is what
+        ``ready()`` makes the caller's current stream wait on (on the device; the host does not
+        block). Host memory beyond the limbs: two pinned chunks.
+
+        The array comes from the side stream's pool arena: drop it only after the compute
+        stream's work on it has finished (``Prover.prove`` has, once it returns), since the
+        side stream may reuse the memory at once.
+
+        When what is free now (under the pool's limit, and on the device) does not hold the
+        array twice (canonical and Montgomery form), or ``defer`` is set, the upload is deferred
+        to ``ready()`` (a plain ``to_device`` on the compute stream) rather than compete with the
+        running proof.
+
+        Raises:
+            ValueError: not 1-D, or a value outside [0, r) (its index is named).
+            TypeError: non-integer elements or dtype.
+            GPUMemoryError: the device (or the pool's limit) has no room for the array.
+        """
+        limbs = _host_limbs(values, "to_device")
+        if defer:
+            return _PendingCUDAUpload(self, None, limbs)
+        with self.cp.cuda.Device(self._device_id):
+            avail = self._mem_avail(2 * limbs.nbytes)
+            if avail is not None and avail < 2 * limbs.nbytes:
+                return _PendingCUDAUpload(self, None, limbs)
+            return self._guarded("to_device", self._upload_async, limbs, stream)
+
+    def _side_stream(self):
+        """The non-blocking CUDA stream of this backend's asynchronous uploads (made on first use)."""
+        st = getattr(self, "_upload_stream", None)
+        if st is None:
+            st = self._upload_stream = self.cp.cuda.Stream(non_blocking=True)
+        return st
+
+    def _upload_async(self, limbs: np.ndarray, stream) -> "_PendingCUDAUpload":
+        """Queue ``limbs`` ((n, 4) uint64 canonical, host) on ``stream`` (see ``to_device_async``)."""
+        import cupyx  # part of CuPy (optional): imported on use
+
+        cp = self.cp
+        stream = self._side_stream() if stream is None else stream
+        n = limbs.shape[0]
+        rows = max(1, _UPLOAD_CHUNK_BYTES // 32)
+        with stream:  # allocations belong to the stream that writes them (CuPy's per-stream arenas)
+            canon = cp.empty((n, 4), dtype=cp.uint64)
+            out = cp.empty_like(canon)
+        bufs = [cupyx.empty_pinned((min(rows, n), 4), dtype=np.uint64) for _ in range(min(2, -(-n // rows)))]
+        copied = [None] * len(bufs)
+        for j, lo in enumerate(range(0, n, rows)):
+            hi = min(n, lo + rows)
+            b = j % len(bufs)
+            if copied[b] is not None:
+                copied[b].synchronize()  # the buffer's previous chunk is on the device
+            bufs[b][: hi - lo] = limbs[lo:hi]
+            canon[lo:hi].set(bufs[b][: hi - lo], stream=stream)
+            copied[b] = stream.record()
+        with stream:
+            self._launch_ew("fr_to_mont", n, canon, out)
+        done = stream.record()
+        for ev in copied:  # the pinned buffers are released on return
+            if ev is not None:
+                ev.synchronize()
+        return _PendingCUDAUpload(self, out, None, done)
+
+    @_guard("to_host")
+    def to_host(self, arr) -> np.ndarray:
+        """Device array → int array (canonical, 1-D object array of gmpy2.mpz)."""
+        a = self._check(arr)
+        n = a.shape[0]
+        canon = self.cp.empty_like(a)
+        self._launch_ew("fr_from_mont", n, a, canon)
+        return _limbs_to_mpz(canon.get())
+
+    def synchronize(self) -> None:
+        """Wait for the kernels queued on the current CUDA stream (phase timings)."""
+        self.cp.cuda.get_current_stream().synchronize()

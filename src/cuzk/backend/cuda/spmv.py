@@ -1,0 +1,185 @@
+"""Sparse products of the ``cuda`` backend (``spmv.cu``): ``spmv`` (CSR, a group of lanes per row;
+the matrix and its Montgomery coefficient table cached on the device per matrix object),
+``spmv_t`` (the transpose, for setup) and ``first_unsatisfied`` (a·b = c check, one atomicMin).
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ..base import CSRMatrix
+from .runtime import DeviceRuntime, _grid, _guard, _i32, _kernel, _u64
+
+_SPMV_T_ROW = 4096   # most entries one lane group sums in ``spmv_t`` (longer columns are split)
+
+
+class SpMVOps(DeviceRuntime):
+    """Sparse products of ``CUDABackend`` (a mixin), with the device CSR cache (``_csr``,
+    ``_coeff_tables``)."""
+
+    @_guard("first_unsatisfied")
+    def first_unsatisfied(self, a, b, c) -> int | None:
+        """Index of the first i with a[i]·b[i] ≠ c[i], or None (one kernel, 8 bytes read back)."""
+        a, b = self._pair(a, b)
+        a, c = self._pair(a, c)
+        n = a.shape[0]
+        if n == 0:
+            return None
+        first = self.cp.full(1, np.iinfo(np.uint64).max, dtype=self.cp.uint64)
+        _kernel("spmv.cu", "fr_first_unsat")((_grid(n, 256),), (256,), (a, b, c, first, _u64(n)))
+        row = int(first.get()[0])
+        return None if row == np.iinfo(np.uint64).max else row
+
+    # --- sparse -------------------------------------------------------------------------------
+
+    def _csr_device(self, m: CSRMatrix):
+        """(indptr int64, cols uint32, coeff ids uint32, coefficient table (Montgomery), log2 G)
+        of ``m`` on the device: uploaded on first use and cached while ``m`` lives (keyed by the
+        matrix object; the coefficient table is shared by matrices with the same ``coeffs``
+        array, as the R1CS's A, B and C are)."""
+        key = id(m)
+        hit = self._csr.get(key)
+        if hit is not None and hit[0]() is m:
+            return hit[1]
+        cp = self.cp
+        rows, cols = m.shape
+        indptr = np.asarray(m.indptr, dtype=np.int64)
+        if indptr.shape != (rows + 1,):
+            raise ValueError(f"spmv: indptr has {len(indptr)} entries for {rows} rows")
+        nnz = m.nnz
+        if int(indptr[0]) != 0 or int(indptr[-1]) != nnz or (rows and np.any(np.diff(indptr) < 0)):
+            raise ValueError("spmv: indptr is not a non-decreasing sequence from 0 to nnz")
+        if cols >= 1 << 32 or len(m.coeffs) >= 1 << 32:
+            raise ValueError("spmv: the cuda backend handles fewer than 2^32 columns and coefficients")
+        ids = np.asarray(m.coeff_ids)
+        idx = np.asarray(m.indices)
+        if nnz and (int(idx.min()) < 0 or int(idx.max()) >= cols):
+            raise ValueError("spmv: a column index is outside the matrix")
+        if nnz and (int(ids.min()) < 0 or int(ids.max()) >= len(m.coeffs)):
+            raise ValueError("spmv: a coefficient id is outside the coefficient table")
+        ck = id(m.coeffs)
+        chit = self._coeff_tables.get(ck)
+        if chit is not None and chit[0]() is m.coeffs:
+            table = chit[1]
+        else:
+            table = self.to_device(m.coeffs) if len(m.coeffs) else cp.zeros((1, 4), dtype=cp.uint64)
+            try:
+                self._coeff_tables[ck] = (weakref.ref(m.coeffs, lambda _, k=ck: self._coeff_tables.pop(k, None)), table)
+            except TypeError:  # not weak-referenceable: not cached
+                pass
+        log_g = self._log_lanes(nnz, rows)
+        dev = (
+            cp.asarray(indptr),
+            cp.asarray(idx.astype(np.uint32)) if nnz else cp.zeros(1, dtype=cp.uint32),
+            cp.asarray(ids.astype(np.uint32)) if nnz else cp.zeros(1, dtype=cp.uint32),
+            table,
+            log_g,
+        )
+        try:
+            self._csr[key] = (weakref.ref(m, lambda _, k=key: self._csr.pop(k, None)), dev)
+        except TypeError:
+            pass
+        return dev
+
+    @_guard("spmv")
+    def spmv(self, m: CSRMatrix, w):
+        """y = M·w over Fr on the GPU (``spmv.cu``: CSR, 2^G lanes per row with G from the mean row
+        length; the matrix's index arrays and its Montgomery coefficient table are uploaded once
+        and cached on the device while ``m`` lives).
+
+        Args:
+            m: CSR matrix with shape (rows, cols).
+            w: device array of length cols.
+
+        Returns:
+            Device array of length rows (empty rows give 0).
+
+        Raises:
+            ValueError: len(w) != cols, or a malformed matrix.
+        """
+        w = self._check(w)
+        rows, cols = m.shape
+        if w.shape[0] != cols:
+            raise ValueError(f"spmv: matrix has {cols} columns but the vector has {w.shape[0]} entries")
+        return self._spmv_launch(*self._csr_device(m), w, rows)
+
+    def _spmv_launch(self, indptr, idx, ids, table, log_g: int, w, rows: int):
+        """``spmv_csr`` over device CSR arrays (indptr int64, cols and coefficient ids uint32)."""
+        y = self.cp.empty((rows, 4), dtype=self.cp.uint64)
+        if rows:
+            rows_per_block = 256 >> log_g
+            _kernel("spmv.cu", "spmv_csr")(
+                (_grid(rows, rows_per_block),), (256,), (indptr, idx, ids, table, w, y, _u64(rows), _i32(log_g))
+            )
+        return y
+
+    @staticmethod
+    def _log_lanes(nnz: int, rows: int) -> int:
+        """log2 of the lanes per row of ``spmv_csr``: the smallest group ≥ half the mean row length
+        (at most 32)."""
+        avg = nnz / max(1, rows)
+        log_g = 0
+        while log_g < 5 and (1 << log_g) * 2 < avg:
+            log_g += 1
+        return log_g
+
+    @_guard("spmv_t")
+    def spmv_t(self, m: CSRMatrix, x):
+        """y = Mᵀ·x over Fr on the GPU (the setup's QAP evaluation at τ).
+
+        Mᵀ is built on the device from ``m``'s cached device CSR: row ids by a search in indptr,
+        a sort of the entries by column (CuPy's radix sort), counts per column. A column with more
+        than ``_SPMV_T_ROW`` entries (the ONE variable sits in millions of rows) is split into
+        virtual rows of at most that many entries, and a second ``spmv_csr`` (coefficient 1) adds
+        the partial sums, so no thread walks a whole column. The transposed arrays are freed on
+        return (≈ 24 bytes per non-zero while they live).
+
+        Args:
+            m: CSR matrix of shape (rows, cols).
+            x: device array of length rows.
+
+        Returns:
+            Device array of length cols.
+
+        Raises:
+            ValueError: len(x) != rows, or a malformed matrix.
+        """
+        cp = self.cp
+        x = self._check(x)
+        rows, cols = m.shape
+        if x.shape[0] != rows:
+            raise ValueError(f"spmv_t: matrix has {rows} rows but the vector has {x.shape[0]} entries")
+        nnz = m.nnz
+        if nnz == 0:
+            return cp.zeros((cols, 4), dtype=cp.uint64)
+        indptr, idx, ids, table, _ = self._csr_device(m)
+        order = cp.argsort(idx)
+        col_sorted = idx[order]
+        t_idx = (cp.searchsorted(indptr, order, side="right") - 1).astype(cp.uint32)  # row of each entry
+        t_ids = ids[order]
+        del order
+        counts = cp.bincount(col_sorted, minlength=cols).astype(cp.int64)
+        del col_sorted
+        # virtual rows: column c gives max(1, ceil(count / K)) rows of ≤ K entries
+        K = _SPMV_T_ROW
+        nv = cp.maximum(1, (counts + K - 1) // K)
+        vstart = cp.zeros(cols + 1, dtype=cp.int64)
+        cp.cumsum(nv, out=vstart[1:])
+        cstart = cp.zeros(cols + 1, dtype=cp.int64)
+        cp.cumsum(counts, out=cstart[1:])
+        V = int(vstart[-1])
+        if V == cols:
+            return self._spmv_launch(cstart, t_idx, t_ids, table, self._log_lanes(nnz, cols), x, cols)
+        v = cp.arange(V, dtype=cp.int64)
+        col_of_v = cp.searchsorted(vstart, v, side="right") - 1
+        vptr = cp.empty(V + 1, dtype=cp.int64)
+        vptr[:V] = cp.minimum(cstart[col_of_v] + (v - vstart[col_of_v]) * K, cstart[col_of_v + 1])
+        vptr[V] = nnz
+        del v, col_of_v
+        partial = self._spmv_launch(vptr, t_idx, t_ids, table, self._log_lanes(nnz, V), x, V)
+        del vptr, t_idx, t_ids
+        one = self._const(1)
+        return self._spmv_launch(vstart, cp.arange(V, dtype=cp.uint32), cp.zeros(V, dtype=cp.uint32), one,
+                                 self._log_lanes(V, cols), partial, cols)
