@@ -3,6 +3,7 @@
 import struct
 import warnings
 
+import numpy as np
 import pytest
 
 from cuzk.backend import get_backend
@@ -226,3 +227,24 @@ def test_write_is_atomic(material, tmp_path, monkeypatch):
         write_params(target, pk)  # fails inside the temporary file's writer
     assert target.read_bytes() == b"old"
     assert [f.name for f in tmp_path.iterdir() if f.name.startswith(".keep")] == []
+
+
+def test_read_params_maps_the_file_and_pages_can_be_released(material):
+    """The key's arrays are views of the mapped file (no copy); ``release_pages`` hands the pages
+    of a consumed slice back without changing what the array reads."""
+    import mmap
+
+    from cuzk.fileio import release_pages
+
+    d, *_ = material
+    pk = read_params(d / "k.params")
+    base = pk.h
+    while not isinstance(base, mmap.mmap):
+        base = base.obj if isinstance(base, memoryview) else base.base
+    before = pk.l.copy()
+    released = release_pages(pk.l)
+    assert released == 0 or released % mmap.PAGESIZE == 0
+    assert np.array_equal(pk.l, before)   # read again from the page cache
+    assert release_pages(np.zeros(10)) == 0
+    big = np.frombuffer(base, dtype=np.uint8)
+    assert release_pages(big) >= len(big) - mmap.PAGESIZE

@@ -184,6 +184,34 @@ def test_cuda_setup_equals_cpu_setup_and_resident_proofs():
             assert verify(rk.vk, p.prove(ins, aux), ins[1:])
 
 
+@pytest.mark.gpu
+@pytest.mark.skipif(not cuda_available(), reason="needs CuPy and a CUDA device")
+def test_resident_key_written_in_slices_equals_the_host_setup_file(tmp_path):
+    """The workflow's GPU setup (``setup_resident`` + ``write_resident_params``, slices converted on
+    the GPU) writes the same bytes as the host key of the same toxic waste; read back (mapped,
+    trusted by its identity record, streamed to the GPU slice by slice) it proves and verifies."""
+    from cuzk.groth16 import read_params, write_params, write_resident_params
+
+    r1cs, ins, aux = circuit(3000, 4)
+    with get_backend("cuda") as g:
+        ref = quiet(setup, r1cs, g, TOXIC)
+        write_params(tmp_path / "ref.params", ref)
+        rk = quiet(setup_resident, r1cs, g, TOXIC)
+        try:
+            digest = write_resident_params(tmp_path / "rk.params", rk, rows=1000)  # several slices
+        finally:
+            rk.close()
+        assert (tmp_path / "rk.params").read_bytes() == (tmp_path / "ref.params").read_bytes()
+        pk = read_params(tmp_path / "rk.params")
+        assert pk.digest == digest
+        with Prover(pk, r1cs, g) as p:
+            proof = p.prove(ins, aux, r=5, s=9)
+            assert verify(pk.vk, proof, ins[1:])
+            assert not verify(pk.vk, proof, [ins[1] + 1] + ins[2:])
+    with get_backend("cpu") as c, Prover(ref, r1cs, c) as p:
+        assert p.prove(ins, aux, r=5, s=9).to_bytes() == proof.to_bytes()
+
+
 def test_prover_takes_limb_assignments():
     from cuzk.field import to_limbs
     from cuzk.groth16 import WitnessError

@@ -1,4 +1,5 @@
-"""Crash-safe file output shared by every layer: a file exists only when it is complete.
+"""Files shared by every layer: crash-safe output (a file exists only when it is complete), and
+mapped input whose pages a reader hands back once it has used them.
 
 Imports nothing of cuzk, so any layer may use it.
 """
@@ -6,11 +7,14 @@ Imports nothing of cuzk, so any layer may use it.
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import shutil
 import tempfile
 from pathlib import Path
 from typing import BinaryIO, Iterator
+
+import numpy as np
 
 
 def _umask() -> int:
@@ -90,3 +94,34 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def release_pages(arr) -> int:
+    """Drop the pages of a memory-mapped array (or a view of one) from this process's resident
+    set: the data stays in the page cache and is read again on the next touch. Use it after a
+    slice has been copied elsewhere (to the GPU), so streaming a 47 GB key through a mapping does
+    not grow the step's RSS.
+
+    Returns the bytes released (0 when ``arr`` is not backed by an ``mmap``; never raises).
+    """
+    base = arr
+    while not isinstance(base, mmap.mmap):  # ndarray views → ndarray/memmap → (memoryview →) mmap
+        nxt = base.obj if isinstance(base, memoryview) else getattr(base, "base", None)
+        if nxt is None:
+            return 0
+        base = nxt
+    if arr.nbytes == 0:
+        return 0
+    try:
+        start = np.frombuffer(base, dtype=np.uint8, count=1).__array_interface__["data"][0]
+        lo = arr.__array_interface__["data"][0] - start
+        hi = lo + arr.nbytes
+        page = mmap.PAGESIZE
+        lo_p = -(-lo // page) * page          # whole pages inside the slice only
+        hi_p = hi // page * page
+        if hi_p > lo_p:
+            base.madvise(mmap.MADV_DONTNEED, lo_p, hi_p - lo_p)
+            return hi_p - lo_p
+    except (ValueError, OSError, AttributeError):
+        pass
+    return 0

@@ -23,7 +23,8 @@ from .circuits import commd
 from .circuits.registry import ShapeMismatchError, family_of, shape_by_name
 from .field import from_limbs
 from .fileio import atomic_dir, atomic_write_text
-from .groth16 import DevelopmentSetupWarning, Prover, read_params, read_proofs, read_vk, setup, verify, write_params, write_proofs, write_vk
+from .groth16 import (DevelopmentSetupWarning, Prover, read_params, read_proofs, read_vk, setup, setup_resident, verify,
+                      write_params, write_proofs, write_resident_params, write_vk)
 from .memory import MemorySampler, note_backend_gpu, write_report
 from .memory.device import prove_device_bytes
 from .memory.model import check_budget, predict_step_bytes
@@ -204,11 +205,19 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
             warnings.simplefilter("ignore", DevelopmentSetupWarning)
             log.warning("setup %s: development parameters (random toxic waste), not for chain use", shape.name)
             progress.info("setup %s: %d constraints, computing the key with %d worker(s)…", shape.name, r1cs.num_constraints, threads)
-            pk = setup(r1cs, bk)
+            if bk.name == "cuda":  # the key stays on the GPU and is written in slices (47 GB at 32 GiB)
+                key = setup_resident(r1cs, bk)
+                progress.info("setup %s: key computed, writing %s", shape.name, params_out)
+                try:
+                    write_resident_params(params_out, key)
+                finally:
+                    key.close()
+            else:
+                key = setup(r1cs, bk)
+                progress.info("setup %s: key computed, writing %s", shape.name, params_out)
+                write_params(params_out, key)
             note_backend_gpu(sampler, bk, extra)
-            progress.info("setup %s: key computed, writing %s", shape.name, params_out)
-        write_params(params_out, pk)
-        write_vk(vk_out, pk.vk)
+        write_vk(vk_out, key.vk)
 
 
 def _read_input(path, shape) -> dict:

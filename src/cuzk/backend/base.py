@@ -52,6 +52,11 @@ class MSMContext(abc.ABC):
     group: Group
     size: int
 
+    def encoded(self, lo: int, hi: int) -> np.ndarray:
+        """Bases ``lo:hi`` as ``(hi − lo, group.uncompressed_size)`` uint8 uncompressed encodings
+        (writing a resident key out). Raises NotImplementedError where the bases cannot be read back."""
+        raise NotImplementedError(f"{type(self).__name__} cannot hand out its bases")
+
     @abc.abstractmethod
     def msm(self, scalars: np.ndarray):
         """Σ scalars[i]·bases[i]; ``scalars`` an int array of length ``size`` with values in [0, r).

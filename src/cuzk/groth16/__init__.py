@@ -19,6 +19,7 @@ from .keys import (
     read_proofs,
     read_vk,
     write_params,
+    write_resident_params,
     write_proofs,
     write_vk,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "verify",
     "verify_batch",
     "write_params",
+    "write_resident_params",
     "write_proofs",
     "write_vk",
 ]

@@ -190,11 +190,45 @@ def write_params(path, pk: ProvingKey, known_good: bool = True) -> None:
 
 
 _WRITE_BLOCK = 1 << 26  # bytes per write: bounds the temporary copy of a non-contiguous view
+QUERIES = ("h", "l", "a", "b_g1", "b_g2")  # bellperson's order of the point vectors in a .params file
+
+
+def write_resident_params(path, key: "ResidentKey", rows: int = 1 << 20) -> str:
+    """Write a resident key (queries in MSM contexts, e.g. GPU memory) as a ``.params`` file in
+    bellperson's layout, ``rows`` points at a time (each slice converted where it lives and
+    downloaded): host memory holds one slice, not the key (≈ 47 GB at a 32 GiB partition).
+
+    The file's SHA-256 is computed while writing and recorded as checked (the points were
+    computed here), so the first read trusts it by identity (see the module docstring).
+
+    Returns:
+        The SHA-256 hex digest of the file.
+
+    Raises:
+        NotImplementedError: a context that cannot hand out its bases (``MSMContext.encoded``).
+    """
+    h = hashlib.sha256()
+    with atomic_open(path) as f:
+        for chunk in _resident_chunks(key, rows):
+            h.update(chunk)
+            f.write(chunk)
+    digest = h.hexdigest()
+    _mark_checked(digest, path)
+    return digest
+
+
+def _resident_chunks(key: "ResidentKey", rows: int):
+    yield key.vk.to_bytes()
+    for name in QUERIES:
+        ctx = key.ctx[name]
+        yield struct.pack(">I", ctx.size)
+        for lo in range(0, ctx.size, rows):
+            yield memoryview(np.ascontiguousarray(ctx.encoded(lo, min(ctx.size, lo + rows)))).cast("B")
 
 
 def _param_chunks(pk: ProvingKey):
     yield pk.vk.to_bytes()
-    for arr in (pk.h, pk.l, pk.a, pk.b_g1, pk.b_g2):
+    for arr in (getattr(pk, q) for q in QUERIES):
         yield struct.pack(">I", arr.shape[0])
         rows = max(1, _WRITE_BLOCK // max(1, arr.shape[1] if arr.ndim > 1 else 1))
         for i in range(0, arr.shape[0], rows):

@@ -19,6 +19,7 @@ import gmpy2
 import numpy as np
 
 from ...curve import G1, Group
+from ...fileio import release_pages
 from ..base import MSMContext, fixed_base_point
 from .plan import (
     MIN_MSM_CHUNK,
@@ -99,18 +100,22 @@ class CUDAMSMContext(MSMContext):
             self._bases = device_bases
             self.size = int(device_bases.shape[0])
             return
-        canon = _encoding_to_limbs(group, bases)
-        n = canon.shape[0]
+        raw = np.asarray(bases)
+        if raw.dtype != np.uint8:
+            raw = raw.astype(np.uint8)
+        if raw.ndim != 2 or raw.shape[1] != group.uncompressed_size:
+            raise ValueError(f"{group.name} bases must have shape (n, {group.uncompressed_size}), got {raw.shape}")
+        n = raw.shape[0]
         self.size = int(n)
         if resident is None:   # resident when the bases and one MSM chunk of reasonable size fit
             need = n * self._aw * 4 + min(n, _UPLOAD_SLICE) * self._aw * 4 + msm_device_bytes(min(n, _RESERVE_POINTS), k)
             avail = backend._mem_avail(need)
             resident = avail is None or need <= avail
         if not resident:
-            self._host = canon
+            self._host = _encoding_to_limbs(group, raw)
             self._bases = None
             return
-        self._bases = self._upload(canon)
+        self._bases = self._upload_encoded(raw)
 
     def _upload(self, canon: np.ndarray):
         """(m, aw) uint32 canonical limbs (host) → device affine Montgomery array, converted in
@@ -125,6 +130,52 @@ class CUDAMSMContext(MSMContext):
             self._k("fq_to_mont")((_grid(words * (hi - lo), 256),), (256,), (part, out[lo:hi], _u64(words * (hi - lo))))
             del part
         return out
+
+    def _upload_encoded(self, raw: np.ndarray):
+        """(m, 96 k) uint8 uncompressed encodings (host; a view of a mapped key file is read once,
+        slice by slice, and its pages handed back) → device affine Montgomery array. Each slice
+        goes through one pinned buffer and is decoded on the GPU (``_encoding_to_limbs`` with
+        cupy: about four slices of device bytes at a time, the room ``_UPLOAD_SLICE`` limbs
+        reserve), so host memory holds one slice, never the key.
+
+        Raises:
+            ValueError: a compressed encoding in the array.
+        """
+        import cupyx  # part of CuPy (optional): imported on use
+
+        cp = self._be.cp
+        m = raw.shape[0]
+        out = cp.empty((m, self._aw), dtype=cp.uint32)
+        if m == 0:
+            return out
+        words = self._aw // 12                 # Fq elements per point
+        rows = min(m, max(1, _UPLOAD_SLICE // 4))
+        pinned = cupyx.empty_pinned((rows, raw.shape[1]), dtype=np.uint8)
+        stream = cp.cuda.get_current_stream()
+        for lo in range(0, m, rows):
+            hi = min(m, lo + rows)
+            np.copyto(pinned[: hi - lo], raw[lo:hi])
+            release_pages(raw[lo:hi])
+            part = cp.empty((hi - lo, raw.shape[1]), dtype=cp.uint8)
+            part.set(pinned[: hi - lo], stream=stream)
+            limbs = _encoding_to_limbs(self.group, part, cp)
+            self._k("fq_to_mont")((_grid(words * (hi - lo), 256),), (256,), (limbs, out[lo:hi], _u64(words * (hi - lo))))
+            stream.synchronize()               # the pinned buffer is refilled next
+            del part, limbs
+        return out
+
+    def encoded(self, lo: int, hi: int) -> np.ndarray:
+        """Bases ``lo:hi`` as ``(hi − lo, group.uncompressed_size)`` uint8 uncompressed encodings
+        (host; converted on the GPU): how a resident key is written to a ``.params`` file."""
+        cp = self._be.cp
+        if self._bases is None:
+            return _limbs_to_encoding(self.group, self._host[lo:hi])
+        dev = self._bases[lo:hi]
+        n = int(dev.shape[0])
+        canon = cp.empty_like(dev)
+        if n:
+            self._k("fq_from_mont")((_grid(2 * (self._aw // 24) * n, 256),), (256,), (dev, canon, _u64(2 * (self._aw // 24) * n)))
+        return _limbs_to_encoding(self.group, canon, cp).get()
 
     @property
     def resident(self) -> bool:

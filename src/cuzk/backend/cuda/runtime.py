@@ -237,15 +237,20 @@ def _limbs_to_ints(arr: np.ndarray) -> list[int]:
     return [int.from_bytes(raw[i : i + w], "little") for i in range(0, len(raw), w)]
 
 
-def _encoding_to_limbs(group: Group, raw: np.ndarray) -> np.ndarray:
+def _encoding_to_limbs(group: Group, raw, xp=np):
     """(n, 96 k) uint8 uncompressed encodings → (n, 24 k) uint32 canonical little-endian limbs in
-    device order (x then y; over Fq2 c0 then c1), the point at infinity as zeros."""
+    device order (x then y; over Fq2 c0 then c1), the point at infinity as zeros. ``xp`` is numpy
+    (host arrays) or cupy (device arrays: the same steps run on the GPU).
+
+    Raises:
+        ValueError: wrong shape, or a compressed encoding (flag 0x80) in the array.
+    """
     k = _coord_words(group)
-    raw = np.ascontiguousarray(raw, dtype=np.uint8)
+    raw = xp.ascontiguousarray(raw, dtype=xp.uint8)
     if raw.ndim != 2 or raw.shape[1] != group.uncompressed_size:
         raise ValueError(f"{group.name} bases must have shape (n, {group.uncompressed_size}), got {raw.shape}")
     n = raw.shape[0]
-    if n and np.any(raw[:, 0] & 0x80):
+    if n and bool(xp.any(raw[:, 0] & 0x80)):
         raise ValueError(f"{group.name} bases: compressed encoding in an uncompressed array")
     inf = (raw[:, 0] & 0x40) != 0
     body = raw.copy()
@@ -253,21 +258,22 @@ def _encoding_to_limbs(group: Group, raw: np.ndarray) -> np.ndarray:
     words = body.reshape(n, 2 * k, 48)[:, :, ::-1]        # each big-endian Fq word, little-endian
     if k == 2:
         words = words[:, [1, 0, 3, 2], :]                 # zcash writes c1 ‖ c0
-    le = np.ascontiguousarray(words).view("<u4").reshape(n, 24 * k)
+    le = xp.ascontiguousarray(words).view("<u4").reshape(n, 24 * k)
     le[inf] = 0
-    return le.astype(np.uint32)
+    return le.astype(xp.uint32)
 
 
-def _limbs_to_encoding(group: Group, canon: np.ndarray) -> np.ndarray:
-    """Inverse of ``_encoding_to_limbs``: (n, 24 k) uint32 canonical → (n, 96 k) uint8 uncompressed."""
+def _limbs_to_encoding(group: Group, canon, xp=np):
+    """Inverse of ``_encoding_to_limbs``: (n, 24 k) uint32 canonical → (n, 96 k) uint8 uncompressed
+    (``xp`` numpy or cupy, as there)."""
     k = _coord_words(group)
     n = canon.shape[0]
-    words = np.ascontiguousarray(canon).view(np.uint8).reshape(n, 2 * k, 48)
+    words = xp.ascontiguousarray(canon).view(xp.uint8).reshape(n, 2 * k, 48)
     if k == 2:
         words = words[:, [1, 0, 3, 2], :]
-    out = np.ascontiguousarray(words[:, :, ::-1]).reshape(n, 96 * k)
+    out = xp.ascontiguousarray(words[:, :, ::-1]).reshape(n, 96 * k)
     inf = ~out.any(axis=1)
-    out[inf, 0] = 0x40
+    out[:, 0] |= inf.astype(xp.uint8) << 6                # 0x40 on the all-zero rows only
     return out
 
 
