@@ -30,11 +30,11 @@ include: "workflow/rules/bench.smk"
 rule all:
     default_target: True
     input:
-        expand(f"{RESULTS}/verify/{{sid}}.json", sid=SECTORS),
+        expand(R.verified("{sid}"), sid=SECTORS),
         POST_VERIFIED,
         # the proofs themselves: a deleted batch directory is proved again (and re-verified)
-        expand(f"{RESULTS}/proofs/{{batch}}", batch=BATCHES),
-        [f"{RESULTS}/proofs/{p['kind']}-post-{p['size']}" for p in POSTS.values()],
+        expand(R.proofs("{batch}"), batch=BATCHES),
+        [R.proofs(job) for job in POST_JOBS],
         # evaluated while the DAG is built, before any job runs (and only for this target)
         checks_before_run,
-        f"{RESULTS}/report/summary.md",
+        R.report("summary.md"),

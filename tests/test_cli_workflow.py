@@ -38,24 +38,19 @@ def test_cli_errors_are_clean(capsys):
     assert main(["bench", "prove", "--constraints", "16", "--backend", "cuda"]) == 2
 
 
-@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
-def test_snakemake_dry_run(tmp_path):
-    cfg = tmp_path / "config.yaml"  # the default config, with results in a fresh folder
-    cfg.write_text((ROOT / "config.yaml").read_text().replace("results: results", f"results: {tmp_path / 'r'}"))
+def test_snakemake_dry_run(snakemake_cli, default_config):
+    cfg = default_config()  # the default config, with results in a fresh folder
     r = subprocess.run(["snakemake", "-n", "--cores", "2", "--configfile", str(cfg)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr + r.stdout
     for rule in ("prepare", "pce_extract", "setup", "synthesize", "prove", "verify", "report"):
         assert rule in r.stdout
 
 
-@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
-def test_gpu_jobs_declare_a_gpu_and_the_gpu_memory_model(tmp_path):
+def test_gpu_jobs_declare_a_gpu_and_the_gpu_memory_model(snakemake_cli, default_config):
     """backend: cuda (a dry run needs no device): setup and prove declare gpu=1 and the cuda
     host-memory model (porep-2KiB setup: 5 GB, not the CPU's 13); without --resources gpu=N the
     DAG build warns that GPU jobs may all start at once."""
-    cfg = tmp_path / "config.yaml"
-    cfg.write_text((ROOT / "config.yaml").read_text().replace("results: results", f"results: {tmp_path / 'r'}")
-                   .replace("backend: auto", "backend: cuda"))
+    cfg = default_config({"backend: auto": "backend: cuda"})
     warn = "--resources gpu=N is not set"
     r = subprocess.run(["snakemake", "-n", "--cores", "2", "--configfile", str(cfg)], cwd=ROOT, capture_output=True,
                        text=True, timeout=120)
@@ -71,12 +66,9 @@ def test_gpu_jobs_declare_a_gpu_and_the_gpu_memory_model(tmp_path):
     assert r.returncode == 0 and warn not in r.stdout + r.stderr
 
 
-@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
-def test_snakemake_small_job(tmp_path):
-    cfg = tmp_path / "config.yaml"
-    res = tmp_path / "results"
-    cfg.write_text((ROOT / "config.yaml").read_text().replace("results: results", f"results: {res}")
-                   .replace("constraints: [1024, 16384]", "constraints: [32]"))
+def test_snakemake_small_job(snakemake_cli, default_config, tmp_path):
+    cfg = default_config({"constraints: [1024, 16384]": "constraints: [32]"})
+    res = tmp_path / "r"
     r = subprocess.run(
         ["snakemake", "bench_all", "--cores", "1", "--resources", "mem_gb=4", "--configfile", str(cfg), "--directory", str(ROOT)],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
@@ -87,11 +79,8 @@ def test_snakemake_small_job(tmp_path):
     assert (res / "benchmarks" / "bench_prove" / "32.tsv").exists()
 
 
-def test_schema_rejects_bad_config(tmp_path):
-    if shutil.which("snakemake") is None:
-        pytest.skip("snakemake not installed")
-    cfg = tmp_path / "bad.yaml"
-    cfg.write_text((ROOT / "config.yaml").read_text().replace("backend: auto", "backend: tpu"))
+def test_schema_rejects_bad_config(snakemake_cli, default_config, tmp_path):
+    cfg = default_config({"backend: auto": "backend: tpu"}, name="bad.yaml")
     r = subprocess.run(["snakemake", "-n", "--configfile", str(cfg)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode != 0
     out = r.stderr + r.stdout
@@ -105,8 +94,7 @@ def test_schema_rejects_bad_config(tmp_path):
     assert "Failed validating" not in out and len(out.splitlines()) < 40, out
 
 
-@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
-def test_lint_and_format():
+def test_lint_and_format(snakemake_cli):
     r = subprocess.run(["snakemake", "--lint"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "Lints for" not in r.stdout + r.stderr, r.stdout + r.stderr
     if shutil.which("snakefmt"):
@@ -114,11 +102,9 @@ def test_lint_and_format():
         assert f.returncode == 0, f.stderr
 
 
-@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
 @pytest.mark.parametrize("profile", ["default", "slurm"])
-def test_profiles_build_the_dag(tmp_path, profile):
-    cfg = tmp_path / "config.yaml"
-    cfg.write_text((ROOT / "config.yaml").read_text().replace("results: results", f"results: {tmp_path / 'r'}"))
+def test_profiles_build_the_dag(snakemake_cli, default_config, profile):
+    cfg = default_config()
     r = subprocess.run(["snakemake", "--profile", f"workflow/profiles/{profile}", "-n", "--configfile", str(cfg)],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]

@@ -1,8 +1,9 @@
 """The workflow's steps: one function per Snakemake rule, each measuring its own memory.
 
 Each step checks its inputs before expensive work, writes outputs through temporary files, and
-(when given ``mem_json``) writes its seconds, average/peak RSS, GPU peak, the memory model's
-prediction and the RSS timeline as JSON beside Snakemake's benchmark file.
+(when given ``mem_json``) writes its :class:`~cuzk.memory.StepRecord` (seconds, average/peak RSS,
+GPU peak, the memory model's prediction, the RSS timeline) as JSON beside Snakemake's benchmark
+file.
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ from .field import from_limbs
 from .fileio import atomic_dir, atomic_write_text
 from .groth16 import (DevelopmentSetupWarning, Prover, read_params, read_proofs, read_vk, setup, setup_resident, verify,
                       write_params, write_proofs, write_resident_params, write_vk)
-from .memory import MemorySampler, note_backend_gpu, write_report
+from .memory import MemorySampler, StepRecord, note_backend_gpu, write_record
+from .memory.budget import check_budget
 from .memory.device import prove_device_bytes
-from .memory.model import check_budget, predict_step_bytes
+from .memory.model import predict_step_bytes
+from .memory.record import set_field
+from .paths import partition_witness
 from .r1cs import ConstraintSystem
 from .r1cs.pce import read_pce, read_pce_header, write_pce
 from .r1cs.witness import read_witness_limbs, write_witness
@@ -42,24 +46,27 @@ class ProofVerificationError(CuzkError, RuntimeError):
 
 
 @contextmanager
-def measured(step: str, mem_json, predicted: int | None, budget_gb: float | None = None, extra: dict | None = None):
-    """Check the budget, then sample memory around the block and write ``mem_json``; yields the
-    ``MemorySampler`` (steps fold their backend's GPU peak into it with ``note_gpu``).
+def measured(step: str, mem_json, predicted: int | None, budget_gb: float | None = None,
+             record: StepRecord | None = None):
+    """Check the budget, then sample memory around the block and write the step's record to
+    ``mem_json`` (also when the block raises); yields the ``MemorySampler`` (steps fold their
+    backend's GPU peak into it with ``note_gpu``). ``record``: the step's :class:`StepRecord`
+    when the step fills fields of its own (GPU, batch, staging figures) in the block.
 
     Raises:
         MemoryBudgetError: ``predicted`` exceeds ``budget_gb``, before the block runs.
     """
     if predicted is not None:
         check_budget(step, predicted, budget_gb)
-    started = time.time()
+    rec = record if record is not None else StepRecord(step)
+    rec.step, rec.rss_predicted_bytes, rec.mem_gb, rec.started_at = step, predicted, budget_gb, time.time()
     sampler = MemorySampler().start()
     try:
         yield sampler
     finally:
-        rep = sampler.stop()
+        rec.measured(sampler.stop())
         if mem_json:
-            info = {"step": step, "rss_predicted_bytes": predicted, "mem_gb": budget_gb, "started_at": started}
-            write_report(mem_json, rep, info | (extra or {}))
+            write_record(mem_json, rec)
 
 
 def pce_digest(pce_path) -> str:
@@ -161,16 +168,11 @@ def pce_extract(shape_name: str, out, mem_json=None, mem_gb=None) -> None:
         log.info("pce %s: %s", shape_name, r1cs.stats())
 
 
-def _gpu_extra(gpu_mem_limit_gb) -> dict:
-    limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
-    return {"gpu_mem_limit_bytes": limit}
-
-
 @contextmanager
-def step_backend(name: str, threads: int, gpu_mem_limit: int | None, extra: dict):
+def step_backend(name: str, threads: int, gpu_mem_limit: int | None, record: StepRecord | dict):
     """The step's backend (``get_backend``); on cuda, on the first visible GPU no other cuzk step
-    holds (``cuzk.backend.gpus.claim``: waits while all are held), recorded in
-    ``extra["gpu_device"]`` as {"index", "id", "name"}.
+    holds (``cuzk.backend.gpus.claim``: waits while all are held), recorded in ``record``'s
+    ``gpu_device`` as {"index", "id", "name"} (a :class:`StepRecord`, or a dict).
 
     Raises:
         BackendUnavailableError: cuda asked for and no device (before anything is claimed).
@@ -182,7 +184,7 @@ def step_backend(name: str, threads: int, gpu_mem_limit: int | None, extra: dict
             yield bk
         return
     with claim(gpus) as gpu:
-        extra["gpu_device"] = {"index": gpu.index, "id": gpu.id, "name": gpu.name}
+        set_field(record, "gpu_device", {"index": gpu.index, "id": gpu.id, "name": gpu.name})
         if len(gpus) > 1:
             progress.info("on GPU %d of %d (%s)", gpu.index, len(gpus), gpu.name)
         with get_backend(name, threads=threads, gpu_mem_limit=gpu_mem_limit, device=gpu.index) as bk:
@@ -197,11 +199,11 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
     """
     shape = shape_of_pce(pce)
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
-    extra = _gpu_extra(gpu_mem_limit_gb)
+    rec = StepRecord("setup", gpu_mem_limit_bytes=limit)
     with measured("setup", mem_json, predict_step_bytes("setup", shape.stats(), threads=threads, backend=backend_kind(backend)), mem_gb,
-                  extra) as sampler:
+                  rec) as sampler:
         r1cs, _ = read_pce(pce)
-        with step_backend(backend, threads, limit, extra) as bk, warnings.catch_warnings():
+        with step_backend(backend, threads, limit, rec) as bk, warnings.catch_warnings():
             warnings.simplefilter("ignore", DevelopmentSetupWarning)
             log.warning("setup %s: development parameters (random toxic waste), not for chain use", shape.name)
             progress.info("setup %s: %d constraints, computing the key with %d worker(s)…", shape.name, r1cs.num_constraints, threads)
@@ -216,7 +218,7 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
                 key = setup(r1cs, bk)
                 progress.info("setup %s: key computed, writing %s", shape.name, params_out)
                 write_params(params_out, key)
-            note_backend_gpu(sampler, bk, extra)
+            note_backend_gpu(sampler, bk, rec)
         write_vk(vk_out, key.vk)
 
 
@@ -246,8 +248,8 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None) -> list
             cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"])
             fam.synthesize(cs, shape, fam.values(inp, k))
             ins, aux = cs.assignment()
-            write_witness(tmp / f"partition-{k}.wit", ins, aux, digest)
-    return [Path(out_dir) / f"partition-{k}.wit" for k in range(n)]
+            write_witness(partition_witness(tmp, k), ins, aux, digest)
+    return [partition_witness(out_dir, k) for k in range(n)]
 
 
 def _stage_partition(prover: Prover, fam, inp: dict, label: str, k: int, wpath: Path, digest: str,
@@ -308,12 +310,12 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     jobs = [(i, k) for i, inp in enumerate(inputs) for k in range(fam.partitions(inp))]
     pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n, backend=backend_kind(backend))
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
-    extra = {"sectors": n} | _gpu_extra(gpu_mem_limit_gb)  # staging figures are added before measured() writes it
-    with measured("prove", mem_json, pred, mem_gb, extra) as sampler, atomic_dir(out_dir) as tmp:
+    rec = StepRecord("prove", sectors=n, gpu_mem_limit_bytes=limit)  # staging figures are added before measured() writes it
+    with measured("prove", mem_json, pred, mem_gb, rec) as sampler, atomic_dir(out_dir) as tmp:
         r1cs, _ = read_pce(pce)
         pk = read_params(params)
         staged_s = waited_s = 0.0
-        with step_backend(backend, threads, limit, extra) as bk, Prover(pk, r1cs, bk) as prover, \
+        with step_backend(backend, threads, limit, rec) as bk, Prover(pk, r1cs, bk) as prover, \
                 ThreadPoolExecutor(max_workers=1, thread_name_prefix="cuzk-stage") as stager:
             # leaving this block (also by an error) joins the stager before the backend closes
             progress.info("prove %s: key loaded on %s, %d partition(s) of %d input(s) to prove", shape.name, bk.name,
@@ -321,7 +323,7 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
             defer = False   # stage the next assignment on the host only (no device copy ahead)
             if bk.name == "cuda":   # the device memory model, beside the measured GPU peak
                 need = prove_device_bytes(shape.stats(), len(pk.a), len(pk.b_g1), staged=len(jobs) > 1)
-                extra["gpu_predicted_bytes"] = need["peak"]
+                rec.gpu_predicted_bytes = need["peak"]
                 if limit is not None and need["peak"] > limit:
                     defer = need["staged"] > 0
                     progress.info("prove: the GPU needs about %.2f GiB, over the %.2f GiB limit: MSMs and the "
@@ -351,9 +353,9 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
                     proofs.append(proof)
                 write_proofs(tmp / f"{labels[i]}.proof", proofs)
                 progress.info("prove: %s verified (%d of %d in this batch)", labels[i], i + 1, n)
-            note_backend_gpu(sampler, bk, extra)
-        extra |= {"staging_seconds": round(staged_s, 3), "staging_waited_seconds": round(waited_s, 3),
-                  "staging_overlapped_seconds": round(max(0.0, staged_s - waited_s), 3)}
+            note_backend_gpu(sampler, bk, rec)
+        rec.staging_seconds, rec.staging_waited_seconds = round(staged_s, 3), round(waited_s, 3)
+        rec.staging_overlapped_seconds = round(max(0.0, staged_s - waited_s), 3)
 
 
 def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None = None, mem_json=None,

@@ -1,7 +1,8 @@
 """The batch report: per-step time and memory (measured and predicted), plots and a summary.
 
-Reads the memory JSON every step writes (``cuzk.pipeline.measured``) with pandas and writes
-``steps.tsv``, one memory-timeline PNG per rule, and ``summary.md``.
+Reads the record every step writes (:class:`cuzk.memory.StepRecord`, through its one reader
+:func:`cuzk.memory.read_record`), tabulates it with pandas and writes ``steps.tsv``, one
+memory-timeline PNG per rule, and ``summary.md``.
 """
 
 from __future__ import annotations
@@ -12,8 +13,14 @@ from pathlib import Path
 import pandas as pd
 
 from .fileio import atomic_dir, atomic_write_text
+from .memory.record import read_record
+from .paths import record_job
 
 GIB = 1 << 30
+
+
+def _gib(nbytes: int | None) -> float | None:
+    return nbytes / GIB if nbytes is not None else None
 
 
 def load_steps(mem_jsons) -> pd.DataFrame:
@@ -26,25 +33,22 @@ def load_steps(mem_jsons) -> pd.DataFrame:
     """
     rows = []
     for p in map(Path, mem_jsons):
-        try:
-            d = json.loads(p.read_text())
-            rows.append({
-                "rule": d["step"],
-                "job": p.name.removesuffix(".mem.json"),
-                "started_at": d.get("started_at"),
-                "seconds": d["seconds"],
-                "rss_avg_gib": d["rss_avg_bytes"] / GIB,
-                "rss_peak_gib": d["rss_peak_bytes"] / GIB,
-                "rss_predicted_gib": (d.get("rss_predicted_bytes") or 0) / GIB,
-                "mem_gb_declared": d.get("mem_gb"),
-                "gpu_peak_gib": (d["gpu_peak_bytes"] / GIB) if d.get("gpu_peak_bytes") is not None else None,
-                "gpu": (d.get("gpu_device") or {}).get("index"),
-                "gpu_pool_peak_gib": (d["gpu_pool_peak_bytes"] / GIB) if d.get("gpu_pool_peak_bytes") is not None else None,
-                "gpu_predicted_gib": (d["gpu_predicted_bytes"] / GIB) if d.get("gpu_predicted_bytes") is not None else None,
-                "timeline": d.get("timeline", []),
-            })
-        except (OSError, ValueError, KeyError) as e:
-            raise ValueError(f"{p}: not a step memory record: {e}") from None
+        r = read_record(p)
+        rows.append({
+            "rule": r.step,
+            "job": record_job(p),
+            "started_at": r.started_at,
+            "seconds": r.seconds,
+            "rss_avg_gib": r.rss_avg_bytes / GIB,
+            "rss_peak_gib": r.rss_peak_bytes / GIB,
+            "rss_predicted_gib": (r.rss_predicted_bytes or 0) / GIB,
+            "mem_gb_declared": r.mem_gb,
+            "gpu_peak_gib": _gib(r.gpu_peak_bytes),
+            "gpu": (r.gpu_device or {}).get("index"),
+            "gpu_pool_peak_gib": _gib(r.gpu_pool_peak_bytes),
+            "gpu_predicted_gib": _gib(r.gpu_predicted_bytes),
+            "timeline": r.timeline,
+        })
     df = pd.DataFrame(rows)
     if "gpu" in df:
         df["gpu"] = df["gpu"].astype("Int64")   # an ordinal, blank off the GPU (not 0.0000)

@@ -1,24 +1,24 @@
 # Prover benchmark on synthetic circuits (target: bench_all): seconds per phase, peak memory.
 rule bench_all:
     input:
-        expand(f"{RESULTS}/bench/prove_{{n}}.json", n=config["bench"]["constraints"])
+        expand(R.bench("{n}"), n=config["bench"]["constraints"])
         if "bench" in config
         else [],
 
 
 rule bench_prove:
     output:
-        json=f"{RESULTS}/bench/prove_{{n}}.json",
+        json=R.bench("{n}"),
     log:
-        f"{RESULTS}/logs/bench_prove/{{n}}.log",
+        R.log("bench_prove", "{n}"),
     benchmark:
-        f"{RESULTS}/benchmarks/bench_prove/{{n}}.tsv"
+        R.benchmark("bench_prove", "{n}")
     conda:
         "../envs/cuzk.yaml"
     threads: THREADS
     resources:
         mem_gb=bench_prove_gb,
-        mem_mb=lambda wc, threads: 1024 * bench_prove_gb(wc, threads),
+        mem_mb=bench_prove_mb,
     params:
         inputs=config.get("bench", {}).get("inputs", 4),
         bit_share=config.get("bench", {}).get("bit_share", 0.9),

@@ -1,57 +1,44 @@
-# Helpers shared by the rules: sectors, shapes, batches, and memory declarations from
-# cuzk's memory model (mem_gb for --resources, mem_mb for cluster executors, one prediction).
+# Glue between the configuration and the cuzk library: sectors, shapes, batches, named paths and
+# input functions, and memory declarations. The facts live in the library: sector sizes and the
+# shape of each (cuzk.circuits.registry), output file names (cuzk.paths), declarations, retries
+# and the budget refusal (cuzk.memory.budget) from the predictions of cuzk.memory.model.
 import os
 
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 
+from cuzk.circuits import registry
 from cuzk.circuits.registry import shape_by_name
 from cuzk.field import FR
-from cuzk.memory.model import declared_gb, predict_step_bytes, prove_bench_bytes
+from cuzk.memory import budget
+from cuzk.memory.model import predict_step_bytes, prove_bench_bytes
+from cuzk.paths import Results, post_label, post_target
 
 RESULTS = config["results"]
+R = Results(RESULTS)
 THREADS = config["threads"]
 # device-memory cap (GiB) of the cuda backend in setup and prove; None: no limit
 GPU_MEM_LIMIT_GB = config.get("gpu_mem_limit_gb")
 CIRCUIT = config.get("circuit", "porep")
-SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")
-# PoRep shape of a configured sector size, per circuit (test-only sizes: test-only shapes)
-SIZE_SHAPES = {
-    "porep": {s: f"porep-{s}" for s in SIZES}
-    | {"test-only-256B": "test-only-porep-256B"},
-    "porep-commd": {s: f"porep-commd-{s}" for s in SIZES}
-    | {
-        "test-only-128B": "test-only-commd-128B",
-        "test-only-256B": "test-only-commd-256B",
-    },
-}[CIRCUIT]
-# PoSt shape of (kind, sector size): Filecoin's counts, or small test-only ones
-POST_SHAPES = {
-    (kind, s): f"{kind}-post-{s}" for kind in ("winning", "window") for s in SIZES
-} | {
-    ("winning", "test-only-256B"): "test-only-winning-post-256B-3",
-    ("window", "test-only-256B"): "test-only-window-post-256B-2x2",
-}
-POST_KINDS = [k for k in ("winning", "window") if config.get("post", {}).get(k, False)]
+POST_KINDS = [k for k in registry.POST_KINDS if config.get("post", {}).get(k, False)]
 
 
 def _sectors():
     out = {}
     for s in config["sectors"]:
-        sid = str(s["id"])
+        sid, size = str(s["id"]), s["sector_size"]
         if sid in out:
             raise WorkflowError(f"config.yaml: sector id {sid} appears twice")
-        if s["sector_size"].startswith("test-only") and not config.get(
-            "allow_test_shapes", False
-        ):
+        if size.startswith("test-only") and not config.get("allow_test_shapes", False):
             raise WorkflowError(
-                f"config.yaml: sector {sid}: {s['sector_size']} is a test-only shape, not a Filecoin sector size"
+                f"config.yaml: sector {sid}: {size} is a test-only shape, not a Filecoin sector size"
             )
-        if s["sector_size"] not in SIZE_SHAPES:
+        shape = registry.sector_shape(CIRCUIT, size)
+        if shape is None:
             raise WorkflowError(
-                f"config.yaml: sector {sid}: circuit {CIRCUIT} has no shape for {s['sector_size']} sectors"
+                f"config.yaml: sector {sid}: circuit {CIRCUIT} has no shape for {size} sectors"
             )
-        out[sid] = dict(s, shape=SIZE_SHAPES[s["sector_size"]])
+        out[sid] = dict(s, shape=shape)
     return out
 
 
@@ -63,7 +50,8 @@ def _posts():
     out = {}
     for kind in POST_KINDS:
         for size in sorted({s["sector_size"] for s in SECTORS.values()}):
-            if (kind, size) not in POST_SHAPES:
+            shape = registry.post_shape(kind, size)
+            if shape is None:
                 raise WorkflowError(
                     f"config.yaml: no {kind} PoSt shape for {size} sectors"
                 )
@@ -71,7 +59,7 @@ def _posts():
             out[f"{kind}-{size}"] = {
                 "kind": kind,
                 "size": size,
-                "shape": POST_SHAPES[(kind, size)],
+                "shape": shape,
                 "sids": sids,
             }
     return out
@@ -91,21 +79,25 @@ POREP_SHAPES = sorted({s["shape"] for s in SECTORS.values()})
 def _batches():
     """Sectors grouped by shape, in config order, chunks of max_batch_size: {batch id: [sids]}."""
     out = {}
+    size = config["max_batch_size"]
     for shape in POREP_SHAPES:
         sids = [sid for sid, s in SECTORS.items() if s["shape"] == shape]
-        for i in range(0, len(sids), config["max_batch_size"]):
-            out[f"{shape}-b{i // config['max_batch_size']}"] = sids[
-                i : i + config["max_batch_size"]
-            ]
+        for i in range(0, len(sids), size):
+            out[f"{shape}-b{i // size}"] = sids[i : i + size]
     return out
 
 
 BATCHES = _batches()
 BATCH_OF = {sid: b for b, sids in BATCHES.items() for sid in sids}
+# the PoSt targets' job names ("<kind>-post-<size>": witness, proofs and verification)
+POST_JOBS = [post_target(p["kind"], p["size"]) for p in POSTS.values()]
 
 
 def batch_shape(batch):
     return SECTORS[BATCHES[batch][0]]["shape"]
+
+
+# --- input functions (wc: the job's wildcards) -------------------------------------------------
 
 
 def sector_data(wc):
@@ -114,6 +106,125 @@ def sector_data(wc):
     """
     path = SECTORS[wc.sid].get("data")
     return [path] if path and os.path.exists(path) else []
+
+
+def sector(wc):
+    """The configured sector of a job (with its shape)."""
+    return SECTORS[wc.sid]
+
+
+def sector_shape(wc):
+    return SECTORS[wc.sid]["shape"]
+
+
+def sector_pce(wc):
+    return R.pce(sector_shape(wc))
+
+
+def sector_vk(wc):
+    return R.vk(sector_shape(wc))
+
+
+def sector_proofs(wc):
+    """The proofs folder of the sector's batch."""
+    return R.proofs(BATCH_OF[wc.sid])
+
+
+def sector_proof(wc):
+    """The sector's proof file in its batch's folder."""
+    return R.proof(BATCH_OF[wc.sid], wc.sid)
+
+
+def wc_shape(wc):
+    return wc.shape
+
+
+def batch_shape_wc(wc):
+    return batch_shape(wc.batch)
+
+
+def batch_size(wc):
+    return len(BATCHES[wc.batch])
+
+
+def batch_sids(wc):
+    return BATCHES[wc.batch]
+
+
+def batch_inputs(wc):
+    """The prove rule's inputs of a batch: its shape's PCE and parameters, and each sector's C1
+    file and witness folder."""
+    shape, sids = batch_shape(wc.batch), BATCHES[wc.batch]
+    return {
+        "pce": R.pce(shape),
+        "params": R.params(shape),
+        "vanilla": [R.c1(sid) for sid in sids],
+        "wit": [R.witness(sid) for sid in sids],
+    }
+
+
+def post_shape(wc):
+    return POSTS[f"{wc.kind}-{wc.size}"]["shape"]
+
+
+def post_sealed(wc):
+    """The sealed-sector files a PoSt target reads."""
+    return [R.sealed(sid) for sid in POSTS[f"{wc.kind}-{wc.size}"]["sids"]]
+
+
+def post_pce(wc):
+    return R.pce(post_shape(wc))
+
+
+def post_vk(wc):
+    return R.vk(post_shape(wc))
+
+
+def post_inputs(wc):
+    """The prove rule's inputs of a PoSt target: the shape's PCE and parameters, the vanilla
+    proofs and the witness folder."""
+    shape = post_shape(wc)
+    return {
+        "pce": R.pce(shape),
+        "params": R.params(shape),
+        "vanilla": [R.post_vanilla(wc.kind, wc.size)],
+        "wit": [R.witness(post_target(wc.kind, wc.size))],
+    }
+
+
+def post_proof(wc):
+    """The PoSt target's proof file in its proofs folder."""
+    return R.proof(post_target(wc.kind, wc.size), post_label(wc.kind))
+
+
+# --- rule names and memory records --------------------------------------------------------------
+
+
+def post_rules(kind):
+    """The PoSt rules of ``kind``, by step: {"post_vanilla", "synthesize", "prove", "verify"}."""
+    return {"post_vanilla": f"post_vanilla_{kind}"} | {
+        step: f"{step}_{kind}_post" for step in ("synthesize", "prove", "verify")
+    }
+
+
+def report_records():
+    """The memory record of every job the report covers (PoRep steps, then PoSt targets)."""
+    porep = [
+        ("prepare", "{sid}", {"sid": SECTORS}),
+        ("pce_extract", "{shape}", {"shape": SHAPES}),
+        ("setup", "{shape}", {"shape": SHAPES}),
+        ("synthesize", "{sid}", {"sid": SECTORS}),
+        ("prove", "{batch}", {"batch": BATCHES}),
+        ("verify", "{sid}", {"sid": SECTORS}),
+    ]
+    out = [r for rule, job, wc in porep for r in expand(R.record(rule, job), **wc)]
+    for p in POSTS.values():
+        job = f"{p['kind']}-{p['size']}"
+        out += [R.record(rule, job) for rule in post_rules(p["kind"]).values()]
+    return out
+
+
+# --- memory declarations (cuzk.memory.budget) ----------------------------------------------------
 
 
 def _global_resource(name):
@@ -127,25 +238,12 @@ def _budget_gb():
     return _global_resource("mem_gb")
 
 
-def mem_gb(rule, step, shape=None, threads=1, batch=1):
-    """Resource callable: mem_gb from the memory model, doubled per retry (attempt).
-
-    Fails the DAG build when the prediction exceeds --resources mem_gb (Snakemake would
-    silently lower the request and run the job anyway).
-    """
-
-    def f(wildcards, attempt):
-        sh = shape(wildcards) if callable(shape) else shape
-        b = batch(wildcards) if callable(batch) else batch
-        gb = _declared(step, sh, threads, b)
-        budget = _budget_gb()
-        if budget is not None and attempt > 1:
-            # a retry asks for more, up to the budget: it never stops the whole run
-            return min(gb * attempt, max(gb, budget))
-        _refuse_over_budget(rule, gb, budget)
-        return gb * attempt
-
-    return f
+def _refusal(fn, *args):
+    """``fn(*args)`` with the library's budget refusal raised as Snakemake's WorkflowError."""
+    try:
+        return fn(*args)
+    except budget.MemoryBudgetError as e:
+        raise WorkflowError(str(e)) from None
 
 
 def _declared(step, shape, threads, batch):
@@ -153,17 +251,40 @@ def _declared(step, shape, threads, batch):
     and prove on the GPU when the backend resolves to cuda)."""
     stats = shape_by_name(shape).stats() if shape else None
     kind = "cuda" if JOB_GPUS else "cpu"
-    return declared_gb(
-        predict_step_bytes(step, stats, threads=threads, batch=batch, backend=kind)
+    predicted = predict_step_bytes(
+        step, stats, threads=threads, batch=batch, backend=kind
     )
+    return budget.declared_gb(predicted)
 
 
-def _refuse_over_budget(rule, gb, budget):
-    if budget is not None and gb > budget:
-        raise WorkflowError(
-            f"Rule {rule}: the memory model predicts {gb} GB (mem_gb) but --resources mem_gb={budget}; "
-            f"give more memory or lower threads/max_batch_size"
-        )
+def job_memory(rule, step, shape=None, threads=1, batch=1):
+    """Resources {"mem_gb", "mem_mb"} of a rule, one prediction: the memory model's with headroom,
+    raised per retry (attempt), refused when over --resources mem_gb (Snakemake would silently
+    lower the request and run the job anyway). ``shape``, ``batch``: values or input functions.
+    """
+
+    def gb(wildcards, attempt):
+        sh = shape(wildcards) if callable(shape) else shape
+        b = batch(wildcards) if callable(batch) else batch
+        declared = _declared(step, sh, threads, b)
+        return _refusal(budget.attempt_gb, rule, declared, attempt, _budget_gb())
+
+    def mb(wildcards, attempt):
+        return budget.mem_mb(gb(wildcards, attempt))
+
+    return {"mem_gb": gb, "mem_mb": mb}
+
+
+def bench_prove_gb(wildcards, threads):
+    """mem_gb of bench_prove: the model's prediction with headroom, whole GiB."""
+    return budget.declared_gb(prove_bench_bytes(int(wildcards.n), threads))
+
+
+def bench_prove_mb(wildcards, threads):
+    return budget.mem_mb(bench_prove_gb(wildcards, threads))
+
+
+# --- checks while the DAG is built ---------------------------------------------------------------
 
 
 def checks_before_run(wildcards):
@@ -192,12 +313,10 @@ def incomplete_batches():
     directory is the rule's output, so Snakemake sees nothing to redo. Warned about, with the
     remedy, while the DAG is built."""
     for b, sids in BATCHES.items():
-        d = f"{RESULTS}/proofs/{b}"
-        missing = [
-            sid
-            for sid in sids
-            if os.path.isdir(d) and not os.path.exists(f"{d}/{sid}.proof")
-        ]
+        d = R.proofs(b)
+        if not os.path.isdir(d):
+            continue
+        missing = [sid for sid in sids if not os.path.exists(R.proof(b, sid))]
         if missing:
             logger.warning(
                 f"cuzk: {d} lacks the proofs of sector(s) {', '.join(map(str, missing))}: delete the "
@@ -205,50 +324,35 @@ def incomplete_batches():
             )
 
 
+def _planned_jobs():
+    """(rule, step, shape, threads, batch, output) of every job this config needs."""
+    for sid, s in SECTORS.items():
+        yield "prepare", "prepare", s["shape"], 1, 1, R.c1(sid)
+        yield "synthesize", "synthesize", s["shape"], 1, 1, R.witness(sid)
+    for sh in SHAPES:
+        yield "pce_extract", "pce_extract", sh, 1, 1, R.pce(sh)
+        yield "setup", "setup", sh, THREADS, 1, R.params(sh)
+    for b, sids in BATCHES.items():
+        yield "prove", "prove", batch_shape(b), THREADS, len(sids), R.proofs(b)
+    for p in POSTS.values():
+        out = R.proofs(post_target(p["kind"], p["size"]))
+        yield post_rules(p["kind"])["prove"], "prove", p["shape"], THREADS, 1, out
+
+
 def check_budgets():
     """The check of ``mem_gb`` for every job this config still needs, before any job runs
     (Snakemake evaluates resources only when a job is scheduled, so a setup over the budget
     would otherwise stop the run after the sectors are prepared). Jobs whose output exists are
     left out: they will not run."""
-    budget = _budget_gb()
-    if budget is None:
+    budget_gb = _budget_gb()
+    if budget_gb is None:
         return
-    jobs = []  # (rule, step, shape, threads, batch, output)
-    for sid, s in SECTORS.items():
-        jobs += [
-            ("prepare", "prepare", s["shape"], 1, 1, f"{RESULTS}/c1/{sid}.c1.json"),
-            ("synthesize", "synthesize", s["shape"], 1, 1, f"{RESULTS}/witness/{sid}"),
-        ]
-    for sh in SHAPES:
-        jobs += [
-            ("pce_extract", "pce_extract", sh, 1, 1, f"{RESULTS}/pce/{sh}.pce"),
-            ("setup", "setup", sh, THREADS, 1, f"{RESULTS}/params/{sh}.params"),
-        ]
-    for b, sids in BATCHES.items():
-        jobs.append(
-            (
-                "prove",
-                "prove",
-                batch_shape(b),
-                THREADS,
-                len(sids),
-                f"{RESULTS}/proofs/{b}",
-            )
-        )
-    for p in POSTS.values():
-        jobs.append(
-            (
-                f"prove_{p['kind']}_post",
-                "prove",
-                p["shape"],
-                THREADS,
-                1,
-                f"{RESULTS}/proofs/{p['kind']}-post-{p['size']}",
-            )
-        )
-    for rule, step, shape, threads, batch, out in jobs:
-        if not os.path.exists(out):
-            _refuse_over_budget(rule, _declared(step, shape, threads, batch), budget)
+    jobs = (
+        (rule, _declared(step, shape, threads, b))
+        for rule, step, shape, threads, b, out in _planned_jobs()
+        if not os.path.exists(out)
+    )
+    _refusal(budget.refuse_any_over_budget, jobs, budget_gb)
 
 
 def _job_gpus():
@@ -261,22 +365,3 @@ def _job_gpus():
 
 
 JOB_GPUS = _job_gpus()
-
-
-def mem_mb(gb_fn):
-    """mem_mb (what SLURM reads) from the same prediction as mem_gb."""
-    return lambda wildcards, attempt: 1024 * gb_fn(wildcards, attempt)
-
-
-def bench_prove_gb(wildcards, threads):
-    """mem_gb of bench_prove: the model's prediction with headroom, whole GiB."""
-    return declared_gb(prove_bench_bytes(int(wildcards.n), threads))
-
-
-def bench_paths(rule, pattern):
-    """(benchmark TSV, memory JSON, log) paths of a rule's job."""
-    return (
-        f"{RESULTS}/benchmarks/{rule}/{pattern}.tsv",
-        f"{RESULTS}/benchmarks/{rule}/{pattern}.mem.json",
-        f"{RESULTS}/logs/{rule}/{pattern}.log",
-    )

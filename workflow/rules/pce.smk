@@ -1,19 +1,17 @@
 # Once per circuit shape: record the R1CS (A, B, C) into a PCE file.
-_pce_mem = mem_gb("pce_extract", "pce_extract", shape=lambda wc: wc.shape)
 
 
 rule pce_extract:
     output:
-        pce=f"{RESULTS}/pce/{{shape}}.pce",
-        mem=bench_paths("pce_extract", "{shape}")[1],
+        pce=R.pce("{shape}"),
+        mem=R.record("pce_extract", "{shape}"),
     log:
-        bench_paths("pce_extract", "{shape}")[2],
+        R.log("pce_extract", "{shape}"),
     benchmark:
-        bench_paths("pce_extract", "{shape}")[0]
+        R.benchmark("pce_extract", "{shape}")
     conda:
         "../envs/cuzk.yaml"
     resources:
-        mem_gb=_pce_mem,
-        mem_mb=mem_mb(_pce_mem),
+        **job_memory("pce_extract", "pce_extract", shape=wc_shape),
     script:
         "../scripts/pce_extract.py"

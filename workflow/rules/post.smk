@@ -2,44 +2,35 @@
 # Separate targets from PoRep, never batched with it; higher priority (WinningPoSt highest: it
 # has a deadline of one epoch on chain). Per target "<kind>-<size>": vanilla proofs from the
 # sealed-sector files -> witness -> proof (verified before it is written) -> verify.
+# Each rule below is written once for both kinds (rule names must differ per kind); synthesize,
+# prove and verify run the PoRep rules' scripts on the PoSt files.
 POST_PRIORITY = {"winning": 100, "window": 50}
-
-
-def _post_shape(wc):
-    return POSTS[f"{wc.kind}-{wc.size}"]["shape"]
-
+POST_JOB = "{kind}-{size}"
+POST_TARGET = post_target("{kind}", "{size}")
 
 for _kind in POST_KINDS:
-    _vmem = mem_gb(f"post_vanilla_{_kind}", "prepare", shape=_post_shape)
-    _smem = mem_gb(f"synthesize_{_kind}_post", "synthesize", shape=_post_shape)
-    _pmem = mem_gb(
-        f"prove_{_kind}_post", "prove", shape=_post_shape, threads=THREADS, batch=1
-    )
-    _fmem = mem_gb(f"verify_{_kind}_post", "verify")
+    _post = post_rules(_kind)
+    _target = post_target(f"{{kind,{_kind}}}", "{size}")
 
     rule:
         name:
-            f"post_vanilla_{_kind}"
+            _post["post_vanilla"]
         input:
-            sealed=lambda wc: [
-                f"{RESULTS}/sealed/{sid}.sealed.npz"
-                for sid in POSTS[f"{wc.kind}-{wc.size}"]["sids"]
-            ],
+            sealed=post_sealed,
         output:
-            vanilla=f"{RESULTS}/post/{{kind,{_kind}}}-{{size}}.vanilla.json",
-            mem=bench_paths(f"post_vanilla_{_kind}", "{kind}-{size}")[1],
+            vanilla=R.post_vanilla(f"{{kind,{_kind}}}", "{size}"),
+            mem=R.record(_post["post_vanilla"], POST_JOB),
         log:
-            bench_paths(f"post_vanilla_{_kind}", "{kind}-{size}")[2],
+            R.log(_post["post_vanilla"], POST_JOB),
         benchmark:
-            bench_paths(f"post_vanilla_{_kind}", "{kind}-{size}")[0]
+            R.benchmark(_post["post_vanilla"], POST_JOB)
         priority: POST_PRIORITY[_kind]
         conda:
             "../envs/cuzk.yaml"
         resources:
-            mem_gb=_vmem,
-            mem_mb=mem_mb(_vmem),
+            **job_memory(_post["post_vanilla"], "prepare", shape=post_shape),
         params:
-            shape=_post_shape,
+            shape=post_shape,
             randomness=config["randomness"],
             prover_id=config["prover_id"],
         script:
@@ -47,48 +38,43 @@ for _kind in POST_KINDS:
 
     rule:
         name:
-            f"synthesize_{_kind}_post"
+            _post["synthesize"]
         input:
-            vanilla=f"{RESULTS}/post/{{kind}}-{{size}}.vanilla.json",
-            pce=lambda wc: f"{RESULTS}/pce/{_post_shape(wc)}.pce",
+            vanilla=R.post_vanilla("{kind}", "{size}"),
+            pce=post_pce,
         output:
-            wit=directory(f"{RESULTS}/witness/{{kind,{_kind}}}-post-{{size}}"),
-            mem=bench_paths(f"synthesize_{_kind}_post", "{kind}-{size}")[1],
+            wit=directory(R.witness(_target)),
+            mem=R.record(_post["synthesize"], POST_JOB),
         log:
-            bench_paths(f"synthesize_{_kind}_post", "{kind}-{size}")[2],
+            R.log(_post["synthesize"], POST_JOB),
         benchmark:
-            bench_paths(f"synthesize_{_kind}_post", "{kind}-{size}")[0]
+            R.benchmark(_post["synthesize"], POST_JOB)
         priority: POST_PRIORITY[_kind]
         conda:
             "../envs/cuzk.yaml"
         resources:
-            mem_gb=_smem,
-            mem_mb=mem_mb(_smem),
+            **job_memory(_post["synthesize"], "synthesize", shape=post_shape),
         script:
             "../scripts/synthesize.py"
 
     rule:
         name:
-            f"prove_{_kind}_post"
+            _post["prove"]
         input:
-            pce=lambda wc: f"{RESULTS}/pce/{_post_shape(wc)}.pce",
-            params=lambda wc: f"{RESULTS}/params/{_post_shape(wc)}.params",
-            vanilla=[f"{RESULTS}/post/{{kind}}-{{size}}.vanilla.json"],
-            wit=[f"{RESULTS}/witness/{{kind}}-post-{{size}}"],
+            unpack(post_inputs),
         output:
-            proofs=directory(f"{RESULTS}/proofs/{{kind,{_kind}}}-post-{{size}}"),
-            mem=bench_paths(f"prove_{_kind}_post", "{kind}-{size}")[1],
+            proofs=directory(R.proofs(_target)),
+            mem=R.record(_post["prove"], POST_JOB),
         log:
-            bench_paths(f"prove_{_kind}_post", "{kind}-{size}")[2],
+            R.log(_post["prove"], POST_JOB),
         benchmark:
-            bench_paths(f"prove_{_kind}_post", "{kind}-{size}")[0]
+            R.benchmark(_post["prove"], POST_JOB)
         priority: POST_PRIORITY[_kind]
         conda:
             "../envs/cuzk.yaml"
         threads: THREADS
         resources:
-            mem_gb=_pmem,
-            mem_mb=mem_mb(_pmem),
+            **job_memory(_post["prove"], "prove", post_shape, THREADS, 1),
             gpu=JOB_GPUS,
         params:
             backend=config["backend"],
@@ -98,41 +84,28 @@ for _kind in POST_KINDS:
 
     rule:
         name:
-            f"verify_{_kind}_post"
+            _post["verify"]
         input:
-            vk=lambda wc: f"{RESULTS}/params/{_post_shape(wc)}.vk",
-            vanilla=f"{RESULTS}/post/{{kind}}-{{size}}.vanilla.json",
-            proofs=f"{RESULTS}/proofs/{{kind}}-post-{{size}}",
+            vk=post_vk,
+            vanilla=R.post_vanilla("{kind}", "{size}"),
+            proofs=R.proofs(POST_TARGET),
         output:
-            json=f"{RESULTS}/verify/{{kind,{_kind}}}-post-{{size}}.json",
-            mem=bench_paths(f"verify_{_kind}_post", "{kind}-{size}")[1],
+            json=R.verified(_target),
+            mem=R.record(_post["verify"], POST_JOB),
         log:
-            bench_paths(f"verify_{_kind}_post", "{kind}-{size}")[2],
+            R.log(_post["verify"], POST_JOB),
         benchmark:
-            bench_paths(f"verify_{_kind}_post", "{kind}-{size}")[0]
+            R.benchmark(_post["verify"], POST_JOB)
         priority: POST_PRIORITY[_kind]
         conda:
             "../envs/cuzk.yaml"
         resources:
-            mem_gb=_fmem,
-            mem_mb=mem_mb(_fmem),
+            **job_memory(_post["verify"], "verify"),
         params:
-            shape=_post_shape,
-            proof=lambda wc: f"{RESULTS}/proofs/{wc.kind}-post-{wc.size}/{wc.kind}-post.proof",
+            shape=post_shape,
+            proof=post_proof,
         script:
             "../scripts/verify.py"
 
 
-POST_VERIFIED = [
-    f"{RESULTS}/verify/{p['kind']}-post-{p['size']}.json" for p in POSTS.values()
-]
-POST_MEM = [
-    bench_paths(f"{step}", f"{p['kind']}-{p['size']}")[1]
-    for p in POSTS.values()
-    for step in (
-        f"post_vanilla_{p['kind']}",
-        f"synthesize_{p['kind']}_post",
-        f"prove_{p['kind']}_post",
-        f"verify_{p['kind']}_post",
-    )
-]
+POST_VERIFIED = [R.verified(job) for job in POST_JOBS]

@@ -2,28 +2,24 @@
 # -> challenges -> C1 file (vanilla proofs), and the sealed-sector file when PoSt is on.
 
 
-_prep_mem = mem_gb("prepare", "prepare", shape=lambda wc: SECTORS[wc.sid]["shape"])
-
-
 # With PoSt on, prepare also writes the sealed-sector file (tree_r_last, comm_c) PoSt reads.
 rule prepare:
     input:
         data=sector_data,
     output:
-        **({"sealed": f"{RESULTS}/sealed/{{sid}}.sealed.npz"} if POST_KINDS else {}),
-        c1=f"{RESULTS}/c1/{{sid}}.c1.json",
-        mem=bench_paths("prepare", "{sid}")[1],
+        **({"sealed": R.sealed("{sid}")} if POST_KINDS else {}),
+        c1=R.c1("{sid}"),
+        mem=R.record("prepare", "{sid}"),
     log:
-        bench_paths("prepare", "{sid}")[2],
+        R.log("prepare", "{sid}"),
     benchmark:
-        bench_paths("prepare", "{sid}")[0]
+        R.benchmark("prepare", "{sid}")
     conda:
         "../envs/cuzk.yaml"
     resources:
-        mem_gb=_prep_mem,
-        mem_mb=mem_mb(_prep_mem),
+        **job_memory("prepare", "prepare", shape=sector_shape),
     params:
-        sector=lambda wc: SECTORS[wc.sid],
+        sector=sector,
         randomness=config["randomness"],
         prover_id=config["prover_id"],
     script:

@@ -1,24 +1,22 @@
 # Once per circuit shape: development Groth16 parameters (random toxic waste: not for chain use).
-_setup_mem = mem_gb("setup", "setup", shape=lambda wc: wc.shape, threads=THREADS)
 
 
 rule setup:
     input:
-        pce=f"{RESULTS}/pce/{{shape}}.pce",
+        pce=R.pce("{shape}"),
     output:
-        params=f"{RESULTS}/params/{{shape}}.params",
-        vk=f"{RESULTS}/params/{{shape}}.vk",
-        mem=bench_paths("setup", "{shape}")[1],
+        params=R.params("{shape}"),
+        vk=R.vk("{shape}"),
+        mem=R.record("setup", "{shape}"),
     log:
-        bench_paths("setup", "{shape}")[2],
+        R.log("setup", "{shape}"),
     benchmark:
-        bench_paths("setup", "{shape}")[0]
+        R.benchmark("setup", "{shape}")
     conda:
         "../envs/cuzk.yaml"
     threads: THREADS
     resources:
-        mem_gb=_setup_mem,
-        mem_mb=mem_mb(_setup_mem),
+        **job_memory("setup", "setup", shape=wc_shape, threads=THREADS),
         gpu=JOB_GPUS,
     params:
         backend=config["backend"],

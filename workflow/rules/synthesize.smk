@@ -1,22 +1,20 @@
 # Per sector: witness generation (one witness file per partition, bits packed).
-_syn_mem = mem_gb("synthesize", "synthesize", shape=lambda wc: SECTORS[wc.sid]["shape"])
 
 
 rule synthesize:
     input:
-        vanilla=f"{RESULTS}/c1/{{sid}}.c1.json",
-        pce=lambda wc: f"{RESULTS}/pce/{SECTORS[wc.sid]['shape']}.pce",
+        vanilla=R.c1("{sid}"),
+        pce=sector_pce,
     output:
-        wit=directory(f"{RESULTS}/witness/{{sid}}"),
-        mem=bench_paths("synthesize", "{sid}")[1],
+        wit=directory(R.witness("{sid}")),
+        mem=R.record("synthesize", "{sid}"),
     log:
-        bench_paths("synthesize", "{sid}")[2],
+        R.log("synthesize", "{sid}"),
     benchmark:
-        bench_paths("synthesize", "{sid}")[0]
+        R.benchmark("synthesize", "{sid}")
     conda:
         "../envs/cuzk.yaml"
     resources:
-        mem_gb=_syn_mem,
-        mem_mb=mem_mb(_syn_mem),
+        **job_memory("synthesize", "synthesize", shape=sector_shape),
     script:
         "../scripts/synthesize.py"

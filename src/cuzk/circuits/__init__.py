@@ -5,5 +5,6 @@
 - ``commd``: the comm_d inclusion half of PoRep (SHA-256 paths), for small tests.
 - ``post``: the fallback PoSt circuit (WinningPoSt, WindowPoSt).
 - ``synthetic``: a random satisfiable circuit shaped like a PoRep witness (benchmarks).
-- ``registry``: every shape by name and one interface over the three families.
+- ``registry``: every shape by name, one interface over the three families, and the workflow's
+  sector sizes with the shape each is proved with.
 """

@@ -6,6 +6,10 @@ circuit, :mod:`cuzk.circuits.commd`), ``porep-*`` / ``test-only-porep-*`` (Stack
 forms (fallback PoSt, :mod:`cuzk.circuits.post`). The workflow's steps go through
 :func:`family_of` so they never branch on the family themselves.
 
+The workflow names sector sizes as Filecoin does ("2KiB", "32GiB") plus two test-only sizes;
+:data:`WORKFLOW_SIZES` lists them, :func:`sector_shape` and :func:`post_shape` give the shape a
+configured size is proved with (the one place the workflow's ``common.smk`` learns them).
+
 A family knows how to read its *input file* (the vanilla proofs a witness is made from: a comm_d
 C1, a PoRep C1, a PoSt vanilla file), check it against a shape, count its partitions, and give
 each partition's values (for synthesis) and public inputs (for verification).
@@ -17,9 +21,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import CuzkError
+from ..sector import SECTOR_SIZES
+from ..sector.challenges import size_name
 from . import commd, porep, post
 
-__all__ = ["ShapeMismatchError", "Family", "SHAPES", "shape_by_name", "family_of"]
+__all__ = ["ShapeMismatchError", "Family", "SHAPES", "shape_by_name", "family_of", "WORKFLOW_SIZES", "POREP_CIRCUITS",
+           "POST_KINDS", "sector_shape", "post_shape"]
 
 
 class ShapeMismatchError(CuzkError, ValueError):
@@ -119,6 +126,55 @@ def family_of(shape) -> Family:
     if isinstance(shape, post.PoStShape):
         return FAMILIES["post"]
     raise TypeError(f"not a circuit shape: {shape!r}")
+
+
+# --- the workflow's sector sizes and the shapes they are proved with ------------------------------
+
+#: Filecoin's sector sizes by name ("2KiB" … "64GiB") → bytes.
+FILECOIN_SIZES: dict[str, int] = {size_name(s): s for s in SECTOR_SIZES}
+#: The PoRep circuits the workflow can prove sectors with (config ``circuit``).
+POREP_CIRCUITS = ("porep", "porep-commd")
+#: The PoSt kinds (config ``post``).
+POST_KINDS = ("winning", "window")
+# the workflow's test-only sector sizes: the test-only shape each is proved with
+_TEST_SIZE_SHAPES = {
+    ("porep", "test-only-256B"): "test-only-porep-256B",
+    ("porep-commd", "test-only-128B"): "test-only-commd-128B",
+    ("porep-commd", "test-only-256B"): "test-only-commd-256B",
+    ("winning", "test-only-256B"): "test-only-winning-post-256B-3",
+    ("window", "test-only-256B"): "test-only-window-post-256B-2x2",
+}
+#: Every sector size a workflow config may name: Filecoin's, then the test-only ones.
+WORKFLOW_SIZES: tuple[str, ...] = tuple(FILECOIN_SIZES) + tuple(sorted({s for _, s in _TEST_SIZE_SHAPES}))
+
+
+def sector_shape(circuit: str, size: str) -> str | None:
+    """The shape name a sector of ``size`` (a :data:`WORKFLOW_SIZES` name) is proved with by the
+    PoRep ``circuit`` ("porep" or "porep-commd"); None when that circuit has no such shape.
+
+    Raises:
+        ValueError: an unknown circuit.
+    """
+    if circuit not in POREP_CIRCUITS:
+        raise ValueError(f"unknown PoRep circuit {circuit!r}; known: {', '.join(POREP_CIRCUITS)}")
+    if size in FILECOIN_SIZES:
+        mod = porep if circuit == "porep" else commd
+        return mod.shape_for(FILECOIN_SIZES[size]).name
+    return _TEST_SIZE_SHAPES.get((circuit, size))
+
+
+def post_shape(kind: str, size: str) -> str | None:
+    """The shape name of ``kind`` PoSt ("winning" or "window") over sectors of ``size`` (a
+    :data:`WORKFLOW_SIZES` name), with Filecoin's counts; None when there is none.
+
+    Raises:
+        ValueError: an unknown kind.
+    """
+    if kind not in POST_KINDS:
+        raise ValueError(f"unknown PoSt kind {kind!r}; known: {', '.join(POST_KINDS)}")
+    if size in FILECOIN_SIZES:
+        return post.shape_for(kind, FILECOIN_SIZES[size]).name
+    return _TEST_SIZE_SHAPES.get((kind, size))
 
 
 # rust-fil-proofs' published figures for one partition (constraints as they count them)

@@ -1,12 +1,22 @@
-"""Memory accounting: a background sampler of host RSS (and GPU memory where CuPy has a device).
+"""Memory accounting of the workflow's steps.
 
-Imports nothing of cuzk but ``cuzk.fileio`` (which imports nothing). Snakemake's ``benchmark:`` samples every 0.5 s for 15 s and then every
-30 s, so short peaks escape it; every step samples itself with ``MemorySampler`` instead.
+The package holds:
+
+- here: :class:`MemorySampler`, a background sampler of host RSS (process tree) and GPU memory
+  where CuPy has a device, its :class:`MemoryReport`, and :func:`note_backend_gpu`;
+- :mod:`.record`: :class:`StepRecord`, the typed per-step record, with its one writer
+  (:func:`write_record`, the ``.mem.json`` file) and one reader (:func:`read_record`);
+- :mod:`.model`: the memory model, predicted peak host bytes of each step from shape numbers;
+- :mod:`.budget`: declarations from predictions (headroom, ``mem_gb``/``mem_mb``, doubling on a
+  retry) and the budget checks (a job over ``--resources mem_gb`` is refused before the run).
+
+Imports nothing of cuzk but ``cuzk.fileio`` and ``cuzk.errors`` (which import nothing).
+Snakemake's ``benchmark:`` samples every 0.5 s for 15 s and then every 30 s, so short peaks
+escape it; every step samples itself with ``MemorySampler`` instead.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
@@ -15,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 
 import psutil
 
-from ..fileio import atomic_write_text
+from .record import StepRecord, read_record, set_field, write_record
 
 GIB = 1 << 30
 
@@ -52,17 +62,17 @@ def _gpu_used_bytes() -> int | None:
         return None
 
 
-def note_backend_gpu(sampler: "MemorySampler", backend, extra: dict | None = None) -> None:
+def note_backend_gpu(sampler: "MemorySampler", backend, record: "StepRecord | dict | None" = None) -> None:
     """Fold ``backend.gpu_peak_bytes`` (the cuda backend's live peak, tracked at every allocation)
     into ``sampler``'s GPU peak, and put ``backend.gpu_pool_peak_bytes`` (the CuPy pool's
-    high-water mark, cached free blocks included) in ``extra["gpu_pool_peak_bytes"]``. Backends
-    without them (the CPU one) change nothing."""
+    high-water mark, cached free blocks included) in ``record``'s ``gpu_pool_peak_bytes`` (a
+    :class:`StepRecord`, or a dict of figures). Backends without them (the CPU one) change nothing."""
     peak = getattr(backend, "gpu_peak_bytes", None)
     if peak is not None:
         sampler.note_gpu(peak)
     pool = getattr(backend, "gpu_pool_peak_bytes", None)
-    if pool is not None and extra is not None:
-        extra["gpu_pool_peak_bytes"] = int(pool)
+    if pool is not None and record is not None:
+        set_field(record, "gpu_pool_peak_bytes", int(pool))
 
 
 @dataclass
@@ -163,9 +173,5 @@ class MemorySampler:
         self.stop()
 
 
-def write_report(path, report: MemoryReport, extra: dict | None = None) -> None:
-    """Write a report with its timeline as JSON (temporary file, fsync, rename; folders made)."""
-    atomic_write_text(path, json.dumps(report.to_dict(timeline=True) | (extra or {}), indent=2))
-
-
-__all__ = ["GIB", "MemoryReport", "MemorySampler", "process_tree_rss", "write_report"]
+__all__ = ["GIB", "MemoryReport", "MemorySampler", "StepRecord", "note_backend_gpu", "process_tree_rss", "read_record",
+           "write_record"]

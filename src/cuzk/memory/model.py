@@ -1,13 +1,15 @@
 """Memory model: predicted peak host bytes of each step, from plain shape numbers.
 
-Imports nothing of cuzk but its error base. Every constant below is a measured slope or intercept (the runs are
-under ``benchmarks/results``); callers add headroom. Each step writes its measured peak beside
+Imports nothing of cuzk but :mod:`cuzk.memory.budget`, which turns a prediction into a declaration
+(headroom) and checks budgets; its names are re-exported here for older callers. Every constant
+below is a measured slope or intercept (the runs are under ``benchmarks/results``). Each step writes its measured peak beside
 the prediction (``rss_predicted_bytes``) so the report can put them side by side.
 """
 
 from __future__ import annotations
 
-from ..errors import CuzkError
+# re-exported: they lived here before cuzk.memory.budget held them
+from .budget import MemoryBudgetError, check_budget, declared_gb  # noqa: F401
 
 # Python + numpy + gmpy2 + arkworks + Snakemake script overhead of a step, bytes (measured 46-48 MiB).
 BASE_PROCESS_BYTES = 64 << 20
@@ -99,28 +101,3 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
     if step == "prove" and batch > 1:
         total += (batch - 1) * 64 * stats.get("aux", 0)
     return int(total)
-
-
-def declared_gb(predicted_bytes: int, headroom: float = 1.25, floor_gb: int = 1) -> int:
-    """Whole GiB a rule should declare as ``mem_gb`` for a step predicted to peak at the given bytes."""
-    gib = predicted_bytes * headroom / (1 << 30)
-    return max(floor_gb, int(-(-gib // 1)))
-
-
-class MemoryBudgetError(CuzkError, RuntimeError):
-    """A step needs more memory than it is given (names the step, the need and the budget)."""
-
-
-def check_budget(step: str, predicted_bytes: int, budget_gb: float | None) -> None:
-    """Raise MemoryBudgetError if ``predicted_bytes`` exceeds ``budget_gb`` GiB (None: no budget).
-
-    Snakemake silently lowers a job's request to the global limit and runs it alone, so a step
-    checks its own need against what it was given, before any expensive work.
-    """
-    if budget_gb is None:
-        return
-    if predicted_bytes > budget_gb * (1 << 30):
-        raise MemoryBudgetError(
-            f"{step}: predicted peak {predicted_bytes / (1 << 30):.2f} GiB exceeds the budget of {budget_gb} GiB; "
-            f"raise --resources mem_gb or lower the batch size"
-        )

@@ -1,0 +1,80 @@
+"""cuzk.memory.budget: declarations, retries and refusals, with figures worked out by hand."""
+
+import pytest
+
+from cuzk.memory import budget, model
+from cuzk.memory.budget import (
+    MemoryBudgetError, attempt_gb, declared_gb, mem_mb, refuse_any_over_budget, refuse_over_budget, retry_gb,
+)
+
+GIB = 1 << 30
+
+
+def test_declared_gb_is_ceil_of_prediction_times_headroom():
+    assert declared_gb(4 * GIB) == 5              # 4 × 1.25 = 5.0 exactly: no rounding up
+    assert declared_gb(4 * GIB + 1) == 6          # a byte more: the next whole GB
+    assert declared_gb(GIB) == 2                  # 1.25 → 2
+    assert declared_gb(0) == 1 and declared_gb(100) == 1   # the floor
+    assert declared_gb(3 * GIB, headroom=1.0) == 3
+    assert declared_gb(0, floor_gb=2) == 2
+    assert mem_mb(5) == 5120
+
+
+def test_declared_gb_of_a_porep_2kib_setup_by_hand():
+    """porep-2KiB (domain 2^22, aux 2,685,673, nnz 5,792,810 + 3,343,208 + 5,798,166) setup with 2
+    threads: the model's linear formula worked out by hand, then the headroom."""
+    from cuzk.circuits.registry import shape_by_name
+
+    st = shape_by_name("porep-2KiB").stats()
+    assert (st["domain"], st["aux"]) == (4_194_304, 2_685_673)
+    # CPU: 64 MiB + 2 × 80 MiB workers + 1700 × 4,194,304 + 1250 × 2,685,673
+    cpu = 67_108_864 + 167_772_160 + 7_130_316_800 + 3_357_091_250
+    assert cpu == 10_722_289_074 == model.predict_step_bytes("setup", st, threads=2, backend="cpu")
+    assert declared_gb(cpu) == 13                 # 10,722,289,074 × 1.25 / 2^30 = 12.48
+    # cuda: 64 MiB + 0.9 GiB + 120 × domain + 650 × aux + 24 × nnz (14,934,184); no workers
+    cuda = int(67_108_864 + 966_367_641.6 + 503_316_480 + 1_745_687_450 + 358_420_416)
+    assert cuda == 3_640_900_851 == model.predict_step_bytes("setup", st, threads=2, backend="cuda")
+    assert declared_gb(cuda) == 5                 # 4.24 → 5
+
+
+def test_retry_doubles_up_to_the_budget():
+    assert [retry_gb(3, a, None) for a in (1, 2, 3)] == [3, 6, 9]
+    assert retry_gb(3, 2, 16) == 6
+    assert retry_gb(3, 2, 5) == 5                 # capped at the budget
+    assert retry_gb(3, 2, 2) == 3                 # never below the first declaration
+    assert retry_gb(3, 1, 2) == 3                 # the first attempt is not capped (it is refused)
+
+
+def test_first_attempt_over_budget_is_refused_naming_the_rule():
+    msg = ("Rule setup: the memory model predicts 13 GB (mem_gb) but --resources mem_gb=4; "
+           "give more memory or lower threads/max_batch_size")
+    with pytest.raises(MemoryBudgetError) as e:
+        attempt_gb("setup", 13, 1, 4)
+    assert str(e.value) == msg
+    with pytest.raises(MemoryBudgetError, match="Rule prove: .* mem_gb=0;"):
+        refuse_over_budget("prove", 1, 0)
+    assert attempt_gb("setup", 13, 1, None) == 13
+    assert attempt_gb("setup", 4, 1, 4) == 4      # exactly the budget fits
+    assert attempt_gb("setup", 13, 2, 4) == 13    # a retry asks for more, never stops the run
+
+
+def test_refuse_any_names_the_first_over_budget():
+    jobs = [("prepare", 1), ("setup", 13), ("prove", 20)]
+    with pytest.raises(MemoryBudgetError, match="^Rule setup: .* 13 GB"):
+        refuse_any_over_budget(jobs, 8)
+    refuse_any_over_budget(jobs, 20)
+
+    def never():
+        raise AssertionError("no budget: the jobs are not looked at")
+        yield
+
+    refuse_any_over_budget(never(), None)
+
+
+def test_step_check_and_the_old_names():
+    budget.check_budget("x", 2 * GIB, 2)
+    with pytest.raises(MemoryBudgetError, match="x: predicted peak 2.00 GiB exceeds the budget of 1.5 GiB"):
+        budget.check_budget("x", 2 * GIB, 1.5)
+    # the names callers imported from cuzk.memory.model before the budget module held them
+    assert model.check_budget is budget.check_budget and model.declared_gb is budget.declared_gb
+    assert model.MemoryBudgetError is MemoryBudgetError
