@@ -24,7 +24,7 @@ from .circuits import commd
 from .circuits.registry import ShapeMismatchError, family_of, shape_by_name
 from .field import from_limbs
 from .fileio import atomic_dir, atomic_write_text
-from .groth16 import (DevelopmentSetupWarning, Prover, read_params, read_proofs, read_vk, setup, setup_resident, verify,
+from .groth16 import (DevelopmentSetupWarning, Prover, file_digest, read_params, read_proofs, read_vk, setup, setup_resident, verify,
                       write_params, write_proofs, write_resident_params, write_vk)
 from .memory import MemorySampler, StepRecord, note_backend_gpu, write_record
 from .memory.budget import check_budget
@@ -35,6 +35,10 @@ from .paths import partition_witness
 from .r1cs import ConstraintSystem
 from .r1cs.pce import read_pce, read_pce_header, write_pce
 from .r1cs.witness import read_witness_limbs, write_witness
+from .sector.jsondoc import admit, load_checked
+from .sector.porep_c1 import write_porep_c1
+from .sector.prepare import dev_randomness
+from .sector.synthetic import synthetic_c1
 from .sector import prepare_sector
 
 log = logging.getLogger(__name__)
@@ -126,12 +130,29 @@ def start_log(path) -> None:
 
 def prepare(sector: dict, out, shape_name: str, randomness: str, prover_id_hex: str, sealed_out=None,
             mem_json=None, mem_gb=None) -> None:
-    """C1 file of one configured sector ({"id", "data" or "generate"}) for ``shape_name``; with
-    ``sealed_out``, also the sealed-sector file PoSt reads (:func:`cuzk.sector.post.write_sealed`)."""
+    """C1 file of one configured sector ({"id", "data" or "generate"}, or ``"synthetic": true``: a
+    sparse synthetic committed-capacity sector, :mod:`cuzk.sector.synthetic`, marked so in the
+    C1 and every output made from it) for ``shape_name``; with ``sealed_out``, also the
+    sealed-sector file PoSt reads (:func:`cuzk.sector.post.write_sealed`).
+
+    Raises:
+        ValueError: a synthetic sector for another circuit than the full PoRep, or with PoSt.
+        SectorInputError: see :func:`cuzk.sector.prepare_sector`.
+    """
     shape = shape_by_name(shape_name)
     fam = family_of(shape).name
     if fam not in ("porep", "porep-commd"):
         raise ValueError(f"prepare: {shape_name} is not a PoRep shape")
+    if sector.get("synthetic"):
+        if fam != "porep" or sealed_out is not None:
+            raise ValueError(f"sector {sector['id']}: a synthetic sector is proved with the full PoRep circuit "
+                             f"and has no sealed data for PoSt")
+        with measured("prepare", mem_json, predict_step_bytes("prepare", shape.stats()), mem_gb):
+            write_porep_c1(out, synthetic_c1(
+                shape.sector_size, int(sector["id"]), bytes.fromhex(prover_id_hex),
+                dev_randomness("ticket", randomness, int(sector["id"])), dev_randomness("seed", randomness, int(sector["id"])),
+                layers=shape.layers, partitions=shape.partitions, challenges=shape.challenges))
+        return
     with measured("prepare", mem_json, predict_step_bytes("prepare", shape.stats()), mem_gb):
         prepare_sector(
             out, int(sector["id"]), shape.sector_size, shape.partitions, shape.challenges,
@@ -222,11 +243,59 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
         write_vk(vk_out, key.vk)
 
 
-def _read_input(path, shape) -> dict:
+def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None) -> dict:
+    """The ``check_c1`` step: check an input file (a sector's C1) fully, once, when it enters the
+    workflow, and write its check record (SHA-256 and facts, :func:`cuzk.sector.jsondoc.admit`);
+    later steps read it through the record (:func:`_read_input`) instead of checking it again
+    (about 12 s for a 32 GiB C1).
+
+    Returns the record. Raises the family's typed error (``C1Error``, ``PoStError``) or
+    ShapeMismatchError before writing anything.
+    """
+    shape = shape_by_name(shape_name)
     fam = family_of(shape)
-    inp = fam.read(path)
+
+    def verify_and_fit(doc, p):
+        fam.verify(doc, p)
+        fam.check(doc, p, shape)
+        return {"synthetic": bool(doc.get("synthetic", False)), "label": fam.label(doc), "shape": shape.name}
+
+    with measured("check_c1", mem_json, predict_step_bytes("check_c1", shape.stats()), mem_gb):
+        rec = admit(path, out, verify_and_fit, fam.error)
+    progress.info("checked %s (%s%s)", path, shape.name, ", synthetic" if rec["synthetic"] else "")
+    return rec
+
+
+def _read_input(path, shape, checked=None) -> dict:
+    """An input file for ``shape``: checked fully, or, given its check record (``check_input``),
+    trusted by digest (a file changed since its check is refused, naming it)."""
+    fam = family_of(shape)
+    inp = fam.read(path) if checked is None else load_checked(path, checked, fam.error)
     fam.check(inp, path, shape)
     return inp
+
+
+def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=None, mem_gb=None) -> Path:
+    """One partition's witness file of a checked input (a sector's C1): a job of its own, so a
+    32 GiB sector's ten partitions run as ten jobs, as many at once as cores and ``mem_gb`` allow.
+
+    Raises:
+        C1Error: the file changed since its check, or has no such partition.
+        ShapeMismatchError: the input is for another shape.
+    """
+    shape = shape_of_pce(pce)
+    fam = family_of(shape)
+    inp = _read_input(c1_path, shape, checked)
+    n = fam.partitions(inp)
+    if not 0 <= partition < n:
+        raise fam.error(c1_path, "partitions", f"has {n} partition(s), partition {partition} was asked for")
+    stats = shape.stats()
+    with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats), mem_gb):
+        cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"])
+        fam.synthesize(cs, shape, fam.values(inp, partition))
+        ins, aux = cs.assignment()
+        write_witness(out, ins, aux, pce_digest(pce))
+    return Path(out)
 
 
 def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None) -> list[Path]:
@@ -359,11 +428,13 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
 
 
 def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None = None, mem_json=None,
-                  mem_gb=None) -> dict:
+                  mem_gb=None, checked=None) -> dict:
     """Verify one input's proof file against its public inputs; write the result JSON.
 
     The shape (``shape_name``; by default the comm_d shape of the C1's sector size) fixes the
-    partitions and challenges, so an input cut to fewer of them is refused.
+    partitions and challenges, so an input cut to fewer of them is refused. ``checked``: the
+    input's check record (read by digest, not checked again). The result names the proof file's
+    SHA-256 (the file verified) and whether the sector is synthetic.
 
     Raises:
         ShapeMismatchError: the input does not have its shape's partitions and challenges, or
@@ -379,7 +450,7 @@ def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None
         else:
             shape = shape_by_name(shape_name)
         fam = family_of(shape)
-        inp = _read_input(c1_path, shape)
+        inp = _read_input(c1_path, shape, checked)
         label = fam.label(inp)
         n = fam.partitions(inp)
         proofs = read_proofs(proof_path)
@@ -391,7 +462,8 @@ def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None
                 raise ShapeMismatchError(f"{vk_path}: takes {len(vk.ic) - 1} public inputs, shape {shape.name} has {len(pub)}")
             if not verify(vk, p, pub):
                 raise ProofVerificationError(f"{proof_path}: {label} partition {k} does not verify")
-        res = {"proof": label, "shape": shape.name, "partitions": len(proofs), "verified": True}
+        res = {"proof": label, "shape": shape.name, "partitions": len(proofs), "verified": True,
+               "synthetic": bool(inp.get("synthetic", False)), "proof_sha256": file_digest(proof_path)}
         if "sector_id" in inp:
             res |= {"sector_id": inp["sector_id"], "comm_d": bytes(inp["comm_d"]).hex()}
         atomic_write_text(out_json, json.dumps(res, indent=2) + "\n")

@@ -133,6 +133,8 @@ SHAPES: dict[str, PoRepShape] = {
     # upstream's test_stacked_input_circuit_poseidon_base_8 circuit: 8 nodes, 1 challenge, 2 layers
     "test-only-porep-256B": PoRepShape("test-only-porep-256B", 256, 1, 1, 2, test_only=True),
     "test-only-porep-2KiB-1c": PoRepShape("test-only-porep-2KiB-1c", 2048, 1, 1, 2, test_only=True),
+    # several partitions at test size: the workflow's per-partition jobs, as at 32 GiB
+    "test-only-porep-256B-2p": PoRepShape("test-only-porep-256B-2p", 256, 2, 1, 2, test_only=True),
 }
 
 

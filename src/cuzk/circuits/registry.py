@@ -22,6 +22,9 @@ from typing import Any, Callable
 
 from ..errors import CuzkError
 from ..sector import SECTOR_SIZES
+from ..sector.c1 import C1Error, read_c1, verify_c1
+from ..sector.porep_c1 import read_porep_c1, verify_porep_c1
+from ..sector.post import PoStError, read_post, verify_post
 from ..sector.challenges import size_name
 from . import commd, porep, post
 
@@ -55,24 +58,6 @@ def _check_post(doc: dict, path, shape) -> None:
                         f"{p.challenge_count}", shape)
 
 
-def _read_c1(path) -> dict:
-    from ..sector import read_c1
-
-    return read_c1(path)
-
-
-def _read_porep_c1(path) -> dict:
-    from ..sector.porep_c1 import read_porep_c1
-
-    return read_porep_c1(path)
-
-
-def _read_post(path) -> dict:
-    from ..sector.post import read_post
-
-    return read_post(path)
-
-
 @dataclass(frozen=True)
 class Family:
     """One circuit family's operations (all take the shape first where they need it).
@@ -80,6 +65,8 @@ class Family:
     Attributes:
         name: "porep-commd", "porep" or "post".
         read: path → input dict, fully checked (typed errors name the file and field).
+        verify: (input dict, path) → None: the checks ``read`` runs, on a parsed document.
+        error: the typed error of its input files (``C1Error`` or ``PoStError``).
         check: (input, path, shape) → None; raises :class:`ShapeMismatchError`.
         partitions: input → number of partitions (proofs) it needs.
         values: (input, partition) → the synthesis values of that partition.
@@ -90,6 +77,8 @@ class Family:
 
     name: str
     read: Callable[[Any], dict]
+    verify: Callable[[dict, Any], None]
+    error: type
     check: Callable[[dict, Any, Any], None]
     partitions: Callable[[dict], int]
     values: Callable[[dict, int], dict]
@@ -99,11 +88,11 @@ class Family:
 
 
 FAMILIES = {
-    "porep-commd": Family("porep-commd", _read_c1, _check_c1, lambda c1: c1["partitions"], commd.witness_from_c1,
+    "porep-commd": Family("porep-commd", read_c1, verify_c1, C1Error, _check_c1, lambda c1: c1["partitions"], commd.witness_from_c1,
                           commd.public_inputs, commd.synthesize, lambda c1: str(c1["sector_id"])),
-    "porep": Family("porep", _read_porep_c1, _check_c1, lambda c1: c1["partitions"], porep.witness_from_c1,
+    "porep": Family("porep", read_porep_c1, verify_porep_c1, C1Error, _check_c1, lambda c1: c1["partitions"], porep.witness_from_c1,
                     porep.public_inputs, porep.synthesize, lambda c1: str(c1["sector_id"])),
-    "post": Family("post", _read_post, _check_post, lambda doc: len(doc["partitions"]), post.values,
+    "post": Family("post", read_post, lambda doc, path: verify_post(doc, str(path)), PoStError, _check_post, lambda doc: len(doc["partitions"]), post.values,
                    post.public_inputs, post.synthesize, lambda doc: f"{post.params_of(doc).kind}-post"),
 }
 
@@ -139,6 +128,7 @@ POST_KINDS = ("winning", "window")
 # the workflow's test-only sector sizes: the test-only shape each is proved with
 _TEST_SIZE_SHAPES = {
     ("porep", "test-only-256B"): "test-only-porep-256B",
+    ("porep", "test-only-256B-2p"): "test-only-porep-256B-2p",
     ("porep-commd", "test-only-128B"): "test-only-commd-128B",
     ("porep-commd", "test-only-256B"): "test-only-commd-256B",
     ("winning", "test-only-256B"): "test-only-winning-post-256B-3",

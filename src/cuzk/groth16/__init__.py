@@ -15,6 +15,7 @@ from .keys import (
     ProvingKey,
     ResidentKey,
     VerifyingKey,
+    file_digest,
     read_params,
     read_proofs,
     read_vk,
@@ -28,6 +29,7 @@ from .setup import DevelopmentSetupWarning, domain_size, setup, setup_resident
 from .verifier import PublicInputError, verify, verify_batch
 
 __all__ = [
+    "file_digest",
     "PROOF_SIZE",
     "DevelopmentSetupWarning",
     "KeyFileError",

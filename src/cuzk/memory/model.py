@@ -46,7 +46,13 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     "prepare": {"const": 40 << 20, "sector_size": 40.0},
     "pce_extract": {"nnz": 40.0},
     "setup": {"domain": 1700.0, "aux": 1250.0},  # aux slope raised to cover porep-2KiB (9.90 GiB)
-    "synthesize": {"aux": 200.0},
+    # one partition's witness (witness mode, shared small ints): 0.10 GiB at 2 KiB (aux 2.69 M),
+    # 2.6 GB at 32 GiB (aux 130.2 M, 2-core machine, witness-speed branch): 19.6 B per aux; the
+    # checked C1 read whole (a 32 GiB synthetic C1 is 38 MB of JSON)
+    "synthesize": {"const": 256 << 20, "aux": 24.0},
+    # the full check of an input file when it enters: 0.31 GB peak for a 32 GiB synthetic C1 (18 s
+    # on the 2-core machine), tens of MB at 2 KiB
+    "check_c1": {"const": 320 << 20},
     "prove": {"domain": 1700.0, "aux": 1600.0},
     "verify": {"const": 16 << 20},  # 70 MiB measured (H200 host; 2-core: 53 MiB): pairing library + JSON
     "report": {"const": 160 << 20},  # pandas + matplotlib
@@ -54,17 +60,18 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
 STEPS_WITH_WORKERS = ("setup", "prove")
 
 # Host side of setup and prove on the cuda backend (no worker processes; the NTT domain, the
-# MSMs and the key's points live on the GPU). "const": the CUDA context, CuPy and the compiled
-# modules (window-post-2KiB, tiny, peaked at 0.64-0.68 GiB); per "domain": the key's H query as
-# uncompressed G1 (96 B); per "aux": its L, A and B_G1 (3 × 96 B) and B_G2 (192 B) queries, the
-# witness as limbs and its staged copy; per "nnz": the PCE's CSR arrays. Fitted above the H200
-# host peaks of the default batch (benchmarks/results/2026-11-30-h200/stop10/multi-gpu and
-# workflow-porep-v4): porep-2KiB setup 2.22-2.58 GiB and prove 2.95-3.03 GiB (predicted 3.33),
-# PoSt setup 0.68-0.73, prove 0.50-0.64 GiB (predicted 0.92-0.99). A 32 GiB partition's prove is
-# predicted at 111 GiB: its key alone is about 75 GB of points (not measured through the workflow).
+# MSMs and the key's points live on the GPU, and the key never lives on the host: setup writes it
+# from the GPU in slices, prove maps its file and streams it to the GPU slice by slice, handing
+# the pages back). "const": the CUDA context, CuPy, the compiled modules and one key slice
+# (window-post-2KiB, tiny, peaked at 0.64-0.68 GiB); per "nnz": the PCE's CSR arrays (int64
+# indices, int32 coefficient ids, 12 B) and its mapped pages while they are checked and copied;
+# per "aux": the witness as limbs (32 B), its staged copy and the scalar vectors. Before the key
+# was streamed the H200 host peaks were porep-2KiB setup 2.22-2.58 GiB and prove 2.95-3.03 GiB
+# with the ≈1.7 GB key held on the host (benchmarks/results/2026-11-30-h200/stop10/multi-gpu);
+# "const" still covers those peaks until the streamed key is measured through the workflow.
 STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
-    "setup": {"const": 0.9 * (1 << 30), "domain": 120.0, "aux": 650.0, "nnz": 24.0},
-    "prove": {"const": 0.9 * (1 << 30), "domain": 120.0, "aux": 650.0, "nnz": 24.0},
+    "setup": {"const": 2.4 * (1 << 30), "aux": 100.0, "nnz": 24.0},
+    "prove": {"const": 2.4 * (1 << 30), "aux": 100.0, "nnz": 24.0},
 }
 
 

@@ -106,7 +106,8 @@ def admit(path, record_out, verify: Callable[[dict, str], None], error: ErrorFac
         record_out: the record to write (JSON, atomically): format, the document's path, size
             and SHA-256, and ``facts`` (e.g. ``synthetic``, ``sector_id``).
         verify: ``verify(doc, path)`` raising the typed error on any fault (e.g.
-            ``verify_porep_c1``); it sees the very bytes whose digest is recorded.
+            ``verify_porep_c1``); it sees the very bytes whose digest is recorded, and may return
+            a dict of facts to record too.
         error: the typed error factory for reading faults.
 
     Returns:
@@ -114,9 +115,9 @@ def admit(path, record_out, verify: Callable[[dict, str], None], error: ErrorFac
     """
     data = Path(path).read_bytes()
     doc = loads(data, path, error)
-    verify(doc, os.fspath(path))
+    found = verify(doc, os.fspath(path)) or {}
     rec = {"format": RECORD_FORMAT, "path": os.fspath(path), "bytes": len(data),
-           "sha256": hashlib.sha256(data).hexdigest(), **facts}
+           "sha256": hashlib.sha256(data).hexdigest(), **facts, **found}
     atomic_write_text(record_out, json.dumps(rec, indent=1) + "\n")
     return rec
 
