@@ -1,4 +1,5 @@
-"""Groth16 over BLS12-381: development setup, prover, verifier, batch verifier, bellperson files."""
+"""Groth16 over BLS12-381: development setup, the prover (one proof or a staged batch; bellperson's
+coset H by default, other quotients pluggable), verifier, batch verifier, bellperson files."""
 
 from __future__ import annotations
 
@@ -16,18 +17,22 @@ from .keys import (
     write_proofs,
     write_vk,
 )
-from .prover import Prover, WitnessError, prove
+from .prover import BatchProof, BatchTimes, CosetQuotient, Prover, Quotient, WitnessError, prove
 from .setup import DevelopmentSetupWarning, domain_size, setup, setup_resident
 from .verifier import PublicInputError, verify, verify_batch
 
 __all__ = [
     "PROOF_SIZE",
+    "BatchProof",
+    "BatchTimes",
+    "CosetQuotient",
     "DevelopmentSetupWarning",
     "KeyFileError",
     "Proof",
     "Prover",
     "ProvingKey",
     "PublicInputError",
+    "Quotient",
     "ResidentKey",
     "VerifyingKey",
     "WitnessError",
