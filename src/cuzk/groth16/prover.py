@@ -278,9 +278,19 @@ class Prover(ResidentBases):
             quotient: the H scalars' ``Quotient``.
         """
         self.backend, self.key, self.quotient = backend, key, quotient
-        self.num_inputs, self.num_aux = num_inputs, num_aux
+        self._sizes = (num_inputs, num_aux)
         self.dens_a, self.dens_b = dens_a, dens_b
         self.times = PhaseTimes()
+
+    @property
+    def num_inputs(self) -> int:
+        """Public inputs of an assignment, ONE included (the R1CS's, when there is one)."""
+        return self.r1cs.num_inputs if self.r1cs is not None else self._sizes[0]
+
+    @property
+    def num_aux(self) -> int:
+        """Auxiliary values of an assignment (the R1CS's, when there is one)."""
+        return self.r1cs.num_aux if self.r1cs is not None else self._sizes[1]
 
     def assignment(self, inputs, aux) -> np.ndarray:
         """Validate and concatenate inputs (ONE first) and aux into the full assignment w: an int
