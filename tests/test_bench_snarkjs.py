@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from cuzk.bench_snarkjs import bench_snarkjs, circuit_shape, format_snarkjs, node_bin_dir, parse_sizes
+from cuzk.bench.snarkjs import bench_snarkjs, circuit_shape, format_snarkjs, node_bin_dir, parse_sizes
 from cuzk.cli import build_parser
 
 needs_node = pytest.mark.skipif(

@@ -1,4 +1,5 @@
-"""The ``cuzk`` command: one subcommand per workflow step, plus ``bench``."""
+"""The ``cuzk`` command: one subcommand per workflow step, ``shapes``, ``snarkjs-prove``, and
+``bench`` (``cuzk.bench``); argument parsing only, each subcommand calls one function."""
 
 from __future__ import annotations
 
@@ -6,6 +7,24 @@ import argparse
 import json
 import logging
 import sys
+import time
+
+from . import pipeline
+from .bench import (
+    CIRCUIT_HELP,
+    bench_circuit,
+    bench_kernels,
+    bench_prove,
+    bench_snarkjs,
+    format_prove,
+    format_snarkjs,
+    kernels_ok,
+    parse_sizes,
+)
+from .circuits.registry import format_shape_table, shape_table
+from .fileio import atomic_write_text
+from .formats.snarkjs_prove import add_arguments as add_snarkjs_prove_arguments
+from .formats.snarkjs_prove import snarkjs_prove
 
 BENCH_PROVE_HELP = """\
 Build a random satisfiable circuit, run the development setup, prove and verify once, and print
@@ -20,8 +39,6 @@ multiplications (x + X) * (8 packed bits) = z with x random in Fr and X a public
 
 
 def _bench_prove(args) -> int:
-    from .bench import bench_prove, format_prove  # noqa: PLC0415
-
     res = bench_prove(
         constraints=args.constraints,
         inputs=args.inputs,
@@ -51,8 +68,6 @@ Needs node and `npm ci` at the repository root (node_modules/.bin/snarkjs, circo
 
 
 def _bench_snarkjs(args) -> int:
-    from .bench_snarkjs import bench_snarkjs, format_snarkjs, parse_sizes  # noqa: PLC0415
-
     res = bench_snarkjs(
         sizes=parse_sizes(args.sizes),
         threads=args.threads,
@@ -67,8 +82,6 @@ def _bench_snarkjs(args) -> int:
 
 def _steps(sub) -> None:
     """Workflow steps as subcommands (the rules call the same functions through scripts)."""
-    from . import pipeline  # noqa: PLC0415
-
     def add(name, help_, fn, *args):
         sp = sub.add_parser(name, help=help_)
         for flags, kw in args:
@@ -112,20 +125,14 @@ def _steps(sub) -> None:
 
 
 def _shapes(args) -> int:
-    from .circuits.registry import format_shape_table, shape_table  # noqa: PLC0415
-
     rows = shape_table(include_test=args.all)
     if args.json:
-        from .fileio import atomic_write_text  # noqa: PLC0415
-
         atomic_write_text(args.json, json.dumps(rows, indent=1) + "\n")
     print(format_shape_table(rows))
     return 0
 
 
 def _bench_circuit(args) -> int:
-    from .bench_circuit import bench_circuit  # noqa: PLC0415
-
     bench_circuit([x for x in args.shapes.split(",") if x], args.workdir, args.json, args.seal_limit,
                   tuple(x for x in args.phases.split(",") if x), backend=args.backend, repeat=args.repeat,
                   parallel=args.parallel)
@@ -133,19 +140,15 @@ def _bench_circuit(args) -> int:
 
 
 def _bench_kernel(args) -> int:
-    from .bench import bench_kernels  # noqa: PLC0415
-
     sizes = [int(x) for x in args.log_sizes.split(",") if x]
-    what = f"msm-{args.group}" if args.what == "msm" else args.what
-    bench_kernels(what, sizes, args.backend, args.threads, args.repeat, args.json)
-    return 0
+    what = f"{args.what}-{args.group}" if args.what in ("msm", "fixed-base") else args.what
+    windows = [int(x) for x in getattr(args, "windows", "").split(",") if x]
+    res = bench_kernels(what, sizes, args.backend, args.threads, args.repeat, args.json, windows=windows,
+                        budget=args.budget)
+    return 0 if kernels_ok(res) else 1
 
 
 def _snarkjs_prove(args) -> int:
-    from .bench_snarkjs import snarkjs_prove  # noqa: PLC0415
-
-    import time  # noqa: PLC0415
-
     t = time.perf_counter()
     rc = snarkjs_prove(args.zkey, args.wtns, args.proof, args.public, args.threads, args.backend, args.times)
     print(f"cuzk snarkjs-prove: wrote {args.proof} and {args.public} in {time.perf_counter() - t:.2f} s")
@@ -167,13 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "the same files in, the same JSON out (snarkjs groth16 verify accepts it). The .zkey is read without "
                         "point checks, as snarkjs does, and its converted copy is cached under $CUZK_CACHE_DIR. "
                         "`cuzk bench snarkjs` times this same code.")
-    zp.add_argument("zkey")
-    zp.add_argument("wtns")
-    zp.add_argument("proof", help="proof.json to write")
-    zp.add_argument("public", help="public.json to write")
-    zp.add_argument("--backend", default="cpu", choices=["auto", "cpu", "cuda"])
-    zp.add_argument("--threads", type=int, default=2, help="MSM threads of the CPU backend (default 2)")
-    zp.add_argument("--times", help="write seconds per phase here (JSON)")
+    add_snarkjs_prove_arguments(zp)
     zp.set_defaults(func=_snarkjs_prove)
     bench = sub.add_parser("bench", help="benchmarks (JSON out)")
     bsub = bench.add_subparsers(dest="what", required=True)
@@ -187,14 +184,18 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--seed", type=int, default=0, help="witness seed (r, s are always fresh)")
     bp.add_argument("--json", help="write the result JSON here")
     bp.set_defaults(func=_bench_prove)
-    for what in ("ntt", "msm", "spmv"):
-        bk = bsub.add_parser(what, help=f"time {what} on a backend for sizes 2^k (data on the device)")
-        if what == "msm":
+    for what in ("ntt", "msm", "spmv", "fixed-base"):
+        bk = bsub.add_parser(what, help=f"time {what} on a backend for sizes 2^k (data on the device; "
+                             "checked; on cuda beside the H200's peak and sppark)")
+        if what in ("msm", "fixed-base"):
             bk.add_argument("--group", choices=["g1", "g2"], default="g1", help="G1 (default) or G2")
+        if what == "msm":
+            bk.add_argument("--windows", default="", help="cuda: also time each size at these window widths")
         bk.add_argument("--log-sizes", default="10,14,16", help="comma-separated exponents k (default 10,14,16)")
         bk.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
         bk.add_argument("--threads", "-t", type=int, default=1, help="CPU worker processes (default 1)")
         bk.add_argument("--repeat", type=int, default=3, help="timed calls per size after a warm-up")
+        bk.add_argument("--budget", type=float, default=None, help="skip sizes not started within this many seconds")
         bk.add_argument("--json", help="write the result JSON here")
         bk.set_defaults(func=_bench_kernel, what=what)
     bc = bsub.add_parser("circuit", help="PCE extraction, one partition's witness and (optionally) its setup and proof for PoRep shapes: seconds, peak RSS, bytes")
@@ -209,8 +210,6 @@ def build_parser() -> argparse.ArgumentParser:
     bc.add_argument("--parallel", action="store_true", help="run the pce and witness phases at the same time")
     bc.add_argument("--json", help="write the results here")
     bc.set_defaults(func=_bench_circuit)
-    from .bench_snarkjs import CIRCUIT_HELP  # noqa: PLC0415  (imports nothing heavy)
-
     bs = bsub.add_parser("snarkjs", help="snarkjs vs cuzk on the same circom circuit and .zkey",
                          description=BENCH_SNARKJS_HELP + CIRCUIT_HELP,
                          formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -13,7 +13,6 @@ import logging
 import sys
 import time
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from .memory.budget import check_budget
 from .memory.device import prove_device_bytes
 from .memory.model import predict_step_bytes
 from .memory.record import set_field
-from .paths import partition_witness
+from .paths import partition_witness, proof_file
 from .r1cs import ConstraintSystem
 from .r1cs.pce import read_pce, read_pce_header, write_pce
 from .r1cs.witness import read_witness_limbs, write_witness
@@ -326,19 +325,18 @@ def _stage_partition(prover: Prover, fam, inp: dict, label: str, k: int, wpath: 
     """Read, check and stage one partition's witness (``prove_batch``'s background work).
 
     Returns:
-        (public inputs as ints, StagedAssignment, wall seconds taken).
+        (public inputs as ints, StagedAssignment).
 
     Raises:
         WitnessFormatError: the file is corrupt, truncated, or made for another PCE.
         ShapeMismatchError: its public inputs are not those of ``label`` partition ``k``.
         WitnessError: the assignment does not fit the circuit.
     """
-    t = time.perf_counter()
     ins, aux = read_witness_limbs(wpath, pce_digest=digest)   # limbs: no Python int per value
     pub = fam.public_inputs(inp, k)
     if [int(v) for v in from_limbs(ins[1:])] != pub:
         raise ShapeMismatchError(f"{wpath}: its public inputs are not those of {label} partition {k} (witness of another C1?)")
-    return pub, prover.stage(ins, aux, defer=defer), time.perf_counter() - t
+    return pub, prover.stage(ins, aux, defer=defer)
 
 
 def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", threads=1, mem_json=None, mem_gb=None,
@@ -355,13 +353,14 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     ``winning-post``/``window-post``) is written. The directory appears only when the whole
     batch is done.
 
-    Pipelined: one background thread reads, decodes and stages (``Prover.stage``: host
-    conversion, and on cuda the copy on a side stream) the next partition — of this input or
-    the next one — while the current one is proved and verified; at most one staged assignment
-    is ahead. Its errors are raised when the loop reaches that partition, so the same inputs
-    raise the same error as a sequential loop. The memory JSON gets ``staging_seconds`` (the
-    background thread's wall seconds), ``staging_waited_seconds`` (the prover's wait for it)
-    and ``staging_overlapped_seconds`` (their difference: staging hidden behind proofs).
+    Pipelined (``Prover.prove_many``): one background thread reads, decodes and stages
+    (``Prover.stage``: host conversion, and on cuda the copy on a side stream) the next
+    partition — of this input or the next one — while the current one is proved and verified;
+    at most one staged assignment is ahead. Its errors are raised when the loop reaches that
+    partition, so the same inputs raise the same error as a sequential loop. The memory JSON
+    gets ``staging_seconds`` (the background thread's wall seconds), ``staging_waited_seconds``
+    (the prover's wait for it) and ``staging_overlapped_seconds`` (their difference: staging
+    hidden behind proofs).
 
     Raises:
         ShapeMismatchError: an input of another shape, or a witness made from another input.
@@ -383,10 +382,7 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     with measured("prove", mem_json, pred, mem_gb, rec) as sampler, atomic_dir(out_dir) as tmp:
         r1cs, _ = read_pce(pce)
         pk = read_params(params)
-        staged_s = waited_s = 0.0
-        with step_backend(backend, threads, limit, rec) as bk, Prover(pk, r1cs, bk) as prover, \
-                ThreadPoolExecutor(max_workers=1, thread_name_prefix="cuzk-stage") as stager:
-            # leaving this block (also by an error) joins the stager before the backend closes
+        with step_backend(backend, threads, limit, rec) as bk, Prover(pk, r1cs, bk) as prover:
             progress.info("prove %s: key loaded on %s, %d partition(s) of %d input(s) to prove", shape.name, bk.name,
                           len(jobs), n)
             defer = False   # stage the next assignment on the host only (no device copy ahead)
@@ -399,29 +395,26 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
                                   "quotient run in chunks%s", need["peak"] / 2**30, limit / 2**30,
                                   ", the next witness waits on the host" if defer else "")
 
-            def submit(job: int):
-                ji, jk = jobs[job]
-                return stager.submit(_stage_partition, prover, fam, inputs[ji], labels[ji], jk,
-                                     Path(witness_dirs[ji]) / f"partition-{jk}.wit", digest, defer)
+            def stage(job):
+                ji, jk = job
+                return _stage_partition(prover, fam, inputs[ji], labels[ji], jk,
+                                        partition_witness(witness_dirs[ji], jk), digest, defer)
 
-            ahead = submit(0) if jobs else None
-            j = 0
-            for i, inp in enumerate(inputs):
-                proofs = []
-                for k in range(fam.partitions(inp)):
-                    t = time.perf_counter()
-                    pub, staged, secs = ahead.result()  # re-raises the stager's error here
-                    waited_s += time.perf_counter() - t
-                    staged_s += secs
-                    j += 1
-                    ahead = submit(j) if j < len(jobs) else None
-                    proof = prover.prove(staged)
-                    del staged  # freed before the one after next is staged: two alive at most
-                    if not verify(pk.vk, proof, pub):
-                        raise ProofVerificationError(f"{labels[i]} partition {k}: proof does not verify")
-                    proofs.append(proof)
-                write_proofs(tmp / f"{labels[i]}.proof", proofs)
-                progress.info("prove: %s verified (%d of %d in this batch)", labels[i], i + 1, n)
+            proofs: list = []
+
+            def done(item):   # in job order; a proof is kept only once it verified
+                i, k = item.job
+                if not item.verified:
+                    raise ProofVerificationError(f"{labels[i]} partition {k}: proof does not verify")
+                proofs.append(item.proof)
+                if k + 1 == fam.partitions(inputs[i]):
+                    write_proofs(proof_file(tmp, labels[i]), proofs)
+                    proofs.clear()
+                    progress.info("prove: %s verified (%d of %d in this batch)", labels[i], i + 1, n)
+
+            # leaving prove_many (also by an error) joins its stager before the backend closes
+            staging = prover.prove_many(jobs, stage, lambda proof, pub: verify(pk.vk, proof, pub), done)
+            staged_s, waited_s = staging.staging_seconds, staging.waited_seconds
             note_backend_gpu(sampler, bk, rec)
         rec.staging_seconds, rec.staging_waited_seconds = round(staged_s, 3), round(waited_s, 3)
         rec.staging_overlapped_seconds = round(max(0.0, staged_s - waited_s), 3)

@@ -9,7 +9,11 @@ Modules, one job each:
 - ``r1cs``: circom ``.r1cs`` → ``CircomR1CS`` → cuzk ``R1CS`` (bellperson/snarkjs input rows).
 - ``wtns``: ``.wtns`` witness files.
 - ``zkey``: snarkjs Groth16 ``.zkey`` read/write (``ZKey``).
-- ``zkey_prover``: proofs from a ``.zkey`` + witness on a cuzk backend (snarkjs' odd-coset H).
+- ``zkey_prover``: snarkjs' odd-coset H as a quotient of cuzk's ``Prover``, and ``ZKeyProver``:
+  proofs from a ``.zkey`` + witness on a cuzk backend.
+- ``snarkjs_prove``: the ``cuzk snarkjs-prove`` command (``snarkjs groth16 prove`` on cuzk; its
+  process is also what ``cuzk bench snarkjs`` measures).
+- ``digest``: SHA-256 of key files (the converted-key cache's index), computable ahead in a thread.
 - ``zkey_setup``: a development setup that emits a ``ZKey`` (snarkjs-form H bases).
 - ``snarkjs_json``: ``proof.json``, ``public.json``, ``verification_key.json``.
 - ``bellman``: proving with ``snarkjs zkey export bellman`` output through cuzk's bellperson
@@ -40,7 +44,7 @@ _EXPORTS = {
                       "write_public_json", "write_vk_json"),
     ".wtns": ("read_wtns", "split_witness", "write_wtns"),
     ".zkey": ("ZKey", "read_zkey", "write_zkey"),
-    ".zkey_prover": ("ZKeyProver", "prove_zkey"),
+    ".zkey_prover": ("OddCosetQuotient", "ZKeyProver", "prove_zkey"),
     ".zkey_setup": ("setup_zkey",),
 }
 _WHERE = {name: mod for mod, names in _EXPORTS.items() for name in names}

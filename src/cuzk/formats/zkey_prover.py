@@ -1,7 +1,9 @@
-"""Groth16 proofs from a snarkjs ``.zkey`` and a circom witness, on any cuzk Backend.
+"""Groth16 proofs from a snarkjs ``.zkey`` and a circom witness: snarkjs' quotient for cuzk's
+``Prover``, and the ``.zkey`` prover built on it.
 
 snarkjs' key differs from bellperson's in the H part, so the quotient is computed differently
-(snarkjs ``groth16_prove.js``; FORMATS.md):
+(snarkjs ``groth16_prove.js``): ``OddCosetQuotient``, a ``cuzk.groth16.prover.Quotient``
+variant (as ark-circom's ``CircomReduction`` is of ark-groth16's ``R1CSToQAP``):
 
 * a, b: the QAP's A·w and B·w over the domain of size n (section 4's coefficients, which include
   the rows ``A[nConstraints + s][s] = 1`` for the public wires); c = a·b *pointwise* (snarkjs
@@ -9,7 +11,7 @@ snarkjs' key differs from bellperson's in the H part, so the quotient is compute
 * Each of a, b, c goes through iFFT, multiplication of coefficient i by ω_2n^i, FFT: the
   evaluations on the odd coset {ω_2n^(2i+1)} of the 2n domain. The H scalars are
   ``a·b − c`` there, **without** division by Z (computed here as −2·Q on that coset, Q the
-  quotient ``compute_h`` returns: see ``ZKeyProver.h_scalars``) — the ``.zkey``'s H bases are
+  quotient ``compute_h`` returns: see ``OddCosetQuotient.h_scalars``) — the ``.zkey``'s H bases are
   L^(2n)_(2i+1)(τ)/δ, and Σ_i p(ω_2n^(2i+1))·L^(2n)_(2i+1)(τ) = p(τ) = h(τ)·Z(τ) because p =
   a·b − c (degree < 2n) vanishes on the even points (the n domain).
 * Roots of unity are ffjavascript's (5^((r−1)/n)), not blstrs' (7^…) which the backend's NTT
@@ -18,11 +20,12 @@ snarkjs' key differs from bellperson's in the H part, so the quotient is compute
   the coset shift is ω5_2n itself, and the H bases are permuted so that backend index m gets
   snarkjs' base k⁻¹·m mod n. No per-proof permutation.
 
-The five MSMs (points at infinity in A/B1/B2 are dropped first):
+The five MSMs (points at infinity in A/B1/B2 are dropped first) are the ``Prover``'s, with the
+``.zkey``'s C section as the private query:
   πA = α1 + Σ w_i·A_i + r·δ1;  πB = β2 + Σ w_i·B2_i + s·δ2;  B1 = β1 + Σ w_i·B1_i + s·δ1;
   πC = Σ_{i>nPublic} w_i·C_i + Σ_j h_j·H_j + s·πA + r·B1 − r·s·δ1.
 
-On the ``cpu`` backend the prover runs in one process with threads instead of worker
+On other backends ``ZKeyProver`` proves through ``Prover.prove``. On the ``cpu`` backend it runs in one process with threads instead of worker
 processes. arkworks' Pippenger releases the GIL, so the calling thread does all the GIL-bound
 work — decoding the bases a witness uses (those whose scalar is not 0) on first use, summing the
 points at scalar 1, the H scalars (sparse products and Kronecker products) — and hands each
@@ -51,7 +54,7 @@ from ..curve import G1, G2
 from ..field import FR
 from ..fileio import atomic_write_bytes
 from ..groth16.keys import Proof, cache_dir
-from ..groth16.prover import PhaseTimes, ResidentBases, WitnessError, finish_proof
+from ..groth16.prover import PhaseTimes, Prover, ResidentBases, WitnessError
 from .encoding import ge_modulus, ffjs_index_map, ffjs_root_of_unity
 from .iden3 import WitnessLengthError
 from .zkey import ZKey
@@ -176,8 +179,84 @@ class _Jobs:
             t.join()
 
 
+class OddCosetQuotient:
+    """snarkjs' H scalars (module docstring) for a ``Prover`` over a ``.zkey``'s bases.
+
+    Args:
+        zkey: the key: its QAP coefficients (A and B; snarkjs keeps no C).
+        threaded: on the cpu backend, evaluate on the odd coset by cyclic convolutions
+            (``h_scalars``) instead of NTTs.
+
+    Attributes:
+        n: the domain size; k: ``ffjs_index_map(n)`` (snarkjs row j is backend row k·j mod n);
+        shift: ω5_2n, the odd coset's generator.
+    """
+
+    def __init__(self, zkey: ZKey, threaded: bool):
+        self.zkey, self.threaded = zkey, threaded
+        n = zkey.domain_size
+        self.n = n
+        self.k = ffjs_index_map(n)
+        self.shift = ffjs_root_of_unity(2 * n)
+        self._qap: tuple | None = None
+        self._odd = None  # the even-domain → odd-coset convolution, built on first use
+
+    @property
+    def A(self):
+        """The QAP's A as a CSR matrix with rows in the backend's domain order (built on first use)."""
+        return self._matrices()[0]
+
+    @property
+    def B(self):
+        """The QAP's B, as ``A``."""
+        return self._matrices()[1]
+
+    def _matrices(self) -> tuple:
+        if self._qap is None:
+            n, k = self.n, self.k
+            remap = lambda rows: (rows * k) % n  # noqa: E731  snarkjs row j → backend row k·j
+            self._qap = (self.zkey.qap_matrix(0, remap), self.zkey.qap_matrix(1, remap))
+        return self._qap
+
+    def h_scalars(self, bk: Backend, wd, times: PhaseTimes | None = None, since: float | None = None):
+        """H scalars in the backend's order (device array of length n) for a device witness
+        (with ``times``: adds the "qap" seconds since ``since``).
+
+        p = A·B − C vanishes on the n-domain (c = a·b there), so p = Q·Z with Z = x^n − 1, and
+        on the odd coset x^n = −1, Z = −2: snarkjs' scalars p(x) are −2·Q(x).
+
+        On the cpu backend: the odd-coset values of a polynomial of degree < n are a fixed
+        cyclic convolution of its even-domain values (``_odd_coset_kernel``), so
+        h = (a ⊛ g)·(b ⊛ g) − (a·b) ⊛ g: three cyclic Kronecker products
+        (``CPUBackend.cyclic_convolution``: the kernel packed once, each product one call of GMP's
+        mpn_mulmod_bnm1) instead of snarkjs' six NTTs; at 2^16 0.09 s a convolution, 0.38 s for h
+        with the sparse products (0.66 s with full GMP products, as v2 did). Elsewhere:
+        ``compute_h`` gives Q's coefficients and one NTT of them twisted by ω_2n^i evaluates Q on
+        the odd coset.
+        """
+        n = self.n
+        a = bk.spmv(self.A, wd)
+        b = bk.spmv(self.B, wd)
+        if self.threaded and n.bit_length() - 1 <= 24:
+            if self._odd is None:
+                self._odd = bk.cyclic_convolution(_odd_coset_kernel_bytes(n, self.shift))
+            conv = self._odd
+            h = np.mod(conv(a) * conv(b) - conv(bk.mul(a, b)), _RZ)
+        else:
+            q = bk.pad(bk.compute_h(a, b, bk.mul(a, b), n), n)
+            h = bk.scale(bk.ntt(bk.mul(q, bk.powers(self.shift, n))), _R - 2)
+        if times is not None:
+            bk.synchronize()
+            times.add("qap", time.perf_counter() - since)
+        return h
+
+
 class ZKeyProver(ResidentBases):
     """Proves circom witnesses with a snarkjs ``.zkey`` on a cuzk backend; bases stay resident.
+
+    A ``Prover`` (``Prover.from_contexts``) over the key's bases with ``OddCosetQuotient`` does
+    the work; on the cpu backend the MSMs are scheduled on threads of this process instead
+    (module docstring).
 
     Args:
         zkey: the key (``read_zkey`` or ``setup_zkey``).
@@ -192,16 +271,12 @@ class ZKeyProver(ResidentBases):
     def __init__(self, zkey: ZKey, backend: Backend):
         self.zkey, self.backend = zkey, backend
         n = zkey.domain_size
-        self.n = n
-        self.k = ffjs_index_map(n)
+        self.threaded = getattr(backend, "name", None) == "cpu" and hasattr(backend, "cyclic_convolution")
+        self.quotient = OddCosetQuotient(zkey, self.threaded)
+        self.n, self.k = n, self.quotient.k
         kinv = pow(self.k, -1, n) if n > 1 else 0
-        self._qap: tuple | None = None
-        self.shift = ffjs_root_of_unity(2 * n)
         self.mask_a = _finite(zkey.a)
         self.mask_b = _finite(zkey.b_g1) | _finite(zkey.b_g2)
-        self.times = PhaseTimes()
-        self.threaded = getattr(backend, "name", None) == "cpu" and hasattr(backend, "cyclic_convolution")
-        self._odd = None  # the even-domain → odd-coset convolution, built on first use
         t = time.perf_counter()
         perm = (np.arange(n, dtype=np.int64) * kinv) % n
         if self.threaded:
@@ -221,50 +296,15 @@ class ZKeyProver(ResidentBases):
                 "c": backend.msm_context(G1, zkey.c),
                 "h": backend.msm_context(G1, zkey.h[perm]),
             }
+        ni = zkey.n_public + 1
+        self.prover = Prover.from_contexts(backend, zkey, self.ctx, ni, zkey.n_vars - ni, self.mask_a, self.mask_b,
+                                           self.quotient, private="c")
+        self.times = self.prover.times
         self.times.add("load_bases", time.perf_counter() - t)
 
-    @property
-    def A(self):
-        """The QAP's A as a CSR matrix with rows in the backend's domain order (built on first use)."""
-        return self._matrices()[0]
-
-    @property
-    def B(self):
-        """The QAP's B, as ``A``."""
-        return self._matrices()[1]
-
-    def _matrices(self) -> tuple:
-        if self._qap is None:
-            n, k = self.n, self.k
-            remap = lambda rows: (rows * k) % n  # noqa: E731  snarkjs row j → backend row k·j
-            self._qap = (self.zkey.qap_matrix(0, remap), self.zkey.qap_matrix(1, remap))
-        return self._qap
-
     def h_scalars(self, wd):
-        """H scalars in the backend's order (device array of length n) for a device witness.
-
-        p = A·B − C vanishes on the n-domain (c = a·b there), so p = Q·Z with Z = x^n − 1, and
-        on the odd coset x^n = −1, Z = −2: snarkjs' scalars p(x) are −2·Q(x).
-
-        On the cpu backend: the odd-coset values of a polynomial of degree < n are a fixed
-        cyclic convolution of its even-domain values (``_odd_coset_kernel``), so
-        h = (a ⊛ g)·(b ⊛ g) − (a·b) ⊛ g: three cyclic Kronecker products
-        (``CPUBackend.cyclic_convolution``: the kernel packed once, each product one call of GMP's
-        mpn_mulmod_bnm1) instead of snarkjs' six NTTs; at 2^16 0.09 s a convolution, 0.38 s for h
-        with the sparse products (0.66 s with full GMP products, as v2 did). Elsewhere:
-        ``compute_h`` gives Q's coefficients and one NTT of them twisted by ω_2n^i evaluates Q on
-        the odd coset.
-        """
-        bk, n = self.backend, self.n
-        a = bk.spmv(self.A, wd)
-        b = bk.spmv(self.B, wd)
-        if self.threaded and n.bit_length() - 1 <= 24:
-            if self._odd is None:
-                self._odd = bk.cyclic_convolution(_odd_coset_kernel_bytes(n, self.shift))
-            conv = self._odd
-            return np.mod(conv(a) * conv(b) - conv(bk.mul(a, b)), _RZ)
-        q = bk.pad(bk.compute_h(a, b, bk.mul(a, b), n), n)
-        return bk.scale(bk.ntt(bk.mul(q, bk.powers(self.shift, n))), _R - 2)
+        """``OddCosetQuotient.h_scalars`` of this key (device array of length n, backend order)."""
+        return self.quotient.h_scalars(self.backend, wd)
 
     def prove(self, witness, r: int | None = None, s: int | None = None) -> tuple[Proof, list[int]]:
         """Prove one full circom witness.
@@ -283,7 +323,7 @@ class ZKeyProver(ResidentBases):
             (A witness that violates the circuit gives a proof that does not verify; the key
             holds no C matrix to check it against — use ``CircomR1CS.check``.)
         """
-        zk, bk, tm = self.zkey, self.backend, self.times
+        zk = self.zkey
         w = np.asarray(witness, dtype=object)
         if w.shape != (zk.n_vars,):
             raise WitnessLengthError("<witness>", None, f"witness has {w.size} values, the key needs {zk.n_vars}", "wtns")
@@ -303,14 +343,8 @@ class ZKeyProver(ResidentBases):
             return self._prove_threaded(w, wb, r, s), public
         if min(w) < 0 or max(w) >= _R:
             raise WitnessError("witness value outside [0, r)")
-        t = time.perf_counter()
-        wd = bk.to_device(w)
-        h = bk.to_host(self.h_scalars(wd))
-        tm.add("qap", time.perf_counter() - t)
-
-        scalars = (("a", w[self.mask_a]), ("b_g1", w[self.mask_b]), ("b_g2", w[self.mask_b]),
-                   ("c", w[zk.n_public + 1 :]), ("h", h))
-        return finish_proof(zk, self.ctx, scalars, "c", r, s, tm), public
+        ni = zk.n_public + 1
+        return self.prover.prove(w[:ni], w[ni:], r, s), public
 
     def _prove_threaded(self, w: np.ndarray, wb: np.ndarray, r: int | None, s: int | None) -> Proof:
         zk, tm = self.zkey, self.times
@@ -331,7 +365,7 @@ class ZKeyProver(ResidentBases):
             m_a = workers.msm_run(G1, self._plan("a", wb[self.mask_a].tobytes()))
             tm.add("msm_plan", time.perf_counter() - t)
             t = time.perf_counter()
-            h = self.h_scalars(w)
+            h = self.quotient.h_scalars(self.backend, w)
             hb = b"".join(v.to_bytes(_SCALAR_BYTES, "little") for v in h)
             tm.add("qap", time.perf_counter() - t)
             t = time.perf_counter()
@@ -458,4 +492,4 @@ def prove_zkey(zkey: ZKey, witness, backend: Backend, r: int | None = None,
         return p.prove(witness, r, s)
 
 
-__all__ = ["ZKeyProver", "prove_zkey"]
+__all__ = ["OddCosetQuotient", "ZKeyProver", "prove_zkey"]

@@ -2,7 +2,8 @@
 
 - ``keys``: verifying/proving keys and proofs, bellperson's ``.vk``/``.params`` layout.
 - ``setup``: development setup (random toxic waste; never for chain use), also resident on a GPU.
-- ``prover``: the prover on any ``Backend`` (bellperson's algorithm).
+- ``prover``: the prover on any ``Backend`` (bellperson's algorithm): one proof or a staged
+  batch (``prove_many``); bellperson's coset H by default, other quotients pluggable.
 - ``verifier``: single proofs and randomized batches.
 """
 
@@ -24,19 +25,23 @@ from .keys import (
     write_proofs,
     write_vk,
 )
-from .prover import Prover, WitnessError, prove
+from .prover import BatchProof, BatchTimes, CosetQuotient, Prover, Quotient, WitnessError, prove
 from .setup import DevelopmentSetupWarning, domain_size, setup, setup_resident
 from .verifier import PublicInputError, verify, verify_batch
 
 __all__ = [
     "file_digest",
     "PROOF_SIZE",
+    "BatchProof",
+    "BatchTimes",
+    "CosetQuotient",
     "DevelopmentSetupWarning",
     "KeyFileError",
     "Proof",
     "Prover",
     "ProvingKey",
     "PublicInputError",
+    "Quotient",
     "ResidentKey",
     "VerifyingKey",
     "WitnessError",

@@ -1,20 +1,29 @@
-"""Groth16 prover (bellperson's algorithm) on any Backend.
+"""The Groth16 prover: one assignment or a staged batch of them, on any Backend.
 
 For a full assignment w = (inputs ‖ aux), with ONE = inputs[0]:
-  a, b, c = A·w, B·w, C·w                         (sparse products on the backend)
-  h       = coset-iNTT((coset-NTT(a)·coset-NTT(b) − coset-NTT(c)) / Z)   (Backend.compute_h)
+  h       = the H query's scalars, from w by the prover's ``Quotient``
   A = α + Σ_i w_i·a_i + r·δ                        (G1, over variables in density_a)
   B = β + Σ_i w_i·b_i + s·δ                        (G2; and in G1 for C)
   C = Σ_j aux_j·l_j + Σ_i h_i·h_i + s·A + r·B_G1 − r·s·δ
-Source: Groth 2016 §3.2 and bellperson ``groth16::prover``. A witness that violates a constraint
-is refused (``Unsatisfied``) before any MSM.
+Source: Groth 2016 §3.2 and bellperson ``groth16::prover``.
+
+The quotient is pluggable, as ark-groth16's ``R1CSToQAP`` type parameter is: the default,
+``CosetQuotient``, is bellperson's (Filecoin's) — a, b, c = A·w, B·w, C·w by sparse products,
+h = coset-iNTT((coset-NTT(a)·coset-NTT(b) − coset-NTT(c)) / Z) (``Backend.compute_h``), a
+witness that violates a constraint refused (``Unsatisfied``) before any MSM; snarkjs' odd-coset
+H, for its ``.zkey`` files, is ``cuzk.formats.zkey_prover.OddCosetQuotient``.
+
+``Prover.prove_many`` proves a batch: it stages the next assignment in a background thread
+while the current one is proved, and checks each proof before handing it on.
 """
 
 from __future__ import annotations
 
 import secrets
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -100,6 +109,96 @@ class ResidentBases:
         self.close()
 
 
+class Quotient(Protocol):
+    """How a ``Prover`` gets the H query's scalars from an assignment (ark-groth16's
+    ``R1CSToQAP``). Variants: ``CosetQuotient`` (bellperson, the default) and
+    ``cuzk.formats.zkey_prover.OddCosetQuotient`` (snarkjs)."""
+
+    def h_scalars(self, bk: Backend, wd, times: PhaseTimes, since: float):
+        """The H scalars (a device array, in the order of the key's H bases) of the device
+        assignment ``wd``; adds the seconds of its phases to ``times``, the first counted from
+        ``since`` (when the prover began to wait for ``wd``)."""
+
+
+class CosetQuotient:
+    """bellperson's (Filecoin's) H: the default ``Quotient`` of a ``Prover``.
+
+    a, b, c = A·w, B·w, C·w (sparse products); a witness whose a·b ≠ c on some row is refused
+    (``Unsatisfied``, naming the row and its gadget); h = (a·b − c)/Z on a coset through NTTs
+    (``Backend.compute_h``): n − 1 scalars for the key's H query.
+
+    Args:
+        r1cs: the finalized R1CS (``cuzk.r1cs.R1CS``): its A, B, C and gadget names.
+    """
+
+    def __init__(self, r1cs):
+        self.r1cs = r1cs
+        self.n = domain_size(r1cs.num_constraints)
+
+    def h_scalars(self, bk: Backend, wd, times: PhaseTimes, since: float):
+        """The H scalars of the device assignment ``wd`` (adds "spmv" — counted from ``since``,
+        when the prover began to wait for ``wd`` — "check" and "ntt" seconds to ``times``).
+
+        Raises:
+            Unsatisfied: a constraint fails; raised before any MSM.
+        """
+        cs = self.r1cs
+        a, b, c = (bk.spmv(m, wd) for m in (cs.A, cs.B, cs.C))
+        bk.synchronize()
+        times.add("spmv", time.perf_counter() - since)
+
+        t = time.perf_counter()
+        row = bk.first_unsatisfied(a, b, c)
+        if row is not None:
+            raise Unsatisfied(row, cs.gadget_of(row), "the prover refuses this witness")
+        times.add("check", time.perf_counter() - t)
+
+        t = time.perf_counter()
+        h = bk.compute_h(bk.pad(a, self.n), bk.pad(b, self.n), bk.pad(c, self.n), self.n)
+        del a, b, c
+        bk.synchronize()
+        times.add("ntt", time.perf_counter() - t)
+        return h
+
+
+@dataclass
+class BatchProof:
+    """One proof of ``Prover.prove_many``, handed to its ``done`` callback after ``check``.
+
+    Attributes:
+        index: the job's position in ``jobs``.
+        job: the job itself.
+        proof: the proof.
+        public: the public inputs ``stage`` returned for it (what ``check`` was given).
+        verified: what ``check`` returned.
+        staging_seconds: the stager thread's wall seconds for this job (``stage``).
+        waited_seconds: how long the prover waited for that staging.
+        seconds: wall seconds from the start of that wait to the end of the proof.
+        verify_seconds: seconds ``check`` took.
+        phases: this proof's seconds per prover phase (``Prover.times`` after minus before).
+    """
+
+    index: int
+    job: object
+    proof: Proof
+    public: list
+    verified: bool
+    staging_seconds: float
+    waited_seconds: float
+    seconds: float
+    verify_seconds: float
+    phases: dict
+
+
+@dataclass
+class BatchTimes:
+    """Totals of one ``Prover.prove_many`` run (seconds)."""
+
+    staging_seconds: float = 0.0
+    waited_seconds: float = 0.0
+    proofs: int = 0
+
+
 class Prover(ResidentBases):
     """Proves many assignments of one circuit with one key; MSM bases stay resident.
 
@@ -108,22 +207,26 @@ class Prover(ResidentBases):
             ``ResidentKey`` whose MSM contexts the Prover takes over (and closes).
         r1cs: the finalized R1CS (``cuzk.r1cs.R1CS``).
         backend: where NTTs, sparse products and MSMs run.
+        quotient: how H's scalars come from the assignment (default: ``CosetQuotient(r1cs)``).
 
     Raises:
         ValueError: the key's vector lengths do not match the circuit.
     """
 
-    def __init__(self, pk: ProvingKey, r1cs, backend: Backend):
-        self.pk, self.r1cs, self.backend = pk, r1cs, backend
+    private = "l"
+    """Name of the MSM context over the private variables (bellperson's L; snarkjs calls it C)."""
+
+    def __init__(self, pk: ProvingKey, r1cs, backend: Backend, quotient: Quotient | None = None):
+        self.pk, self.r1cs = pk, r1cs
         self.n = domain_size(r1cs.num_constraints)
-        self.dens_a = np.asarray(r1cs.density_a, dtype=bool)
-        self.dens_b = np.asarray(r1cs.density_b, dtype=bool)
+        dens_a = np.asarray(r1cs.density_a, dtype=bool)
+        dens_b = np.asarray(r1cs.density_b, dtype=bool)
         expect = {
             "h": self.n - 1,
             "l": r1cs.num_aux,
-            "a": int(self.dens_a.sum()),
-            "b_g1": int(self.dens_b.sum()),
-            "b_g2": int(self.dens_b.sum()),
+            "a": int(dens_a.sum()),
+            "b_g1": int(dens_b.sum()),
+            "b_g2": int(dens_b.sum()),
         }
         resident = isinstance(pk, ResidentKey)
         for name, want in expect.items():
@@ -132,7 +235,8 @@ class Prover(ResidentBases):
                 raise ValueError(f"proving key does not fit the circuit: {name} has {got} points, circuit needs {want}")
         if len(pk.vk.ic) != r1cs.num_inputs:
             raise ValueError(f"verifying key has {len(pk.vk.ic)} IC points, circuit has {r1cs.num_inputs} inputs")
-        self.times = PhaseTimes()
+        self._bind(backend, pk.vk, r1cs.num_inputs, r1cs.num_aux, dens_a, dens_b,
+                   quotient if quotient is not None else CosetQuotient(r1cs))
         t = time.perf_counter()
         self.ctx = dict(pk.ctx) if resident else {
             "a": backend.msm_context(G1, pk.a),
@@ -142,6 +246,51 @@ class Prover(ResidentBases):
             "h": backend.msm_context(G1, pk.h),
         }
         self.times.add("load_bases", time.perf_counter() - t)
+
+    @classmethod
+    def from_contexts(cls, backend: Backend, key, ctx: dict, num_inputs: int, num_aux: int, dens_a, dens_b,
+                      quotient: Quotient, private: str = "l") -> "Prover":
+        """A Prover over MSM contexts made elsewhere, for keys of another layout (a snarkjs
+        ``.zkey``: ``cuzk.formats.ZKeyProver``); ``pk`` and ``r1cs`` are None.
+
+        Args:
+            key: has alpha_g1, beta_g1, beta_g2, delta_g1, delta_g2 (``finish_proof``'s key).
+            ctx: MSM contexts "a", "b_g1", "b_g2", ``private`` and "h", over the bases of the
+                variables in ``dens_a``, ``dens_b``, the private variables and H's order.
+            num_inputs, num_aux: the assignment's lengths (inputs count ONE).
+            dens_a, dens_b: bool masks of the variables whose scalars the A and B MSMs take.
+            quotient: the H scalars' ``Quotient``.
+            private: the name of the context over the private variables.
+        """
+        p = cls.__new__(cls)
+        p.pk = p.r1cs = None
+        p._bind(backend, key, num_inputs, num_aux, dens_a, dens_b, quotient)
+        p.n, p.ctx, p.private = getattr(quotient, "n", None), ctx, private
+        return p
+
+    def _bind(self, backend: Backend, key, num_inputs: int, num_aux: int, dens_a, dens_b, quotient) -> None:
+        """Everything but the MSM contexts (``self.ctx``), which the constructor then makes.
+
+        Args:
+            key: has alpha_g1, beta_g1, beta_g2, delta_g1, delta_g2 (``finish_proof``'s key).
+            num_inputs, num_aux: the assignment's lengths (inputs count ONE).
+            dens_a, dens_b: bool masks of the variables whose scalars the A and B MSMs take.
+            quotient: the H scalars' ``Quotient``.
+        """
+        self.backend, self.key, self.quotient = backend, key, quotient
+        self._sizes = (num_inputs, num_aux)
+        self.dens_a, self.dens_b = dens_a, dens_b
+        self.times = PhaseTimes()
+
+    @property
+    def num_inputs(self) -> int:
+        """Public inputs of an assignment, ONE included (the R1CS's, when there is one)."""
+        return self.r1cs.num_inputs if self.r1cs is not None else self._sizes[0]
+
+    @property
+    def num_aux(self) -> int:
+        """Auxiliary values of an assignment (the R1CS's, when there is one)."""
+        return self.r1cs.num_aux if self.r1cs is not None else self._sizes[1]
 
     def assignment(self, inputs, aux) -> np.ndarray:
         """Validate and concatenate inputs (ONE first) and aux into the full assignment w: an int
@@ -176,10 +325,10 @@ class Prover(ResidentBases):
         return w
 
     def _check_lengths(self, ni: int, na: int) -> None:
-        if ni != self.r1cs.num_inputs:
-            raise WitnessError(f"expected {self.r1cs.num_inputs} inputs (ONE included), got {ni}")
-        if na != self.r1cs.num_aux:
-            raise WitnessError(f"expected {self.r1cs.num_aux} aux values, got {na}")
+        if ni != self.num_inputs:
+            raise WitnessError(f"expected {self.num_inputs} inputs (ONE included), got {ni}")
+        if na != self.num_aux:
+            raise WitnessError(f"expected {self.num_aux} aux values, got {na}")
 
     def stage(self, inputs, aux, stream=None, defer: bool = False) -> StagedAssignment:
         """Validate the assignment and start its upload (``Backend.to_device_async``); the
@@ -216,7 +365,8 @@ class Prover(ResidentBases):
 
         Raises:
             WitnessError: malformed assignment.
-            Unsatisfied: a constraint fails (names row and gadget); raised before any MSM.
+            Unsatisfied: a constraint fails (names row and gadget); raised before any MSM
+                (``CosetQuotient``).
             ValueError: a staged assignment of another Prover, or one given with ``aux``.
         """
         if isinstance(inputs, StagedAssignment):
@@ -225,39 +375,73 @@ class Prover(ResidentBases):
                 raise ValueError("prove(staged) takes a StagedAssignment of this Prover and no aux")
         else:
             staged = self.stage(inputs, aux)
-        bk, pk, cs = self.backend, self.pk, self.r1cs
-        tm = self.times
+        bk, tm = self.backend, self.times
         tm.add("stage", staged.seconds)
         t = time.perf_counter()
         wd = staged.upload.ready()
-        a, b, c = (bk.spmv(m, wd) for m in (cs.A, cs.B, cs.C))
-        bk.synchronize()
-        tm.add("spmv", time.perf_counter() - t)
-
-        t = time.perf_counter()
-        row = bk.first_unsatisfied(a, b, c)
-        if row is not None:
-            raise Unsatisfied(row, cs.gadget_of(row), "the prover refuses this witness")
-        tm.add("check", time.perf_counter() - t)
-
-        t = time.perf_counter()
-        h = bk.compute_h(bk.pad(a, self.n), bk.pad(b, self.n), bk.pad(c, self.n), self.n)
-        del a, b, c
-        bk.synchronize()
-        tm.add("ntt", time.perf_counter() - t)
+        h = self.quotient.h_scalars(bk, wd, tm, t)
 
         # MSM scalars stay where the backend keeps them (device arrays; on the cpu backend the
         # same int arrays as w[mask]); B's scalars serve both the G1 and the G2 MSM.
-        ni = cs.num_inputs
         b_scalars = bk.select(wd, self.dens_b)
         scalars = (
             ("a", bk.select(wd, self.dens_a)),
             ("b_g1", b_scalars),
             ("b_g2", b_scalars),
-            ("l", bk.slice(wd, ni, staged.length)),
+            (self.private, bk.slice(wd, self.num_inputs, staged.length)),
             ("h", h),
         )
-        return finish_proof(pk.vk, self.ctx, scalars, "l", r, s, tm)
+        return finish_proof(self.key, self.ctx, scalars, self.private, r, s, tm)
+
+    def prove_many(self, jobs: Sequence, stage: Callable, check: Callable, done: Callable,
+                   r: int | None = None, s: int | None = None) -> BatchTimes:
+        """Prove ``jobs`` in order, staging the next one in a background thread (``cuzk-stage``)
+        while the current one is proved; check each proof before ``done`` gets it.
+
+        At most one staged assignment is ahead, and the current one is released before the one
+        after next is staged (two alive at most). An error of ``stage`` is raised when the loop
+        reaches that job, so the same jobs raise the same error as a sequential loop; leaving
+        (also by an error, ``done``'s included) joins the stager thread.
+
+        Args:
+            jobs: anything; each is passed to ``stage``.
+            stage: job → (public inputs, ``StagedAssignment`` of this Prover), run in the stager
+                thread (reading and checking a witness, then ``self.stage``).
+            check: (proof, public inputs) → bool: is the proof valid (``groth16.verify`` against
+                the verifying key, say). Its result goes to ``done``; the loop goes on either way.
+            done: called with each ``BatchProof`` in job order, in the calling thread, before the
+                next proof starts; it may raise to stop the batch (a proof that did not verify).
+            r, s: blinding scalars of every proof (tests only); fresh random ones by default.
+
+        Returns:
+            the staging totals (``BatchTimes``).
+        """
+        totals = BatchTimes()
+
+        def timed_stage(job):
+            t = time.perf_counter()
+            public, staged = stage(job)
+            return public, staged, time.perf_counter() - t
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cuzk-stage") as stager:
+            ahead = stager.submit(timed_stage, jobs[0]) if len(jobs) else None
+            for j, job in enumerate(jobs):
+                before = dict(self.times.seconds)
+                t = time.perf_counter()
+                public, staged, secs = ahead.result()  # re-raises the stager's error here
+                waited = time.perf_counter() - t
+                totals.waited_seconds += waited
+                totals.staging_seconds += secs
+                ahead = stager.submit(timed_stage, jobs[j + 1]) if j + 1 < len(jobs) else None
+                proof = self.prove(staged, r=r, s=s)
+                del staged  # freed before the one after next is staged: two alive at most
+                wall = time.perf_counter() - t
+                phases = {k: v - before.get(k, 0.0) for k, v in self.times.seconds.items()}
+                t = time.perf_counter()
+                ok = bool(check(proof, public))
+                totals.proofs += 1
+                done(BatchProof(j, job, proof, public, ok, secs, waited, wall, time.perf_counter() - t, phases))
+        return totals
 
 
 def prove(pk: ProvingKey, r1cs, inputs, aux, backend: Backend, r: int | None = None, s: int | None = None) -> Proof:

@@ -10,11 +10,11 @@ For each size N (about N constraints):
    snarkjs proves with our keys (tests/test_formats_iden3.py);
 3. ``snarkjs groth16 prove KEY WTNS`` runs as a subprocess (snarkjs' ffjavascript uses one worker
    thread per CPU the OS reports, ``os.cpus().length``), then cuzk proves the same key and
-   witness as a subprocess too (``python -m cuzk.bench_snarkjs prove …``: reads the ``.zkey``
-   without point checks — snarkjs does none either — and the ``.wtns``, proves on the chosen
-   backend with ``threads`` worker processes, writes ``proof.json``/``public.json``; before
-   numpy loads it turns off OpenBLAS's threads and raises two glibc malloc thresholds,
-   ``_tune_process``).
+   witness as a subprocess too (``python -m cuzk.formats.snarkjs_prove …``, what ``cuzk
+   snarkjs-prove`` runs: reads the ``.zkey`` without point checks — snarkjs does none either —
+   and the ``.wtns``, proves on the chosen backend with ``threads`` threads, writes
+   ``proof.json``/``public.json``; before numpy loads it turns off OpenBLAS's threads and raises
+   two glibc malloc thresholds, ``cuzk.formats.snarkjs_prove._tune_process``).
    Each run is measured from outside: wall seconds from spawn to reaping, user+sys CPU seconds
    and the largest single-process ``maxrss`` from ``wait4``, and the peak RSS of the whole
    process tree (cuzk's worker processes included) by psutil polling every 20 ms;
@@ -32,7 +32,6 @@ each size, so the first cuzk run converts the key ("cuzk_cold") and the later on
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import logging
@@ -47,7 +46,13 @@ import time
 import warnings
 from pathlib import Path
 
-from .fileio import atomic_write_text
+import psutil
+
+from ..backend import get_backend
+from ..fileio import atomic_write_text
+from ..formats import read_proof_json, read_public_json, read_r1cs, read_vk_json, read_wtns, setup_zkey, write_vk_json, write_zkey
+from ..groth16 import DevelopmentSetupWarning, verify
+from ..memory import process_tree_rss
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -81,7 +86,7 @@ def node_bin_dir() -> Path | None:
     if os.environ.get("CUZK_NODE_BIN"):
         cands.append(Path(os.environ["CUZK_NODE_BIN"]))
     cands.append(Path.cwd() / "node_modules" / ".bin")
-    cands.append(Path(__file__).resolve().parents[2] / "node_modules" / ".bin")
+    cands.append(Path(__file__).resolve().parents[3] / "node_modules" / ".bin")   # src/cuzk/bench/snarkjs.py
     for c in cands:
         if (c / "snarkjs").exists() and (c / "circom2").exists():
             return c
@@ -196,10 +201,6 @@ def measure_process(argv: list[str], cwd: Path, log_path: Path, interval: float 
     Raises:
         RuntimeError: the process ran past ``timeout`` (it is killed).
     """
-    import psutil  # noqa: PLC0415
-
-    from .memory import process_tree_rss  # noqa: PLC0415  (not in the prover child: it imports psutil)
-
     with open(log_path, "wb") as log:
         start_epoch = time.time()
         t0 = time.perf_counter()
@@ -245,129 +246,6 @@ def measure_process(argv: list[str], cwd: Path, log_path: Path, interval: float 
     }
 
 
-# --- the cuzk side (runs in a child process) --------------------------------------------------
-
-
-def _tune_process() -> None:
-    """Process-wide settings of the prover child, made before numpy loads (each measured at 2^16
-    on the 2-core machine, user+sys seconds of the whole child; settings made by the caller win):
-
-    * ``OPENBLAS_NUM_THREADS=1``: the prover does no BLAS work, but numpy's bundled OpenBLAS
-      starts a busy-waiting thread per core at import (about 0.06 CPU-s).
-    * glibc malloc keeps freed blocks of up to 32 MiB for reuse (``M_MMAP_THRESHOLD``, its largest
-      value) and does not hand the heap's free top back below 512 MiB (``M_TRIM_THRESHOLD``): each
-      arkworks MSM call allocates tens of MB (point copies, affine points, digits, buckets) and
-      frees them, and without this every call faults fresh pages in again (about 0.07 CPU-s,
-      mostly system time: 84,000 → 58,000 page faults in the child). Skipped where there is no
-      glibc, or when ``MALLOC_MMAP_THRESHOLD_`` / ``MALLOC_TRIM_THRESHOLD_`` are set.
-    """
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    if not sys.platform.startswith("linux") or any(
-            k in os.environ for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")):
-        return
-    import ctypes  # noqa: PLC0415
-
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        m_trim_threshold, m_mmap_threshold = -1, -3  # <malloc.h>
-        libc.mallopt(m_mmap_threshold, 32 << 20)
-        libc.mallopt(m_trim_threshold, 512 << 20)
-    except (OSError, AttributeError):
-        pass
-
-
-def snarkjs_prove(zkey: str, wtns: str, proof: str, public: str, threads: int, backend: str,
-                  times_path: str | None = None) -> int:
-    """Prove a snarkjs Groth16 ``.zkey`` with a ``.wtns`` on a cuzk backend and write snarkjs'
-    ``proof.json`` and ``public.json`` (what ``cuzk snarkjs-prove`` and the benchmark's child,
-    ``python -m cuzk.bench_snarkjs prove``, run): process settings (``_tune_process``), the key
-    read without point checks through the converted-key cache, ``ZKeyProver``.
-
-    Args:
-        threads: MSM threads (CPU backend) / worker count.
-        backend: "cpu", "cuda" or "auto".
-        times_path: when given, seconds per phase and the process CPU seconds go there (JSON).
-
-    Returns:
-        0 (errors raise: ``ZKeyFormatError``/``WtnsFormatError`` name the file and section).
-    """
-    main_epoch = time.time()
-    times: dict[str, float] = {}
-    t = time.perf_counter()
-    _tune_process()
-    from .formats.digest import prefetch_sha256  # noqa: PLC0415  (standard library only)
-
-    # hash the .zkey (the converted-key cache's index) on the other core while numpy & co. load
-    prefetch = threading.Thread(target=prefetch_sha256, args=(zkey,), name="cuzk-zkey-sha256", daemon=True)
-    prefetch.start()
-    if backend == "cpu":  # what get_backend("cpu") returns, without importing the cuda module
-        from .backend.cpu import CPUBackend as get_backend  # noqa: PLC0415
-    else:
-        from .backend import get_backend  # noqa: PLC0415
-    from .formats import ZKeyProver, read_wtns, read_zkey, write_proof_json, write_public_json  # noqa: PLC0415
-
-    prefetch.join()
-    times["import"] = time.perf_counter() - t
-    t = time.perf_counter()
-    info: dict = {}
-    zk = read_zkey(zkey, check=False, info=info)
-    times["read_zkey"] = time.perf_counter() - t
-    t = time.perf_counter()
-    w = read_wtns(wtns, zk.n_vars)
-    times["read_wtns"] = time.perf_counter() - t
-    bk = get_backend(threads=threads) if backend == "cpu" else get_backend(backend, threads=threads)
-    try:
-        t = time.perf_counter()
-        prover = ZKeyProver(zk, bk)
-        init = time.perf_counter() - t
-        load = prover.times.seconds.get("load_bases", 0.0)
-        times["qap_matrices"] = init - load
-        try:
-            t = time.perf_counter()
-            prf, pub = prover.prove(w)
-            wall = time.perf_counter() - t
-            times.update(prover.times.seconds)
-            times["prove"] = wall
-            t = time.perf_counter()
-            write_proof_json(proof, prf)
-            write_public_json(public, pub)
-            times["write"] = time.perf_counter() - t
-        finally:
-            t = time.perf_counter()
-            prover.close()
-    finally:
-        bk.close()
-        times["close"] = time.perf_counter() - t
-    if times_path is None:
-        return 0
-    atomic_write_text(times_path, json.dumps({
-        "main_epoch": main_epoch,
-        "end_epoch": time.time(),
-        "backend": bk.name,
-        "threads": threads,
-        "zkey_cache": info.get("cache"),
-        "process_cpu_seconds": round(time.process_time(), 4),
-        "seconds": {k: round(v, 4) for k, v in times.items()},
-    }, indent=2) + "\n")
-    return 0
-
-
-def _child_main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m cuzk.bench_snarkjs",
-                                description="internal entry of `cuzk bench snarkjs`: prove a .zkey + .wtns")
-    sub = p.add_subparsers(dest="cmd", required=True)
-    pp = sub.add_parser("prove")
-    pp.add_argument("zkey")
-    pp.add_argument("wtns")
-    pp.add_argument("proof")
-    pp.add_argument("public")
-    pp.add_argument("--threads", type=int, default=1)
-    pp.add_argument("--backend", default="cpu")
-    pp.add_argument("--times", required=True)
-    a = p.parse_args(argv)
-    return snarkjs_prove(a.zkey, a.wtns, a.proof, a.public, a.threads, a.backend, a.times)
-
-
 # --- the benchmark ----------------------------------------------------------------------------
 
 
@@ -380,10 +258,6 @@ def _default_threads() -> int:
 
 def _prepare(n: int, d: Path, threads: int, backend: str) -> dict:
     """Circuit, witness and key for size n in ``d`` (reused when the source and files match)."""
-    from .backend import get_backend  # noqa: PLC0415
-    from .formats import read_r1cs, read_wtns, setup_zkey, write_vk_json, write_zkey  # noqa: PLC0415
-    from .groth16 import DevelopmentSetupWarning  # noqa: PLC0415
-
     d.mkdir(parents=True, exist_ok=True)
     src = circuit_source(n)
     digest = hashlib.sha256((src + json.dumps(CIRCUIT_INPUT, sort_keys=True)).encode()).hexdigest()
@@ -449,14 +323,11 @@ def _snarkjs_verifies(vk: Path, public: Path, proof: Path, cwd: Path) -> bool:
 
 
 def _ours_verifies(vk_path: Path, public: Path, proof: Path) -> bool:
-    from .formats import read_proof_json, read_public_json, read_vk_json  # noqa: PLC0415
-    from .groth16 import verify  # noqa: PLC0415
-
     return bool(verify(read_vk_json(vk_path), read_proof_json(proof), read_public_json(public)))
 
 
 def _cuzk_run(d: Path, threads: int, backend: str, env: dict | None = None) -> dict:
-    cz = measure_process([sys.executable, "-m", "cuzk.bench_snarkjs", "prove", "bench.zkey", "bench.wtns",
+    cz = measure_process([sys.executable, "-m", "cuzk.formats.snarkjs_prove", "bench.zkey", "bench.wtns",
                           "proof_cuzk.json", "public_cuzk.json", "--threads", str(threads), "--backend", backend,
                           "--times", "cuzk_times.json"], d, d / "cuzk_prove.log", env=env)
     if cz["returncode"] != 0:
@@ -687,14 +558,5 @@ def parse_sizes(text: str) -> list[int]:
     return out
 
 
-__all__ = ["CIRCUIT_HELP", "DEFAULT_SIZES", "bench_snarkjs", "circuit_source", "format_snarkjs", "measure_process", "snarkjs_prove",
-           "parse_sizes"]
-
-
-if __name__ == "__main__":
-    # The child's outputs are written (and fsynced) by now: skip the interpreter's teardown of a
-    # few hundred thousand curve points and field elements, as a short-lived command may.
-    code = _child_main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+__all__ = ["CIRCUIT_HELP", "DEFAULT_SIZES", "bench_snarkjs", "circuit_shape", "circuit_source", "format_snarkjs",
+           "measure_process", "node_bin_dir", "parse_sizes"]

@@ -1,4 +1,5 @@
-"""``cuzk bench circuit``: cost of a circuit shape's PCE extraction and of one partition's witness.
+"""``cuzk bench circuit``: cost of a PoRep shape's PCE extraction, one partition's witness and (on
+request) its setup and proofs.
 
 Per PoRep shape, each phase runs in its own spawned process so its peak RSS is its own:
 
@@ -8,10 +9,12 @@ Per PoRep shape, each phase runs in its own spawned process so its peak RSS is i
 2. **pce**: build one partition's R1CS in shape mode and write the PCE file
    (what the ``pce_extract`` rule does);
 3. **witness**: partition 0's witness in witness-only mode, written as a witness file (what
-   ``synthesize`` does per partition).
+   ``synthesize`` does per partition);
+4. **prove** (only when asked): a development setup kept resident, then proofs of partition 0
+   through ``Prover.prove_many`` (what the ``prove`` step runs), each verified.
 
 Reported per phase: seconds (wall), peak RSS of the phase's process (bytes, ``ru_maxrss``), and
-the bytes of the file it wrote; plus the shape's exact sizes (:meth:`stats`).
+the bytes of the file it wrote; plus the shape's exact sizes (the shape's ``stats()``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,23 @@ import json
 import multiprocessing as mp
 import resource
 import time
+import warnings
 from pathlib import Path
+
+import numpy as np
+
+from ..backend import get_backend
+from ..circuits.porep import PoRepShape
+from ..circuits.registry import family_of, shape_by_name
+from ..field import FR, from_limbs
+from ..fileio import atomic_write_text
+from ..groth16 import DevelopmentSetupWarning, Prover, setup_resident, verify
+from ..memory.device import prove_device_bytes
+from ..r1cs import ConstraintSystem
+from ..r1cs.pce import read_pce, write_pce
+from ..r1cs.witness import read_witness_limbs, write_witness
+from ..sector.porep_c1 import seal_and_prove, write_porep_c1
+from ..sector.synthetic import synthetic_c1
 
 __all__ = ["bench_circuit", "format_circuit"]
 
@@ -30,12 +49,6 @@ def _peak() -> int:
 
 
 def _phase_input(shape_name: str, path: str, seal_limit: int) -> dict:
-    import numpy as np
-
-    from .circuits.registry import shape_by_name
-    from .sector.porep_c1 import seal_and_prove, write_porep_c1
-    from .sector.synthetic import synthetic_c1
-
     sh = shape_by_name(shape_name)
     t = time.perf_counter()
     ids = dict(sector_id=1, prover_id=bytes(32), ticket=bytes(range(32)), seed=bytes(range(1, 33)))
@@ -55,10 +68,6 @@ def _phase_input(shape_name: str, path: str, seal_limit: int) -> dict:
 
 
 def _phase_pce(shape_name: str, path: str) -> dict:
-    from .circuits.registry import family_of, shape_by_name
-    from .r1cs import ConstraintSystem
-    from .r1cs.pce import write_pce
-
     sh = shape_by_name(shape_name)
     t = time.perf_counter()
     cs = ConstraintSystem(shape=True, witness=False)
@@ -72,10 +81,6 @@ def _phase_pce(shape_name: str, path: str) -> dict:
 
 
 def _phase_witness(shape_name: str, c1_path: str, path: str) -> dict:
-    from .circuits.registry import family_of, shape_by_name
-    from .r1cs import ConstraintSystem
-    from .r1cs.witness import write_witness
-
     sh = shape_by_name(shape_name)
     fam = family_of(sh)
     inp = json.loads(Path(c1_path).read_text())  # written by the input phase (verified there)
@@ -91,18 +96,6 @@ def _phase_witness(shape_name: str, c1_path: str, path: str) -> dict:
 
 
 def _phase_prove(shape_name: str, pce_path: str, c1_path: str, wit_path: str, backend: str, repeat: int) -> dict:
-    import warnings
-    from concurrent.futures import ThreadPoolExecutor
-
-    import numpy as np
-
-    from .backend import get_backend
-    from .circuits.registry import family_of, shape_by_name
-    from .groth16 import DevelopmentSetupWarning, Prover, setup_resident, verify
-    from .r1cs.pce import read_pce
-    from .field import FR, from_limbs
-    from .r1cs.witness import read_witness_limbs
-
     sh = shape_by_name(shape_name)
     fam = family_of(sh)
     res: dict = {"seconds": {}, "proofs": []}
@@ -125,35 +118,31 @@ def _phase_prove(shape_name: str, pce_path: str, c1_path: str, wit_path: str, ba
         print(f"{shape_name} setup on {bk.name}: {res['seconds']['setup']:.2f} s ("
               + ", ".join(f"{k} {v:.2f}" for k, v in setup_times.items()) + ")", flush=True)
         res["rss_peak_after_setup_bytes"] = _peak()
-        with Prover(rk, r1cs, bk) as prover, ThreadPoolExecutor(1) as stager:
-            # as prove_batch: the next assignment is staged (host checks + upload on a side
+        with Prover(rk, r1cs, bk) as prover:
+            # as the prove step: the next assignment is staged (host checks + upload on a side
             # stream) in a background thread while the current proof runs
+            rejected: list[bool] = []
+
+            def check(proof, public) -> bool:   # the proof verifies; with a wrong input it does not
+                ok = verify(rk.vk, proof, public)
+                bad = verify(rk.vk, proof, [(public[0] + 1) % FR.modulus] + public[1:]) if public else False
+                rejected.append(not bad)
+                return ok
+
+            def done(item) -> None:
+                res["proofs"].append({"seconds": item.seconds, "staging_waited_seconds": item.waited_seconds,
+                                      "phases": item.phases, "verify_seconds": item.verify_seconds,
+                                      "verified": item.verified, "wrong_input_rejected": rejected[-1]})
+                print(f"{shape_name} proof {item.index}: {item.seconds:.2f} s (waited {item.waited_seconds:.2f} s "
+                      f"for staging), verified {item.verified}, phases "
+                      + ", ".join(f"{k} {v:.2f}" for k, v in item.phases.items()), flush=True)
+
             t_all = time.perf_counter()
-            nxt = stager.submit(prover.stage, ins, aux)
-            for i in range(repeat):
-                before = dict(prover.times.seconds)
-                t = time.perf_counter()
-                staged = nxt.result()
-                waited = time.perf_counter() - t
-                if i + 1 < repeat:
-                    nxt = stager.submit(prover.stage, ins, aux)
-                proof = prover.prove(staged)
-                dt = time.perf_counter() - t
-                t = time.perf_counter()
-                ok = verify(rk.vk, proof, pub)
-                bad = verify(rk.vk, proof, [(pub[0] + 1) % FR.modulus] + pub[1:]) if pub else False
-                phases = {k: v - before.get(k, 0.0) for k, v in prover.times.seconds.items()}
-                res["proofs"].append({"seconds": dt, "staging_waited_seconds": waited, "phases": phases,
-                                      "verify_seconds": time.perf_counter() - t, "verified": bool(ok),
-                                      "wrong_input_rejected": not bad})
-                print(f"{shape_name} proof {i}: {dt:.2f} s (waited {waited:.2f} s for staging), verified {ok}, phases "
-                      + ", ".join(f"{k} {v:.2f}" for k, v in phases.items()), flush=True)
+            prover.prove_many(range(repeat), lambda _: (pub, prover.stage(ins, aux)), check, done)
             res["seconds"]["proofs_wall"] = time.perf_counter() - t_all
         res["gpu_peak_bytes"] = int(getattr(bk, "gpu_peak_bytes", 0))
         res["gpu_pool_peak_bytes"] = int(getattr(bk, "gpu_pool_peak_bytes", 0))
         if bk.name == "cuda":
-            from .memory.device import prove_device_bytes  # keeps the phases' spawned processes light
-
             res["gpu_predicted_bytes"] = prove_device_bytes(
                 sh.stats(), int(np.count_nonzero(r1cs.density_a)), int(np.count_nonzero(r1cs.density_b)))
     res["rss_peak_bytes"] = _peak()
@@ -191,10 +180,6 @@ def bench_circuit(shapes: list[str], workdir, json_out=None, seal_limit: int = 8
     Raises:
         ValueError: not a PoRep shape.
     """
-    from .circuits.porep import PoRepShape
-    from .circuits.registry import shape_by_name
-    from .fileio import atomic_write_text
-
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
     out = []

@@ -1,0 +1,356 @@
+"""``cuzk bench ntt|msm|spmv|fixed-base``: one kind of kernel on a backend at sizes 2^k, data
+already on the device; seconds, rate, a correctness check per size, and on cuda the share of the
+H200's multiply peak and sppark's figures beside ours.
+
+What each kind times (``repeat`` calls per size after a warm-up; minimum and median reported):
+
+* ``ntt``: forward NTT; also the inverse and the coset forward NTT (medians), and the round trip
+  iNTT(NTT(x)) == x. On cuda the seconds come from CUDA events around the call.
+* ``msm-g1``, ``msm-g2``: an MSM over random bases and scalars, wall-clock around
+  ``MSMContext.msm``; linearity MSM(s) + MSM(t) == MSM(s + t) is checked. On cuda the bases are
+  2^k distinct points summed on the device (``points_sum_grid``), one profiled run gives the
+  MSM's phases, and ``windows`` times the same MSM at other window widths (compared with the
+  default width's result).
+* ``spmv``: a random CSR matrix of 2^k rows with 4 non-zeros per row, coefficients from a
+  16-entry table, applied to a random vector.
+* ``fixed-base-g1``, ``fixed-base-g2``: ``fixed_base_mul`` of the generator by 2^k random
+  scalars, host ints in, host bytes out (what setup pays), spot-checked against arkworks.
+
+This is the former ``benchmarks/bench_cuda.py`` too: its per-size JSON keys (seconds_forward,
+seconds_inverse, seconds_coset_forward, runs_forward, fr_mults, fr_mults_per_s, roundtrip_ok;
+seconds, runs, window_bits, windows, fq_mults_estimate, fq_mults_per_s, linearity_ok, by_window,
+base_generation_seconds, phase_seconds_profiled_run; spot_check_ok; fraction_of_peak,
+sppark_seconds, ratio_vs_sppark, gpu_pool_bytes, rss_peak_bytes_so_far) are in each size's row.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import resource
+import statistics
+import time
+
+import numpy as np
+
+from ..backend import CSRMatrix, get_backend
+from ..curve import G1, G2
+from ..field import FR
+from ..fileio import atomic_write_text
+from ..memory import GIB, MemorySampler
+
+KINDS = ("ntt", "msm-g1", "msm-g2", "spmv", "fixed-base-g1", "fixed-base-g2")
+
+PEAK_FR_MUL = 6.3e10   # H200 Fr Montgomery multiplies per second at the integer multiply-add peak
+PEAK_FQ_MUL = 2.8e10   # same for Fq (ANCHORS.md)
+SPPARK_NTT_S = {20: 0.26e-3, 24: 4.4e-3}            # sppark 17278d7 on the H200 (ANCHORS.md)
+SPPARK_MSM_S = {20: 20.9e-3, 22: 53.4e-3, 24: 155e-3}
+FQ_MULS = {"G1": {"madd": 10, "add": 14}, "G2": {"madd": 28, "add": 40}}
+"""Fq products per bucket addition: mixed (8M + 2S) and general (12M + 2S) XYZZ additions; over
+Fq2 a product is 3 Fq products (Karatsuba) and a square 2."""
+
+
+def _rss_peak() -> int:
+    """Peak resident set of this process so far (bytes; ru_maxrss is KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _timed(bk, fn, repeat: int) -> list[float]:
+    """Seconds of ``repeat`` calls of fn after one warm-up, the backend synchronized around each."""
+    fn()
+    bk.synchronize()
+    out = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        bk.synchronize()
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def _time_events(fn, repeat: int, warm: int = 2) -> list[float]:
+    """Seconds of ``repeat`` calls of fn by CUDA events on the null stream, after ``warm`` calls."""
+    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
+
+    for _ in range(warm):
+        fn()
+    cp.cuda.Stream.null.synchronize()
+    out = []
+    for _ in range(repeat):
+        a, b = cp.cuda.Event(), cp.cuda.Event()
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        out.append(cp.cuda.get_elapsed_time(a, b) / 1e3)
+    return out
+
+
+def _rand_device(n: int):
+    """n random Fr values (< 2^254) generated on the GPU, as (n, 4) uint64 limbs."""
+    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
+
+    words = (cp.random.random((n, 8)) * 2.0**32).astype(cp.uint32)
+    x = cp.ascontiguousarray(words).view(cp.uint64).reshape(n, 4)
+    x[:, 3] &= cp.uint64((1 << 62) - 1)
+    return x
+
+
+def _pool_bytes() -> int:
+    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
+
+    return int(cp.get_default_memory_pool().total_bytes())
+
+
+def _device() -> dict:
+    """The current GPU's name and the CuPy version (the former bench_cuda.py's "device", "cupy")."""
+    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
+
+    props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    return {"device": name, "cupy": getattr(cp, "__version__", "?")}
+
+
+def _free_pool() -> None:
+    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
+
+    cp.get_default_memory_pool().free_all_blocks()
+
+
+def _random_points(bk, group, n: int, rng):
+    """n random points of ``group`` as an (n, size) uint8 array, by the backend's fixed-base path."""
+    scalars = [int(v) for v in FR.random(n, rng)]
+    return bk.fixed_base_mul(group, group.generator(), scalars)
+
+
+def _summary(runs: list[float], n: int) -> dict:
+    best, med = min(runs), sorted(runs)[len(runs) // 2]
+    return {"seconds_min": round(best, 6), "seconds_median": round(med, 6), "elements_per_second": round(n / best)}
+
+
+def _ntt(bk, k: int, repeat: int, rng) -> dict:
+    n = 1 << k
+    cuda = bk.name == "cuda"
+    if cuda:
+        _free_pool()
+    x = _rand_device(n) if cuda else bk.to_device(FR.random(n, rng))
+    ok = bool((bk.ntt(bk.ntt(x), inverse=True) == x).all())
+    timer = (lambda fn: _time_events(fn, repeat)) if cuda else (lambda fn: _timed(bk, fn, repeat))
+    fwd = timer(lambda: bk.ntt(x))
+    inv = timer(lambda: bk.ntt(x, inverse=True))
+    coset = timer(lambda: bk.coset_ntt(x))
+    t = statistics.median(fwd)
+    mults = (n // 2) * (k - 1)   # twiddle products (stage 0's twiddles are 1)
+    row = {"seconds_forward": t, "seconds_inverse": statistics.median(inv),
+           "seconds_coset_forward": statistics.median(coset), "runs_forward": fwd, "fr_mults": mults,
+           "fr_mults_per_s": mults / t, "roundtrip_ok": ok, **_summary(fwd, n)}
+    if cuda:
+        row |= {"fraction_of_peak": mults / t / PEAK_FR_MUL, "gpu_pool_bytes": _pool_bytes()}
+        if k in SPPARK_NTT_S:
+            row |= {"sppark_seconds": SPPARK_NTT_S[k], "ratio_vs_sppark": t / SPPARK_NTT_S[k]}
+        del x
+        _free_pool()
+    print(f"ntt 2^{k}: fwd {t * 1e3:.3f} ms, inv {row['seconds_inverse'] * 1e3:.3f} ms, coset "
+          f"{row['seconds_coset_forward'] * 1e3:.3f} ms, {row['fr_mults_per_s']:.3g} Fr-mul/s"
+          + (f" ({100 * row['fraction_of_peak']:.1f}% of peak)" if "fraction_of_peak" in row else "")
+          + (f", {row['ratio_vs_sppark']:.2f}x sppark" if "ratio_vs_sppark" in row else "")
+          + f", roundtrip {'ok' if ok else 'FAILED'} on {bk.name}", flush=True)
+    return row
+
+
+def _msm(bk, group, k: int, repeat: int, rng, windows=()) -> dict:
+    if bk.name == "cuda":
+        return _msm_cuda(bk, group, k, repeat, windows)
+    n = 1 << k
+    ctx = bk.msm_context(group, _random_points(bk, group, n, rng))
+    try:
+        s, t = FR.random(n, rng), FR.random(n, rng)
+        runs = _timed(bk, lambda: ctx.msm(s), repeat)
+        linear = ctx.msm(s) + ctx.msm(t) == ctx.msm(FR.add(s, t))
+    finally:
+        ctx.close()
+    row = {"group": group.name, "seconds": statistics.median(runs), "runs": runs, "linearity_ok": bool(linear),
+           **_summary(runs, n)}
+    print(f"{group.name} msm 2^{k}: {min(runs) * 1e3:.2f} ms (median {row['seconds'] * 1e3:.2f} ms) on {bk.name}, "
+          f"linearity {'ok' if linear else 'FAILED'}", flush=True)
+    return row
+
+
+def _msm_cuda(be, group, k: int, repeat: int, windows=()) -> dict:
+    """One MSM size on device bases and scalars: median wall seconds at ``msm_window``'s width and,
+    for each width in ``windows``, the same MSM at that width (its result compared with the
+    default width's)."""
+    # CuPy and the cuda module: costly, and only on the cuda backend
+    import cupy as cp  # noqa: PLC0415
+
+    from ..backend.cuda import CUDAMSMContext  # noqa: PLC0415
+    from ..backend.cuda.backend import msm_window  # noqa: PLC0415
+
+    n = 1 << k
+    _free_pool()
+    # distinct bases A_i + B_j from 1024 + n/1024 host points (chains of additions), summed on the GPU
+    g = group.generator()
+    ga, gb = group.mul(g, 0x1234567 * 2**200 + 99), group.mul(g, 0x7654321 * 2**190 + 7)
+    na, nb = 1024, max(1, n // 1024)
+    t0 = time.perf_counter()
+    a_pts, acc = [], group.mul(g, 5)
+    for _ in range(na):
+        a_pts.append(acc)
+        acc = acc + ga
+    b_pts, acc = [], group.mul(g, 11)
+    for _ in range(nb):
+        b_pts.append(acc)
+        acc = acc + gb
+    bases = be.points_sum_grid(group, be.points_upload_affine(group, group.to_array(a_pts)),
+                               be.points_upload_affine(group, group.to_array(b_pts)), n)
+    cp.cuda.Stream.null.synchronize()
+    gen_s = time.perf_counter() - t0
+    ctx = CUDAMSMContext.from_device_affine(be, bases, group)
+    s, t = _rand_device(n), _rand_device(n)
+    ctx.msm(s, profile={})
+    linear_ok = ctx.msm(s) + ctx.msm(t) == ctx.msm(be.add(s, t))
+    prof: dict = {}
+    ctx.msm(s, profile=prof)
+    runs = []
+    for _ in range(repeat):
+        cp.cuda.Stream.null.synchronize()
+        t1 = time.perf_counter()
+        ctx.msm(s)
+        runs.append(time.perf_counter() - t1)
+    sec = statistics.median(runs)
+    by_window = {}
+    want = ctx.msm(s)
+    for cw in windows:
+        equal = ctx.msm(s, c=cw) == want
+        wruns = []
+        for _ in range(repeat):
+            cp.cuda.Stream.null.synchronize()
+            t1 = time.perf_counter()
+            ctx.msm(s, c=cw)
+            wruns.append(time.perf_counter() - t1)
+        by_window[str(cw)] = {"seconds": statistics.median(wruns), "equal_to_default": bool(equal)}
+    c = msm_window(n)
+    w = -(-255 // c)
+    m = FQ_MULS[group.name]
+    fq_mults = n * w * m["madd"] + 2 * (w << (c - 1)) * m["add"]   # mixed adds into buckets + running sums
+    row = {"group": group.name, "seconds": sec, "runs": runs, "window_bits": c, "windows": w,
+           "fq_mults_estimate": fq_mults, "fq_mults_per_s": fq_mults / sec, "fraction_of_peak": fq_mults / sec / PEAK_FQ_MUL,
+           "linearity_ok": bool(linear_ok) and all(v["equal_to_default"] for v in by_window.values()),
+           "by_window": by_window, "base_generation_seconds": gen_s, "phase_seconds_profiled_run": prof,
+           "gpu_pool_bytes": _pool_bytes(), "rss_peak_bytes_so_far": _rss_peak(), **_summary(runs, n)}
+    if group.name == "G1" and k in SPPARK_MSM_S:
+        row |= {"sppark_seconds": SPPARK_MSM_S[k], "ratio_vs_sppark": sec / SPPARK_MSM_S[k]}
+    ctx.close()
+    del bases, s, t
+    _free_pool()
+    print(f"{group.name} msm 2^{k}: {sec * 1e3:.2f} ms (c={c}), {100 * row['fraction_of_peak']:.1f}% of Fq-mul peak"
+          + (f", {row['ratio_vs_sppark']:.2f}x sppark" if "ratio_vs_sppark" in row else "")
+          + "".join(f", c={cw} {v['seconds'] * 1e3:.2f} ms" for cw, v in by_window.items())
+          + f", linearity {'ok' if row['linearity_ok'] else 'FAILED'}", flush=True)
+    return row
+
+
+def _spmv(bk, k: int, repeat: int, rng) -> dict:
+    n = 1 << k
+    nnz = 4 * n
+    indptr = np.arange(0, nnz + 1, 4, dtype=np.int64)
+    m = CSRMatrix(indptr, rng.integers(0, n, nnz, dtype=np.int64), rng.integers(0, 16, nnz).astype(np.int32),
+                  FR.random(16, rng), (n, n))
+    w = bk.to_device(FR.random(n, rng))
+    runs = _timed(bk, lambda: bk.spmv(m, w), repeat)
+    row = _summary(runs, n)
+    print(f"spmv 2^{k}: {row['seconds_min'] * 1e3:.2f} ms (median {row['seconds_median'] * 1e3:.2f} ms) on {bk.name}",
+          flush=True)
+    return row
+
+
+def _fixed_base(bk, group, k: int, repeat: int, rng) -> dict:
+    n = 1 << k
+    ks = [int(v) for v in FR.random(n, rng)]
+    bk.fixed_base_mul(group, group.generator(), ks[:1024])   # table and kernels ready
+    runs, out = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = bk.fixed_base_mul(group, group.generator(), ks)
+        runs.append(time.perf_counter() - t0)
+    sec = statistics.median(runs)
+    idx = sorted({0, 1 % n, n // 3, n - 1})
+    ok = all(group.from_uncompressed(out[i].tobytes()) == group.mul(group.generator(), ks[i]) for i in idx)
+    row = {"group": group.name, "seconds": sec, "runs": runs, "spot_check_ok": bool(ok), **_summary(runs, n)}
+    if bk.name == "cuda":
+        fq_mults = n * 32 * FQ_MULS[group.name]["madd"]   # at most 32 mixed additions per product
+        row |= {"fq_mults_estimate": fq_mults, "fq_mults_per_s": fq_mults / sec,
+                "fraction_of_peak": fq_mults / sec / PEAK_FQ_MUL, "gpu_pool_bytes": _pool_bytes(),
+                "rss_peak_bytes_so_far": _rss_peak()}
+        _free_pool()
+    print(f"fixed-base {group.name} 2^{k}: {sec:.3f} s host ints -> host bytes on {bk.name}, "
+          f"spot check {'ok' if ok else 'FAILED'}", flush=True)
+    return row
+
+
+def kernels_ok(result: dict) -> bool:
+    """Every size's check passed (round trip, linearity, spot check; spmv has none)."""
+    keys = ("roundtrip_ok", "linearity_ok", "spot_check_ok")
+    return all(row[k] for row in result["sizes"] for k in keys if k in row)
+
+
+def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1, repeat: int = 3,
+                  json_path: str | None = None, seed: int = 0, windows=(), budget: float | None = None) -> dict:
+    """Time one kind of kernel on a backend for sizes 2^k, data already on the device.
+
+    Args:
+        what: one of ``KINDS`` (module docstring).
+        log_sizes: exponents k.
+        repeat: timed calls per size after one warm-up (the minimum and median are reported).
+        windows: cuda MSMs only: also time each size at these window widths.
+        budget: skip sizes not started within this many seconds of the start (listed in
+            "skipped_over_budget").
+
+    Returns and writes (``json_path``, after every size): per size the seconds, the rate
+    (elements per second) and the kind's figures and check; peak host RSS and peak GPU memory of
+    the whole run; on cuda the device name and the peaks the fractions refer to.
+
+    Raises:
+        ValueError: unknown ``what``.
+    """
+    if what not in KINDS:
+        raise ValueError(f"unknown kernel {what!r}: choose one of {', '.join(KINDS)}")
+    group = G2 if what.endswith("g2") else G1
+    rng = np.random.default_rng(seed)
+    start = time.perf_counter()
+    result = {"benchmark": what, "threads": threads, "repeat": repeat, "sizes": [], "skipped_over_budget": [],
+              "machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine()}}
+
+    def write() -> None:
+        if json_path:
+            atomic_write_text(json_path, json.dumps(result, indent=2) + "\n")
+
+    sampler = MemorySampler().start()
+    with get_backend(backend, threads=threads) as bk:
+        result["backend"] = bk.name
+        if bk.name == "cuda":
+            result |= _device() | {"date": time.strftime("%Y-%m-%d"),
+                       "peaks": {"fr_mul_per_s": PEAK_FR_MUL, "fq_mul_per_s": PEAK_FQ_MUL}}
+        for k in log_sizes:
+            if budget is not None and time.perf_counter() - start > budget:
+                result["skipped_over_budget"].append(f"{what} 2^{k}")
+                continue
+            if what == "ntt":
+                row = _ntt(bk, k, repeat, rng)
+            elif what.startswith("msm"):
+                row = _msm(bk, group, k, repeat, rng, windows)
+            elif what == "spmv":
+                row = _spmv(bk, k, repeat, rng)
+            else:
+                row = _fixed_base(bk, group, k, repeat, rng)
+            result["sizes"].append({"log_size": k, "n": 1 << k} | row)
+            write()
+    mem = sampler.stop()
+    result |= {"rss_peak_bytes": mem.rss_peak_bytes, "gpu_peak_bytes": mem.gpu_peak_bytes}
+    print(f"peak RSS {mem.rss_peak_bytes / GIB:.3f} GiB, peak GPU "
+          f"{'n/a' if mem.gpu_peak_bytes is None else f'{mem.gpu_peak_bytes / GIB:.3f} GiB'}")
+    write()
+    return result
+
+
+__all__ = ["KINDS", "bench_kernels", "kernels_ok"]
