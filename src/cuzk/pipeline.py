@@ -36,9 +36,10 @@ from .r1cs.pce import read_pce, read_pce_header, write_pce
 from .r1cs.witness import read_witness_limbs, write_witness
 from .sector.jsondoc import admit, load_checked
 from .sector.porep_c1 import write_porep_c1
+from .sector.post import generate_post, write_post
 from .sector.prepare import dev_randomness
 from .sector.synthetic import synthetic_c1
-from .sector import prepare_sector
+from .sector import prepare_sector, read_c1
 
 log = logging.getLogger(__name__)
 progress = logging.getLogger("cuzk.progress")
@@ -165,9 +166,6 @@ def post_vanilla(kind: str, shape_name: str, sealed_paths, out, randomness: str,
                  mem_json=None, mem_gb=None) -> None:
     """Vanilla PoSt proofs of ``kind`` ("winning"/"window") over sealed sectors of one size, with
     the counts of ``shape_name``; the chain randomness is stood in for by ``randomness``."""
-    from .sector.post import generate_post, write_post
-    from .sector.prepare import dev_randomness
-
     shape = shape_by_name(shape_name)
     rnd = bytearray(dev_randomness(f"{kind}-post", randomness, 0))
     rnd[31] &= 0x3F  # a canonical Fr element
@@ -437,8 +435,6 @@ def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None
     with measured("verify", mem_json, predict_step_bytes("verify"), mem_gb):
         vk = read_vk(vk_path)
         if shape_name is None:
-            from .sector import read_c1
-
             shape = commd.shape_for(read_c1(c1_path)["sector_size"], allow_test=True)
         else:
             shape = shape_by_name(shape_name)

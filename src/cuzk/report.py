@@ -10,7 +10,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import matplotlib
 import pandas as pd
+
+matplotlib.use("Agg")  # files only, never a screen
+import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
 from .fileio import atomic_dir, atomic_write_text
 from .memory.record import read_record
@@ -56,11 +60,6 @@ def load_steps(mem_jsons) -> pd.DataFrame:
 
 
 def _plots(df: pd.DataFrame, out_dir: Path) -> None:
-    import matplotlib  # noqa: PLC0415
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-
     for rule, g in df.groupby("rule"):
         fig, ax = plt.subplots(figsize=(7, 3.5))
         for _, row in g.iterrows():

@@ -34,6 +34,7 @@ import time
 import numpy as np
 
 from ..backend import CSRMatrix, get_backend
+from ..backend.cuda.plan import msm_window
 from ..curve import G1, G2
 from ..field import FR
 from ..fileio import atomic_write_text
@@ -180,11 +181,9 @@ def _msm_cuda(be, group, k: int, repeat: int, windows=()) -> dict:
     """One MSM size on device bases and scalars: median wall seconds at ``msm_window``'s width and,
     for each width in ``windows``, the same MSM at that width (its result compared with the
     default width's)."""
-    # CuPy and the cuda module: costly, and only on the cuda backend
-    import cupy as cp  # noqa: PLC0415
+    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
 
-    from ..backend.cuda import CUDAMSMContext  # noqa: PLC0415
-    from ..backend.cuda.backend import msm_window  # noqa: PLC0415
+    from ..backend.cuda import CUDAMSMContext  # noqa: PLC0415  (imports CuPy on use: the cuda backend only)
 
     n = 1 << k
     _free_pool()

@@ -45,7 +45,6 @@ import numpy as np
 from ..base import Backend
 from .msm import MSMOps
 from .ntt import NTTOps
-from .plan import msm_window  # noqa: F401  (re-export: benchmarks/bench_cuda.py imports it from here)
 from .runtime import _PoolAllocator, _cupy, _guard
 from .spmv import SpMVOps
 
