@@ -51,6 +51,14 @@ class Results:
         """A sector's C1 file (its vanilla proofs)."""
         return f"{self.root}/c1/{sid}.c1.json"
 
+    def checked(self, sid) -> str:
+        """A sector's check record: its C1 checked once, trusted later by SHA-256."""
+        return f"{self.root}/c1/{sid}.checked.json"
+
+    def partition(self, sid, k) -> str:
+        """Partition ``k``'s witness file of a sector (a job of its own)."""
+        return str(partition_witness(self.witness(sid), k))
+
     def sealed(self, sid) -> str:
         """A sector's sealed-sector file (read by PoSt)."""
         return f"{self.root}/sealed/{sid}.sealed.npz"

@@ -40,9 +40,13 @@ from .sector.post import generate_post, write_post
 from .sector.prepare import dev_randomness
 from .sector.synthetic import synthetic_c1
 from .sector import prepare_sector, read_c1
+from .sector.c1 import build_c1, write_c1
 
 log = logging.getLogger(__name__)
 progress = logging.getLogger("cuzk.progress")
+
+
+SYNTHETIC_COMMD_MAX = 512 << 20  # a synthetic porep-commd sector is built whole (all zeros)
 
 
 class ProofVerificationError(CuzkError, RuntimeError):
@@ -131,12 +135,13 @@ def start_log(path) -> None:
 def prepare(sector: dict, out, shape_name: str, randomness: str, prover_id_hex: str, sealed_out=None,
             mem_json=None, mem_gb=None) -> None:
     """C1 file of one configured sector ({"id", "data" or "generate"}, or ``"synthetic": true``: a
-    sparse synthetic committed-capacity sector, :mod:`cuzk.sector.synthetic`, marked so in the
-    C1 and every output made from it) for ``shape_name``; with ``sealed_out``, also the
+    committed-capacity sector, for circuit porep a sparse synthetic one (:mod:`cuzk.sector.synthetic`,
+    any size), for porep-commd the comm_d proofs of an all-zero sector; marked synthetic in the C1
+    and every output made from it) for ``shape_name``; with ``sealed_out``, also the
     sealed-sector file PoSt reads (:func:`cuzk.sector.post.write_sealed`).
 
     Raises:
-        ValueError: a synthetic sector for another circuit than the full PoRep, or with PoSt.
+        ValueError: a synthetic sector with PoSt, or a porep-commd one over 512 MiB.
         SectorInputError: see :func:`cuzk.sector.prepare_sector`.
     """
     shape = shape_by_name(shape_name)
@@ -144,14 +149,21 @@ def prepare(sector: dict, out, shape_name: str, randomness: str, prover_id_hex: 
     if fam not in ("porep", "porep-commd"):
         raise ValueError(f"prepare: {shape_name} is not a PoRep shape")
     if sector.get("synthetic"):
-        if fam != "porep" or sealed_out is not None:
-            raise ValueError(f"sector {sector['id']}: a synthetic sector is proved with the full PoRep circuit "
-                             f"and has no sealed data for PoSt")
+        if sealed_out is not None:
+            raise ValueError(f"sector {sector['id']}: a synthetic sector has no sealed data for PoSt")
+        sid, pid = int(sector["id"]), bytes.fromhex(prover_id_hex)
+        ticket, seed = dev_randomness("ticket", randomness, sid), dev_randomness("seed", randomness, sid)
         with measured("prepare", mem_json, predict_step_bytes("prepare", shape.stats()), mem_gb):
-            write_porep_c1(out, synthetic_c1(
-                shape.sector_size, int(sector["id"]), bytes.fromhex(prover_id_hex),
-                dev_randomness("ticket", randomness, int(sector["id"])), dev_randomness("seed", randomness, int(sector["id"])),
-                layers=shape.layers, partitions=shape.partitions, challenges=shape.challenges))
+            if fam == "porep":   # sparse: only the opened nodes exist, any size
+                write_porep_c1(out, synthetic_c1(shape.sector_size, sid, pid, ticket, seed, layers=shape.layers,
+                                                 partitions=shape.partitions, challenges=shape.challenges))
+            elif shape.sector_size <= SYNTHETIC_COMMD_MAX:  # comm_d of a real all-zero (CC) sector
+                c1 = build_c1(bytes(shape.sector_size), shape.sector_size, sid, pid, ticket, seed,
+                              shape.partitions, shape.challenges)
+                write_c1(out, c1 | {"synthetic": True})
+            else:
+                raise ValueError(f"sector {sid}: synthetic porep-commd sectors go up to {SYNTHETIC_COMMD_MAX} bytes; "
+                                 f"use circuit porep for {shape.sector_size}-byte sectors")
         return
     with measured("prepare", mem_json, predict_step_bytes("prepare", shape.stats()), mem_gb):
         prepare_sector(
@@ -338,13 +350,16 @@ def _stage_partition(prover: Prover, fam, inp: dict, label: str, k: int, wpath: 
 
 
 def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", threads=1, mem_json=None, mem_gb=None,
-                gpu_mem_limit_gb=None) -> None:
+                gpu_mem_limit_gb=None, checked=None) -> None:
     """Prove a batch of input files (sectors' C1 files, or one PoSt vanilla file) of one shape
     with one resident parameter set.
 
     ``gpu_mem_limit_gb`` (GiB; None = no limit) caps the cuda backend's device memory: MSMs run
     in chunks under it, bases that do not fit stay on the host; running out raises
     ``GPUMemoryError``. The memory JSON records the GPU peak (and the limit).
+
+    ``checked``: each input's check record (``check_input``), so inputs are trusted by their
+    SHA-256 instead of being checked again; None checks them fully.
 
     Each input's partitions are proved in turn; every proof is verified before the input's
     proof file ``out_dir/<label>.proof`` (partitions × 192 bytes; label = sector id, or
@@ -371,7 +386,10 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     if n != len(witness_dirs):
         raise ValueError("prove_batch: c1_paths and witness_dirs differ in length")
     digest = pce_digest(pce)
-    inputs = [_read_input(p, shape) for p in c1_paths]
+    records = list(checked) if checked else [None] * len(c1_paths)
+    if len(records) != len(c1_paths):
+        raise ValueError(f"prove_batch: {len(c1_paths)} inputs but {len(records)} check records")
+    inputs = [_read_input(p, shape, rec) for p, rec in zip(c1_paths, records)]
     labels = [fam.label(inp) for inp in inputs]
     jobs = [(i, k) for i, inp in enumerate(inputs) for k in range(fam.partitions(inp))]
     pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n, backend=backend_kind(backend))
@@ -433,13 +451,13 @@ def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None
         ProofVerificationError: any partition's proof fails (the result file is not written).
     """
     with measured("verify", mem_json, predict_step_bytes("verify"), mem_gb):
-        vk = read_vk(vk_path)
         if shape_name is None:
             shape = commd.shape_for(read_c1(c1_path)["sector_size"], allow_test=True)
         else:
             shape = shape_by_name(shape_name)
         fam = family_of(shape)
         inp = _read_input(c1_path, shape, checked)
+        vk = read_vk(vk_path)
         label = fam.label(inp)
         n = fam.partitions(inp)
         proofs = read_proofs(proof_path)
@@ -452,7 +470,8 @@ def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None
             if not verify(vk, p, pub):
                 raise ProofVerificationError(f"{proof_path}: {label} partition {k} does not verify")
         res = {"proof": label, "shape": shape.name, "partitions": len(proofs), "verified": True,
-               "synthetic": bool(inp.get("synthetic", False)), "proof_sha256": file_digest(proof_path)}
+               "synthetic": bool(inp.get("synthetic", False)), "proof_file": str(proof_path),
+               "proof_sha256": file_digest(proof_path)}
         if "sector_id" in inp:
             res |= {"sector_id": inp["sector_id"], "comm_d": bytes(inp["comm_d"]).hex()}
         atomic_write_text(out_json, json.dumps(res, indent=2) + "\n")

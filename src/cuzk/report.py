@@ -7,10 +7,12 @@ memory-timeline PNG per rule, and ``summary.md``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 import pandas as pd
 
 matplotlib.use("Agg")  # files only, never a screen
@@ -21,6 +23,11 @@ from .memory.record import read_record
 from .paths import record_job
 
 GIB = 1 << 30
+
+
+def file_sha256(path) -> str:
+    """SHA-256 hex of a (small) file."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _gib(nbytes: int | None) -> float | None:
@@ -94,15 +101,71 @@ def _busy_seconds(df: pd.DataFrame) -> float:
     return busy
 
 
-def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir) -> pd.DataFrame:
-    """Write steps.tsv, summary.md and the per-rule plots; return the step table."""
+def run_timeline(df: pd.DataFrame, step: float = 0.5) -> pd.DataFrame:
+    """The whole run's memory over time: at every ``step`` seconds from the first step's start,
+    the summed host RSS and GPU memory of every job running then (each job's last sample at or
+    before that time; a job counts only between its start and end).
+
+    Returns:
+        columns ``t`` (seconds since the run's first step started), ``rss_gib``, ``gpu_gib``,
+        ``jobs`` (jobs running); empty when no record has a timeline.
+    """
+    jobs = [(r["started_at"], r["seconds"], r["timeline"]) for _, r in df.iterrows()
+            if r["timeline"] and r["started_at"] is not None]
+    if not jobs:
+        return pd.DataFrame(columns=["t", "rss_gib", "gpu_gib", "jobs"])
+    t0 = min(a for a, _, _ in jobs)
+    t1 = max(a + d for a, d, _ in jobs)
+    grid = np.arange(0.0, t1 - t0 + step, step)
+    rss, gpu, running = np.zeros(len(grid)), np.zeros(len(grid)), np.zeros(len(grid), dtype=int)
+    for a, d, tl in jobs:
+        ts = np.array([row[0] for row in tl], dtype=float) + (a - t0)
+        idx = np.searchsorted(ts, grid, side="right") - 1
+        live = (idx >= 0) & (grid <= a - t0 + d)
+        r = np.array([row[1] for row in tl], dtype=float)
+        g = np.array([(row[2] if len(row) > 2 and row[2] is not None else 0) for row in tl], dtype=float)
+        rss[live] += r[idx[live]]
+        gpu[live] += g[idx[live]]
+        running[live] += 1
+    return pd.DataFrame({"t": grid, "rss_gib": rss / GIB, "gpu_gib": gpu / GIB, "jobs": running})
+
+
+def _run_plot(tl: pd.DataFrame, budget_gb: float | None, path: Path) -> None:
+    fig, (a, b) = plt.subplots(2, 1, figsize=(8, 5.5), sharex=True)
+    a.plot(tl["t"], tl["rss_gib"], lw=1, label="all jobs' RSS")
+    if budget_gb:
+        a.axhline(budget_gb * 1e9 / GIB, color="red", ls="--", lw=1, label=f"--resources mem_gb={budget_gb:g}")
+    a.set_ylabel("host RSS, GiB")
+    a.legend(fontsize=8)
+    b.plot(tl["t"], tl["gpu_gib"], lw=1, color="tab:green")
+    b.set_ylabel("GPU memory, GiB")
+    b.set_xlabel("seconds since the first step started")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir, budget_gb: float | None = None) -> pd.DataFrame:
+    """Write steps.tsv, summary.md and the plots (per rule, and ``run.png``: the whole run's
+    RSS against ``budget_gb``, the run's ``--resources mem_gb``, and its GPU memory); return the
+    step table. A proof counts as verified only while the file on disk is the one verified
+    (its SHA-256, recorded by the verify step)."""
     df = load_steps(mem_jsons)
     cols = ["rule", "job", "seconds", "rss_avg_gib", "rss_peak_gib", "rss_predicted_gib", "mem_gb_declared", "gpu",
             "gpu_peak_gib", "gpu_pool_peak_gib", "gpu_predicted_gib"]
     atomic_write_text(steps_tsv, df[cols].to_csv(sep="\t", index=False, float_format="%.4f"))
+    tl = run_timeline(df)
     with atomic_dir(plots_dir) as tmp:
         _plots(df, tmp)
+        if len(tl):
+            _run_plot(tl, budget_gb, tmp / "run.png")
     verified = [json.loads(Path(p).read_text()) for p in verify_jsons]
+    for v in verified:
+        path = v.get("proof_file")
+        if path and v.get("proof_sha256") and (not Path(path).exists() or file_sha256(path) != v["proof_sha256"]):
+            v["verified"] = False  # the file on disk is not the one verified (changed or gone)
+    prove = df[df["rule"].str.startswith("prove")]
+    proofs = sum(v.get("partitions", 0) for v in verified)
     by_rule = df.groupby("rule").agg(jobs=("job", "count"), seconds=("seconds", "sum"), peak=("rss_peak_gib", "max"),
                                      predicted=("rss_predicted_gib", "max"), declared=("mem_gb_declared", "max"))
     by_rule = by_rule.sort_values("seconds", ascending=False)
@@ -117,6 +180,13 @@ def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir) -> p
         f"(steps running: {_busy_seconds(df):.1f} s; the rest had no step running: job start-up, scheduling, gaps between runs)",
         f"- dominant rule: {by_rule.index[0]} ({by_rule['seconds'].iloc[0]:.1f} s over {int(by_rule['jobs'].iloc[0])} jobs)",
         f"- jobs whose measured peak exceeded their declared mem_gb: {len(over)}",
+        f"- peak RSS of all concurrent jobs: {tl['rss_gib'].max() if len(tl) else 0:.2f} GiB"
+        + (f" (budget --resources mem_gb={budget_gb:g})" if budget_gb else "")
+        + f"; GPU memory of concurrent jobs: {tl['gpu_gib'].max() if len(tl) else 0:.2f} GiB; most jobs at once: "
+        f"{int(tl['jobs'].max()) if len(tl) else 0}",
+        f"- partition proofs: {proofs}; prove steps {prove['seconds'].sum():.1f} s in all"
+        + (f" ({prove['seconds'].sum() / proofs:.2f} s per proof)" if proofs else ""),
+        f"- synthetic sectors (not real data): {sum(bool(v.get('synthetic')) for v in verified)}",
         "",
         "| rule | jobs | seconds (sum) | peak RSS GiB | predicted GiB | declared mem_gb |",
         "| --- | --- | --- | --- | --- | --- |",

@@ -43,19 +43,36 @@ def _sectors():
 
 
 SECTORS = _sectors()
+# sectors sealed here from data (they have the sealed data PoSt reads), synthetic ones, and those
+# whose C1 comes from elsewhere (config c1: path)
+SEALED_SIDS = [
+    sid for sid, s in SECTORS.items() if "data" in s or "generate" in s
+]
+SYNTHETIC_SIDS = [sid for sid, s in SECTORS.items() if s.get("synthetic")]
+
+
+def sid_pattern(sids):
+    """A wildcard constraint matching exactly these sector ids (none: matches nothing)."""
+    return "|".join(sids) if sids else "(?!)"
 
 
 def _posts():
     """PoSt targets: {"<kind>-<size>": {"kind", "size", "shape", "sids"}} over all sectors of a size."""
     out = {}
     for kind in POST_KINDS:
-        for size in sorted({s["sector_size"] for s in SECTORS.values()}):
+        for size in sorted({SECTORS[sid]["sector_size"] for sid in SECTORS}):
             shape = registry.post_shape(kind, size)
             if shape is None:
                 raise WorkflowError(
                     f"config.yaml: no {kind} PoSt shape for {size} sectors"
                 )
-            sids = [sid for sid, s in SECTORS.items() if s["sector_size"] == size]
+            sids = [sid for sid in SEALED_SIDS if SECTORS[sid]["sector_size"] == size]
+            if not sids:
+                logger.warning(
+                    f"cuzk: no {kind} PoSt over {size} sectors: none is sealed here (synthetic sectors "
+                    f"and C1 files made elsewhere have no sealed data)"
+                )
+                continue
             out[f"{kind}-{size}"] = {
                 "kind": kind,
                 "size": size,
@@ -117,6 +134,30 @@ def sector_shape(wc):
     return SECTORS[wc.sid]["shape"]
 
 
+def sector_c1(sid):
+    """A sector's C1 file: the configured one (c1: path) or the one prepare writes."""
+    return SECTORS[sid].get("c1") or R.c1(sid)
+
+
+def sector_c1_wc(wc):
+    return sector_c1(wc.sid)
+
+
+def sector_partitions(sid):
+    """Partitions of a sector's shape (one synthesis job and one witness file each)."""
+    return shape_by_name(SECTORS[sid]["shape"]).partitions
+
+
+def sector_witnesses(sid):
+    """A sector's per-partition witness files."""
+    return [R.partition(sid, k) for k in range(sector_partitions(sid))]
+
+
+def partition_jobs():
+    """Every (sector id, partition) synthesis job."""
+    return [(sid, k) for sid in SECTORS for k in range(sector_partitions(sid))]
+
+
 def sector_pce(wc):
     return R.pce(sector_shape(wc))
 
@@ -158,9 +199,15 @@ def batch_inputs(wc):
     return {
         "pce": R.pce(shape),
         "params": R.params(shape),
-        "vanilla": [R.c1(sid) for sid in sids],
-        "wit": [R.witness(sid) for sid in sids],
+        "vanilla": [sector_c1(sid) for sid in sids],
+        "checked": [R.checked(sid) for sid in sids],
+        "wit": [w for sid in sids for w in sector_witnesses(sid)],
     }
+
+
+def batch_witness_dirs(wc):
+    """The witness folder of each sector of a batch (its partitions' files are the inputs)."""
+    return [R.witness(sid) for sid in BATCHES[wc.batch]]
 
 
 def post_shape(wc):
@@ -207,17 +254,24 @@ def post_rules(kind):
     }
 
 
+def partition_job(sid, k):
+    """The job name of a partition's synthesis (its memory record and log): ``<sid>-p<k>``."""
+    return f"{sid}-p{k}"
+
+
 def report_records():
     """The memory record of every job the report covers (PoRep steps, then PoSt targets)."""
     porep = [
-        ("prepare", "{sid}", {"sid": SECTORS}),
+        ("prepare", "{sid}", {"sid": [sid for sid in SECTORS if sid not in SYNTHETIC_SIDS and "c1" not in SECTORS[sid]]}),
+        ("prepare_synthetic", "{sid}", {"sid": SYNTHETIC_SIDS}),
+        ("check_c1", "{sid}", {"sid": SECTORS}),
         ("pce_extract", "{shape}", {"shape": SHAPES}),
         ("setup", "{shape}", {"shape": SHAPES}),
-        ("synthesize", "{sid}", {"sid": SECTORS}),
         ("prove", "{batch}", {"batch": BATCHES}),
         ("verify", "{sid}", {"sid": SECTORS}),
     ]
     out = [r for rule, job, wc in porep for r in expand(R.record(rule, job), **wc)]
+    out += [R.record("synthesize", partition_job(sid, k)) for sid, k in partition_jobs()]
     for p in POSTS.values():
         job = f"{p['kind']}-{p['size']}"
         out += [R.record(rule, job) for rule in post_rules(p["kind"]).values()]
@@ -327,8 +381,11 @@ def incomplete_batches():
 def _planned_jobs():
     """(rule, step, shape, threads, batch, output) of every job this config needs."""
     for sid, s in SECTORS.items():
-        yield "prepare", "prepare", s["shape"], 1, 1, R.c1(sid)
-        yield "synthesize", "synthesize", s["shape"], 1, 1, R.witness(sid)
+        if "c1" not in s:
+            yield "prepare", "prepare", s["shape"], 1, 1, R.c1(sid)
+        yield "check_c1", "check_c1", s["shape"], 1, 1, R.checked(sid)
+        for k in range(sector_partitions(sid)):
+            yield "synthesize", "synthesize", s["shape"], 1, 1, R.partition(sid, k)
     for sh in SHAPES:
         yield "pce_extract", "pce_extract", sh, 1, 1, R.pce(sh)
         yield "setup", "setup", sh, THREADS, 1, R.params(sh)

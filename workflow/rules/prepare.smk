@@ -1,5 +1,7 @@
 # Sector data -> Fr32 padding -> comm_d tree -> (sealing: SDR labels, tree_c, tree_r_last, comm_r)
-# -> challenges -> C1 file (vanilla proofs), and the sealed-sector file when PoSt is on.
+# -> challenges -> C1 file (vanilla proofs), and the sealed-sector file when PoSt is on. A
+# synthetic sector (config synthetic: true) gets a sparse synthetic C1 instead; a C1 made
+# elsewhere (config c1: path) skips this step. Every C1 is then checked once (check_c1).
 
 
 # With PoSt on, prepare also writes the sealed-sector file (tree_r_last, comm_c) PoSt reads.
@@ -14,6 +16,8 @@ rule prepare:
         R.log("prepare", "{sid}"),
     benchmark:
         R.benchmark("prepare", "{sid}")
+    wildcard_constraints:
+        sid=sid_pattern(SEALED_SIDS),
     conda:
         "../envs/cuzk.yaml"
     resources:
@@ -24,3 +28,38 @@ rule prepare:
         prover_id=config["prover_id"],
     script:
         "../scripts/prepare.py"
+
+
+use rule prepare as prepare_synthetic with:
+    input:
+        [],
+    output:
+        c1=R.c1("{sid}"),
+        mem=R.record("prepare_synthetic", "{sid}"),
+    log:
+        R.log("prepare_synthetic", "{sid}"),
+    benchmark:
+        R.benchmark("prepare_synthetic", "{sid}")
+    wildcard_constraints:
+        sid=sid_pattern(SYNTHETIC_SIDS),
+
+
+# The C1 checked once, fully (12-18 s at 32 GiB); later steps trust it by its SHA-256.
+rule check_c1:
+    input:
+        vanilla=sector_c1_wc,
+    output:
+        checked=R.checked("{sid}"),
+        mem=R.record("check_c1", "{sid}"),
+    log:
+        R.log("check_c1", "{sid}"),
+    benchmark:
+        R.benchmark("check_c1", "{sid}")
+    conda:
+        "../envs/cuzk.yaml"
+    resources:
+        **job_memory("check_c1", "check_c1", shape=sector_shape),
+    params:
+        shape=sector_shape,
+    script:
+        "../scripts/check_c1.py"

@@ -20,6 +20,7 @@ rule prove:
         gpu=JOB_GPUS,
     params:
         sids=batch_sids,
+        witness_dirs=batch_witness_dirs,
         backend=config["backend"],
         gpu_mem_limit_gb=GPU_MEM_LIMIT_GB,
     script:

@@ -26,5 +26,7 @@ rule report:
         "../envs/cuzk.yaml"
     resources:
         **job_memory("report", "report"),
+    params:
+        budget_gb=_budget_gb(),
     script:
         "../scripts/report.py"

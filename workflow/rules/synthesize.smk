@@ -1,20 +1,22 @@
-# Per sector: witness generation (one witness file per partition, bits packed).
+# Per partition of a sector: its witness file (bits packed), a job of its own, so a sector's
+# partitions run as many at once as --cores and --resources mem_gb allow.
 
 
 rule synthesize:
     input:
-        vanilla=R.c1("{sid}"),
+        vanilla=sector_c1_wc,
+        checked=R.checked("{sid}"),
         pce=sector_pce,
     output:
-        wit=directory(R.witness("{sid}")),
-        mem=R.record("synthesize", "{sid}"),
+        wit=R.partition("{sid}", "{k}"),
+        mem=R.record("synthesize", "{sid}-p{k}"),
     log:
-        R.log("synthesize", "{sid}"),
+        R.log("synthesize", "{sid}-p{k}"),
     benchmark:
-        R.benchmark("synthesize", "{sid}")
+        R.benchmark("synthesize", "{sid}-p{k}")
     conda:
         "../envs/cuzk.yaml"
     resources:
         **job_memory("synthesize", "synthesize", shape=sector_shape),
     script:
-        "../scripts/synthesize.py"
+        "../scripts/synthesize_partition.py"

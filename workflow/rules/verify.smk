@@ -4,7 +4,8 @@
 rule verify:
     input:
         vk=sector_vk,
-        vanilla=R.c1("{sid}"),
+        vanilla=sector_c1_wc,
+        checked=R.checked("{sid}"),
         proofs=sector_proofs,
     output:
         json=R.verified("{sid}"),

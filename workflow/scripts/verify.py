@@ -10,4 +10,5 @@ verify_sector(
     shape_name=snakemake.params.shape,
     mem_json=snakemake.output.mem,
     mem_gb=snakemake.resources.mem_gb,
+    checked=snakemake.input.get("checked"),
 )

@@ -1,0 +1,153 @@
+"""Sector inputs at scale, in small: the workflow's mechanics for 32 GiB sectors on a test-only
+shape with two partitions (porep-commd, test-only-256B): a sector from data, a synthetic one, and
+a C1 file made elsewhere, each checked once (check_c1), synthesized one job per partition,
+proved in a batch and verified; under the tightest budget that runs every job; and a C1 changed
+after its check refused by the steps that read it."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cuzk import pipeline
+from cuzk.circuits.registry import shape_by_name
+from cuzk.memory.budget import declared_gb
+from cuzk.memory.model import predict_step_bytes
+from cuzk.memory.record import read_record
+from cuzk.sector.c1 import C1Error, build_c1, write_c1
+
+ROOT = Path(__file__).resolve().parents[1]
+SHAPE = "test-only-commd-256B"
+pytestmark = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
+
+CONFIG = """backend: cpu
+threads: 1
+results: {results}
+max_batch_size: 3
+randomness: inputs
+prover_id: "{pid}"
+allow_test_shapes: true
+circuit: porep-commd
+post: {{winning: false, window: false}}
+sectors:
+  - {{id: 1, generate: 1, sector_size: test-only-256B}}
+  - {{id: 2, synthetic: true, sector_size: test-only-256B}}
+  - {{id: 3, c1: {ext}, sector_size: test-only-256B}}
+"""
+
+
+def _external_c1(path: Path) -> dict:
+    """A C1 made outside the workflow (cuzk's format): a real sector's comm_d proofs."""
+    shape = shape_by_name(SHAPE)
+    data = bytes((7 * i) & 0x3F for i in range(shape.sector_size))  # Fr32: top two bits clear
+    c1 = build_c1(data, shape.sector_size, 3, bytes(32), bytes([9] * 32), bytes([8] * 32), shape.partitions,
+                  shape.challenges)
+    write_c1(path, c1)
+    return c1
+
+
+def _run(cfg: Path, budget: int, *extra):
+    cmd = ["snakemake", "-s", str(ROOT / "Snakefile"), "--cores", "2", "--resources", f"mem_gb={budget}",
+           "--configfile", str(cfg), *extra]
+    return subprocess.run(cmd, cwd=cfg.parent, capture_output=True, text=True, timeout=900)
+
+
+def _tightest_budget() -> int:
+    """The largest mem_gb any job of this config declares: the smallest budget that runs them all."""
+    st = shape_by_name(SHAPE).stats()
+    steps = ("prepare", "check_c1", "synthesize", "pce_extract", "setup", "prove", "verify", "report")
+    return max(declared_gb(predict_step_bytes(s, st, threads=1, batch=3)) for s in steps)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("inputs")
+    ext = tmp / "elsewhere" / "s3.c1.json"
+    ext.parent.mkdir()
+    _external_c1(ext)
+    cfg = tmp / "config.yaml"
+    cfg.write_text(CONFIG.format(results=tmp / "results", pid="00" * 32, ext=ext))
+    budget = _tightest_budget()
+    first = _run(cfg, budget)
+    again = _run(cfg, budget)
+    return tmp / "results", ext, budget, first, again
+
+
+def test_every_input_kind_is_checked_once_synthesized_per_partition_and_verified(run):
+    res, ext, budget, first, again = run
+    assert first.returncode == 0, first.stderr[-4000:]
+    for sid in ("1", "2", "3"):
+        v = json.loads((res / "verify" / f"{sid}.json").read_text())
+        assert v["verified"] and v["partitions"] == 2
+        assert v["synthetic"] is (sid == "2")
+        rec = json.loads((res / "c1" / f"{sid}.checked.json").read_text())
+        assert rec["synthetic"] is (sid == "2") and len(rec["sha256"]) == 64
+        for k in (0, 1):
+            assert (res / "witness" / sid / f"partition-{k}.wit").stat().st_size > 0
+            assert read_record(res / "benchmarks" / "synthesize" / f"{sid}-p{k}.mem.json").step == "synthesize"
+    # the external C1 is read where it lies: not copied, not prepared
+    assert not (res / "c1" / "3.c1.json").exists() and not (res / "benchmarks" / "prepare" / "3.mem.json").exists()
+    assert json.loads((res / "c1" / "3.checked.json").read_text())["path"] == str(ext)
+    summary = (res / "report" / "summary.md").read_text()
+    assert "proofs verified (PoRep sectors and PoSt): 3 of 3" in summary
+    assert "synthetic sectors (not real data): 1" in summary
+    assert (res / "report" / "memory" / "run.png").stat().st_size > 0
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_tightest_budget_is_held_by_the_declared_sum(run):
+    """Jobs ran concurrently only while their declared mem_gb summed to at most the budget."""
+    res, _, budget, first, _ = run
+    assert first.returncode == 0, first.stderr[-4000:]
+    spans = []
+    for p in (res / "benchmarks").rglob("*.mem.json"):
+        r = read_record(p)
+        spans.append((r.started_at, r.started_at + r.seconds, r.mem_gb))
+    assert len(spans) >= 3 + 2 + 6 + 1 + 1 + 1 + 3  # prepare, check, synthesize, pce, setup, prove, verify
+    for t, _, _ in spans:
+        live = sum(gb for a, b, gb in spans if a <= t + 1e-3 and b > t + 1e-3)
+        assert live <= budget
+
+
+def test_budget_below_one_job_stops_before_any_job(tmp_path):
+    ext = tmp_path / "s3.c1.json"
+    _external_c1(ext)
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(CONFIG.format(results=tmp_path / "results", pid="00" * 32, ext=ext))
+    out = _run(cfg, _tightest_budget() - 1)
+    assert out.returncode != 0
+    assert "the memory model predicts" in out.stderr and "Rule " in out.stderr
+    assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("*.mem.json"))
+
+
+def test_c1_changed_after_its_check_is_refused_by_the_steps_that_read_it(tmp_path):
+    """Synthesis and verification read a C1 through its check record: a changed file (a flipped
+    leaf, still well-formed) is refused naming the file, before any work."""
+    shape = shape_by_name(SHAPE)
+    c1p, rec = tmp_path / "s.c1.json", tmp_path / "s.checked.json"
+    c1 = _external_c1(c1p)
+    from cuzk.r1cs.pce import write_pce
+    from cuzk.r1cs import ConstraintSystem
+    from cuzk.circuits.registry import family_of
+
+    pipeline.check_input(c1p, rec, SHAPE)
+    cs = ConstraintSystem(shape=True, witness=False)
+    family_of(shape).synthesize(cs, shape)
+    write_pce(tmp_path / "s.pce", cs.finalize(), shape.describe())
+    pipeline.synthesize_partition(c1p, rec, tmp_path / "s.pce", 1, tmp_path / "p1.wit")   # as checked: fine
+    key = next(iter(c1["vanilla_proofs"]))
+    c1["vanilla_proofs"][key][0][0]["comm_d_proofs"]["leaf"][0] ^= 1
+    write_c1(c1p, c1)
+    with pytest.raises(C1Error) as e:
+        pipeline.synthesize_partition(c1p, rec, tmp_path / "s.pce", 0, tmp_path / "p0.wit")
+    assert str(c1p) in str(e.value) and "changed after it was checked" in str(e.value)
+    assert not (tmp_path / "p0.wit").exists()
+    with pytest.raises(C1Error, match="changed after it was checked"):
+        pipeline.verify_sector(tmp_path / "none.vk", c1p, tmp_path / "none.proof", tmp_path / "v.json",
+                               shape_name=SHAPE, checked=rec)
+    with pytest.raises(C1Error, match="partition 2 was asked for"):
+        write_c1(c1p, _external_c1(tmp_path / "fresh.c1.json"))
+        pipeline.check_input(c1p, rec, SHAPE)
+        pipeline.synthesize_partition(c1p, rec, tmp_path / "s.pce", 2, tmp_path / "p2.wit")

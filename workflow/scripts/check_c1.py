@@ -1,0 +1,11 @@
+# Thin: check one sector's C1 file once and write its check record.
+from cuzk.pipeline import check_input, start_log
+
+start_log(snakemake.log[0])
+check_input(
+    snakemake.input.vanilla,
+    snakemake.output.checked,
+    snakemake.params.shape,
+    mem_json=snakemake.output.mem,
+    mem_gb=snakemake.resources.mem_gb,
+)
