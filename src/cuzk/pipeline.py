@@ -153,7 +153,7 @@ def prepare(sector: dict, out, shape_name: str, randomness: str, prover_id_hex: 
             raise ValueError(f"sector {sector['id']}: a synthetic sector has no sealed data for PoSt")
         sid, pid = int(sector["id"]), bytes.fromhex(prover_id_hex)
         ticket, seed = dev_randomness("ticket", randomness, sid), dev_randomness("seed", randomness, sid)
-        with measured("prepare", mem_json, predict_step_bytes("prepare", shape.stats()), mem_gb):
+        with measured("prepare", mem_json, predict_step_bytes("prepare_synthetic", shape.stats()), mem_gb):
             if fam == "porep":   # sparse: only the opened nodes exist, any size
                 write_porep_c1(out, synthetic_c1(shape.sector_size, sid, pid, ticket, seed, layers=shape.layers,
                                                  partitions=shape.partitions, challenges=shape.challenges))

@@ -381,7 +381,9 @@ def incomplete_batches():
 def _planned_jobs():
     """(rule, step, shape, threads, batch, output) of every job this config needs."""
     for sid, s in SECTORS.items():
-        if "c1" not in s:
+        if s.get("synthetic"):
+            yield "prepare_synthetic", "prepare_synthetic", s["shape"], 1, 1, R.c1(sid)
+        elif "c1" not in s:
             yield "prepare", "prepare", s["shape"], 1, 1, R.c1(sid)
         yield "check_c1", "check_c1", s["shape"], 1, 1, R.checked(sid)
         for k in range(sector_partitions(sid)):

@@ -42,6 +42,8 @@ use rule prepare as prepare_synthetic with:
         R.benchmark("prepare_synthetic", "{sid}")
     wildcard_constraints:
         sid=sid_pattern(SYNTHETIC_SIDS),
+    resources:
+        **job_memory("prepare_synthetic", "prepare_synthetic", shape=sector_shape),
 
 
 # The C1 checked once, fully (12-18 s at 32 GiB); later steps trust it by its SHA-256.

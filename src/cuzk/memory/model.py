@@ -44,6 +44,8 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # sealing: labels, tree_c, tree_r_last and the parent table in memory; measured 0.091 GiB at
     # 2 KiB (default batch) and 0.37 GiB at 8 MiB (bench circuit, H200 host)
     "prepare": {"const": 40 << 20, "sector_size": 40.0},
+    # a synthetic sector's C1 (sparse: only the opened nodes): 0.19 GB building a 32 GiB one
+    "prepare_synthetic": {"const": 256 << 20},
     "pce_extract": {"nnz": 40.0},
     "setup": {"domain": 1700.0, "aux": 1250.0},  # aux slope raised to cover porep-2KiB (9.90 GiB)
     # one partition's witness (witness mode, shared small ints): 0.10 GiB at 2 KiB (aux 2.69 M),

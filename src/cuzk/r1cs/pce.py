@@ -31,7 +31,7 @@ import numpy as np
 from ..errors import CuzkError
 from ..field.sparse import CSRMatrix
 from ..field import FR, from_limbs, to_limbs
-from ..fileio import atomic_open
+from ..fileio import atomic_open, release_pages
 from .system import R1CS
 
 MAGIC = b"CUZKPCE\0"
@@ -142,6 +142,16 @@ def read_pce_header(path) -> dict:
         raise PCEFormatError(path, f"header is not valid JSON: {e}") from None
 
 
+_HASH_BLOCK = 1 << 28  # bytes of the mapped file hashed (and handed back) at a time
+
+
+def _owned(view: np.ndarray, dtype) -> np.ndarray:
+    """A copy of a mapped array in ``dtype``; the view's pages are handed back (one copy in RSS)."""
+    out = view.astype(dtype)
+    release_pages(view)
+    return out
+
+
 def read_pce(path) -> tuple[R1CS, dict]:
     """Read a PCE file.
 
@@ -158,7 +168,12 @@ def read_pce(path) -> tuple[R1CS, dict]:
     if len(data) < _CHECKSUM:
         raise PCEFormatError(path, "truncated")
     body = data[:-_CHECKSUM]
-    if hashlib.sha256(body).digest() != bytes(data[-_CHECKSUM:]):
+    h = hashlib.sha256()
+    for i in range(0, len(body), _HASH_BLOCK):  # pages handed back as hashed: RSS stays at one block
+        block = body[i : i + _HASH_BLOCK]
+        h.update(block)
+        release_pages(block)
+    if h.digest() != bytes(data[-_CHECKSUM:]):
         raise PCEFormatError(path, "checksum mismatch: the file is truncated or corrupted")
     hlen = struct.unpack("<I", bytes(data[12:16]))[0]
     pos = 16 + hlen
@@ -168,7 +183,7 @@ def read_pce(path) -> tuple[R1CS, dict]:
         nbytes = np.dtype(dt).itemsize * size
         if pos + nbytes > len(body):
             raise PCEFormatError(path, f"array {name} runs past the end of the file")
-        arrs[name] = np.frombuffer(body[pos : pos + nbytes], dtype=dt).copy()
+        arrs[name] = np.frombuffer(body[pos : pos + nbytes], dtype=dt)  # a view; converted below
         pos += nbytes + _pad8(nbytes)
     if pos != len(body):
         raise PCEFormatError(path, f"{len(body) - pos} unexpected bytes after the arrays")
@@ -179,9 +194,8 @@ def read_pce(path) -> tuple[R1CS, dict]:
         raise PCEFormatError(path, "coefficient table size disagrees with the header")
     mats = []
     for k, name in enumerate(("A", "B", "C")):
-        indptr = arrs[f"{name}.indptr"].astype(np.int64)
-        indices = arrs[f"{name}.indices"].astype(np.int64)
-        cids = arrs[f"{name}.coeff_ids"].astype(np.int32)
+        indptr, indices, cids = (_owned(arrs[f"{name}.{a}"], t) for a, t in
+                                 (("indptr", np.int64), ("indices", np.int64), ("coeff_ids", np.int32)))
         if len(indptr) != nc + 1 or indptr[-1] != len(indices) or len(indices) != header["nnz"][k]:
             raise PCEFormatError(path, f"matrix {name}: CSR sizes disagree with the header")
         if len(indices) and (indices.max() >= nv or indices.min() < 0):
