@@ -3,6 +3,7 @@
 # two sectors proved, verified, reported) under --resources mem_gb=64 gpu=1 on the 16-core,
 # 128 GiB host. The machine's used memory is sampled beside it every second (free -b).
 # From the repository root, .whl carried:  bash benchmarks/results/2026-12-01-h200/stop11-a.sh
+# (run C: CFG=benchmarks/configs/h200-32gib-2.yaml LIMIT=470 bash ...)
 set -u
 python -m pip install -q --no-index --find-links .whl gmpy2 py_arkworks_bls12381 pyblst jsonschema fastjsonschema snakemake 2>&1 | tail -2
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1
@@ -11,7 +12,7 @@ R=/tmp/r32; mkdir -p $R
 SAMPLER=$!
 T0=$(date +%s)
 timeout ${LIMIT:-530} python -m snakemake --cores 16 --resources mem_gb=64 gpu=1 --keep-going \
-  --configfile benchmarks/configs/h200-32gib-batch.yaml --config results=$R > $R/snakemake.log 2>&1
+  --configfile ${CFG:-benchmarks/configs/h200-32gib-batch.yaml} --config results=$R > $R/snakemake.log 2>&1
 echo "snakemake rc=$? after $(( $(date +%s) - T0 )) s"
 kill $SAMPLER
 tail -5 $R/snakemake.log; cat $R/report/summary.md 2>/dev/null; ls -la $R/params $R/pce 2>/dev/null; df -h / | tail -1
