@@ -62,27 +62,37 @@ def _steps_tsv(path):
 
 
 def test_gpu_host_model_covers_the_h200_peaks():
-    """Setup and prove on the cuda backend: the prediction is at least every host peak measured
-    on the H200 hosts (two committed workflow runs), and far below the CPU backend's for the
-    PoRep shape (the key's queries and the NTT domain live on the GPU)."""
+    """Setup and prove on the cuda backend, and the 32 GiB steps: the prediction is at least every
+    host peak measured on the H200 host through the workflow (stop 11: the default 2 KiB batch
+    and two 32 GiB sectors), and at 32 GiB at most 15 % above it. Left out: prove b1 of the
+    32 GiB run, which read a key whose check record Snakemake's touch had invalidated and hashed
+    it through a mapping that kept its pages (55.8 GiB; both fixed since)."""
     from pathlib import Path
 
     from cuzk.circuits.registry import shape_by_name
     from cuzk.memory.model import predict_step_bytes
 
-    root = Path(__file__).resolve().parents[1] / "benchmarks/results/2026-11-30-h200"
-    shape_of = {"porep-2KiB-b0": "porep-2KiB", "porep-2KiB-b1": "porep-2KiB", "winning-2KiB": "winning-post-2KiB",
-                "window-2KiB": "window-post-2KiB"}
+    root = Path(__file__).resolve().parents[1] / "benchmarks/results/2026-12-01-h200"
     seen = 0
-    for run in ("stop10/multi-gpu/steps.tsv", "workflow-porep-v4/steps.tsv"):
+    for run, default in (("stop11-b/workflow-2kib/report/steps.tsv", "porep-2KiB"),
+                         ("stop11-c/run/report/steps.tsv", "porep-32GiB")):
         for row in _steps_tsv(root / run):
-            if row["rule"] not in ("setup", "prove"):
+            rule, job = row["rule"], row["job"]
+            if rule not in ("setup", "prove", "pce_extract", "synthesize", "check_c1", "verify") or job == "porep-32GiB-b1":
                 continue
-            shape = row["job"] if row["rule"] == "setup" else shape_of[row["job"]]
-            pred = predict_step_bytes(row["rule"], shape_by_name(shape).stats(), threads=16, backend="cuda")
-            assert pred >= float(row["rss_peak_gib"]) * GIB, (run, row["rule"], row["job"])
+            if rule in ("setup", "pce_extract"):
+                shape = job
+            elif job.startswith(("winning", "window")):
+                shape = {"winning": "winning-post-2KiB", "window": "window-post-2KiB"}[job.split("-")[0]]
+            else:
+                shape = default
+            pred = predict_step_bytes(rule, shape_by_name(shape).stats(), threads=16, backend="cuda")
+            peak = float(row["rss_peak_gib"]) * GIB
+            assert pred >= peak, (run, rule, job)
+            if shape == "porep-32GiB":
+                assert pred <= 1.15 * peak, (run, rule, job, pred / peak)
             seen += 1
-    assert seen == 14
+    assert seen >= 30
     st = shape_by_name("porep-2KiB").stats()
     for step in ("setup", "prove"):
         gpu, cpu = (predict_step_bytes(step, st, threads=16, backend=b) for b in ("cuda", "cpu"))

@@ -44,36 +44,36 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # sealing: labels, tree_c, tree_r_last and the parent table in memory; measured 0.091 GiB at
     # 2 KiB (default batch) and 0.37 GiB at 8 MiB (bench circuit, H200 host)
     "prepare": {"const": 40 << 20, "sector_size": 40.0},
-    # a synthetic sector's C1 (sparse: only the opened nodes): 0.19 GB building a 32 GiB one
-    "prepare_synthetic": {"const": 256 << 20},
-    "pce_extract": {"nnz": 40.0},
+    # a synthetic sector's C1 (sparse: only the opened nodes): 0.12 GiB for a 32 GiB one (H200 host)
+    "prepare_synthetic": {"const": 64 << 20},
+    # 0.53 GiB at 2 KiB, 18.4 GiB at 32 GiB (H200 host, stop11): 27.1 B per non-zero + 160 MB
+    "pce_extract": {"const": 160 << 20, "nnz": 29.0},
     "setup": {"domain": 1700.0, "aux": 1250.0},  # aux slope raised to cover porep-2KiB (9.90 GiB)
     # one partition's witness (witness mode, shared small ints): 0.10 GiB at 2 KiB (aux 2.69 M),
     # 2.6 GB at 32 GiB (aux 130.2 M, 2-core machine, witness-speed branch): 19.6 B per aux; the
     # checked C1 read whole (a 32 GiB synthetic C1 is 38 MB of JSON)
     "synthesize": {"const": 256 << 20, "aux": 24.0},
-    # the full check of an input file when it enters: 0.31 GB peak for a 32 GiB synthetic C1 (18 s
-    # on the 2-core machine), tens of MB at 2 KiB
-    "check_c1": {"const": 320 << 20},
+    # the full check of an input file when it enters: 0.28 GiB for a 32 GiB synthetic C1 (35 s on
+    # the H200 host, 18 s on the 2-core machine), 0.09 GiB at 2 KiB
+    "check_c1": {"const": 256 << 20},
     "prove": {"domain": 1700.0, "aux": 1600.0},
-    "verify": {"const": 16 << 20},  # 70 MiB measured (H200 host; 2-core: 53 MiB): pairing library + JSON
+    # pairing library + the C1 read whole: 0.058 GiB at 2 KiB, 0.24 GiB at 32 GiB (H200 host)
+    "verify": {"const": 16 << 20, "sector_size": 0.0056},
     "report": {"const": 160 << 20},  # pandas + matplotlib
 }
 STEPS_WITH_WORKERS = ("setup", "prove")
 
 # Host side of setup and prove on the cuda backend (no worker processes; the NTT domain, the
 # MSMs and the key's points live on the GPU, and the key never lives on the host: setup writes it
-# from the GPU in slices, prove maps its file and streams it to the GPU slice by slice, handing
-# the pages back). "const": the CUDA context, CuPy, the compiled modules and one key slice
-# (window-post-2KiB, tiny, peaked at 0.64-0.68 GiB); per "nnz": the PCE's CSR arrays (int64
-# indices, int32 coefficient ids, 12 B) and its mapped pages while they are checked and copied;
-# per "aux": the witness as limbs (32 B), its staged copy and the scalar vectors. Before the key
-# was streamed the H200 host peaks were porep-2KiB setup 2.22-2.58 GiB and prove 2.95-3.03 GiB
-# with the ≈1.7 GB key held on the host (benchmarks/results/2026-11-30-h200/stop10/multi-gpu);
-# "const" still covers those peaks until the streamed key is measured through the workflow.
+# from the GPU in slices, prove maps its file and streams it to the GPU, handing the pages back).
+# What grows is the PCE's CSR arrays, the witness limbs and their staged copy: all proportional
+# to the shape, so one slope per non-zero (aux is proportional too). Fitted to the H200 host
+# peaks of stop 11 (benchmarks/results/2026-12-01-h200): porep-2KiB setup 0.99 GiB, prove 1.66
+# GiB (stop11-b, default batch); porep-32GiB setup 15.8 GiB, prove 20.3 GiB (stop11-c, the key
+# trusted by its check record); predictions 6-16 % above.
 STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
-    "setup": {"const": 2.4 * (1 << 30), "aux": 100.0, "nnz": 24.0},
-    "prove": {"const": 2.4 * (1 << 30), "aux": 100.0, "nnz": 24.0},
+    "setup": {"const": 0.75 * (1 << 30), "nnz": 25.0},
+    "prove": {"const": 1.3 * (1 << 30), "nnz": 31.0},
 }
 
 
