@@ -20,6 +20,8 @@ from .bench import (
     format_snarkjs,
     kernels_ok,
     parse_sizes,
+    sweep,
+    table,
 )
 from .circuits.registry import format_shape_table, shape_table
 from .fileio import atomic_write_text
@@ -139,6 +141,13 @@ def _bench_circuit(args) -> int:
     return 0
 
 
+def _bench_sweep(args) -> int:
+    budgets = [float(x) for x in args.budgets.split(",") if x]
+    points = sweep(args.configfile, budgets, args.cores, args.out, gpus=args.gpus, snakefile=args.snakefile)
+    print(table(points), end="")
+    return 0 if all(p.rc == 0 for p in points) else 1
+
+
 def _bench_kernel(args) -> int:
     sizes = [int(x) for x in args.log_sizes.split(",") if x]
     what = f"{args.what}-{args.group}" if args.what in ("msm", "fixed-base") else args.what
@@ -223,6 +232,15 @@ def build_parser() -> argparse.ArgumentParser:
     bs.add_argument("--repeat", type=int, default=1,
                     help="prove this many times with each, alternating; report each one's fastest (default 1)")
     bs.set_defaults(func=_bench_snarkjs)
+    sw = bsub.add_parser("sweep", help="one batch through the workflow at several --resources mem_gb budgets, "
+                                       "each measured: deployment table (sweep.md/.json) and Pareto plot")
+    sw.add_argument("--configfile", required=True, help="the batch (its results folder is set per budget)")
+    sw.add_argument("--budgets", required=True, help="comma-separated mem_gb values, e.g. 32,48,64,96,120")
+    sw.add_argument("--cores", type=int, required=True, help="--cores of every run")
+    sw.add_argument("--gpus", type=int, default=0, help="--resources gpu=N of every run (0: none declared)")
+    sw.add_argument("--snakefile", default="Snakefile", help="the workflow (default ./Snakefile)")
+    sw.add_argument("--out", required=True, help="the sweep's folder: shared inputs, one results folder per budget, the table")
+    sw.set_defaults(func=_bench_sweep)
     return p
 
 
