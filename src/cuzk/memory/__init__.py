@@ -7,6 +7,8 @@ The package holds:
 - :mod:`.record`: :class:`StepRecord`, the typed per-step record, with its one writer
   (:func:`write_record`, the ``.mem.json`` file) and one reader (:func:`read_record`);
 - :mod:`.model`: the memory model, predicted peak host bytes of each step from shape numbers;
+- :mod:`.device`: the device side of the model, a proof's GPU bytes (``prove_device_bytes``)
+  from the cuda backend's pure planning functions;
 - :mod:`.budget`: declarations from predictions (headroom, ``mem_gb``/``mem_mb``, doubling on a
   retry) and the budget checks (a job over ``--resources mem_gb`` is refused before the run).
 

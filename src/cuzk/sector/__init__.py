@@ -4,6 +4,8 @@
   ``challenges``: interactive PoRep challenges; ``graph``: the SDR parent graph;
   ``labels``: SDR labeling; ``replica``: encoding, tree_c, tree_r_last, comm_r.
 - ``c1``: C1 files (comm_d vanilla proofs, replica_id, registered proofs);
+  ``jsondoc``: strict reading of sector JSON documents, shared schema parts, and the check-once
+  records (a document checked when it enters, trusted later by its SHA-256);
   ``porep_c1``: full StackedDRG vanilla proofs of a sealed sector, and their verification;
   ``synthetic``: sparse synthetic 32/64 GiB C1 files.
 - ``post``: WinningPoSt / WindowPoSt challenges, sealed-sector files, vanilla proofs.
