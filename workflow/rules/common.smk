@@ -45,9 +45,7 @@ def _sectors():
 SECTORS = _sectors()
 # sectors sealed here from data (they have the sealed data PoSt reads), synthetic ones, and those
 # whose C1 comes from elsewhere (config c1: path)
-SEALED_SIDS = [
-    sid for sid, s in SECTORS.items() if "data" in s or "generate" in s
-]
+SEALED_SIDS = [sid for sid, s in SECTORS.items() if "data" in s or "generate" in s]
 SYNTHETIC_SIDS = [sid for sid, s in SECTORS.items() if s.get("synthetic")]
 
 
@@ -151,6 +149,15 @@ def sector_partitions(sid):
 def sector_witnesses(sid):
     """A sector's per-partition witness files."""
     return [R.partition(sid, k) for k in range(sector_partitions(sid))]
+
+
+BATCH_INDEX = {sid: i for i, b in enumerate(BATCHES) for sid in BATCHES[b]}
+
+
+def synthesize_priority(wc):
+    """Earlier batches' partitions first (between 0 and 1, below every PoSt priority), so the
+    first batch can prove on the GPU while the next one's partitions are synthesized."""
+    return 1 - BATCH_INDEX[wc.sid] / max(1, len(BATCHES))
 
 
 def partition_jobs():
@@ -262,7 +269,17 @@ def partition_job(sid, k):
 def report_records():
     """The memory record of every job the report covers (PoRep steps, then PoSt targets)."""
     porep = [
-        ("prepare", "{sid}", {"sid": [sid for sid in SECTORS if sid not in SYNTHETIC_SIDS and "c1" not in SECTORS[sid]]}),
+        (
+            "prepare",
+            "{sid}",
+            {
+                "sid": [
+                    sid
+                    for sid in SECTORS
+                    if sid not in SYNTHETIC_SIDS and "c1" not in SECTORS[sid]
+                ]
+            },
+        ),
         ("prepare_synthetic", "{sid}", {"sid": SYNTHETIC_SIDS}),
         ("check_c1", "{sid}", {"sid": SECTORS}),
         ("pce_extract", "{shape}", {"shape": SHAPES}),
@@ -271,7 +288,9 @@ def report_records():
         ("verify", "{sid}", {"sid": SECTORS}),
     ]
     out = [r for rule, job, wc in porep for r in expand(R.record(rule, job), **wc)]
-    out += [R.record("synthesize", partition_job(sid, k)) for sid, k in partition_jobs()]
+    out += [
+        R.record("synthesize", partition_job(sid, k)) for sid, k in partition_jobs()
+    ]
     for p in POSTS.values():
         job = f"{p['kind']}-{p['size']}"
         out += [R.record(rule, job) for rule in post_rules(p["kind"]).values()]

@@ -14,6 +14,7 @@ rule synthesize:
         R.log("synthesize", "{sid}-p{k}"),
     benchmark:
         R.benchmark("synthesize", "{sid}-p{k}")
+    priority: synthesize_priority
     conda:
         "../envs/cuzk.yaml"
     resources:
