@@ -128,7 +128,9 @@ def test_tampered_comm_r(c1):
     assert _bad(c1, lambda d: _flip(d["comm_r"], 2)).field == "comm_r"
 
 
-def test_schema_lists_every_bad_field(c1, tmp_path):
+def test_schema_names_a_bad_field(c1, tmp_path):
+    """A large document gets the first violation the compiled validator finds, with its field
+    path (listing every one walks the whole document: seconds at 32 GiB)."""
     bad = copy.deepcopy(c1)
     del bad["comm_r"]
     pr = bad["vanilla_proofs"][KEY][0][0]
@@ -139,9 +141,10 @@ def test_schema_lists_every_bad_field(c1, tmp_path):
     with pytest.raises(C1Error) as e:
         read_porep_c1(p)
     msg = str(e.value)
-    assert str(p) in msg and "'comm_r' is a required property" in msg
-    assert f"vanilla_proofs/{KEY}/0/0/replica_column_proofs/drg_parents" in msg
-    assert f"vanilla_proofs/{KEY}/0/0/labeling_proofs/0/parents" in msg
+    assert str(p) in msg
+    named = ["comm_r", f"vanilla_proofs/{KEY}/0/0/replica_column_proofs/drg_parents",
+             f"vanilla_proofs/{KEY}/0/0/labeling_proofs/0/parents"]
+    assert any(f in msg for f in named), msg
 
 
 

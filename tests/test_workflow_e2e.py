@@ -2,6 +2,7 @@
 middle of `prove` is recovered by --rerun-incomplete without redoing finished jobs, a rerun does
 nothing, and a bad sector stops only its own jobs under --keep-going."""
 
+import hashlib
 import json
 import os
 import shutil
@@ -94,7 +95,7 @@ def test_rerun_does_nothing(killed_and_rerun):
 def test_report_within_declared_memory(killed_and_rerun):
     tmp, cfg, res, *_ = killed_and_rerun
     steps = pd.read_csv(res / "report" / "steps.tsv", sep="\t")
-    assert set(steps["rule"]) == {"prepare", "pce_extract", "setup", "synthesize", "prove", "verify"}
+    assert set(steps["rule"]) == {"prepare", "check_c1", "pce_extract", "setup", "synthesize", "prove", "verify"}
     assert (steps["rss_peak_gib"] <= steps["mem_gb_declared"]).all()
     assert (steps["rss_peak_gib"] > 0).all()
     summary = (res / "report" / "summary.md").read_text()
@@ -222,8 +223,10 @@ def test_post_targets_prove_and_verify(tmp_path):
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
     for k, parts in (("winning", 1), ("window", 2)):  # window: 3 sectors, 2 per partition
         out = json.loads((res / "verify" / f"{k}-post-test-only-256B.json").read_text())
+        proof = res / "proofs" / f"{k}-post-test-only-256B" / f"{k}-post.proof"
         assert out == {"proof": f"{k}-post", "shape": f"test-only-{k}-post-256B-{'3' if k == 'winning' else '2x2'}",
-                       "partitions": parts, "verified": True}
+                       "partitions": parts, "verified": True, "synthetic": False, "proof_file": str(proof),
+                       "proof_sha256": hashlib.sha256(proof.read_bytes()).hexdigest()}
         doc = read_post(res / "post" / f"{k}-test-only-256B.vanilla.json")  # checked again on read
         assert len(doc["partitions"]) == parts
     assert not (res / "proofs" / "test-only-commd-256B-b0").exists()  # PoRep was not needed
