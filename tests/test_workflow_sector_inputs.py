@@ -151,3 +151,33 @@ def test_c1_changed_after_its_check_is_refused_by_the_steps_that_read_it(tmp_pat
         write_c1(c1p, _external_c1(tmp_path / "fresh.c1.json"))
         pipeline.check_input(c1p, rec, SHAPE)
         pipeline.synthesize_partition(c1p, rec, tmp_path / "s.pce", 2, tmp_path / "p2.wit")
+
+
+def test_damaged_intermediates_stop_the_run_before_any_job_and_are_rebuilt(run):
+    """After a complete run: a truncated PCE and a proof file with a flipped byte are found while
+    the DAG is built; the run stops naming both, before any job (no good output is deleted),
+    the damaged files are moved aside, and the next run rebuilds them, every proof verified."""
+    res, ext, budget, first, _ = run
+    assert first.returncode == 0, first.stderr[-4000:]
+    cfg = res.parent / "config.yaml"
+    pce = res / "pce" / f"{SHAPE}.pce"
+    pce.write_bytes(pce.read_bytes()[:-100])
+    proof_dir = next((res / "proofs").iterdir())
+    proof = next(proof_dir.glob("*.proof"))
+    raw = bytearray(proof.read_bytes())
+    raw[20] ^= 0x10
+    proof.write_bytes(bytes(raw))
+    witness = res / "witness" / "1" / "partition-0.wit"
+    before = witness.stat().st_mtime
+    out = _run(cfg, budget)
+    assert out.returncode != 0
+    err = out.stderr + out.stdout
+    assert str(pce) in err and str(proof) in err and "before any job ran" in err
+    assert not pce.exists() and Path(str(pce) + ".damaged").exists()
+    assert not proof_dir.exists() and Path(str(proof_dir) + ".damaged").is_dir()
+    assert witness.stat().st_mtime == before      # nothing else was touched
+    again = _run(cfg, budget)
+    assert again.returncode == 0, again.stderr[-4000:]
+    for sid in ("1", "2", "3"):
+        assert json.loads((res / "verify" / f"{sid}.json").read_text())["verified"]
+    assert pce.exists() and proof_dir.is_dir()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import time
 import warnings
@@ -23,7 +24,7 @@ from .circuits import commd
 from .circuits.registry import ShapeMismatchError, family_of, shape_by_name
 from .field import from_limbs
 from .fileio import atomic_dir, atomic_write_text
-from .groth16 import (DevelopmentSetupWarning, Prover, file_digest, read_params, read_proofs, read_vk, setup, setup_resident, verify,
+from .groth16 import (DevelopmentSetupWarning, Prover, check_params_file, file_digest, read_params, read_proofs, read_vk, setup, setup_resident, verify,
                       write_params, write_proofs, write_resident_params, write_vk)
 from .memory import MemorySampler, StepRecord, note_backend_gpu, write_record
 from .memory.budget import check_budget
@@ -32,15 +33,15 @@ from .memory.model import predict_step_bytes
 from .memory.record import set_field
 from .paths import partition_witness, proof_file
 from .r1cs import ConstraintSystem
-from .r1cs.pce import read_pce, read_pce_header, write_pce
-from .r1cs.witness import read_witness_limbs, write_witness
-from .sector.jsondoc import admit, load_checked
+from .r1cs.pce import check_pce_file, read_pce, read_pce_header, write_pce
+from .r1cs.witness import check_witness_file, read_witness_limbs, write_witness
+from .sector.jsondoc import admit, load_checked, read_record
 from .sector.porep_c1 import write_porep_c1
 from .sector.post import generate_post, write_post
 from .sector.prepare import dev_randomness
 from .sector.synthetic import synthetic_c1
 from .sector import prepare_sector, read_c1
-from .sector.c1 import build_c1, write_c1
+from .sector.c1 import C1Error, build_c1, write_c1
 
 log = logging.getLogger(__name__)
 progress = logging.getLogger("cuzk.progress")
@@ -106,6 +107,30 @@ def shape_of_pce(pce_path):
 INPUT_ERRORS = CuzkError
 """Errors about the job's inputs or resources (bad files, wrong shape, out of memory): a step
 stopped by one prints its message alone on stderr; its log keeps the traceback."""
+
+
+def damaged_files(paths) -> list[tuple[str, str]]:
+    """Cheap checks of a run's existing intermediate files before any job runs (no hashing of
+    large files): ``.pce`` and ``.params`` by header and length, ``.vk`` and ``.proof`` files
+    read whole (small), witnesses by header and length, check records parsed. Missing files are
+    skipped. Returns ``(path, what is wrong)`` of every damaged one.
+    """
+    checks = {".pce": check_pce_file, ".params": check_params_file, ".vk": read_vk, ".proof": read_proofs,
+              ".wit": check_witness_file}
+    out = []
+    for p in map(str, paths):
+        if not os.path.isfile(p):
+            continue
+        fn = checks.get(os.path.splitext(p)[1])
+        if fn is None and p.endswith(".checked.json"):
+            fn = lambda q: read_record(q, C1Error)  # noqa: E731
+        if fn is None:
+            continue
+        try:
+            fn(p)
+        except (CuzkError, OSError) as e:
+            out.append((p, str(e)))
+    return out
 
 
 def start_log(path) -> None:

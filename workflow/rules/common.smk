@@ -3,6 +3,7 @@
 # shape of each (cuzk.circuits.registry), output file names (cuzk.paths), declarations, retries
 # and the budget refusal (cuzk.memory.budget) from the predictions of cuzk.memory.model.
 import os
+import shutil
 
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
@@ -13,6 +14,7 @@ from cuzk.field import FR
 from cuzk.memory import budget
 from cuzk.memory.model import predict_step_bytes, prove_bench_bytes
 from cuzk.paths import Results, post_label, post_target
+from cuzk.pipeline import damaged_files
 
 RESULTS = config["results"]
 R = Results(RESULTS)
@@ -363,10 +365,55 @@ def bench_prove_mb(wildcards, threads):
 def checks_before_run(wildcards):
     """Input function of the all rule, evaluated at DAG build before any job: the memory budget of every
     job still to run, and batch directories missing a proof. Adds no input."""
+    damaged_before_run()
     check_budgets()
     incomplete_batches()
     gpu_limit_unset()
     return []
+
+
+def _existing_intermediates():
+    """The intermediate files this config reads that exist now: PCE files, keys, check records,
+    witnesses and proofs."""
+    for sh in SHAPES:
+        yield from (R.pce(sh), R.params(sh), R.vk(sh))
+    for sid in SECTORS:
+        yield R.checked(sid)
+        yield from sector_witnesses(sid)
+    for b, sids in BATCHES.items():
+        yield from (R.proof(b, sid) for sid in sids)
+    for job in POST_JOBS:
+        d = R.witness(job)
+        if os.path.isdir(d):
+            yield from (os.path.join(d, f) for f in sorted(os.listdir(d)))
+        d = R.proofs(job)
+        if os.path.isdir(d):
+            yield from (os.path.join(d, f) for f in sorted(os.listdir(d)))
+
+
+def damaged_before_run():
+    """Cheap checks of the existing intermediate files (cuzk.pipeline.damaged_files) while the DAG
+    is built: a damaged one stops the run before any job starts (so no failing job makes
+    Snakemake delete good outputs), named, and is moved aside to <name>.damaged so that the next
+    run rebuilds it with its rule."""
+    bad = damaged_files(_existing_intermediates())
+    if not bad:
+        return
+    proof_dirs = {R.proofs(job) for job in list(BATCHES) + POST_JOBS}
+    lines = []
+    for path, why in bad:
+        # a batch's proofs folder is its rule's output: the whole folder goes, so it is proved again
+        aside = os.path.dirname(path) if os.path.dirname(path) in proof_dirs else path
+        if os.path.exists(aside):
+            if os.path.isdir(aside + ".damaged"):
+                shutil.rmtree(aside + ".damaged")
+            os.replace(aside, aside + ".damaged")
+        lines.append(f"  {path}: {why}\n    (moved aside to {aside}.damaged)")
+    raise WorkflowError(
+        "damaged intermediate files, found before any job ran:\n"
+        + "\n".join(lines)
+        + "\nrun the same command again: their rules rebuild them (and what depends on them)"
+    )
 
 
 def gpu_limit_unset():

@@ -16,6 +16,7 @@ from .keys import (
     ProvingKey,
     ResidentKey,
     VerifyingKey,
+    check_params_file,
     file_digest,
     read_params,
     read_proofs,
@@ -30,6 +31,7 @@ from .setup import DevelopmentSetupWarning, domain_size, setup, setup_resident
 from .verifier import PublicInputError, verify, verify_batch
 
 __all__ = [
+    "check_params_file",
     "file_digest",
     "PROOF_SIZE",
     "BatchProof",

@@ -376,6 +376,25 @@ def file_digest(path) -> str:
     return h.hexdigest()
 
 
+def check_params_file(path) -> None:
+    """A cheap integrity check of a ``.params`` file (no hash, no subgroup checks; run on existing
+    keys before a workflow run): the verifying key's points parse, and every vector's length
+    field fits the file.
+
+    Raises:
+        KeyFileError: naming the file, the offset and the fault.
+    """
+    with open(path, "rb") as f:
+        if os.fstat(f.fileno()).st_size == 0:
+            raise KeyFileError(path, 0, "truncated: the file is empty")
+        data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    r = _Reader(path, data)
+    _read_vk(r, False)
+    for name, grp in zip(QUERIES, (G1, G1, G1, G1, G2)):
+        n = r.u32(f"{name} length")
+        r.take(n * grp.uncompressed_size, f"{name} ({n} points)")
+
+
 def read_params(path, check: bool | None = None) -> ProvingKey:
     """Read a ``.params`` file into a ProvingKey whose point arrays are views of the mapped file.
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import struct
 from pathlib import Path
 
@@ -140,6 +141,29 @@ def read_pce_header(path) -> dict:
         return json.loads(hdr)
     except ValueError as e:
         raise PCEFormatError(path, f"header is not valid JSON: {e}") from None
+
+
+def check_pce_file(path) -> None:
+    """A cheap integrity check (no hashing; what runs on every existing PCE before a workflow
+    run): magic, version, header, and the file's length against the arrays the header lists.
+
+    Raises:
+        PCEFormatError: naming the file and the fault.
+    """
+    header = read_pce_header(path)
+    with open(path, "rb") as f:
+        hlen = struct.unpack("<I", f.read(16)[12:16])[0]
+    try:
+        size = 16 + hlen
+        size += _pad8(size)
+        for _, dt, n in header["arrays"]:
+            nbytes = np.dtype(dt).itemsize * int(n)
+            size += nbytes + _pad8(nbytes)
+    except (KeyError, TypeError, ValueError) as e:
+        raise PCEFormatError(path, f"header does not describe its arrays: {e}") from None
+    have = os.path.getsize(path)
+    if have != size + _CHECKSUM:
+        raise PCEFormatError(path, f"{have} bytes, the header describes {size + _CHECKSUM}: truncated or damaged")
 
 
 _HASH_BLOCK = 1 << 28  # bytes of the mapped file hashed (and handed back) at a time

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import struct
 from pathlib import Path
 
@@ -84,6 +85,32 @@ def write_witness(path, inputs: np.ndarray, aux: np.ndarray, pce_digest: str = "
         f.write(h.digest())
 
 
+def check_witness_file(path) -> None:
+    """A cheap integrity check (no hashing; run on existing witnesses before a workflow run):
+    magic, version, header, and the file's length against the sections the header counts.
+
+    Raises:
+        WitnessFormatError: naming the file and the fault.
+    """
+    with open(path, "rb") as f:
+        head = f.read(16)
+        if len(head) < 16 or head[:8] != MAGIC:
+            raise WitnessFormatError(path, "not a witness file (bad magic or too short)")
+        version, hlen = struct.unpack("<II", head[8:16])
+        if version != VERSION:
+            raise WitnessFormatError(path, f"witness version {version} is not supported")
+        try:
+            hd = json.loads(f.read(hlen))
+            ni, na, nb, nw = hd["num_inputs"], hd["num_aux"], hd["num_bits"], hd["num_wide"]
+            pos = 16 + hlen
+            size = pos + (-pos) % 8 + 32 * ni + (na + 7) // 8 + (nb + 7) // 8 + 32 * nw + 32
+        except (ValueError, KeyError, TypeError) as e:
+            raise WitnessFormatError(path, f"header is damaged: {e}") from None
+    have = os.path.getsize(path)
+    if have != size:
+        raise WitnessFormatError(path, f"{have} bytes, the header describes {size}: truncated or damaged")
+
+
 def _sections(path, pce_digest: str | None):
     """Checked header and the raw sections (inputs, is_bit, bits, wide) of a witness file."""
     raw = Path(path).read_bytes()
@@ -94,7 +121,10 @@ def _sections(path, pce_digest: str | None):
     version, hlen = struct.unpack("<II", raw[8:16])
     if version != VERSION:
         raise WitnessFormatError(path, f"witness version {version} is not supported")
-    hd = json.loads(raw[16 : 16 + hlen])
+    try:
+        hd = json.loads(raw[16 : 16 + hlen])
+    except ValueError as e:
+        raise WitnessFormatError(path, f"header is damaged: {e}") from None
     if pce_digest is not None and hd["pce_digest"] != pce_digest:
         raise WitnessFormatError(path, f"made for shape {hd['pce_digest'][:16]}…, expected {pce_digest[:16]}…")
     pos = 16 + hlen
