@@ -7,6 +7,7 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cuzk.errors import CuzkError
@@ -99,6 +100,23 @@ def test_porep_c1_reader(tmp_path):
     c1 = synthetic_c1(256, 3, bytes(32), bytes([1] * 32), bytes([2] * 32), layers=2, partitions=1, challenges=1)
     write_porep_c1(tmp_path / "p.json", c1)
     c = _fuzz(tmp_path, (tmp_path / "p.json").read_bytes(), read_porep_c1, c1)
+    assert c["typed"] > N * 0.9
+
+
+def test_post_vanilla_reader(tmp_path):
+    from cuzk.sector import post as sp
+    from cuzk.sector.c1 import porep_id
+    from cuzk.sector.fr32 import pad_sector
+    from cuzk.sector.replica import replicate
+
+    rng = np.random.default_rng(5)
+    size = 256
+    data = pad_sector(rng.integers(0, 256, size * 127 // 128, dtype=np.uint8).tobytes(), size)
+    rep = replicate(data, bytes(31) + b"\x01", size, 2, porep_id(size))
+    sp.write_sealed(tmp_path / "s.npz", 3, rep)
+    doc = sp.generate_post("window", [tmp_path / "s.npz"], bytes(32), bytes(32), sector_count=1, challenge_count=2)
+    sp.write_post(tmp_path / "v.json", doc)
+    c = _fuzz(tmp_path, (tmp_path / "v.json").read_bytes(), sp.read_post, doc)
     assert c["typed"] > N * 0.9
 
 

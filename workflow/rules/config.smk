@@ -5,32 +5,35 @@ import os
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
+from cuzk.configcheck import config_problems
+
 CONFIG_SCHEMA = os.path.join(
     workflow.basedir, "workflow", "schemas", "config.schema.yaml"
 )
 
 
-def config_problems(schema_path):
-    """Every violation of the config schema, one line each with its place in config.yaml
-    (Snakemake's own message prints the whole schema after the first one)."""
-    import jsonschema
+def _schema():
     import yaml
 
-    with open(schema_path) as f:
-        schema = yaml.safe_load(f)
-    errors = sorted(
-        jsonschema.Draft202012Validator(schema).iter_errors(config),
-        key=lambda e: list(map(str, e.path)),
-    )
-    return "\n".join(
-        f"  {'.'.join(map(str, e.path)) or '(top level)'}: {e.message}" for e in errors
+    with open(CONFIG_SCHEMA) as f:
+        return yaml.safe_load(f)
+
+
+def _refuse(problems):
+    raise WorkflowError(
+        "config.yaml (with any --config/--configfile) does not fit workflow/schemas/config.schema.yaml:\n"
+        + "\n".join(problems)
     )
 
 
+# strict first (integers that are ints, finite numbers, no empty or root paths), every problem at
+# once; then Snakemake's validation, which fills in the schema's defaults
+PROBLEMS = config_problems(config, _schema())
+if PROBLEMS:
+    _refuse(PROBLEMS)
 try:
     validate(config, CONFIG_SCHEMA)
 except WorkflowError:
-    raise WorkflowError(
-        "config.yaml (with any --config/--configfile) does not fit workflow/schemas/config.schema.yaml:\n"
-        + config_problems(CONFIG_SCHEMA)
-    ) from None
+    _refuse(
+        config_problems(config, _schema()) or ["  (Snakemake's validation refused it)"]
+    )
