@@ -7,6 +7,7 @@ Imports nothing of cuzk, so any layer may use it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import mmap
 import os
 import shutil
@@ -125,3 +126,18 @@ def release_pages(arr) -> int:
     except (ValueError, OSError, AttributeError):
         pass
     return 0
+
+
+_HASH_BLOCK = 1 << 28  # bytes hashed (then handed back) at a time
+
+
+def sha256_released(view: np.ndarray):
+    """SHA-256 (a ``hashlib`` object) of a uint8 view of a mapped file, block by block, each
+    block's pages handed back once hashed (:func:`release_pages`): hashing a 47 GB key keeps one
+    256 MiB block resident, not the file."""
+    h = hashlib.sha256()
+    for i in range(0, len(view), _HASH_BLOCK):
+        block = view[i : i + _HASH_BLOCK]
+        h.update(block)
+        release_pages(block)
+    return h

@@ -7,7 +7,6 @@ memory-timeline PNG per rule, and ``summary.md``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -19,15 +18,11 @@ matplotlib.use("Agg")  # files only, never a screen
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
 from .fileio import atomic_dir, atomic_write_text
+from .groth16 import file_digest
 from .memory.record import read_record
 from .paths import record_job
 
 GIB = 1 << 30
-
-
-def file_sha256(path) -> str:
-    """SHA-256 hex of a (small) file."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _gib(nbytes: int | None) -> float | None:
@@ -162,7 +157,7 @@ def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir, budg
     verified = [json.loads(Path(p).read_text()) for p in verify_jsons]
     for v in verified:
         path = v.get("proof_file")
-        if path and v.get("proof_sha256") and (not Path(path).exists() or file_sha256(path) != v["proof_sha256"]):
+        if path and v.get("proof_sha256") and (not Path(path).exists() or file_digest(path) != v["proof_sha256"]):
             v["verified"] = False  # the file on disk is not the one verified (changed or gone)
     prove = df[df["rule"].str.startswith("prove")]
     proofs = sum(v.get("partitions", 0) for v in verified)

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import CuzkError
 from ..curve import G1, G2, CurveError, Group
-from ..fileio import atomic_open, atomic_write_bytes, release_pages
+from ..fileio import atomic_open, atomic_write_bytes, sha256_released
 
 
 class KeyFileError(CuzkError, ValueError):
@@ -266,20 +266,6 @@ def _mark_checked(digest: str, path=None) -> None:
         pass  # a read-only cache only costs the checks next time
 
 
-_HASH_BLOCK = 1 << 28
-
-
-def _hash_mapped(data: mmap.mmap) -> str:
-    """SHA-256 hex of a mapped file, block by block, each block's pages handed back once hashed."""
-    h = hashlib.sha256()
-    view = np.frombuffer(data, dtype=np.uint8)
-    for i in range(0, len(view), _HASH_BLOCK):
-        block = view[i : i + _HASH_BLOCK]
-        h.update(block)
-        release_pages(block)
-    return h.hexdigest()
-
-
 def trusted_digest(path) -> str | None:
     """The SHA-256 of ``path`` if this very file version was checked (or written by setup) before,
     else None. Costs a ``stat`` and two small reads, never a hash of the file."""
@@ -420,7 +406,7 @@ def read_params(path, check: bool | None = None) -> ProvingKey:
         data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     digest = trusted_digest(path)
     if digest is None:
-        digest = _hash_mapped(data)  # about 1 s per GB; pages handed back as it goes
+        digest = sha256_released(np.frombuffer(data, dtype=np.uint8)).hexdigest()  # about 1 s per GB
         if check is None:
             check = not (_checked_dir() / digest).exists()
             if not check:

@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import CuzkError
 from ..field.sparse import CSRMatrix
 from ..field import FR, from_limbs, to_limbs
-from ..fileio import atomic_open, release_pages
+from ..fileio import atomic_open, release_pages, sha256_released
 from .system import R1CS
 
 MAGIC = b"CUZKPCE\0"
@@ -166,9 +166,6 @@ def check_pce_file(path) -> None:
         raise PCEFormatError(path, f"{have} bytes, the header describes {size + _CHECKSUM}: truncated or damaged")
 
 
-_HASH_BLOCK = 1 << 28  # bytes of the mapped file hashed (and handed back) at a time
-
-
 def _owned(view: np.ndarray, dtype) -> np.ndarray:
     """A copy of a mapped array in ``dtype``; the view's pages are handed back (one copy in RSS)."""
     out = view.astype(dtype)
@@ -192,12 +189,7 @@ def read_pce(path) -> tuple[R1CS, dict]:
     if len(data) < _CHECKSUM:
         raise PCEFormatError(path, "truncated")
     body = data[:-_CHECKSUM]
-    h = hashlib.sha256()
-    for i in range(0, len(body), _HASH_BLOCK):  # pages handed back as hashed: RSS stays at one block
-        block = body[i : i + _HASH_BLOCK]
-        h.update(block)
-        release_pages(block)
-    if h.digest() != bytes(data[-_CHECKSUM:]):
+    if sha256_released(body).digest() != bytes(data[-_CHECKSUM:]):
         raise PCEFormatError(path, "checksum mismatch: the file is truncated or corrupted")
     hlen = struct.unpack("<I", bytes(data[12:16]))[0]
     pos = 16 + hlen

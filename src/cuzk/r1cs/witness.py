@@ -85,6 +85,28 @@ def write_witness(path, inputs: np.ndarray, aux: np.ndarray, pce_digest: str = "
         f.write(h.digest())
 
 
+def _layout(path, head: bytes) -> tuple[dict, int, list[int]]:
+    """The header of a witness file from its first bytes (at least 16, the header after them when
+    present): (header, offset of the first section, the four section sizes).
+
+    Raises:
+        WitnessFormatError: bad magic, another version, or a damaged header.
+    """
+    if len(head) < 16 or head[:8] != MAGIC:
+        raise WitnessFormatError(path, "not a witness file (bad magic or too short)")
+    version, hlen = struct.unpack("<II", head[8:16])
+    if version != VERSION:
+        raise WitnessFormatError(path, f"witness version {version} is not supported")
+    try:
+        hd = json.loads(head[16 : 16 + hlen])
+        ni, na, nb, nw = hd["num_inputs"], hd["num_aux"], hd["num_bits"], hd["num_wide"]
+        sizes = [32 * ni, (na + 7) // 8, (nb + 7) // 8, 32 * nw]
+    except (ValueError, KeyError, TypeError) as e:
+        raise WitnessFormatError(path, f"header is damaged: {e}") from None
+    pos = 16 + hlen
+    return hd, pos + (-pos) % 8, sizes
+
+
 def check_witness_file(path) -> None:
     """A cheap integrity check (no hashing; run on existing witnesses before a workflow run):
     magic, version, header, and the file's length against the sections the header counts.
@@ -94,19 +116,10 @@ def check_witness_file(path) -> None:
     """
     with open(path, "rb") as f:
         head = f.read(16)
-        if len(head) < 16 or head[:8] != MAGIC:
-            raise WitnessFormatError(path, "not a witness file (bad magic or too short)")
-        version, hlen = struct.unpack("<II", head[8:16])
-        if version != VERSION:
-            raise WitnessFormatError(path, f"witness version {version} is not supported")
-        try:
-            hd = json.loads(f.read(hlen))
-            ni, na, nb, nw = hd["num_inputs"], hd["num_aux"], hd["num_bits"], hd["num_wide"]
-            pos = 16 + hlen
-            size = pos + (-pos) % 8 + 32 * ni + (na + 7) // 8 + (nb + 7) // 8 + 32 * nw + 32
-        except (ValueError, KeyError, TypeError) as e:
-            raise WitnessFormatError(path, f"header is damaged: {e}") from None
-    have = os.path.getsize(path)
+        if len(head) == 16:
+            head += f.read(struct.unpack("<I", head[12:16])[0])
+    _, pos, sizes = _layout(path, head)
+    have, size = os.path.getsize(path), pos + sum(sizes) + 32
     if have != size:
         raise WitnessFormatError(path, f"{have} bytes, the header describes {size}: truncated or damaged")
 
@@ -118,19 +131,11 @@ def _sections(path, pce_digest: str | None):
         raise WitnessFormatError(path, "not a witness file (bad magic or too short)")
     if hashlib.sha256(raw[:-32]).digest() != raw[-32:]:
         raise WitnessFormatError(path, "checksum mismatch: the file is truncated or corrupted")
-    version, hlen = struct.unpack("<II", raw[8:16])
-    if version != VERSION:
-        raise WitnessFormatError(path, f"witness version {version} is not supported")
-    try:
-        hd = json.loads(raw[16 : 16 + hlen])
-    except ValueError as e:
-        raise WitnessFormatError(path, f"header is damaged: {e}") from None
-    if pce_digest is not None and hd["pce_digest"] != pce_digest:
-        raise WitnessFormatError(path, f"made for shape {hd['pce_digest'][:16]}…, expected {pce_digest[:16]}…")
-    pos = 16 + hlen
-    pos += (-pos) % 8
+    hd, pos, sizes = _layout(path, raw)
+    have = str(hd.get("pce_digest"))
+    if pce_digest is not None and have != pce_digest:
+        raise WitnessFormatError(path, f"made for shape {have[:16]}…, expected {pce_digest[:16]}…")
     ni, na, nb, nw = hd["num_inputs"], hd["num_aux"], hd["num_bits"], hd["num_wide"]
-    sizes = [32 * ni, (na + 7) // 8, (nb + 7) // 8, 32 * nw]
     if pos + sum(sizes) != len(raw) - 32 or nb + nw != na:
         raise WitnessFormatError(path, "section sizes do not match the header")
     parts = []

@@ -171,10 +171,10 @@ class CUDAMSMContext(MSMContext):
         if self._bases is None:
             return _limbs_to_encoding(self.group, self._host[lo:hi])
         dev = self._bases[lo:hi]
-        n = int(dev.shape[0])
+        words = 2 * _coord_words(self.group) * int(dev.shape[0])   # Fq elements
         canon = cp.empty_like(dev)
-        if n:
-            self._k("fq_from_mont")((_grid(2 * (self._aw // 24) * n, 256),), (256,), (dev, canon, _u64(2 * (self._aw // 24) * n)))
+        if words:
+            self._k("fq_from_mont")((_grid(words, 256),), (256,), (dev, canon, _u64(words)))
         return _limbs_to_encoding(self.group, canon, cp).get()
 
     @property
