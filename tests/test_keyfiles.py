@@ -82,7 +82,7 @@ def test_check_cache(material, tmp_path):
 
 def test_checked_file_version_is_trusted_without_hashing(material, tmp_path, monkeypatch):
     """A second read of the same file costs neither the hash nor the point checks, also after
-    its times changed (Snakemake touches outputs); a copy (another inode) is hashed, its content
+    its times changed (Snakemake touches outputs) or through a hard link; a copy (another inode) is hashed, its content
     found checked; a file replaced by changed content is checked again."""
     import hashlib as _hashlib
     import os
@@ -114,6 +114,9 @@ def test_checked_file_version_is_trusted_without_hashing(material, tmp_path, mon
     again = read_params(src)
     assert again.digest == first.digest and sum(hashed) < 1000
     assert checks and not any(checks)
+    link = tmp_path / "link.params"   # the sweep links one key into each budget's folder
+    os.link(src, link)
+    assert read_params(link).digest == first.digest and sum(hashed) < 2000
     copy = tmp_path / "copy.params"
     copy.write_bytes(src.read_bytes())
     checks.clear()

@@ -234,19 +234,36 @@ def test_post_targets_prove_and_verify(tmp_path):
 
 
 def test_post_rules_have_priority_over_porep(tmp_path):
-    """WinningPoSt outranks WindowPoSt, which outranks PoRep (Snakemake runs higher priority first)."""
+    """WinningPoSt outranks WindowPoSt, which outranks PoRep (Snakemake runs higher priority first),
+    down to the PCE, key and sealed-sector jobs each target waits on; a PoRep shape's PCE and key
+    outrank every synthesis, which would otherwise take the memory they wait for."""
     import re
+
+    from cuzk.circuits import registry
 
     cfg = tmp_path / "config.yaml"
     cfg.write_text(POST_CONFIG.format(results=tmp_path / "results", pid="0c" * 32))
     r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--configfile", str(cfg)], cwd=tmp_path,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
-    prio = {}
+    prio = {}   # (rule, the job's wildcards) -> priority
     for block in re.split(r"\n(?=rule |localrule )", r.stdout):
         m = re.match(r"(?:local)?rule (\w+):", block)
         if m:
-            p = re.search(r"priority: (\d+)", block)
-            prio[m.group(1)] = int(p.group(1)) if p else 0
-    assert prio["prove_winning_post"] > prio["prove_window_post"] > prio["prove"]
-    assert prio["synthesize_winning_post"] > prio["synthesize"]
+            p = re.search(r"priority: ([\d.]+)", block)
+            w = re.search(r"wildcards: (.*)", block)
+            prio[(m.group(1), w.group(1) if w else "")] = float(p.group(1)) if p else 0.0
+
+    def top(rule, wildcards=""):
+        return max(v for (r_, w), v in prio.items() if r_ == rule and wildcards in w)
+
+    assert top("prove_winning_post") > top("prove_window_post") > top("prove")
+    assert top("synthesize_winning_post") > top("synthesize")
+    size = "test-only-256B"
+    winning, window = (registry.post_shape(k, size) for k in ("winning", "window"))
+    porep = registry.sector_shape("porep-commd", size)
+    for rule in ("pce_extract", "setup"):
+        assert top(rule, f"shape={winning}") == top("prove_winning_post")
+        assert top(rule, f"shape={window}") == top("prove_window_post")
+        assert top("synthesize") < top(rule, f"shape={porep}") < top("prove_window_post")
+    assert top("prepare") == top("prove_winning_post")   # every sealed sector feeds WinningPoSt

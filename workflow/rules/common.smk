@@ -162,6 +162,24 @@ def synthesize_priority(wc):
     return 1 - BATCH_INDEX[wc.sid] / max(1, len(BATCHES))
 
 
+# WinningPoSt first (a deadline of one epoch on chain), then WindowPoSt, then PoRep
+POST_PRIORITY = {"winning": 100, "window": 50}
+KEY_PRIORITY = 2  # a PoRep shape's PCE and key: above every synthesis (0..1), which would starve them
+
+
+def shape_priority(wc):
+    """Priority of a shape's PCE and key jobs: the highest PoSt priority among the targets that
+    use the shape, else KEY_PRIORITY (every PoRep proof waits on these two jobs)."""
+    prios = [POST_PRIORITY[p["kind"]] for p in POSTS.values() if p["shape"] == wc.shape]
+    return max(prios, default=KEY_PRIORITY)
+
+
+def prepare_priority(wc):
+    """A sealed sector's priority: that of the highest PoSt target reading it, else 0."""
+    prios = [POST_PRIORITY[p["kind"]] for p in POSTS.values() if wc.sid in p["sids"]]
+    return max(prios, default=0)
+
+
 def partition_jobs():
     """Every (sector id, partition) synthesis job."""
     return [(sid, k) for sid in SECTORS for k in range(sector_partitions(sid))]

@@ -9,6 +9,7 @@ rule pce_extract:
         R.log("pce_extract", "{shape}"),
     benchmark:
         R.benchmark("pce_extract", "{shape}")
+    priority: shape_priority
     conda:
         "../envs/cuzk.yaml"
     resources:

@@ -1,10 +1,9 @@
 # WinningPoSt and WindowPoSt over the sealed sectors of each size (config post: winning/window).
-# Separate targets from PoRep, never batched with it; higher priority (WinningPoSt highest: it
-# has a deadline of one epoch on chain). Per target "<kind>-<size>": vanilla proofs from the
-# sealed-sector files -> witness -> proof (verified before it is written) -> verify.
+# Separate targets from PoRep, never batched with it; higher priority (POST_PRIORITY, common.smk),
+# also for the PCE, key and sealed sectors they read. Per target "<kind>-<size>": vanilla proofs
+# from the sealed-sector files -> witness -> proof (verified before it is written) -> verify.
 # Each rule below is written once for both kinds (rule names must differ per kind); synthesize,
 # prove and verify run the PoRep rules' scripts on the PoSt files.
-POST_PRIORITY = {"winning": 100, "window": 50}
 POST_JOB = "{kind}-{size}"
 POST_TARGET = post_target("{kind}", "{size}")
 

@@ -18,6 +18,7 @@ rule prepare:
         R.benchmark("prepare", "{sid}")
     wildcard_constraints:
         sid=sid_pattern(SEALED_SIDS),
+    priority: prepare_priority
     conda:
         "../envs/cuzk.yaml"
     resources:

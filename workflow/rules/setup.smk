@@ -12,6 +12,7 @@ rule setup:
         R.log("setup", "{shape}"),
     benchmark:
         R.benchmark("setup", "{shape}")
+    priority: shape_priority
     conda:
         "../envs/cuzk.yaml"
     threads: THREADS

@@ -14,8 +14,8 @@ Reading parameters maps the file (``mmap``; the point arrays are views of the pa
 a second copy in host memory) and checks every point (curve equation and subgroup) the first
 time a file's content is seen. Checked contents are recorded in a cache directory
 (``$CUZK_CACHE_DIR``, default ``~/.cache/cuzk``) by SHA-256, and each checked file by its
-identity (path, device, inode, size), so a later read of the same file costs neither the checks
-nor the hash: a 32 GiB key (47.3 GB) is hashed once, by the setup that writes it, as Filecoin
+identity (device, inode, size: a hard link is the same file), so a later read of the same file
+costs neither the checks nor the hash: a 32 GiB key (47.3 GB) is hashed once, by the setup that writes it, as Filecoin
 trusts its parameter files by the digest checked when they were fetched. Times are not part of
 the identity (Snakemake touches each output after its job); every writer here replaces a file by
 rename, a new inode. An edit in place that keeps the size is not noticed by a later read: read
@@ -249,8 +249,9 @@ def _identity_record(path) -> Path | None:
     except OSError:
         return None
     # no times: Snakemake touches every output after its job, which must not cost a 47 GB re-hash;
-    # our writers replace files by rename (a new inode), so a rewritten key is a new identity
-    ident = f"{os.path.realpath(path)}|{st.st_dev}|{st.st_ino}|{st.st_size}"
+    # our writers replace files by rename (a new inode), so a rewritten key is a new identity. No
+    # path: a hard link (the sweep links one key into each budget's folder) is the same file.
+    ident = f"{st.st_dev}|{st.st_ino}|{st.st_size}"
     return _checked_dir() / "by-identity" / hashlib.sha256(ident.encode()).hexdigest()
 
 
