@@ -241,6 +241,39 @@ def test_spmv_small_and_empty(gpu, cpu):
         gpu.spmv(bad, gpu.to_device(w))
 
 
+def test_spmv_from_mapped_pce_in_slices(gpu, cpu, tmp_path, monkeypatch):
+    """The prove step's path: A, B, C read as views of the mapped PCE file (``read_pce(mapped=True)``)
+    and uploaded in slices (a tiny slice size here, so every array takes many) give the CPU
+    backend's products; an int64 column index past 2^32 (which uint32 would wrap into range) and a
+    non-monotone indptr are refused."""
+    from cuzk.backend.cuda import spmv as spmv_mod
+    from cuzk.circuits import synthetic
+    from cuzk.r1cs import ConstraintSystem
+    from cuzk.r1cs.pce import read_pce, write_pce
+
+    monkeypatch.setattr(spmv_mod, "_UPLOAD_ROWS", 97)
+    cs = ConstraintSystem(shape=True, witness=True)
+    synthetic.synthesize(cs, 400, 3, 0.9, seed=RNG.randrange(1 << 30))
+    r1cs = cs.finalize()
+    write_pce(tmp_path / "m.pce", r1cs)
+    mapped, _ = read_pce(tmp_path / "m.pce", mapped=True)
+    w = rand_fr(r1cs.num_vars)
+    wd = gpu.to_device(w)
+    for name in ("A", "B", "C"):
+        ref = [int(v) for v in cpu.spmv(getattr(r1cs, name), int_array(w))]
+        assert host(gpu, gpu.spmv(getattr(mapped, name), wd)) == ref, name
+    m = r1cs.A
+    wrap = m.indices.copy()
+    wrap[0] += 1 << 32
+    with pytest.raises(ValueError, match="column index"):
+        gpu.spmv(CSRMatrix(m.indptr, wrap, m.coeff_ids, m.coeffs, m.shape), wd)
+    if m.shape[0] > 3 and m.indptr[2] > m.indptr[1]:
+        ptr = m.indptr.copy()
+        ptr[1], ptr[2] = ptr[2], ptr[1]
+        with pytest.raises(ValueError, match="indptr"):
+            gpu.spmv(CSRMatrix(ptr, m.indices, m.coeff_ids, m.coeffs, m.shape), wd)
+
+
 def test_first_unsatisfied(gpu, cpu):
     n = 5000
     a, b = rand_fr(n), rand_fr(n)

@@ -64,9 +64,8 @@ def _steps_tsv(path):
 def test_gpu_host_model_covers_the_h200_peaks():
     """Setup and prove on the cuda backend, and the 32 GiB steps: the prediction is at least every
     host peak measured on the H200 host through the workflow (stop 11: the default 2 KiB batch
-    and two 32 GiB sectors), and at 32 GiB at most 15 % above it. Left out: prove b1 of the
-    32 GiB run, which read a key whose check record Snakemake's touch had invalidated and hashed
-    it through a mapping that kept its pages (55.8 GiB; both fixed since)."""
+    and two 32 GiB sectors), and at 32 GiB at most 15 % above it. Prove of stop 11 is left out:
+    it held the PCE's matrices on the host, which it no longer does."""
     from pathlib import Path
 
     from cuzk.circuits.registry import shape_by_name
@@ -78,8 +77,8 @@ def test_gpu_host_model_covers_the_h200_peaks():
                          ("stop11-c/run/report/steps.tsv", "porep-32GiB")):
         for row in _steps_tsv(root / run):
             rule, job = row["rule"], row["job"]
-            if rule not in ("setup", "prove", "pce_extract", "synthesize", "check_c1", "verify") or job == "porep-32GiB-b1":
-                continue
+            if rule not in ("setup", "pce_extract", "synthesize", "check_c1", "verify"):
+                continue   # prove: measured before its PCE was mapped (stop 12's runs below)
             if rule in ("setup", "pce_extract"):
                 shape = job
             elif job.startswith(("winning", "window")):
@@ -92,7 +91,7 @@ def test_gpu_host_model_covers_the_h200_peaks():
             if shape == "porep-32GiB":
                 assert pred <= 1.15 * peak, (run, rule, job, pred / peak)
             seen += 1
-    assert seen >= 30
+    assert seen >= 25
     st = shape_by_name("porep-2KiB").stats()
     for step in ("setup", "prove"):
         gpu, cpu = (predict_step_bytes(step, st, threads=16, backend=b) for b in ("cuda", "cpu"))

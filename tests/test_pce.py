@@ -71,6 +71,43 @@ def test_round_trip_and_evaluation(tmp_path):
     assert p.stat().st_size < 6 * nnz + 8 * 3 * (r1cs.num_constraints + 1) + 4096
 
 
+def test_mapped_read_views_the_file_and_checks_ranges(tmp_path, monkeypatch):
+    """``read_pce(mapped=True)`` gives the same matrices as views of the file in its stored dtypes
+    (no host copy), its range checks read slice by slice, and it refuses what the owned read
+    refuses: a column index or coefficient id out of range."""
+    import dataclasses
+    import mmap
+
+    from cuzk.r1cs import pce as pce_mod
+
+    monkeypatch.setattr(pce_mod, "_RANGE_CHUNK", 7)   # many slices, a short last one
+    cs = ConstraintSystem(shape=True, witness=False)
+    synthetic.synthesize(cs, 300, 3, 0.9, seed=5)
+    r1cs = cs.finalize()
+    p = tmp_path / "m.pce"
+    write_pce(p, r1cs)
+    owned, _ = read_pce(p)
+    mapped, _ = read_pce(p, mapped=True)
+    for name in ("A", "B", "C"):
+        m0, m1 = getattr(owned, name), getattr(mapped, name)
+        for a in ("indptr", "indices", "coeff_ids"):
+            assert np.array_equal(getattr(m0, a), getattr(m1, a)), (name, a)
+        base = m1.indices
+        while not isinstance(base, mmap.mmap):
+            base = base.base
+        assert m1.indices.dtype == np.dtype("<u4") and not m1.indices.flags.writeable
+    nv = r1cs.num_vars
+    for field, bad in (("indices", nv), ("coeff_ids", len(r1cs.A.coeffs))):
+        arr = getattr(r1cs.A, field).copy()
+        arr[len(arr) // 2] = bad
+        q = tmp_path / f"bad-{field}.pce"
+        write_pce(q, dataclasses.replace(r1cs, A=dataclasses.replace(r1cs.A, **{field: arr})))
+        for mode in (False, True):
+            with pytest.raises(PCEFormatError, match="out of range") as e:
+                read_pce(q, mapped=mode)
+            assert str(q) in str(e.value)
+
+
 def test_bad_files(tmp_path):
     cs = ConstraintSystem(shape=True, witness=False)
     synthetic.synthesize(cs, 50, 2, 0.9)

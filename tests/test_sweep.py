@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cuzk.bench.sweep import sample_run, sweep
+from cuzk.bench.sweep import TIMEOUT_RC, sample_run, sweep
 from cuzk.circuits.registry import shape_by_name
 from cuzk.memory.budget import declared_gb
 from cuzk.memory.model import predict_step_bytes
@@ -36,6 +36,8 @@ def test_sample_run_sums_the_process_tree(tmp_path):
     rc, wall, s = sample_run([sys.executable, "-c", code], interval=0.1)
     assert rc == 0 and wall >= 1.5
     assert max(s.rss) > 200 << 20   # the grandchild's 200 MiB counted in the tree's sum
+    rc, wall, _ = sample_run([sys.executable, "-c", "import time; time.sleep(60)"], interval=0.1, timeout=0.5)
+    assert rc == TIMEOUT_RC and wall < 30   # stopped at its limit (SIGTERM), not waited for
 
 
 @pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
@@ -59,3 +61,11 @@ def test_sweep_measures_each_budget(tmp_path):
     table = json.loads((tmp_path / "sw" / "sweep.json").read_text())
     assert len(table) == 2 and (tmp_path / "sw" / "sweep.png").stat().st_size > 0
     assert "| mem_gb |" in (tmp_path / "sw" / "sweep.md").read_text()
+    # a later call with another budget into the same folder keeps the earlier points; a run past
+    # its time limit is stopped and its row says so
+    more = sweep(cfg, [tight + 4], cores=2, out=tmp_path / "sw", snakefile=ROOT / "Snakefile", interval=0.2,
+                 point_timeout=1.0)
+    assert [p.budget_gb for p in more] == [tight, tight + 2, tight + 4]
+    assert more[2].rc == TIMEOUT_RC and "limit" in more[2].note and more[2].proofs == 0
+    assert [p.rc for p in more[:2]] == [0, 0]
+    assert len(json.loads((tmp_path / "sw" / "sweep.json").read_text())) == 3

@@ -143,7 +143,8 @@ def _bench_circuit(args) -> int:
 
 def _bench_sweep(args) -> int:
     budgets = [float(x) for x in args.budgets.split(",") if x]
-    points = sweep(args.configfile, budgets, args.cores, args.out, gpus=args.gpus, snakefile=args.snakefile)
+    points = sweep(args.configfile, budgets, args.cores, args.out, gpus=args.gpus, snakefile=args.snakefile,
+                   point_timeout=args.point_timeout)
     print(table(points), end="")
     return 0 if all(p.rc == 0 for p in points) else 1
 
@@ -239,7 +240,10 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--cores", type=int, required=True, help="--cores of every run")
     sw.add_argument("--gpus", type=int, default=0, help="--resources gpu=N of every run (0: none declared)")
     sw.add_argument("--snakefile", default="Snakefile", help="the workflow (default ./Snakefile)")
-    sw.add_argument("--out", required=True, help="the sweep's folder: shared inputs, one results folder per budget, the table")
+    sw.add_argument("--out", required=True, help="the sweep's folder: shared inputs, one results folder per budget, "
+                                                 "the table (points measured there before are kept)")
+    sw.add_argument("--point-timeout", type=float, default=None,
+                    help="seconds one budget's run may take; past it the run is stopped and its row says so")
     sw.set_defaults(func=_bench_sweep)
     return p
 

@@ -14,7 +14,7 @@ import os
 import sys
 import time
 import warnings
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from .errors import CuzkError
@@ -421,9 +421,13 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
     rec = StepRecord("prove", sectors=n, gpu_mem_limit_bytes=limit)  # staging figures are added before measured() writes it
     with measured("prove", mem_json, pred, mem_gb, rec) as sampler, atomic_dir(out_dir) as tmp:
-        r1cs, _ = read_pce(pce)
         pk = read_params(params)
-        with step_backend(backend, threads, limit, rec) as bk, Prover(pk, r1cs, bk) as prover:
+        with ExitStack() as stack:
+            bk = stack.enter_context(step_backend(backend, threads, limit, rec))
+            # on the GPU the matrices are uploaded from the mapped file slice by slice (8.7 GB
+            # at 32 GiB never resident on the host); the CPU backend indexes them on the host
+            r1cs, _ = read_pce(pce, mapped=bk.name == "cuda")
+            prover = stack.enter_context(Prover(pk, r1cs, bk))
             progress.info("prove %s: key loaded on %s, %d partition(s) of %d input(s) to prove", shape.name, bk.name,
                           len(jobs), n)
             defer = False   # stage the next assignment on the host only (no device copy ahead)

@@ -46,6 +46,7 @@ except ImportError:
     pynvml = None
 
 SHARED_RULES = ("setup",)  # what the shared run stops after, with everything upstream (the PCE)
+TIMEOUT_RC = 124  # a run stopped at its time limit (as timeout(1) reports it)
 SHARED_DIRS = ("c1", "pce", "params", "sealed", "post", "benchmarks", "logs")  # budget-independent outputs (and their records), linked
 
 
@@ -95,11 +96,13 @@ def _tree(proc: psutil.Process) -> list[psutil.Process]:
         return []
 
 
-def sample_run(cmd: list[str], interval: float = 0.25, env=None, cwd=None, log=None) -> tuple[int, float, Samples]:
-    """Run ``cmd`` and sample its process tree until it exits.
+def sample_run(cmd: list[str], interval: float = 0.25, env=None, cwd=None, log=None,
+               timeout: float | None = None) -> tuple[int, float, Samples]:
+    """Run ``cmd`` and sample its process tree until it exits; past ``timeout`` seconds it is
+    stopped (SIGTERM, which Snakemake passes to its jobs; SIGKILL 60 s later).
 
     Returns:
-        (return code, wall seconds, samples).
+        (return code, wall seconds, samples); the return code is ``TIMEOUT_RC`` when stopped.
     """
     gpu = _gpu_reader()
     out = Samples()
@@ -126,7 +129,16 @@ def sample_run(cmd: list[str], interval: float = 0.25, env=None, cwd=None, log=N
 
     th = threading.Thread(target=run, daemon=True)
     th.start()
-    rc = proc.wait()
+    try:
+        rc = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.terminate()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        rc = TIMEOUT_RC
     done.set()
     th.join()
     return rc, time.monotonic() - t0, out
@@ -214,8 +226,34 @@ def _plot(points: list[SweepPoint], samples: dict, out: Path) -> None:
     fig.savefig(out, dpi=110)
 
 
+def _load_points(out: Path) -> dict[float, SweepPoint]:
+    """Points already measured into ``out`` (an earlier invocation: a sweep can be run a few budgets
+    at a time into one folder and one table)."""
+    try:
+        return {p["budget_gb"]: SweepPoint(**p) for p in json.loads((out / "sweep.json").read_text())}
+    except (OSError, ValueError, TypeError):
+        return {}
+
+
+def _write_table(out: Path, points: dict[float, SweepPoint]) -> list[SweepPoint]:
+    """``sweep.json``, ``sweep.md`` and ``sweep.png`` of every point in ``out``, by budget."""
+    rows = [points[b] for b in sorted(points)]
+    (out / "sweep.json").write_text(json.dumps([asdict(p) for p in rows], indent=1) + "\n")
+    (out / "sweep.md").write_text(table(rows))
+    samples = {}
+    for b in points:
+        try:
+            samples[b] = Samples(**json.loads((out / f"mem{b:g}.samples.json").read_text()))
+        except (OSError, ValueError, TypeError):
+            pass
+    _plot(rows, samples, out / "sweep.png")
+    plt.close("all")
+    return rows
+
+
 def sweep(configfile, budgets: list[float], cores: int, out, gpus: int = 1, snakefile="Snakefile",
-          extra_args: list[str] | None = None, interval: float = 0.25) -> list[SweepPoint]:
+          extra_args: list[str] | None = None, interval: float = 0.25,
+          point_timeout: float | None = None) -> list[SweepPoint]:
     """Run the sweep (see the module docstring) and write ``sweep.json``, ``sweep.md``, ``sweep.png``.
 
     Args:
@@ -223,8 +261,13 @@ def sweep(configfile, budgets: list[float], cores: int, out, gpus: int = 1, snak
         budgets: ``mem_gb`` values, in the order to run them.
         cores: ``--cores`` of every run. gpus: ``--resources gpu=`` (0: none declared).
         out: the sweep's folder. extra_args: more Snakemake arguments (e.g. a profile).
+        point_timeout: seconds one budget's run may take (None: no limit); a run stopped there
+            is a row with ``rc`` ``TIMEOUT_RC`` and what it finished.
 
-    Returns the measured points (also on disk).
+    The table is rewritten after each point, and points measured into ``out`` before (by an
+    earlier call with other budgets) stay in it, so a sweep can be run a few budgets at a time.
+
+    Returns every point of the folder's table, by budget.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -235,9 +278,10 @@ def sweep(configfile, budgets: list[float], cores: int, out, gpus: int = 1, snak
     with open(out / "shared.log", "w") as log:
         rc, wall, _ = sample_run(base + ["--config", f"results={shared}", "--until", *SHARED_RULES,
                                          "--resources", f"mem_gb={max(budgets)}", *gpu_res], interval, log=log)
-    points, samples = [], {}
     if rc != 0:
         raise RuntimeError(f"the shared run (PCE, key, checked inputs) failed (rc {rc}); see {out / 'shared.log'}")
+    points = _load_points(out)
+    rows = []
     for b in budgets:
         res = out / f"mem{b:g}"
         for d in SHARED_DIRS:
@@ -246,12 +290,10 @@ def sweep(configfile, budgets: list[float], cores: int, out, gpus: int = 1, snak
         logp = out / f"mem{b:g}.log"
         with open(logp, "w") as log:
             rc, wall, s = sample_run(base + ["--config", f"results={res}", "--resources", f"mem_gb={b:g}", *gpu_res],
-                                     interval, log=log)
-        samples[b] = s
-        points.append(_point(b, rc, wall, s, res, "" if rc == 0 else f"rc {rc}: {_first_error(logp)}"))
+                                     interval, log=log, timeout=point_timeout)
+        note = "" if rc == 0 else (f"stopped at the {point_timeout:g} s limit" if rc == TIMEOUT_RC
+                                   else f"rc {rc}: {_first_error(logp)}")
+        points[b] = _point(b, rc, wall, s, res, note)
         (out / f"mem{b:g}.samples.json").write_text(json.dumps(asdict(s)))
-    plt.close("all")
-    (out / "sweep.json").write_text(json.dumps([asdict(p) for p in points], indent=1) + "\n")
-    (out / "sweep.md").write_text(table(points))
-    _plot(points, samples, out / "sweep.png")
-    return points
+        rows = _write_table(out, points)
+    return rows or _write_table(out, points)

@@ -70,10 +70,12 @@ STEPS_WITH_WORKERS = ("setup", "prove")
 # to the shape, so one slope per non-zero (aux is proportional too). Fitted to the H200 host
 # peaks of stop 11 (benchmarks/results/2026-12-01-h200): porep-2KiB setup 0.99 GiB, prove 1.66
 # GiB (stop11-b, default batch); porep-32GiB setup 15.8 GiB, prove 20.3 GiB (stop11-c, the key
-# trusted by its check record); predictions 6-16 % above.
+# trusted by its check record); predictions 6-16 % above. Since stop 12 prove reads the PCE mapped
+# and uploads it in slices: its owned CSR copies (indices int64, coeff ids int32, row pointers:
+# 15.3 B per non-zero at 32 GiB) and the uint32 upload copy (4 B) left the slope.
 STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
     "setup": {"const": 0.75 * (1 << 30), "nnz": 25.0},
-    "prove": {"const": 1.3 * (1 << 30), "nnz": 31.0},
+    "prove": {"const": 1.3 * (1 << 30), "nnz": 12.0},
 }
 
 
@@ -107,6 +109,6 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
         total += threads * WORKER_PROCESS_BYTES
     for key, c in coeffs.items():
         total += c * stats.get(key, 0)
-    if step == "prove" and batch > 1:
+    if step == "prove" and batch > 1 and not on_gpu:   # cuda holds one partition's witness at a time
         total += (batch - 1) * 64 * stats.get("aux", 0)
     return int(total)

@@ -10,9 +10,11 @@ import weakref
 import numpy as np
 
 from ..base import CSRMatrix
+from ...fileio import release_pages
 from .runtime import DeviceRuntime, _grid, _guard, _i32, _kernel, _u64
 
 _SPMV_T_ROW = 4096   # most entries one lane group sums in ``spmv_t`` (longer columns are split)
+_UPLOAD_ROWS = 1 << 25  # entries per host-to-device slice of an index array (≤ 256 MB as int64)
 
 
 class SpMVOps(DeviceRuntime):
@@ -34,31 +36,51 @@ class SpMVOps(DeviceRuntime):
 
     # --- sparse -------------------------------------------------------------------------------
 
+    def _upload_index(self, arr, dtype):
+        """A host index array on the device as ``dtype``, converted and copied slice by slice; a
+        mapped array's pages are handed back after each slice (``read_pce(mapped=True)``), so a
+        32 GiB matrix passes through host memory one slice at a time."""
+        cp = self.cp
+        n = len(arr)
+        out = cp.empty(max(n, 1), dtype=dtype)
+        for a in range(0, n, _UPLOAD_ROWS):
+            piece = arr[a : a + _UPLOAD_ROWS]
+            out[a : a + len(piece)] = cp.asarray(np.asarray(piece, dtype=dtype))
+            release_pages(piece)
+        return out
+
     def _csr_device(self, m: CSRMatrix):
         """(indptr int64, cols uint32, coeff ids uint32, coefficient table (Montgomery), log2 G)
-        of ``m`` on the device: uploaded on first use and cached while ``m`` lives (keyed by the
-        matrix object; the coefficient table is shared by matrices with the same ``coeffs``
-        array, as the R1CS's A, B and C are)."""
+        of ``m`` on the device: uploaded on first use (slice by slice, checked there) and cached
+        while ``m`` lives (keyed by the matrix object; the coefficient table is shared by
+        matrices with the same ``coeffs`` array, as the R1CS's A, B and C are)."""
         key = id(m)
         hit = self._csr.get(key)
         if hit is not None and hit[0]() is m:
             return hit[1]
         cp = self.cp
         rows, cols = m.shape
-        indptr = np.asarray(m.indptr, dtype=np.int64)
-        if indptr.shape != (rows + 1,):
-            raise ValueError(f"spmv: indptr has {len(indptr)} entries for {rows} rows")
+        if len(m.indptr) != rows + 1:
+            raise ValueError(f"spmv: indptr has {len(m.indptr)} entries for {rows} rows")
         nnz = m.nnz
-        if int(indptr[0]) != 0 or int(indptr[-1]) != nnz or (rows and np.any(np.diff(indptr) < 0)):
-            raise ValueError("spmv: indptr is not a non-decreasing sequence from 0 to nnz")
         if cols >= 1 << 32 or len(m.coeffs) >= 1 << 32:
             raise ValueError("spmv: the cuda backend handles fewer than 2^32 columns and coefficients")
-        ids = np.asarray(m.coeff_ids)
-        idx = np.asarray(m.indices)
-        if nnz and (int(idx.min()) < 0 or int(idx.max()) >= cols):
-            raise ValueError("spmv: a column index is outside the matrix")
-        if nnz and (int(ids.min()) < 0 or int(ids.max()) >= len(m.coeffs)):
-            raise ValueError("spmv: a coefficient id is outside the coefficient table")
+        indptr = self._upload_index(m.indptr, cp.int64)
+        if int(indptr[0]) != 0 or int(indptr[-1]) != nnz or (rows and bool(cp.any(indptr[1:] < indptr[:-1]))):
+            raise ValueError("spmv: indptr is not a non-decreasing sequence from 0 to nnz")
+        dev_arrays = []
+        for arr, bound, what in ((m.indices, cols, "a column index is outside the matrix"),
+                                 (m.coeff_ids, len(m.coeffs), "a coefficient id is outside the coefficient table")):
+            arr = np.asarray(arr)
+            # up to 4 bytes a negative entry wraps to ≥ 2^31 and is caught on the device; wider
+            # ones could wrap into range, so they are checked here (owned arrays: no file pages)
+            if nnz and arr.dtype.itemsize > 4 and (int(arr.min()) < 0 or int(arr.max()) >= bound):
+                raise ValueError(f"spmv: {what}")
+            d = self._upload_index(arr, cp.uint32)
+            if nnz and int(d[:nnz].max()) >= bound:
+                raise ValueError(f"spmv: {what}")
+            dev_arrays.append(d)
+        idx, ids = dev_arrays
         ck = id(m.coeffs)
         chit = self._coeff_tables.get(ck)
         if chit is not None and chit[0]() is m.coeffs:
@@ -69,14 +91,7 @@ class SpMVOps(DeviceRuntime):
                 self._coeff_tables[ck] = (weakref.ref(m.coeffs, lambda _, k=ck: self._coeff_tables.pop(k, None)), table)
             except TypeError:  # not weak-referenceable: not cached
                 pass
-        log_g = self._log_lanes(nnz, rows)
-        dev = (
-            cp.asarray(indptr),
-            cp.asarray(idx.astype(np.uint32)) if nnz else cp.zeros(1, dtype=cp.uint32),
-            cp.asarray(ids.astype(np.uint32)) if nnz else cp.zeros(1, dtype=cp.uint32),
-            table,
-            log_g,
-        )
+        dev = (indptr, idx, ids, table, self._log_lanes(nnz, rows))
         try:
             self._csr[key] = (weakref.ref(m, lambda _, k=key: self._csr.pop(k, None)), dev)
         except TypeError:
