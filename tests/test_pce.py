@@ -158,7 +158,8 @@ def test_witness_limbs_equal_witness_ints_and_range_is_checked(tmp_path):
 
     from cuzk.field import from_limbs
     from cuzk.field import limbs_below_modulus as below_modulus
-    from cuzk.r1cs.witness import WitnessFormatError, read_witness, read_witness_limbs, write_witness
+    from cuzk.r1cs.witness import (WitnessFormatError, read_witness, read_witness_compact, read_witness_limbs,
+                                   write_witness)
 
     cs = ConstraintSystem(shape=True, witness=True)
     synthetic.synthesize(cs, 300, 4, 0.8, seed=6)
@@ -181,9 +182,28 @@ def test_witness_limbs_equal_witness_ints_and_range_is_checked(tmp_path):
     raw[-32:] = hashlib.sha256(bytes(raw[:-32])).digest()
     q = tmp_path / "bad.bin"
     q.write_bytes(bytes(raw))
-    for reader in (read_witness, read_witness_limbs):
+    for reader in (read_witness, read_witness_limbs, read_witness_compact):
         with pytest.raises(WitnessFormatError, match="modulus"):
             reader(q)
+    # the compact form: the bit mask and packed bits of the file, the rest as limbs; its host
+    # expansion is the limb reader's array
+    cw = read_witness_compact(p, pce_digest="d")
+    is_bit = np.array([int(v) in (0, 1) for v in aux])
+    assert cw.is_bit().tolist() == is_bit.tolist() and cw.num_bits == int(is_bit.sum())
+    assert cw.bit_values().tolist() == [int(v) for v, b in zip(aux, is_bit) if b]
+    assert [int(v) for v in from_limbs(cw.wide)] == [int(v) for v, b in zip(aux, is_bit) if not b]
+    assert np.array_equal(cw.limbs(), np.concatenate([li, la]))
+    # a mask whose set bits disagree with the header's count (checksum recomputed) is refused
+    raw = bytearray(p.read_bytes())
+    from cuzk.r1cs.witness import _layout
+    _, pos, sizes = _layout(p, bytes(raw))
+    mask_at = pos + sizes[0]
+    raw[mask_at] ^= 1 if raw[mask_at] & 1 == 0 else 2
+    raw[-32:] = hashlib.sha256(bytes(raw[:-32])).digest()
+    q.write_bytes(bytes(raw))
+    with pytest.raises(WitnessFormatError, match="mask") as e:
+        read_witness_compact(q)
+    assert str(q) in str(e.value)
 
 
 def test_limb_witness_is_taken_without_a_copy(tmp_path):

@@ -51,15 +51,15 @@ def test_batch_overlaps_staging_and_writes_the_sequential_bytes(batch, tmp_path,
     ahead; the files hold the bytes the unstaged Prover gives for the same r, s, and verify."""
     events = {"staged": [], "proved": 0, "threads": set()}
     started = [threading.Event() for _ in batch["c1"]]
-    stage, prove = Prover.stage, Prover.prove
+    stage, prove = Prover.stage_compact, Prover.prove
 
-    def spy_stage(self, ins, aux, stream=None, defer=False):
+    def spy_stage(self, cw, stream=None, defer=False):
         j = len(events["staged"])
         assert j - events["proved"] <= 1, "staged more than one assignment ahead"
         events["staged"].append(j)
         events["threads"].add(threading.current_thread().name)
         started[j].set()
-        return stage(self, ins, aux, stream, defer)
+        return stage(self, cw, stream, defer)
 
     def spy_prove(self, inputs, aux=None, r=None, s=None):
         j = events["proved"]
@@ -69,7 +69,7 @@ def test_batch_overlaps_staging_and_writes_the_sequential_bytes(batch, tmp_path,
         events["proved"] += 1
         return out
 
-    monkeypatch.setattr(Prover, "stage", spy_stage)
+    monkeypatch.setattr(Prover, "stage_compact", spy_stage)
     monkeypatch.setattr(Prover, "prove", spy_prove)
     rs = fixed_blinding(monkeypatch)
     mem = tmp_path / "mem.json"

@@ -116,6 +116,37 @@ def test_cuda_setup_equals_cpu_setup():
             assert verify(got.vk, p.prove(ins, aux), [int(v) for v in ins[1:]])
 
 
+def test_compact_witness_is_expanded_on_the_device(tmp_path, monkeypatch):
+    """A witness file staged as stored (``stage_compact``: packed bits and wide values uploaded,
+    w expanded on the GPU) gives w exactly (back from Montgomery form against the host
+    expansion) and the CPU backend's proof bytes (r, s fixed); so does the fallback when the
+    device has no room (w expanded on the host, the upload deferred)."""
+    import numpy as np
+
+    from cuzk.backend.cuda.backend import CUDABackend
+    from cuzk.field import to_limbs
+    from cuzk.r1cs.witness import read_witness_compact, write_witness
+
+    r1cs, ins, aux, pk, ref = _synthetic_reference()
+    write_witness(tmp_path / "w", ins, aux)
+    cw = read_witness_compact(tmp_path / "w")
+    assert 0 < cw.num_bits < cw.num_aux   # both kinds of value are exercised
+    with get_backend("cuda") as gpu, Prover(pk, r1cs, gpu) as p:
+        w = gpu.compact_to_device_async(cw).ready()
+        assert np.array_equal(to_limbs(gpu.to_host(w), 4), cw.limbs())
+        assert p.prove(p.stage_compact(cw), r=12345, s=67890).to_bytes() == ref.to_bytes()
+        with monkeypatch.context() as mp:
+            mp.setattr(CUDABackend, "_mem_avail", lambda self, want=None: 0)
+            staged = p.stage_compact(cw)
+            assert staged.upload.array is None   # deferred: expanded on the host
+            assert p.prove(staged, r=12345, s=67890).to_bytes() == ref.to_bytes()
+        bad = read_witness_compact(tmp_path / "w")
+        bad.inputs = bad.inputs.copy()
+        bad.inputs[0, 0] = 2
+        with pytest.raises(Exception, match="ONE"):
+            p.stage_compact(bad)
+
+
 def test_proofs_equal_under_a_memory_limit(monkeypatch):
     """r, s fixed: proof bytes with chunked MSMs (room for half of the H MSM's temporaries, then
     a pool limit that leaves bases on the host, uploaded per chunk) equal those without a limit

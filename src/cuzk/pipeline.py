@@ -34,7 +34,7 @@ from .memory.record import set_field
 from .paths import partition_witness, proof_file
 from .r1cs import ConstraintSystem
 from .r1cs.pce import check_pce_file, read_pce, read_pce_header, write_pce
-from .r1cs.witness import check_witness_file, read_witness_limbs, write_witness
+from .r1cs.witness import check_witness_file, read_witness_compact, write_witness
 from .sector.jsondoc import admit, load_checked, read_record
 from .sector.porep_c1 import write_porep_c1
 from .sector.post import generate_post, write_post
@@ -367,11 +367,11 @@ def _stage_partition(prover: Prover, fam, inp: dict, label: str, k: int, wpath: 
         ShapeMismatchError: its public inputs are not those of ``label`` partition ``k``.
         WitnessError: the assignment does not fit the circuit.
     """
-    ins, aux = read_witness_limbs(wpath, pce_digest=digest)   # limbs: no Python int per value
+    cw = read_witness_compact(wpath, pce_digest=digest)   # as stored: the GPU expands the bits
     pub = fam.public_inputs(inp, k)
-    if [int(v) for v in from_limbs(ins[1:])] != pub:
+    if [int(v) for v in from_limbs(cw.inputs[1:])] != pub:
         raise ShapeMismatchError(f"{wpath}: its public inputs are not those of {label} partition {k} (witness of another C1?)")
-    return pub, prover.stage(ins, aux, defer=defer)
+    return pub, prover.stage_compact(cw, defer=defer)
 
 
 def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", threads=1, mem_json=None, mem_gb=None,

@@ -13,7 +13,7 @@ backend's device memory (CuPy's memory pool); running out raises ``GPUMemoryErro
 from __future__ import annotations
 
 from .cpu import CPUBackend
-from .base import Backend, BackendUnavailableError, CSRMatrix, GPUMemoryError, MSMContext
+from .base import Backend, BackendUnavailableError, CompactAssignment, CSRMatrix, GPUMemoryError, MSMContext
 
 
 BACKENDS = ("auto", "cpu", "cuda")
@@ -74,5 +74,5 @@ def get_backend(name: str = "auto", threads: int = 1, gpu_mem_limit: int | None 
     return CPUBackend(threads=threads)
 
 
-__all__ = ["Backend", "BackendUnavailableError", "CSRMatrix", "GPUMemoryError", "MSMContext", "backend_kind", "get_backend",
+__all__ = ["Backend", "BackendUnavailableError", "CompactAssignment", "CSRMatrix", "GPUMemoryError", "MSMContext", "backend_kind", "get_backend",
            "gpu_mem_limit_bytes", "BACKENDS"]

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..curve import Group
 from ..errors import CuzkError
-from ..field import FR
+from ..field import FR, is_limb_array, limbs_below_modulus
 from ..field.sparse import CSRMatrix
 
 
@@ -111,6 +111,66 @@ class PendingUpload:
     def ready(self):
         """The device array, safe to use on the caller's current (compute) stream."""
         return self.array
+
+
+class CompactAssignment:
+    """A full assignment w = inputs ‖ aux as a witness file stores it (``cuzk.r1cs.witness``):
+    the aux values that are 0 or 1 as packed bits, the others as limbs. A PoRep partition is
+    mostly bits: at 32 GiB its 130 M aux values take about 35 MB here against 4.2 GB as limbs,
+    so the cuda backend uploads this and expands it on the GPU.
+
+    Attributes:
+        inputs: ``(num_inputs, 4)`` uint64 canonical limbs, ONE first.
+        mask: ``(ceil(num_aux / 8),)`` uint8, ``numpy.packbits(bitorder="little")``: bit j set
+            when aux j is stored as a bit.
+        bits: ``(ceil(num_bits / 8),)`` uint8, the bit-valued aux in order, packed the same way.
+        wide: ``(num_wide, 4)`` uint64 canonical limbs of the other aux values, in order.
+        num_aux, num_bits: counts (num_wide = num_aux − num_bits).
+
+    Raises (on construction):
+        ValueError: shapes or dtypes that disagree with the counts, a mask whose set bits are
+            not ``num_bits`` (or with bits set past ``num_aux``), or a limb value not below r.
+    """
+
+    __slots__ = ("inputs", "mask", "bits", "wide", "num_aux", "num_bits")
+
+    def __init__(self, inputs: np.ndarray, mask: np.ndarray, bits: np.ndarray, wide: np.ndarray, num_aux: int,
+                 num_bits: int):
+        if not (is_limb_array(inputs) and is_limb_array(wide)):
+            raise ValueError("inputs and wide must be (n, 4) uint64 limb arrays")
+        if mask.dtype != np.uint8 or bits.dtype != np.uint8:
+            raise ValueError("mask and bits must be packed uint8 arrays")
+        if mask.shape != ((num_aux + 7) // 8,) or bits.shape != ((num_bits + 7) // 8,) or len(wide) != num_aux - num_bits:
+            raise ValueError("section sizes disagree with num_aux and num_bits")
+        if int(np.unpackbits(mask, bitorder="little").sum(dtype=np.int64)) != num_bits or (
+                num_aux % 8 and int(mask[-1]) >> (num_aux % 8)):
+            raise ValueError("the bit mask disagrees with num_bits")
+        if not (limbs_below_modulus(inputs).all() and limbs_below_modulus(wide).all()):
+            raise ValueError("a value is not below the field modulus")
+        self.inputs, self.mask, self.bits, self.wide = inputs, mask, bits, wide
+        self.num_aux, self.num_bits = num_aux, num_bits
+
+    def __len__(self) -> int:
+        return len(self.inputs) + self.num_aux
+
+    def is_bit(self) -> np.ndarray:
+        """``(num_aux,)`` bool: which aux values are stored as bits."""
+        return np.unpackbits(self.mask, bitorder="little", count=self.num_aux).astype(bool)
+
+    def bit_values(self) -> np.ndarray:
+        """``(num_bits,)`` uint8 values of the bit-valued aux, in order."""
+        return np.unpackbits(self.bits, bitorder="little", count=self.num_bits)
+
+    def limbs(self) -> np.ndarray:
+        """w on the host: ``(num_inputs + num_aux, 4)`` uint64 canonical limbs, inputs first."""
+        ni = len(self.inputs)
+        w = np.zeros((ni + self.num_aux, 4), dtype=np.uint64)
+        w[:ni] = self.inputs
+        aux = w[ni:]
+        is_bit = self.is_bit()
+        aux[is_bit, 0] = self.bit_values()
+        aux[~is_bit] = self.wide
+        return w
 
 
 class Backend(abc.ABC):

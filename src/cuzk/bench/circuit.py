@@ -37,7 +37,7 @@ from ..groth16 import DevelopmentSetupWarning, Prover, setup_resident, verify
 from ..memory.device import prove_device_bytes
 from ..r1cs import ConstraintSystem
 from ..r1cs.pce import read_pce, write_pce
-from ..r1cs.witness import read_witness_limbs, write_witness
+from ..r1cs.witness import read_witness_compact, write_witness
 from ..sector.porep_c1 import seal_and_prove, write_porep_c1
 from ..sector.synthetic import synthetic_c1
 
@@ -101,9 +101,9 @@ def _phase_prove(shape_name: str, pce_path: str, c1_path: str, wit_path: str, ba
     res: dict = {"seconds": {}, "proofs": []}
     t = time.perf_counter()
     r1cs, _ = read_pce(pce_path)
-    ins, aux = read_witness_limbs(wit_path)
+    cw = read_witness_compact(wit_path)   # as the prove step stages it
     pub = fam.public_inputs(json.loads(Path(c1_path).read_text()), 0)
-    if [int(v) for v in from_limbs(ins[1:])] != pub:
+    if [int(v) for v in from_limbs(cw.inputs[1:])] != pub:
         raise ValueError(f"{wit_path}: public inputs differ from those of {c1_path} partition 0")
     res["seconds"]["read_pce_witness"] = time.perf_counter() - t
     with get_backend(backend) as bk:
@@ -138,7 +138,7 @@ def _phase_prove(shape_name: str, pce_path: str, c1_path: str, wit_path: str, ba
                       + ", ".join(f"{k} {v:.2f}" for k, v in item.phases.items()), flush=True)
 
             t_all = time.perf_counter()
-            prover.prove_many(range(repeat), lambda _: (pub, prover.stage(ins, aux)), check, done)
+            prover.prove_many(range(repeat), lambda _: (pub, prover.stage_compact(cw)), check, done)
             res["seconds"]["proofs_wall"] = time.perf_counter() - t_all
         res["gpu_peak_bytes"] = int(getattr(bk, "gpu_peak_bytes", 0))
         res["gpu_pool_peak_bytes"] = int(getattr(bk, "gpu_pool_peak_bytes", 0))

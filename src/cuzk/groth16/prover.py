@@ -28,7 +28,7 @@ from typing import Callable, Protocol, Sequence
 import numpy as np
 
 from ..errors import CuzkError
-from ..backend import Backend
+from ..backend import Backend, CompactAssignment
 from ..curve import G1, G2
 from ..field import FR, as_int_array, is_limb_array, limbs_below_modulus
 from ..r1cs import Unsatisfied
@@ -351,6 +351,27 @@ class Prover(ResidentBases):
         w = self.assignment(inputs, aux)
         upload = self.backend.to_device_async(w, stream=stream, defer=defer)
         return StagedAssignment(self, len(w), upload, time.perf_counter() - t)
+
+    def stage_compact(self, cw: CompactAssignment, stream=None, defer: bool = False) -> StagedAssignment:
+        """``stage`` for an assignment as a witness file stores it (``read_witness_compact``): its
+        values were checked when it was made; here only its lengths and ONE. A backend with
+        ``compact_to_device_async`` (cuda) uploads the compact form and expands it on the device
+        (no 4.2 GB host buffer per 32 GiB partition); others get the host limbs.
+
+        Raises:
+            WitnessError: wrong lengths or inputs[0] ≠ 1 (nothing is uploaded).
+            GPUMemoryError: no device memory for the upload.
+        """
+        t = time.perf_counter()
+        self._check_lengths(len(cw.inputs), cw.num_aux)
+        if cw.inputs[0].tolist() != [1, 0, 0, 0]:
+            raise WitnessError("inputs[0] must be ONE = 1")
+        compact = getattr(self.backend, "compact_to_device_async", None)
+        if compact is not None and not defer:
+            upload = compact(cw, stream=stream)
+        else:
+            upload = self.backend.to_device_async(cw.limbs(), stream=stream, defer=defer)
+        return StagedAssignment(self, len(cw), upload, time.perf_counter() - t)
 
     def prove(self, inputs, aux=None, r: int | None = None, s: int | None = None) -> Proof:
         """Prove one assignment: ``prove(inputs, aux)`` or ``prove(staged)`` with a

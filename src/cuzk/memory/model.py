@@ -72,10 +72,12 @@ STEPS_WITH_WORKERS = ("setup", "prove")
 # GiB (stop11-b, default batch); porep-32GiB setup 15.8 GiB, prove 20.3 GiB (stop11-c, the key
 # trusted by its check record); predictions 6-16 % above. Since stop 12 prove reads the PCE mapped
 # and uploads it in slices: its owned CSR copies (indices int64, coeff ids int32, row pointers:
-# 15.3 B per non-zero at 32 GiB) and the uint32 upload copy (4 B) left the slope.
+# 15.3 B per non-zero at 32 GiB) and the uint32 upload copy (4 B) left the slope, and so did the
+# witness limbs (w is expanded on the GPU from the file's packed bits: 2 × 32 B per aux); the
+# slope left (4 B) is an estimate until measured.
 STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
     "setup": {"const": 0.75 * (1 << 30), "nnz": 25.0},
-    "prove": {"const": 1.3 * (1 << 30), "nnz": 12.0},
+    "prove": {"const": 1.3 * (1 << 30), "nnz": 4.0},
 }
 
 

@@ -281,6 +281,12 @@ _UPLOAD_CHUNK_BYTES = 64 << 20
 """Size of each of the two pinned host buffers ``to_device_async`` copies through."""
 
 
+def _unpack_bits(cp, packed, count: int):
+    """``numpy.unpackbits(packed, bitorder="little", count=count)`` on the device (uint8 0/1)."""
+    shifts = cp.arange(8, dtype=cp.uint8)
+    return ((packed[:, None] >> shifts) & 1).reshape(-1)[:count]
+
+
 class _PendingCUDAUpload(PendingUpload):
     """An upload queued on a side stream (``event`` marks its end), or, when ``array`` is None,
     host limbs whose upload was deferred to ``ready``."""
@@ -568,6 +574,45 @@ class DeviceRuntime:
             if avail is not None and avail < 2 * limbs.nbytes:
                 return _PendingCUDAUpload(self, None, limbs)
             return self._guarded("to_device", self._upload_async, limbs, stream)
+
+    def compact_to_device_async(self, cw, stream=None) -> "_PendingCUDAUpload":
+        """``to_device_async`` of an assignment as a witness file stores it
+        (``cuzk.backend.CompactAssignment``, values already checked): only the packed bits and
+        the wide values cross the bus (about 35 MB of a 32 GiB partition's 4.2 GB), and w is
+        expanded on the device (``fr_to_mont`` after it), on ``stream`` as ``to_device_async``.
+
+        When the device has no room for w twice (canonical and Montgomery) and the expansion's
+        index arrays, w is expanded on the host and its upload deferred to ``ready()``.
+
+        Returns the pending upload of the ``(len(cw), 4)`` uint64 Montgomery array.
+
+        Raises:
+            GPUMemoryError: the device (or the pool's limit) has no room.
+        """
+        n = len(cw)
+        need = 2 * 32 * n + 12 * cw.num_aux + cw.wide.nbytes   # w twice, bit masks, int64 indices
+        with self.cp.cuda.Device(self._device_id):
+            avail = self._mem_avail(need)
+            if avail is not None and avail < need:
+                return _PendingCUDAUpload(self, None, cw.limbs())
+            return self._guarded("to_device", self._compact_upload, cw, stream)
+
+    def _compact_upload(self, cw, stream) -> "_PendingCUDAUpload":
+        cp = self.cp
+        stream = self._side_stream() if stream is None else stream
+        ni, na = len(cw.inputs), cw.num_aux
+        with stream:  # allocations and copies on the side stream (see _upload_async)
+            canon = cp.zeros((ni + na, 4), dtype=cp.uint64)
+            canon[:ni].set(cw.inputs, stream=stream)
+            aux = canon[ni:]
+            is_bit = _unpack_bits(cp, cp.asarray(cw.mask), na).astype(cp.bool_)
+            if cw.num_bits:
+                aux[cp.flatnonzero(is_bit), 0] = _unpack_bits(cp, cp.asarray(cw.bits), cw.num_bits)
+            if len(cw.wide):
+                aux[cp.flatnonzero(~is_bit)] = cp.asarray(cw.wide)
+            out = cp.empty_like(canon)
+            self._launch_ew("fr_to_mont", ni + na, canon, out)
+        return _PendingCUDAUpload(self, out, None, stream.record())
 
     def _side_stream(self):
         """The non-blocking CUDA stream of this backend's asynchronous uploads (made on first use)."""
