@@ -206,6 +206,27 @@ def test_witness_limbs_equal_witness_ints_and_range_is_checked(tmp_path):
     assert str(q) in str(e.value)
 
 
+def test_compact_assignment_writes_the_same_file(tmp_path):
+    """``write_witness_compact(cs.assignment_compact())`` (no Python int per value: what the
+    synthesis step writes) gives the bytes of ``write_witness`` over ``cs.assignment()``, for a
+    synthetic circuit and for values at every storage boundary (0, 1, 2, 2^64 − 1, 2^64, r − 1)."""
+    from cuzk.r1cs.witness import read_witness, write_witness, write_witness_compact
+
+    r = FR.modulus
+    edge = ConstraintSystem(shape=True, witness=True)
+    edge.alloc_input((2,), np.array([5, 2**64], dtype=object))
+    edge.alloc_aux((9,), np.array([0, 1, 2, 2**64 - 1, 2**64, r - 1, 1, 0, 2**200], dtype=object))
+    syn = ConstraintSystem(shape=True, witness=True)
+    synthetic.synthesize(syn, 300, 4, 0.8, seed=9)
+    for name, cs in (("edge", edge), ("synthetic", syn)):
+        ins, aux = cs.assignment()
+        write_witness(tmp_path / f"{name}.a", ins, aux, pce_digest="d")
+        write_witness_compact(tmp_path / f"{name}.b", cs.assignment_compact(), pce_digest="d")
+        assert (tmp_path / f"{name}.a").read_bytes() == (tmp_path / f"{name}.b").read_bytes(), name
+        i2, a2 = read_witness(tmp_path / f"{name}.b")
+        assert [int(v) for v in a2] == [int(v) for v in aux] and [int(v) for v in i2] == [int(v) for v in ins]
+
+
 def test_limb_witness_is_taken_without_a_copy(tmp_path):
     from cuzk.groth16 import Prover
     from cuzk.r1cs.witness import read_witness_limbs, write_witness

@@ -34,7 +34,7 @@ from .memory.record import set_field
 from .paths import partition_witness, proof_file
 from .r1cs import ConstraintSystem
 from .r1cs.pce import check_pce_file, read_pce, read_pce_header, write_pce
-from .r1cs.witness import check_witness_file, read_witness_compact, write_witness
+from .r1cs.witness import check_witness_file, read_witness_compact, write_witness_compact
 from .sector.jsondoc import admit, load_checked, read_record
 from .sector.porep_c1 import write_porep_c1
 from .sector.post import generate_post, write_post
@@ -327,8 +327,7 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
     with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats), mem_gb):
         cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"])
         fam.synthesize(cs, shape, fam.values(inp, partition))
-        ins, aux = cs.assignment()
-        write_witness(out, ins, aux, pce_digest(pce))
+        write_witness_compact(out, cs.assignment_compact(), pce_digest(pce))
     return Path(out)
 
 
@@ -350,8 +349,7 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None) -> list
         for k in range(n):
             cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"])
             fam.synthesize(cs, shape, fam.values(inp, k))
-            ins, aux = cs.assignment()
-            write_witness(partition_witness(tmp, k), ins, aux, digest)
+            write_witness_compact(partition_witness(tmp, k), cs.assignment_compact(), digest)
     return [partition_witness(out_dir, k) for k in range(n)]
 
 

@@ -37,7 +37,7 @@ from ..groth16 import DevelopmentSetupWarning, Prover, setup_resident, verify
 from ..memory.device import prove_device_bytes
 from ..r1cs import ConstraintSystem
 from ..r1cs.pce import read_pce, write_pce
-from ..r1cs.witness import read_witness_compact, write_witness
+from ..r1cs.witness import read_witness_compact, write_witness_compact
 from ..sector.porep_c1 import seal_and_prove, write_porep_c1
 from ..sector.synthetic import synthetic_c1
 
@@ -88,11 +88,11 @@ def _phase_witness(shape_name: str, c1_path: str, path: str) -> dict:
     t = time.perf_counter()
     cs = ConstraintSystem(shape=False, witness=True, aux_capacity=naux)
     fam.synthesize(cs, sh, fam.values(inp, 0))
-    ins, aux = cs.assignment()
+    cw = cs.assignment_compact()
     synth = time.perf_counter() - t
-    write_witness(path, ins, aux)
+    write_witness_compact(path, cw)
     return {"seconds": time.perf_counter() - t, "synthesize_seconds": synth, "rss_peak_bytes": _peak(),
-            "bytes": Path(path).stat().st_size, "aux": int(len(aux))}
+            "bytes": Path(path).stat().st_size, "aux": cw.num_aux}
 
 
 def _phase_prove(shape_name: str, pce_path: str, c1_path: str, wit_path: str, backend: str, repeat: int) -> dict:

@@ -25,9 +25,10 @@ from typing import Any, Sequence
 import gmpy2
 import numpy as np
 
+from ..backend.base import CompactAssignment
 from ..errors import CuzkError
 from ..field.sparse import CSRMatrix
-from ..field import FR
+from ..field import FR, to_limbs
 
 R = FR.modulus
 _MPZ = gmpy2.mpz
@@ -302,6 +303,20 @@ class _ValueStore:
             return u
         return self._ints(u, flags)
 
+    def compact(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The values as a witness file stores them, with no Python int per value: (is_bit
+        ``(n,)`` bool: the value is 0 or 1, bits ``(nb,)`` uint8 of those, wide ``(n − nb, 4)``
+        uint64 canonical limbs of the others, in order)."""
+        u, big = self._u[: self.n], self._big[: self.n]
+        is_bit = ~big & (u <= 1)
+        rest = np.flatnonzero(~is_bit)
+        ur, br = u[rest], big[rest]
+        wide = np.zeros((len(rest), FR.limbs), dtype=np.uint64)
+        wide[~br, 0] = ur[~br]
+        if br.any():
+            wide[br] = to_limbs(self._bigarr[ur[br].astype(np.intp)], FR.limbs)
+        return is_bit, u[is_bit].astype(np.uint8), wide
+
     def all_ints(self, chunk: int = 1 << 20) -> np.ndarray:
         """Every value, (n,) object array of mpz; converted in chunks of ``chunk`` values so the
         temporaries stay small (and their memory is reused)."""
@@ -561,6 +576,22 @@ class ConstraintSystem:
         if not self.has_values:
             raise RuntimeError("assignment(): this ConstraintSystem keeps no witness (witness=False)")
         return self._in_vals.all_ints(), self._aux_vals.all_ints()
+
+    def assignment_compact(self) -> CompactAssignment:
+        """The witness as a witness file stores it (``cuzk.backend.CompactAssignment``: values 0
+        and 1 as packed bits, the others as limbs), made from the value store without a Python
+        int per value: at 32 GiB (130 M aux) seconds instead of the half minute of
+        ``assignment`` and the writer's comparisons over it.
+
+        Raises:
+            RuntimeError: the system keeps no witness.
+        """
+        if not self.has_values:
+            raise RuntimeError("assignment_compact(): this ConstraintSystem keeps no witness (witness=False)")
+        is_bit, bits, wide = self._aux_vals.compact()
+        inputs = to_limbs(self._in_vals.all_ints(), FR.limbs)
+        return CompactAssignment(inputs, np.packbits(is_bit, bitorder="little"), np.packbits(bits, bitorder="little"),
+                                 wide, len(is_bit), len(bits))
 
     def full_assignment(self) -> np.ndarray:
         """``(num_inputs + num_aux,)`` int array: inputs then aux (the w of :meth:`R1CS.check`)."""

@@ -43,46 +43,61 @@ class WitnessFormatError(CuzkError, ValueError):
         super().__init__(f"{self.path}: {message}")
 
 
-def _fr_bytes(values: np.ndarray) -> bytes:
-    return to_limbs(values, FR.limbs).tobytes() if len(values) else b""
+def _limbs(values) -> np.ndarray:
+    """``(n, 4)`` uint64 canonical limbs of an int array (of any dtype)."""
+    values = np.asarray(values, dtype=object)
+    return to_limbs(values, FR.limbs) if len(values) else np.zeros((0, FR.limbs), dtype=np.uint64)
 
 
 def write_witness(path, inputs: np.ndarray, aux: np.ndarray, pce_digest: str = "") -> None:
-    """Write an assignment atomically.
+    """Write an assignment atomically (``write_witness_compact`` of its compact form).
 
     Args:
         inputs: ``(num_inputs,)`` int array, canonical Fr, ONE first.
         aux: ``(num_aux,)`` int array (or numpy unsigned array), canonical Fr.
         pce_digest: identifies the circuit shape (e.g. SHA-256 of its PCE file), checked on read.
+
+    Raises:
+        ValueError: a value is not below r.
     """
     aux = np.asarray(aux)
     # elementwise comparisons (numpy's loop, also over object arrays of ints/mpz): about twice as
     # fast as a Python generator at 130 M values (a 32 GiB partition)
     is_one = np.asarray(aux == 1, dtype=bool)
     is_bit = is_one | np.asarray(aux == 0, dtype=bool)
-    bits = is_one[is_bit]
-    wide = np.asarray(aux[~is_bit], dtype=object)
+    cw = CompactAssignment(_limbs(inputs), np.packbits(is_bit, bitorder="little"),
+                           np.packbits(is_one[is_bit], bitorder="little"), _limbs(aux[~is_bit]), len(aux),
+                           int(is_bit.sum()))
+    write_witness_compact(path, cw, pce_digest)
+
+
+def write_witness_compact(path, cw: CompactAssignment, pce_digest: str = "") -> None:
+    """Write an assignment given as it is stored (``ConstraintSystem.assignment_compact``: no
+    Python int per value) atomically, in the layout above.
+
+    Args:
+        cw: the assignment (``cuzk.backend.CompactAssignment``).
+        pce_digest: identifies the circuit shape (e.g. SHA-256 of its PCE file), checked on read.
+    """
     header = {
-        "num_inputs": len(inputs),
-        "num_aux": len(aux),
-        "num_bits": int(is_bit.sum()),
-        "num_wide": len(wide),
+        "num_inputs": len(cw.inputs),
+        "num_aux": cw.num_aux,
+        "num_bits": cw.num_bits,
+        "num_wide": len(cw.wide),
         "pce_digest": pce_digest,
     }
     hdr = json.dumps(header).encode()
     h = hashlib.sha256()
     with atomic_open(path) as f:
 
-        def put(b: bytes) -> None:
+        def put(b) -> None:
             h.update(b)
             f.write(b)
 
         head = MAGIC + struct.pack("<II", VERSION, len(hdr)) + hdr
         put(head + bytes((-len(head)) % 8))
-        put(_fr_bytes(np.asarray(inputs, dtype=object)))
-        put(np.packbits(is_bit, bitorder="little").tobytes())
-        put(np.packbits(bits, bitorder="little").tobytes())
-        put(_fr_bytes(wide))
+        for arr in (cw.inputs, cw.mask, cw.bits, cw.wide):
+            put(np.ascontiguousarray(arr).astype("<u8" if arr.dtype == np.uint64 else np.uint8, copy=False).data)
         f.write(h.digest())
 
 
