@@ -267,3 +267,8 @@ def test_post_rules_have_priority_over_porep(tmp_path):
         assert top(rule, f"shape={window}") == top("prove_window_post")
         assert top("synthesize") < top(rule, f"shape={porep}") < top("prove_window_post")
     assert top("prepare") == top("prove_winning_post")   # every sealed sector feeds WinningPoSt
+    # Snakemake maximises the sum of the chosen jobs' priorities: all syntheses together must not
+    # outweigh one PCE, key or prove job of their shape (else they take the memory it waits for)
+    synth = sum(v for (r_, _), v in prio.items() if r_ == "synthesize")
+    assert 0 < synth < min(top(r_, f"shape={porep}") for r_ in ("pce_extract", "setup"))
+    assert synth < top("prove")

@@ -477,11 +477,11 @@ def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None
             the verifying key takes another number of public inputs.
         ProofVerificationError: any partition's proof fails (the result file is not written).
     """
-    with measured("verify", mem_json, predict_step_bytes("verify"), mem_gb):
-        if shape_name is None:
+    shape = shape_by_name(shape_name) if shape_name is not None else None
+    # the prediction scales with the sector size (the C1 read whole), as the rule declares it
+    with measured("verify", mem_json, predict_step_bytes("verify", shape.stats() if shape else None), mem_gb):
+        if shape is None:
             shape = commd.shape_for(read_c1(c1_path)["sector_size"], allow_test=True)
-        else:
-            shape = shape_by_name(shape_name)
         fam = family_of(shape)
         inp = _read_input(c1_path, shape, checked)
         vk = read_vk(vk_path)

@@ -157,14 +157,18 @@ BATCH_INDEX = {sid: i for i, b in enumerate(BATCHES) for sid in BATCHES[b]}
 
 
 def synthesize_priority(wc):
-    """Earlier batches' partitions first (between 0 and 1, below every PoSt priority), so the
-    first batch can prove on the GPU while the next one's partitions are synthesized."""
-    return 1 - BATCH_INDEX[wc.sid] / max(1, len(BATCHES))
+    """Earlier batches' partitions first, so the first batch can prove on the GPU while the next
+    one's are synthesized; scaled so that all synthesis jobs together stay below 1 (Snakemake
+    sums priorities: see KEY_PRIORITY)."""
+    return (1 - BATCH_INDEX[wc.sid] / max(1, len(BATCHES))) / (N_PARTITION_JOBS + 1)
 
 
-# WinningPoSt first (a deadline of one epoch on chain), then WindowPoSt, then PoRep
+# WinningPoSt first (a deadline of one epoch on chain), then WindowPoSt, then PoRep. Snakemake's
+# scheduler maximises the SUM of the chosen jobs' priorities, so a PoRep shape's PCE, key and
+# prove jobs (KEY_PRIORITY) must outweigh all synthesis jobs together (below 1: see
+# synthesize_priority), or twelve syntheses beat one key (stop 12: setup waited 142 s).
 POST_PRIORITY = {"winning": 100, "window": 50}
-KEY_PRIORITY = 2  # a PoRep shape's PCE and key: above every synthesis (0..1), which would starve them
+KEY_PRIORITY = 2
 
 
 def shape_priority(wc):
@@ -183,6 +187,9 @@ def prepare_priority(wc):
 def partition_jobs():
     """Every (sector id, partition) synthesis job."""
     return [(sid, k) for sid in SECTORS for k in range(sector_partitions(sid))]
+
+
+N_PARTITION_JOBS = len(partition_jobs())
 
 
 def sector_pce(wc):

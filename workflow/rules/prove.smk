@@ -12,6 +12,7 @@ rule prove:
         R.log("prove", "{batch}"),
     benchmark:
         R.benchmark("prove", "{batch}")
+    priority: KEY_PRIORITY
     conda:
         "../envs/cuzk.yaml"
     threads: THREADS

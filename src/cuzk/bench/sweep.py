@@ -277,7 +277,7 @@ def sweep(configfile, budgets: list[float], cores: int, out, gpus: int = 1, snak
     shared = out / "shared"
     with open(out / "shared.log", "w") as log:
         rc, wall, _ = sample_run(base + ["--config", f"results={shared}", "--until", *SHARED_RULES,
-                                         "--resources", f"mem_gb={max(budgets)}", *gpu_res], interval, log=log)
+                                         "--resources", f"mem_gb={max(budgets):g}", *gpu_res], interval, log=log)
     if rc != 0:
         raise RuntimeError(f"the shared run (PCE, key, checked inputs) failed (rc {rc}); see {out / 'shared.log'}")
     points = _load_points(out)

@@ -50,9 +50,9 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     "pce_extract": {"const": 160 << 20, "nnz": 29.0},
     "setup": {"domain": 1700.0, "aux": 1250.0},  # aux slope raised to cover porep-2KiB (9.90 GiB)
     # one partition's witness (witness mode, shared small ints): 0.10 GiB at 2 KiB (aux 2.69 M),
-    # 2.6 GB at 32 GiB (aux 130.2 M, 2-core machine, witness-speed branch): 19.6 B per aux; the
-    # checked C1 read whole (a 32 GiB synthetic C1 is 38 MB of JSON)
-    "synthesize": {"const": 256 << 20, "aux": 24.0},
+    # 2.72 GiB at 32 GiB (aux 130.2 M, H200 host, stop 12: written from the value store, no int
+    # per value): 20.4 B per aux; the checked C1 read whole (a 32 GiB synthetic C1 is 38 MB)
+    "synthesize": {"const": 256 << 20, "aux": 21.0},
     # the full check of an input file when it enters: 0.28 GiB for a 32 GiB synthetic C1 (35 s on
     # the H200 host, 18 s on the 2-core machine), 0.09 GiB at 2 KiB
     "check_c1": {"const": 256 << 20},
@@ -73,10 +73,10 @@ STEPS_WITH_WORKERS = ("setup", "prove")
 # trusted by its check record); predictions 6-16 % above. Since stop 12 prove reads the PCE mapped
 # and uploads it in slices: its owned CSR copies (indices int64, coeff ids int32, row pointers:
 # 15.3 B per non-zero at 32 GiB) and the uint32 upload copy (4 B) left the slope, and so did the
-# witness limbs (w is expanded on the GPU from the file's packed bits: 2 × 32 B per aux); the
-# slope left (4 B) is an estimate until measured.
+# witness limbs (w is expanded on the GPU from the file's packed bits: 2 × 32 B per aux). What is
+# left: 3.8 GiB at 32 GiB (stop 12, two batches of two sectors), predicted 4.05 GiB.
 STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
-    "setup": {"const": 0.75 * (1 << 30), "nnz": 25.0},
+    "setup": {"const": 0.75 * (1 << 30), "nnz": 23.0},   # 32 GiB: 15.8 (stop 11), 14.4 GiB (stop 12)
     "prove": {"const": 1.3 * (1 << 30), "nnz": 4.0},
 }
 
