@@ -1,0 +1,25 @@
+"""The deployment prediction of stop 12 (cuzk.bench.deploy): timings fitted to the H200 runs
+(call A: prove jobs of 20 partitions; the sweep: jobs of 10 and the steady intervals), then
+predicted for the measured points (to show the error) and for other machines.
+Run from the repository root:  python benchmarks/results/2026-12-01-h200/stop12/predict.py"""
+import json
+from pathlib import Path
+
+from cuzk.bench.deploy import calibrate, predict, write
+
+HERE = Path(__file__).parent
+sweep = {p["budget_gb"]: p for p in json.loads((HERE / "sweep/sweep.json").read_text())}
+runs = [{"steps": HERE / "run-a/report/steps.tsv", "partitions_per_job": 20}]
+runs += [{"steps": HERE / f"sweep/mem{b:g}/report/steps.tsv", "partitions_per_job": 10,
+          "steady_s_per_sector": p["steady_s_per_proof"]} for b, p in sweep.items()]
+cal = calibrate(runs)
+proofs = sorted(json.loads((HERE / "run-a/proof-times.json").read_text())["proofs"].values())
+measured = {(16, b, 1): p["steady_s_per_proof"] for b, p in sweep.items()}
+measured[(16, 64, 2)] = (proofs[-1] - proofs[0]) / (len(proofs) - 1)
+points = [(16, b, 141, 1) for b in sorted(sweep)] + [(16, 64, 141, 2)]
+others = [(8, 32, 141, 2), (16, 64, 141, 4), (32, 128, 141, 4), (32, 256, 141, 4), (64, 512, 141, 4),
+          (32, 256, 80, 4)]
+preds = [predict(cal, "porep-32GiB", c, m, g, b) for c, m, g, b in points + others]
+write(HERE / "deploy.json", cal, preds, measured)
+print(json.dumps(cal.__dict__, indent=1))
+print((HERE / "deploy.md").read_text())
