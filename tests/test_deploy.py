@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cuzk.bench.deploy import calibrate, predict, table
+from cuzk.bench.deploy import calibrate, predict, sweep_runs, table
 from cuzk.circuits.registry import shape_by_name
 from cuzk.memory.budget import declared_gb
 from cuzk.memory.model import predict_step_bytes
@@ -49,11 +49,8 @@ def test_fit_and_prediction_by_hand(tmp_path):
 def test_the_h200_point_left_out_of_the_fit():
     """Fitted to the sweep (batches of one) and call A's prove jobs, the steady rate of call A
     itself (four sectors, batches of two: first to last proof) is predicted within 20 %."""
-    sweep = {p["budget_gb"]: p for p in json.loads((STOP12 / "sweep/sweep.json").read_text())}
-    runs = [{"steps": STOP12 / "run-a/report/steps.tsv", "partitions_per_job": 20}]
-    runs += [{"steps": STOP12 / f"sweep/mem{b:g}/report/steps.tsv", "partitions_per_job": 10,
-              "steady_s_per_sector": p["steady_s_per_proof"]} for b, p in sweep.items()]
-    cal = calibrate(runs)
+    cal = calibrate([{"steps": STOP12 / "run-a/report/steps.tsv", "partitions_per_job": 20}]
+                    + sweep_runs(STOP12 / "sweep", 10))
     t = sorted(json.loads((STOP12 / "run-a/proof-times.json").read_text())["proofs"].values())
     measured = (t[-1] - t[0]) / (len(t) - 1)
     p = predict(cal, "porep-32GiB", 16, 64, 141, batch=2)

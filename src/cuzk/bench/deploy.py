@@ -80,6 +80,15 @@ def calibrate(runs: list[dict]) -> Calibration:
                        t_gap=statistics.median(gaps) if gaps else 0.0, gpu_gib=max(gpu))
 
 
+def sweep_runs(sweep_dir, partitions_per_job: int) -> list[dict]:
+    """``calibrate``'s runs of a sweep folder (``cuzk bench sweep --out``): each budget's report
+    with its steady interval (``sweep.json``); ``partitions_per_job``: partitions of a batch."""
+    sweep_dir = Path(sweep_dir)
+    return [{"steps": sweep_dir / f"mem{p['budget_gb']:g}/report/steps.tsv", "partitions_per_job": partitions_per_job,
+             "steady_s_per_sector": p["steady_s_per_proof"]}
+            for p in json.loads((sweep_dir / "sweep.json").read_text())]
+
+
 @dataclass
 class Prediction:
     """One machine's predicted steady state."""

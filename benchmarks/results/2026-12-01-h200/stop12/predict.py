@@ -5,14 +5,11 @@ Run from the repository root:  python benchmarks/results/2026-12-01-h200/stop12/
 import json
 from pathlib import Path
 
-from cuzk.bench.deploy import calibrate, predict, write
+from cuzk.bench.deploy import calibrate, predict, sweep_runs, write
 
 HERE = Path(__file__).parent
 sweep = {p["budget_gb"]: p for p in json.loads((HERE / "sweep/sweep.json").read_text())}
-runs = [{"steps": HERE / "run-a/report/steps.tsv", "partitions_per_job": 20}]
-runs += [{"steps": HERE / f"sweep/mem{b:g}/report/steps.tsv", "partitions_per_job": 10,
-          "steady_s_per_sector": p["steady_s_per_proof"]} for b, p in sweep.items()]
-cal = calibrate(runs)
+cal = calibrate([{"steps": HERE / "run-a/report/steps.tsv", "partitions_per_job": 20}] + sweep_runs(HERE / "sweep", 10))
 proofs = sorted(json.loads((HERE / "run-a/proof-times.json").read_text())["proofs"].values())
 measured = {(16, b, 1): p["steady_s_per_proof"] for b, p in sweep.items()}
 measured[(16, 64, 2)] = (proofs[-1] - proofs[0]) / (len(proofs) - 1)
