@@ -146,7 +146,8 @@ def key_files(tmp_path_factory):
 @pytest.mark.parametrize("name, reader", [
     ("k.vk", read_vk), ("p.proof", read_proofs), ("k.params", lambda p: read_params(p, check=True)),
     ("w.wit", lambda p: read_witness(p, pce_digest="digest")), ("c.pce", read_pce),
-], ids=["vk", "proof", "params", "witness", "pce"])
+    ("c.pce", lambda p: read_pce(p, mapped=True)),
+], ids=["vk", "proof", "params", "witness", "pce", "pce-mapped"])
 def test_binary_readers(key_files, tmp_path, monkeypatch, name, reader):
     monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path / "cache"))
     raw = (key_files / name).read_bytes()
