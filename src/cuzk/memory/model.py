@@ -66,17 +66,15 @@ STEPS_WITH_WORKERS = ("setup", "prove")
 # Host side of setup and prove on the cuda backend (no worker processes; the NTT domain, the
 # MSMs and the key's points live on the GPU, and the key never lives on the host: setup writes it
 # from the GPU in slices, prove maps its file and streams it to the GPU, handing the pages back).
-# What grows is the PCE's CSR arrays, the witness limbs and their staged copy: all proportional
-# to the shape, so one slope per non-zero (aux is proportional too). Fitted to the H200 host
-# peaks of stop 11 (benchmarks/results/2026-12-01-h200): porep-2KiB setup 0.99 GiB, prove 1.66
-# GiB (stop11-b, default batch); porep-32GiB setup 15.8 GiB, prove 20.3 GiB (stop11-c, the key
-# trusted by its check record); predictions 6-16 % above. Since stop 12 prove reads the PCE mapped
-# and uploads it in slices: its owned CSR copies (indices int64, coeff ids int32, row pointers:
-# 15.3 B per non-zero at 32 GiB) and the uint32 upload copy (4 B) left the slope, and so did the
-# witness limbs (w is expanded on the GPU from the file's packed bits: 2 × 32 B per aux). What is
-# left: 3.8 GiB at 32 GiB (stop 12, two batches of two sectors), predicted 4.05 GiB.
+# Setup holds the PCE's CSR arrays and their transposes: one slope per non-zero, fitted to the
+# H200 host (benchmarks/results/2026-12-01-h200): porep-2KiB 0.99 GiB (stop11-b), porep-32GiB
+# 15.8 GiB (stop11-c) and 14.4 GiB (stop12/run-a). Prove maps the PCE and uploads it in slices,
+# and stages witnesses as stored (w expanded on the GPU), so neither the CSR arrays nor the
+# witness limbs stay on the host (stop 11, before: 20.3 GiB at 32 GiB); what is left, the key's
+# pinned staging, the coefficient table and the C1 files: 3.8 GiB at 32 GiB (stop12/run-a, two
+# batches of two sectors), predicted 4.05 GiB.
 STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
-    "setup": {"const": 0.75 * (1 << 30), "nnz": 23.0},   # 32 GiB: 15.8 (stop 11), 14.4 GiB (stop 12)
+    "setup": {"const": 0.75 * (1 << 30), "nnz": 23.0},
     "prove": {"const": 1.3 * (1 << 30), "nnz": 4.0},
 }
 
