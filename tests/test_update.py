@@ -210,3 +210,129 @@ def test_encode_errors(updated):
         up.encode(key, bytes(bad), comm_c, comm_r_last_old, 1, size)
     with pytest.raises(up.UpdateError, match="comm_c must be 32 bytes"):
         up.encode(key, data, comm_c[:31], comm_r_last_old, 1, size)
+
+
+# --- partition vanilla proofs --------------------------------------------------------------------
+
+def _prove_all(size, key, comm_c, out):
+    tree_r_old = build_tree(key, up.tree_r_shape(size))
+    return tree_r_old, [up.prove_partition(k, sector_size=size, comm_c=comm_c, comm_r_new=out["comm_r_new"],
+                                           tree_r_old=tree_r_old, tree_d_new=out["tree_d_new"],
+                                           tree_r_new=out["tree_r_new"])
+                        for k in range(up.partition_count(size))]
+
+
+def _publics(out, size):
+    return dict(sector_size=size, comm_r_old=out["comm_r_old"], comm_d_new=out["comm_d_new"],
+                comm_r_new=out["comm_r_new"], h=out["h"])
+
+
+@pytest.fixture(scope="module")
+def proved(updated):
+    size, key, data, comm_c, comm_r_last_old, out = updated
+    return _prove_all(size, key, comm_c, out)
+
+
+def test_partition_proofs_verify_and_open_the_right_nodes(updated, proved):
+    size, key, data, comm_c, comm_r_last_old, out = updated
+    _, proofs = proved
+    assert len(proofs) == up.partition_count(size)
+    rep = out["replica"]
+    for k, proof in enumerate(proofs):
+        up.verify_partition(proof, k, **_publics(out, size))
+        assert len(proof.apex_leafs) == up.apex_leaf_count(size)
+        for c, p in zip(up.challenges(out["comm_r_new"], size, k).tolist(), proof.challenge_proofs):
+            assert p.leaf_r_old == _le(key[32 * c : 32 * c + 32])
+            assert p.leaf_d_new == data[32 * c : 32 * c + 32]
+            assert p.leaf_r_new == _le(rep[32 * c : 32 * c + 32])
+            assert p.root_r_old == _le(comm_r_last_old) and _node(p.root_r_new) == out["comm_r_last_new"]
+
+
+def test_partition_proof_for_the_wrong_partition_is_refused(updated, proved):
+    size, _, _, _, _, out = updated
+    _, proofs = proved
+    if len(proofs) == 1:
+        pytest.skip("one partition")
+    with pytest.raises(up.UpdateProofError) as e:
+        up.verify_partition(proofs[0], 1, **_publics(out, size))
+    assert e.value.what in ("tree_r_old", "tree_r_new")
+
+
+def test_tampered_public_inputs_are_refused(updated, proved):
+    size, _, _, _, _, out = updated
+    _, proofs = proved
+    for field in ("comm_r_new", "comm_d_new", "comm_r_old"):
+        pub = _publics(out, size)
+        pub[field] = _node((_le(pub[field]) + 1) % R)
+        with pytest.raises(up.UpdateProofError, match=field) as e:
+            up.verify_partition(proofs[0], 0, **pub)
+        assert e.value.what == field
+
+
+def test_tampered_proof_fields_are_refused(updated, proved):
+    size, _, _, _, _, out = updated
+    _, proofs = proved
+    p0 = proofs[0]
+    cp = p0.challenge_proofs[3]
+    cases = {
+        "tree_r_new": {"leaf_r_new": (cp.leaf_r_new + 1) % R},
+        "tree_r_old": {"leaf_r_old": (cp.leaf_r_old + 1) % R},
+        "comm_d_new": {"leaf_d_new": _node(_le(cp.leaf_d_new) ^ 1)},
+    }
+    for what, change in cases.items():
+        bad = up.PartitionProof(p0.comm_c, p0.apex_leafs,
+                                p0.challenge_proofs[:3] + [cp.__class__(**{**cp.__dict__, **change})]
+                                + p0.challenge_proofs[4:])
+        with pytest.raises(up.UpdateProofError) as e:
+            up.verify_partition(bad, 0, **_publics(out, size))
+        assert e.value.what == what and "challenge 3" in str(e.value)
+    bad = up.PartitionProof(p0.comm_c, p0.apex_leafs[:-1], p0.challenge_proofs)
+    with pytest.raises(up.UpdateProofError, match="apex_leafs"):
+        up.verify_partition(bad, 0, **_publics(out, size))
+    bad = up.PartitionProof(p0.comm_c, [bytes(32)] + p0.apex_leafs[1:], p0.challenge_proofs)
+    with pytest.raises(up.UpdateProofError, match="apex_leafs"):
+        up.verify_partition(bad, 0, **_publics(out, size))
+    bad = up.PartitionProof(_node(_le(p0.comm_c) + 1), p0.apex_leafs, p0.challenge_proofs)
+    with pytest.raises(up.UpdateProofError, match="comm_r_old"):
+        up.verify_partition(bad, 0, **_publics(out, size))
+
+
+def test_one_wrong_replica_node_is_refused():
+    """A replica with one node off (trees and comm_r_new built over it) is refused at that node.
+
+    The node must be challenged, and the challenges follow comm_r_new, so the first node whose
+    tampering makes it challenged in partition 0 is taken.
+    """
+    size = 2048
+    key, comm_r_last_old, comm_c = _cc_sector(size, 5)
+    data = _deal_data(size, 6)
+    out = up.encode(key, data, comm_c, comm_r_last_old, 1, size)
+    vals = [_le(out["replica"][32 * v : 32 * v + 32]) for v in range(64)]
+    for v in range(64):
+        bad = vals.copy()
+        bad[v] = (bad[v] + 1) % R
+        tree = build_tree(np.array(bad, dtype=object), up.tree_r_shape(size))
+        comm_r_new = comm_r(comm_c, _node(tree[-1][0]))
+        if v in up.challenges(comm_r_new, size, 0).tolist():
+            break
+    else:
+        pytest.fail("no node becomes challenged when tampered")
+    tampered = {**out, "tree_r_new": tree, "comm_r_new": comm_r_new}
+    _, (proof,) = _prove_all(size, key, comm_c, tampered)
+    with pytest.raises(up.UpdateProofError) as e:
+        up.verify_partition(proof, 0, **_publics(tampered, size))
+    assert e.value.what == "replica node" and f"(node {v})" in str(e.value)
+
+
+def test_prove_partition_rejects_inconsistent_trees(updated):
+    size, key, data, comm_c, comm_r_last_old, out = updated
+    tree_r_old = build_tree(key, up.tree_r_shape(size))
+    leaves = tree_r_old[0].copy()
+    leaves[:] = [(int(x) + 1) % R for x in leaves]
+    with pytest.raises(up.UpdateError, match="tree_r_old"):
+        up.prove_partition(0, sector_size=size, comm_c=comm_c, comm_r_new=out["comm_r_new"],
+                           tree_r_old=[leaves] + tree_r_old[1:], tree_d_new=out["tree_d_new"],
+                           tree_r_new=out["tree_r_new"])
+    with pytest.raises(up.UpdateError, match="partition k=9"):
+        up.prove_partition(9, sector_size=size, comm_c=comm_c, comm_r_new=out["comm_r_new"],
+                           tree_r_old=tree_r_old, tree_d_new=out["tree_d_new"], tree_r_new=out["tree_r_new"])

@@ -20,13 +20,15 @@ Merkle-tagged one of :func:`cuzk.sector.replica.comm_r`. Nodes are 32-byte littl
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import gmpy2
 import numpy as np
 
 from ..errors import CuzkError
 from ..hash.poseidon import R, custom_tag, poseidon_many
 from . import commd
-from .replica import build_tree, comm_r, fr_to_nodes, nodes_to_fr, tree_shape
+from .replica import build_tree, comm_r, fr_to_nodes, nodes_to_fr, tree_path, tree_shape, verify_tree_path
 
 __all__ = [
     "UpdateError",
@@ -45,6 +47,10 @@ __all__ = [
     "node_rhos",
     "encode",
     "decode",
+    "ChallengeProof",
+    "PartitionProof",
+    "prove_partition",
+    "verify_partition",
 ]
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
@@ -227,3 +233,136 @@ def decode(replica, sector_key, comm_d_new: bytes, comm_r_old: bytes, h: int, se
     inv = np.array([gmpy2.invert(r, R) for r in rho(phi(comm_d_new, comm_r_old), np.arange(1 << h))], dtype=object)
     inv_nodes = inv[np.arange(len(new)) >> shr]
     return fr_to_nodes(np.mod((new - key) * inv_nodes, R)).tobytes()
+
+
+# --- partition vanilla proofs --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ChallengeProof:
+    """The three openings of one challenged node ``c`` (upstream ``ChallengeProof``).
+
+    ``*_r_old`` / ``*_r_new``: leaf (int), path (:func:`cuzk.sector.replica.tree_path` form, its
+    positions spell ``c``) and root (int) in tree_r_old / tree_r_new. ``leaf_d_new``: 32 bytes;
+    ``path_d_new``: the log2(N) sha254 siblings leaf to root (:func:`cuzk.sector.commd.merkle_path`);
+    its root is the public comm_d_new.
+    """
+
+    leaf_r_old: int
+    path_r_old: list
+    root_r_old: int
+    leaf_d_new: bytes
+    path_d_new: list
+    leaf_r_new: int
+    path_r_new: list
+    root_r_new: int
+
+
+@dataclass(frozen=True)
+class PartitionProof:
+    """One partition's vanilla proof (upstream ``PartitionProof``): ``comm_c`` (32 bytes), the
+    partition's ``apex_leafs`` in tree_d_new (:func:`apex_leaf_count` nodes of 32 bytes) and one
+    :class:`ChallengeProof` per challenge, in :func:`challenges` order."""
+
+    comm_c: bytes
+    apex_leafs: list
+    challenge_proofs: list
+
+
+def _apex_level(sector_size: int) -> int:
+    """Height in tree_d of the apex-leaf row: log2 N − log2(partitions · apex_leaf_count)."""
+    total = partition_count(sector_size) * apex_leaf_count(sector_size)
+    return (_nodes(sector_size) // total).bit_length() - 1
+
+
+def _path_index(path) -> int:
+    index, scale = 0, 1
+    for sibs, pos in path:
+        index += int(pos) * scale
+        scale *= len(sibs) + 1
+    return index
+
+
+def prove_partition(k: int, *, sector_size: int, comm_c: bytes, comm_r_new: bytes,
+                    tree_r_old: list, tree_d_new: list, tree_r_new: list) -> PartitionProof:
+    """Partition ``k``'s vanilla proof (``prove_inner`` in vanilla.rs).
+
+    Args:
+        k: partition index; sector_size: bytes; comm_c, comm_r_new: 32 bytes LE.
+        tree_r_old: levels of the CC replica's tree (:func:`cuzk.sector.replica.build_tree` with
+            :func:`tree_r_shape`); tree_d_new, tree_r_new: as :func:`encode` returns them.
+    Each opening is checked against its own tree's root before it is kept, as upstream does.
+    Raises UpdateError for a bad k or size, or an opening that does not reach its root (trees
+    that disagree with their levels).
+    """
+    shape = tree_r_shape(sector_size)
+    cs = challenges(comm_r_new, sector_size, k)
+    lvl, alc = _apex_level(sector_size), apex_leaf_count(sector_size)
+    apex = [tree_d_new[lvl][i].tobytes() for i in range(k * alc, (k + 1) * alc)]
+    root_old, root_new, comm_d_new = int(tree_r_old[-1][0]), int(tree_r_new[-1][0]), tree_d_new[-1][0].tobytes()
+    out = []
+    for c in (int(c) for c in cs):
+        p = ChallengeProof(int(tree_r_old[0][c]), tree_path(tree_r_old, c, shape), root_old,
+                           tree_d_new[0][c].tobytes(), commd.merkle_path(tree_d_new, c),
+                           int(tree_r_new[0][c]), tree_path(tree_r_new, c, shape), root_new)
+        for tree, ok in (("tree_r_old", verify_tree_path(p.leaf_r_old, p.path_r_old, root_old)),
+                         ("tree_d_new", commd.verify_path(p.leaf_d_new, c, p.path_d_new, comm_d_new)),
+                         ("tree_r_new", verify_tree_path(p.leaf_r_new, p.path_r_new, root_new))):
+            if not ok:
+                raise UpdateError(f"{tree}: the opening of node {c} does not reach the tree's root")
+        out.append(p)
+    return PartitionProof(bytes(comm_c), apex, out)
+
+
+def verify_partition(proof: PartitionProof, k: int, *, sector_size: int, comm_r_old: bytes,
+                     comm_d_new: bytes, comm_r_new: bytes, h: int) -> None:
+    """Check partition ``k``'s vanilla proof against the public inputs (``verify`` in vanilla.rs).
+
+    Checks, in upstream's order: the counts of apex leaves and challenge proofs; comm_r_old and
+    comm_r_new = H₂(comm_c, root of the first proof's tree_r_old / tree_r_new); per challenge c:
+    each opening is of node c, has the common root and hashes up to it (tree_d_new's to
+    comm_d_new); new = old + rho(c >> (log2 N − h)) · data; the tree_d_new siblings at the apex
+    rows lie in the apex tree built from ``apex_leafs``.
+    Returns None. Raises UpdateError for bad public inputs (size, k, h) and
+    :class:`UpdateProofError` whose ``what`` names the failed check: ``apex_leafs``,
+    ``challenge_proofs``, ``comm_c``, ``comm_r_old``, ``comm_r_new``, ``tree_r_old``, ``comm_d_new``,
+    ``tree_r_new`` or ``replica node``.
+    """
+    shr = _shr(sector_size, h)
+    cs = challenges(comm_r_new, sector_size, k)
+    alc = apex_leaf_count(sector_size)
+    if len(proof.apex_leafs) != alc or any(len(bytes(a)) != commd.NODE_SIZE for a in proof.apex_leafs):
+        raise UpdateProofError("apex_leafs", f"expected {alc} nodes of 32 bytes, got {len(proof.apex_leafs)}")
+    if len(proof.challenge_proofs) != len(cs):
+        raise UpdateProofError("challenge_proofs", f"expected {len(cs)}, got {len(proof.challenge_proofs)}")
+    try:
+        _fr(proof.comm_c, "comm_c")
+    except UpdateError as e:
+        raise UpdateProofError("comm_c", str(e)) from e
+    first = proof.challenge_proofs[0]
+    for name, public, tree, root in (("comm_r_old", comm_r_old, "tree_r_old", first.root_r_old),
+                                     ("comm_r_new", comm_r_new, "tree_r_new", first.root_r_new)):
+        if not 0 <= int(root) < R:
+            raise UpdateProofError(tree, "the root of challenge 0's opening is not a canonical Fr element")
+        if comm_r(bytes(proof.comm_c), fr_to_nodes([int(root)]).tobytes()) != bytes(public):
+            raise UpdateProofError(name, f"H(comm_c, {tree} root) differs from the public {name} (partition {k})")
+    rhos = rho(phi(comm_d_new, comm_r_old), cs >> shr)
+    apex_tree = commd.build_tree(b"".join(bytes(a) for a in proof.apex_leafs))
+    apex_h = _apex_level(sector_size)
+    for i, (c, p, rh) in enumerate(zip((int(c) for c in cs), proof.challenge_proofs, rhos)):
+        where = f"challenge {i} (node {c}) of partition {k}"
+        for tree, path, root, leaf, first_root in (
+                ("tree_r_old", p.path_r_old, p.root_r_old, p.leaf_r_old, first.root_r_old),
+                ("tree_r_new", p.path_r_new, p.root_r_new, p.leaf_r_new, first.root_r_new)):
+            if _path_index(path) != c or root != first_root:
+                raise UpdateProofError(tree, f"{where}: opening of another node or another root")
+            if not verify_tree_path(leaf, path, root):
+                raise UpdateProofError(tree, f"{where}: the opening does not hash up to its root")
+        if len(p.path_d_new) != _nodes(sector_size).bit_length() - 1 or \
+                not commd.verify_path(bytes(p.leaf_d_new), c, p.path_d_new, bytes(comm_d_new)):
+            raise UpdateProofError("comm_d_new", f"{where}: the tree_d_new opening does not reach comm_d_new")
+        data = int.from_bytes(bytes(p.leaf_d_new), "little")
+        if int(p.leaf_r_new) != (int(p.leaf_r_old) + data * int(rh)) % R:
+            raise UpdateProofError("replica node", f"{where}: new replica node is not old + rho · data")
+        if any(bytes(sib) not in {row.tobytes() for row in apex_tree[j]}
+               for j, sib in enumerate(p.path_d_new[apex_h : apex_h + len(apex_tree) - 1])):
+            raise UpdateProofError("apex_leafs", f"{where}: a tree_d_new sibling is not in the apex tree")
