@@ -8,6 +8,9 @@ Upstream data (tests/fixtures/filecoin, see its README):
   little-endian u32 x, y, z, w; ``next_u64`` = low u32 then high u32) and blstrs 0.7.1's
   ``Scalar::random`` (four ``next_u64`` limbs, little-endian, top bit masked, rejected if ≥ r) are
   ported below.
+* ``venus-presealed-2kib/``: a real sealed 2 KiB replica (filecoin-project/venus genesis sector
+  t0106 #0) with its comm_c, comm_r_last and comm_r, used as the sector key of an update. Its data
+  is random rather than a CC sector's zeros; the update does not depend on what the key encodes.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import pytest
 from cuzk.hash.poseidon import R, poseidon_hash
 from cuzk.sector import update as up
 from cuzk.sector.commd import comm_d
-from cuzk.sector.replica import build_tree, comm_r, tree_arities
+from cuzk.sector.fr32 import pad_sector, unpadded_size
+from cuzk.sector.replica import build_tree, comm_r, fr_to_nodes, tree_arities
 
 FIX = Path(__file__).parent / "fixtures" / "filecoin"
 _M32 = (1 << 32) - 1
@@ -135,10 +139,8 @@ def _cc_sector(size: int, seed: int):
 
 
 def _deal_data(size: int, seed: int) -> bytes:
-    """Random Fr32-shaped nodes (top two bits clear), as padded deal data."""
-    a = np.random.default_rng(seed).integers(0, 256, (size // 32, 32), dtype=np.uint8)
-    a[:, 31] &= 0x3F
-    return a.tobytes()
+    """Random payload bytes, Fr32-padded to the sector size."""
+    return pad_sector(np.random.default_rng(seed).bytes(unpadded_size(size)), size)
 
 
 @pytest.fixture(scope="module", params=[2048, 32 << 10])
@@ -336,3 +338,21 @@ def test_prove_partition_rejects_inconsistent_trees(updated):
     with pytest.raises(up.UpdateError, match="partition k=9"):
         up.prove_partition(9, sector_size=size, comm_c=comm_c, comm_r_new=out["comm_r_new"],
                            tree_r_old=tree_r_old, tree_d_new=out["tree_d_new"], tree_r_new=out["tree_r_new"])
+
+
+def test_update_of_a_real_sealed_2kib_replica():
+    """The real replica's tree gives its published comm_r_last and comm_r (= comm_r_old); the update
+    over it proves, verifies and decodes back to the deal data."""
+    doc = json.loads((FIX / "venus-presealed-2kib" / "venus-presealed-2kib.json").read_text())
+    sec = doc["sectors"][0]
+    key = (FIX / "venus-presealed-2kib" / sec["sealed_file"].split("/")[-1]).read_bytes()
+    comm_c, comm_r_last = bytes.fromhex(sec["comm_c"]), bytes.fromhex(sec["comm_r_last"])
+    tree_r_old = build_tree(key, up.tree_r_shape(2048))
+    assert fr_to_nodes(tree_r_old[-1]).tobytes() == comm_r_last
+    data = _deal_data(2048, 7)
+    out = up.encode(key, data, comm_c, comm_r_last, 1, 2048)
+    assert out["comm_r_old"] == bytes.fromhex(sec["comm_r"])
+    proof = up.prove_partition(0, sector_size=2048, comm_c=comm_c, comm_r_new=out["comm_r_new"],
+                               tree_r_old=tree_r_old, tree_d_new=out["tree_d_new"], tree_r_new=out["tree_r_new"])
+    up.verify_partition(proof, 0, **_publics(out, 2048))
+    assert up.decode(out["replica"], key, out["comm_d_new"], out["comm_r_old"], 1, 2048) == data
