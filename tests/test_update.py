@@ -276,12 +276,14 @@ def test_tampered_proof_fields_are_refused(updated, proved):
     _, proofs = proved
     p0 = proofs[0]
     cp = p0.challenge_proofs[3]
-    cases = {
-        "tree_r_new": {"leaf_r_new": (cp.leaf_r_new + 1) % R},
-        "tree_r_old": {"leaf_r_old": (cp.leaf_r_old + 1) % R},
-        "comm_d_new": {"leaf_d_new": _node(_le(cp.leaf_d_new) ^ 1)},
-    }
-    for what, change in cases.items():
+    cases = [
+        ("tree_r_new", {"leaf_r_new": (cp.leaf_r_new + 1) % R}),
+        ("tree_r_new", {"path_r_new": cp.path_r_new[:-1]}),
+        ("tree_r_old", {"leaf_r_old": (cp.leaf_r_old + 1) % R}),
+        ("comm_d_new", {"leaf_d_new": _node(_le(cp.leaf_d_new) ^ 1)}),
+        ("comm_d_new", {"path_d_new": cp.path_d_new[:-1]}),
+    ]
+    for what, change in cases:
         bad = up.PartitionProof(p0.comm_c, p0.apex_leafs,
                                 p0.challenge_proofs[:3] + [cp.__class__(**{**cp.__dict__, **change})]
                                 + p0.challenge_proofs[4:])
@@ -292,7 +294,7 @@ def test_tampered_proof_fields_are_refused(updated, proved):
     with pytest.raises(up.UpdateProofError, match="apex_leafs"):
         up.verify_partition(bad, 0, **_publics(out, size))
     bad = up.PartitionProof(p0.comm_c, [bytes(32)] + p0.apex_leafs[1:], p0.challenge_proofs)
-    with pytest.raises(up.UpdateProofError, match="apex_leafs"):
+    with pytest.raises(up.UpdateProofError, match="apex_leafs: .* not in the apex tree"):
         up.verify_partition(bad, 0, **_publics(out, size))
     bad = up.PartitionProof(_node(_le(p0.comm_c) + 1), p0.apex_leafs, p0.challenge_proofs)
     with pytest.raises(up.UpdateProofError, match="comm_r_old"):

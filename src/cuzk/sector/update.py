@@ -28,7 +28,8 @@ import numpy as np
 from ..errors import CuzkError
 from ..hash.poseidon import R, custom_tag, poseidon_many
 from . import commd
-from .replica import build_tree, comm_r, fr_to_nodes, nodes_to_fr, tree_path, tree_shape, verify_tree_path
+from .replica import (build_tree, comm_r, fr_to_nodes, nodes_to_fr, tree_arities, tree_path, tree_shape,
+                      verify_tree_path)
 
 __all__ = [
     "UpdateError",
@@ -160,7 +161,11 @@ def phi(comm_d_new: bytes, comm_r_old: bytes) -> bytes:
 
 
 def rho(phi_: bytes, highs) -> np.ndarray:
-    """rho = P(phi, high) for each ``high`` (a node's h high bits; ``rho`` in vanilla.rs); (k,) int array."""
+    """rho = P(phi, high) for each ``high`` (a node's h high bits; ``rho`` in vanilla.rs).
+
+    ``phi_``: 32 bytes LE; ``highs``: k non-negative ints (array-like). Returns a (k,) object array of
+    gmpy2.mpz. Raises UpdateError for a non-canonical phi.
+    """
     highs = np.asarray(highs, dtype=np.int64).reshape(-1)
     return _gen_randomness([_fr(phi_, "phi")] * len(highs), highs)
 
@@ -319,9 +324,9 @@ def verify_partition(proof: PartitionProof, k: int, *, sector_size: int, comm_r_
 
     Checks, in upstream's order: the counts of apex leaves and challenge proofs; comm_r_old and
     comm_r_new = H₂(comm_c, root of the first proof's tree_r_old / tree_r_new); per challenge c:
-    each opening is of node c, has the common root and hashes up to it (tree_d_new's to
-    comm_d_new); new = old + rho(c >> (log2 N − h)) · data; the tree_d_new siblings at the apex
-    rows lie in the apex tree built from ``apex_leafs``.
+    each opening has the tree's shape, is of node c, has the common root and hashes up to it
+    (tree_d_new's to comm_d_new); new = old + rho(c >> (log2 N − h)) · data; the tree_d_new
+    siblings at the apex rows lie in the apex tree built from ``apex_leafs``.
     Returns None. Raises UpdateError for bad public inputs (size, k, h) and
     :class:`UpdateProofError` whose ``what`` names the failed check: ``apex_leafs``,
     ``challenge_proofs``, ``comm_c``, ``comm_r_old``, ``comm_r_new``, ``tree_r_old``, ``comm_d_new``,
@@ -348,13 +353,14 @@ def verify_partition(proof: PartitionProof, k: int, *, sector_size: int, comm_r_
     rhos = rho(phi(comm_d_new, comm_r_old), cs >> shr)
     apex_tree = commd.build_tree(b"".join(bytes(a) for a in proof.apex_leafs))
     apex_h = _apex_level(sector_size)
+    arities = tree_arities(_nodes(sector_size), tree_r_shape(sector_size))
     for i, (c, p, rh) in enumerate(zip((int(c) for c in cs), proof.challenge_proofs, rhos)):
         where = f"challenge {i} (node {c}) of partition {k}"
         for tree, path, root, leaf, first_root in (
                 ("tree_r_old", p.path_r_old, p.root_r_old, p.leaf_r_old, first.root_r_old),
                 ("tree_r_new", p.path_r_new, p.root_r_new, p.leaf_r_new, first.root_r_new)):
-            if _path_index(path) != c or root != first_root:
-                raise UpdateProofError(tree, f"{where}: opening of another node or another root")
+            if [len(sibs) + 1 for sibs, _ in path] != arities or _path_index(path) != c or root != first_root:
+                raise UpdateProofError(tree, f"{where}: opening of another shape, node or root")
             if not verify_tree_path(leaf, path, root):
                 raise UpdateProofError(tree, f"{where}: the opening does not hash up to its root")
         if len(p.path_d_new) != _nodes(sector_size).bit_length() - 1 or \
