@@ -143,7 +143,7 @@ def _deal_data(size: int, seed: int) -> bytes:
     return pad_sector(np.random.default_rng(seed).bytes(unpadded_size(size)), size)
 
 
-@pytest.fixture(scope="module", params=[2048, 32 << 10])
+@pytest.fixture(scope="module", params=[2048, 8 << 10, 32 << 10])  # trees 8-0-0, 8-4-0, 8-8-2
 def updated(request):
     size = request.param
     key, comm_r_last_old, comm_c = _cc_sector(size, 1)
