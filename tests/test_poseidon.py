@@ -113,6 +113,11 @@ def test_domain_tags_match_neptune_hash_type():
         assert P.constant_length_tag(n, P.STRENGTHENED) == (n << 64) + (1 << 32)
     assert P.encryption_tag() == 1 << 32
     assert P.encryption_tag(P.STRENGTHENED) == 2 << 32
+    # Custom(CType::Arbitrary(index)): limb 0 = 0x0000010000000000 * index, index 1..=256
+    assert [P.custom_tag(i) for i in (1, 2, 256)] == [0x0000010000000000 * i for i in (1, 2, 256)]
+    for bad in (0, 257):
+        with pytest.raises(ValueError, match="1..256"):
+            P.custom_tag(bad)
 
 
 @pytest.mark.parametrize("arity", [2, 8, 11])

@@ -38,7 +38,10 @@ Domain tags (``HashType::domain_tag`` in ``src/hash_type.rs``), with ``s = 0`` f
 * ``ConstantLength(n)``: ``n · 2^64 + s`` (independent of the arity); the preimage of n ≤ arity
   elements is padded with zeros to the width — pass ``domain_tag=constant_length_tag(n)`` and the
   n inputs with ``arity=`` the width's arity;
-* ``Encryption``: ``2^32 + s``; ``VariableLength`` (``2^64 + s``) is declared but unsupported there.
+* ``Encryption``: ``2^32 + s``; ``VariableLength`` (``2^64 + s``) is declared but unsupported there;
+* ``Custom(CType::Arbitrary(id))``: ``id · 2^40`` for 1 ≤ id ≤ 256 (``CType::domain_tag``); Filecoin's
+  SnapDeals randomness uses id 1 at standard strength (``HASH_TYPE_GEN_RANDOMNESS`` in
+  rust-fil-proofs ``storage-proofs-update/src/constants.rs``).
 
 Values are "int arrays" as in :mod:`cuzk.field.arith`: numpy object arrays of ``gmpy2.mpz``,
 canonical (0 ≤ v < r). A state is a list of t int arrays of shape (k,), one per state element, so
@@ -224,6 +227,18 @@ def constant_length_tag(length: int, strength: str = STANDARD) -> int:
     if length < 1:
         raise ValueError(f"constant-length tag needs length ≥ 1, got {length}")
     return (length << 64) + _STRENGTH_TAG[strength]
+
+
+def custom_tag(identifier: int) -> int:
+    """neptune's ``HashType::Custom(CType::Arbitrary(identifier))`` tag: identifier·2^40.
+
+    ``identifier`` in 1..256, else ValueError (neptune asserts the same range). neptune v11 adds no
+    strength term to this tag (``PoseidonConstants::new_with_strength_and_type`` keeps
+    ``hash_type.domain_tag()``).
+    """
+    if not 1 <= identifier <= 256:
+        raise ValueError(f"custom domain tag identifier must be in 1..256, got {identifier}")
+    return identifier << 40
 
 
 def encryption_tag(strength: str = STANDARD) -> int:

@@ -9,6 +9,7 @@
   ``porep_c1``: full StackedDRG vanilla proofs of a sealed sector, and their verification;
   ``synthetic``: sparse synthetic 32/64 GiB C1 files.
 - ``post``: WinningPoSt / WindowPoSt challenges, sealed-sector files, vanilla proofs.
+- ``update``: SnapDeals (empty-sector update): challenges, rho encoding, partition vanilla proofs.
 - ``prepare``: the ``prepare`` step (data → padding → sealing → C1).
 
 Each module names the rust-fil-proofs source of its formulas.
