@@ -14,6 +14,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from cuzk.circuits.registry import shape_by_name
+from cuzk.memory.budget import declared_gb
+from cuzk.memory.model import predict_step_bytes
+
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
 
@@ -120,8 +124,10 @@ def test_memory_budget_checked_at_dag_build(tmp_path):
     cfg = _config(tmp_path)
     r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--cores", "2",
                        "--resources", "mem_gb=0", "--configfile", str(cfg)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    out = r.stdout + r.stderr
     assert r.returncode != 0
-    assert "memory model predicts" in r.stdout + r.stderr and "mem_gb=0" in r.stdout + r.stderr
+    assert "memory model predicts" in out and "--resources mem_gb=0 is too small" in out
+    assert "Traceback" not in out and "InputFunctionException" not in out, out[-3000:]
 
 
 def test_budget_refused_before_any_job_runs(tmp_path):
@@ -136,7 +142,17 @@ def test_budget_refused_before_any_job_runs(tmp_path):
                         "--configfile", str(cfg)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     out = r.stdout + r.stderr
     assert r.returncode != 0
-    assert "Rule setup: the memory model predicts" in out and "mem_gb=4" in out, out[-3000:]
+    # one message, no traceback: every rule over the budget with its need, the smallest budget
+    # (the largest declaration: prove's, with its batch of 1), and no advice to lower threads (at
+    # threads 1 setup alone needs more than 4 GB)
+    st = shape_by_name("porep-2KiB").stats()
+    setup_gb = declared_gb(predict_step_bytes("setup", st, threads=2))
+    prove_gb = declared_gb(predict_step_bytes("prove", st, threads=2))
+    assert setup_gb > 4 and prove_gb >= setup_gb
+    assert "Traceback" not in out and "InputFunctionException" not in out, out[-3000:]
+    assert f"  Rule setup: {setup_gb} GB" in out and f"  Rule prove: {prove_gb} GB" in out, out[-3000:]
+    assert f"the smallest budget that runs this batch: --resources mem_gb={prove_gb}" in out
+    assert "cannot help" in out and "mem_gb=4 is too small" in out
     assert not (tmp_path / "results" / "c1").exists()
 
 

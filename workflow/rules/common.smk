@@ -362,6 +362,14 @@ def bench_prove_mb(wildcards, threads):
 # --- checks while the DAG is built ---------------------------------------------------------------
 
 
+def stop_before_run(error):
+    """Stop the run while the DAG is built with ``error`` (a CuzkError) as one message: logged,
+    then SystemExit, which Snakemake's input-function wrapper does not catch (a WorkflowError
+    would arrive as an InputFunctionException of rule all, traceback included)."""
+    logger.error(f"cuzk: {type(error).__name__}: {error}")
+    raise SystemExit(1)
+
+
 def checks_before_run(wildcards):
     """Input function of the all rule, evaluated at DAG build before any job: the memory budget of every
     job still to run, and batch directories missing a proof. Adds no input."""
@@ -473,11 +481,14 @@ def check_budgets():
     if budget_gb is None:
         return
     jobs = (
-        (rule, _declared(step, shape, threads, b))
+        (rule, _declared(step, shape, threads, b), _declared(step, shape, 1, 1))
         for rule, step, shape, threads, b, out in _planned_jobs()
         if not os.path.exists(out)
     )
-    _refusal(budget.refuse_any_over_budget, jobs, budget_gb)
+    try:
+        budget.refuse_any_over_budget(jobs, budget_gb)
+    except budget.MemoryBudgetError as e:
+        stop_before_run(e)
 
 
 def _job_gpus():
