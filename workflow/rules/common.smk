@@ -11,6 +11,7 @@ from snakemake.logging import logger
 from cuzk.circuits import registry
 from cuzk.circuits.registry import shape_by_name
 from cuzk.field import FR
+from cuzk.groth16.setup import DEV_SETUP_WARNING
 from cuzk.memory import budget
 from cuzk.memory.model import predict_step_bytes, prove_bench_bytes
 from cuzk.paths import Results, post_label, post_target
@@ -370,6 +371,12 @@ def stop_before_run(error):
     raise SystemExit(1)
 
 
+def warn_development_keys():
+    """The development-parameters warning on the console, once per run (setup's own warning
+    goes to its log file only)."""
+    logger.warning(f"cuzk: {DEV_SETUP_WARNING}")
+
+
 def checks_before_run(wildcards):
     """Input function of the all rule, evaluated at DAG build before any job: the memory budget of every
     job still to run, and batch directories missing a proof. Adds no input."""
@@ -425,9 +432,12 @@ def damaged_before_run():
 
 
 def gpu_limit_unset():
-    """Whether GPU jobs run without --resources gpu=N (warned about at DAG build): Snakemake then
-    starts them all at once, and each waits for a free device (cuzk.backend.gpus)."""
-    if JOB_GPUS and _global_resource("gpu") is None:
+    """Whether GPU jobs run locally without --resources gpu=N (warned about at DAG build):
+    Snakemake then starts them all at once, and each waits for a free device
+    (cuzk.backend.gpus). A cluster executor (the SLURM profile) asks for a GPU per job instead
+    (a dry run uses Snakemake's local dry-run executor, so it still warns).
+    """
+    if JOB_GPUS and workflow.local_exec and _global_resource("gpu") is None:
         logger.warning(
             "cuzk: setup and prove run on the GPU (gpu=1 each) but --resources gpu=N is not set: "
             "they may all start at once and wait for a free GPU; pass --resources gpu=<number of GPUs>"

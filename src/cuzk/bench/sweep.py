@@ -37,6 +37,8 @@ from pathlib import Path
 import matplotlib
 import psutil
 
+from ..progress import bar
+
 matplotlib.use("Agg")  # files only
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
@@ -238,18 +240,20 @@ def sweep(configfile, budgets: list[float], cores: int, out, gpus: int = 1, snak
     points, samples = [], {}
     if rc != 0:
         raise RuntimeError(f"the shared run (PCE, key, checked inputs) failed (rc {rc}); see {out / 'shared.log'}")
-    for b in budgets:
-        res = out / f"mem{b:g}"
-        for d in SHARED_DIRS:
-            if (shared / d).exists():
-                _link_tree(shared / d, res / d)
-        logp = out / f"mem{b:g}.log"
-        with open(logp, "w") as log:
-            rc, wall, s = sample_run(base + ["--config", f"results={res}", "--resources", f"mem_gb={b:g}", *gpu_res],
-                                     interval, log=log)
-        samples[b] = s
-        points.append(_point(b, rc, wall, s, res, "" if rc == 0 else f"rc {rc}: {_first_error(logp)}"))
-        (out / f"mem{b:g}.samples.json").write_text(json.dumps(asdict(s)))
+    with bar(len(budgets), "sweep", "budget") as progress:
+        for b in budgets:
+            res = out / f"mem{b:g}"
+            for d in SHARED_DIRS:
+                if (shared / d).exists():
+                    _link_tree(shared / d, res / d)
+            logp = out / f"mem{b:g}.log"
+            with open(logp, "w") as log:
+                rc, wall, s = sample_run(base + ["--config", f"results={res}", "--resources", f"mem_gb={b:g}", *gpu_res],
+                                         interval, log=log)
+            samples[b] = s
+            points.append(_point(b, rc, wall, s, res, "" if rc == 0 else f"rc {rc}: {_first_error(logp)}"))
+            (out / f"mem{b:g}.samples.json").write_text(json.dumps(asdict(s)))
+            progress.update(1)
     plt.close("all")
     (out / "sweep.json").write_text(json.dumps([asdict(p) for p in points], indent=1) + "\n")
     (out / "sweep.md").write_text(table(points))

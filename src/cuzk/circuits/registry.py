@@ -73,6 +73,7 @@ class Family:
         public_inputs: (input, partition) → list of ints (without ONE).
         synthesize: (cs, shape, values | None) → builds one partition.
         label: input → a short name for logs and proof files (sector id, or the PoSt kind).
+        noun: what one input is, in messages ("sector", "PoSt").
     """
 
     name: str
@@ -85,6 +86,11 @@ class Family:
     public_inputs: Callable[[dict, int], list]
     synthesize: Callable
     label: Callable[[dict], str]
+    noun: str = "sector"
+
+    def describe(self, label: str) -> str:
+        """An input named by its label for messages: ``"sector 1"``; a PoSt's (``"winning-post"``) as is."""
+        return f"sector {label}" if self.noun == "sector" else label
 
 
 FAMILIES = {
@@ -93,7 +99,7 @@ FAMILIES = {
     "porep": Family("porep", read_porep_c1, verify_porep_c1, C1Error, _check_c1, lambda c1: c1["partitions"], porep.witness_from_c1,
                     porep.public_inputs, porep.synthesize, lambda c1: str(c1["sector_id"])),
     "post": Family("post", read_post, lambda doc, path: verify_post(doc, str(path)), PoStError, _check_post, lambda doc: len(doc["partitions"]), post.values,
-                   post.public_inputs, post.synthesize, lambda doc: f"{post.params_of(doc).kind}-post"),
+                   post.public_inputs, post.synthesize, lambda doc: f"{post.params_of(doc).kind}-post", "PoSt"),
 }
 
 SHAPES: dict[str, Any] = {**commd.SHAPES, **porep.SHAPES, **post.SHAPES}

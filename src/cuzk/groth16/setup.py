@@ -139,7 +139,14 @@ def setup_scalars(r1cs, backend: Backend, toxic: dict | None = None) -> tuple[di
     return key_points(alpha, beta, gamma, delta), scalars
 
 
-def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
+#: Phases ``setup`` reports to its ``step`` callback, in order.
+SETUP_PHASES = ("scalars", "fixed_base_g1", "fixed_base_g2")
+#: Phases ``setup_resident`` reports (its ``times`` keys), in order.
+RESIDENT_PHASES = ("scalars", "fixed_base_ic", "fixed_base_h", "fixed_base_l", "fixed_base_a", "fixed_base_b_g1",
+                   "fixed_base_b_g2")
+
+
+def setup(r1cs, backend: Backend, toxic: dict | None = None, step=None) -> ProvingKey:
     """Generate a development proving key for ``r1cs`` (see the module warning).
 
     Args:
@@ -148,6 +155,7 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
             processes on the CPU, the GPU on cuda).
         toxic: optional fixed {"tau", "alpha", "beta", "gamma", "delta"} for reproducible tests;
             default: fresh secrets.
+        step: optional callback, called with each of ``SETUP_PHASES`` as it ends (progress).
 
     Raises:
         ValueError: given toxic waste with gamma or delta zero, or tau in the domain.
@@ -158,7 +166,9 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
     Warns:
         DevelopmentSetupWarning, always.
     """
+    step = step or (lambda name: None)
     points, sc = setup_scalars(r1cs, backend, toxic)
+    step("scalars")
     # One fixed-base call for all G1 vectors: one window table and one pool round, not five.
     names = ("ic", "h", "l", "a", "b_g1")
     parts = [sc["b"] if k == "b_g1" else sc[k] for k in names]
@@ -167,17 +177,22 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
     for name, part in zip(names, parts):
         size = backend.length(part)
         g1_arrays[name], lo = pts[lo : lo + size], lo + size
+    step("fixed_base_g1")
     vk = VerifyingKey(**points, ic=G1.from_array(g1_arrays.pop("ic"), check_subgroup=False))
-    return ProvingKey(vk=vk, b_g2=backend.fixed_base_mul(G2, G2.generator(), sc["b"]), **g1_arrays)
+    b_g2 = backend.fixed_base_mul(G2, G2.generator(), sc["b"])
+    step("fixed_base_g2")
+    return ProvingKey(vk=vk, b_g2=b_g2, **g1_arrays)
 
 
-def setup_resident(r1cs, backend: Backend, toxic: dict | None = None, times: dict | None = None) -> ResidentKey:
+def setup_resident(r1cs, backend: Backend, toxic: dict | None = None, times: dict | None = None,
+                   step=None) -> ResidentKey:
     """A development key whose queries stay where ``backend`` computed them (GPU memory on cuda):
     for proving shapes whose parameters are too large to write out and read back (a 32 GiB
     partition: ≈ 75 GB). Same key as ``setup`` for the same toxic waste (see its module warning).
 
     Args: as ``setup``, and ``times``: when given, receives seconds per part ("scalars", then
-    "fixed_base_<query>" for ic, h, l, a, b_g1, b_g2).
+    "fixed_base_<query>" for ic, h, l, a, b_g1, b_g2: ``RESIDENT_PHASES``); ``step``: optional callback
+    called with each of those names as its part ends (progress).
 
     Returns a ``ResidentKey`` (verifying key + one MSM context per query; ``Prover`` takes it in
     place of a ProvingKey and closes its contexts).
@@ -195,6 +210,8 @@ def setup_resident(r1cs, backend: Backend, toxic: dict | None = None, times: dic
         now = time.perf_counter()
         times[name] = now - t
         t = now
+        if step is not None:
+            step(name)
 
     points, sc = setup_scalars(r1cs, backend, toxic)
     lap("scalars")
@@ -218,4 +235,4 @@ def setup_resident(r1cs, backend: Backend, toxic: dict | None = None, times: dic
     return ResidentKey(vk, ctx)
 
 
-__all__ = ["setup", "setup_resident", "setup_scalars", "domain_size", "lagrange_at", "qap_at_tau", "DevelopmentSetupWarning"]
+__all__ = ["RESIDENT_PHASES", "SETUP_PHASES", "setup", "setup_resident", "setup_scalars", "domain_size", "lagrange_at", "qap_at_tau", "DevelopmentSetupWarning"]
