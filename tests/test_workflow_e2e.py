@@ -111,13 +111,29 @@ def test_report_within_declared_memory(killed_and_rerun):
 
 def test_bad_sector_stops_only_itself(killed_and_rerun):
     tmp, cfg, res, *_ = killed_and_rerun
-    cfg2 = _config(tmp, extra=f"  - {{id: 3, data: {tmp / 'missing.bin'}, sector_size: test-only-128B}}\n")
+    big = tmp / "too-big.bin"
+    big.write_bytes(b"x" * 200)   # over a 128-byte sector's 127 bytes of payload: found only by its job
+    cfg2 = _config(tmp, extra=f"  - {{id: 3, data: {big}, sector_size: test-only-128B}}\n")
     r = _snakemake(cfg2, "--keep-going")
     assert r.returncode != 0
     log = (res / "logs" / "prepare" / "3.log").read_text()
-    assert "missing.bin" in log and "cannot read sector data" in log
+    assert "too-big.bin" in log and "do not fit" in log
     # the other sectors' outputs are intact
     assert json.loads((res / "verify" / "1.json").read_text())["verified"]
+
+
+def test_missing_data_file_stops_the_dry_run(tmp_path):
+    """A misspelled data: path fails while the DAG is built (a dry run), in one typed line naming
+    the sector and the path; nothing runs."""
+    missing = tmp_path / "gettysburg-adress.txt"
+    cfg = _config(tmp_path, extra=f"  - {{id: 3, data: {missing}, sector_size: test-only-128B}}\n")
+    r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--cores", "2", "--configfile", str(cfg)],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    out = r.stdout + r.stderr
+    assert r.returncode != 0
+    assert f"cuzk: SectorInputError: config.yaml: sector 3: data file {missing} does not exist" in out.splitlines(), out[-3000:]
+    assert "Traceback" not in out and "InputFunctionException" not in out
+    assert not (tmp_path / "results").exists()
 
 
 def test_memory_budget_checked_at_dag_build(tmp_path):

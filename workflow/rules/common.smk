@@ -16,6 +16,7 @@ from cuzk.memory import budget
 from cuzk.memory.model import predict_step_bytes, prove_bench_bytes
 from cuzk.paths import Results, post_label, post_target
 from cuzk.pipeline import damaged_files
+from cuzk.sector.prepare import SectorInputError
 
 RESULTS = config["results"]
 R = Results(RESULTS)
@@ -119,11 +120,21 @@ def batch_shape(batch):
 
 
 def sector_data(wc):
-    """The data file as an input when it exists; a missing one fails this sector's own job
-    (with the file named) instead of the whole DAG, so --keep-going proves the others.
-    """
+    """The data file, an input of the sector's prepare job. A missing one stops the run while
+    the DAG is built (a dry run included), naming the sector and the path, unless the sector's
+    C1 exists (prepare will not run)."""
     path = SECTORS[wc.sid].get("data")
-    return [path] if path and os.path.exists(path) else []
+    if not path:
+        return []
+    if not os.path.exists(path):
+        if os.path.exists(R.c1(wc.sid)):
+            return []
+        stop_before_run(
+            SectorInputError(
+                f"config.yaml: sector {wc.sid}: data file {path} does not exist"
+            )
+        )
+    return [path]
 
 
 def sector(wc):
