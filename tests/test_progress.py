@@ -59,3 +59,12 @@ def test_watch_reads_the_counter_to_its_total(lines):
     got = lines()
     assert got[-1].startswith("pce y: 100%") and "1000/1000" in got[-1], got
     assert len(got) >= 2               # at least one line while it ran, then the last
+
+
+def test_log_lines_keep_coming_while_no_unit_ends(lines):
+    """A long phase (one unit taking several intervals) still logs its elapsed time."""
+    with progress.bar(2, "setup z", "phase"):
+        time.sleep(0.9)                # no update at all: about four intervals of 0.2 s
+    got = lines()
+    assert len(got) >= 4, got
+    assert got[-1].startswith("setup z:   0%") and "0/2" in got[-1]

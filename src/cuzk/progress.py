@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+import time
 from contextlib import contextmanager
 
 from tqdm import tqdm
@@ -44,9 +45,13 @@ def interactive() -> bool:
 class _LogLines:
     """A file for tqdm that turns each refresh into one log line (the bar's text, no ``\\r``)."""
 
+    def __init__(self):
+        self.last = time.monotonic()   # when the last line was written
+
     def write(self, s: str) -> None:
         s = s.strip("\r\n ")
         if s:
+            self.last = time.monotonic()
             log.info("%s", s)
 
     def flush(self) -> None:
@@ -54,39 +59,39 @@ class _LogLines:
 
 
 @contextmanager
-def bar(total: float, desc: str, unit: str = "it"):
+def bar(total: float, desc: str, unit: str = "it", read=None):
     """A progress bar of ``total`` units (``tqdm``: rate and time left); yields it (``.update(n)``).
 
-    Live on a terminal; otherwise a log line every ``LOG_EVERY_S`` seconds and one at the end.
+    Live on a terminal; otherwise a log line at least every ``LOG_EVERY_S`` seconds (also while
+    no unit ends) and one at the end. ``read``: a cheap counter of units done that the block keeps
+    anyway; a side thread reads it every ``WATCH_EVERY_S`` seconds (see :func:`watch`).
     """
-    if interactive():
-        kw = {"file": sys.stderr, "dynamic_ncols": True}
-    else:
-        kw = {"file": _LogLines(), "mininterval": LOG_EVERY_S, "maxinterval": LOG_EVERY_S, "ncols": 80,
-              "ascii": True}
-    b = tqdm(total=total, desc=desc, unit=unit, unit_scale=total >= 10_000, **kw)
+    live = interactive()
+    out = sys.stderr if live else _LogLines()
+    kw = {"dynamic_ncols": True} if live else {"mininterval": LOG_EVERY_S, "ncols": 80, "ascii": True}
+    b = tqdm(total=total, desc=desc, unit=unit, unit_scale=total >= 10_000, file=out, **kw)
+    stop = threading.Event()
+
+    def tick():   # counter reads, and the elapsed time kept current between units
+        while not stop.wait(WATCH_EVERY_S):
+            if read is not None:
+                b.update(min(read(), total) - b.n)
+            if live or time.monotonic() - out.last >= LOG_EVERY_S:
+                b.refresh()
+
+    t = threading.Thread(target=tick, name="cuzk-progress", daemon=True)
+    t.start()
     try:
         yield b
     finally:
+        stop.set()
+        t.join()
+        if read is not None:
+            b.update(min(read(), total) - b.n)
         b.close()
 
 
-@contextmanager
 def watch(read, total: float, desc: str, unit: str = "it"):
-    """A :func:`bar` advanced from a side thread to ``read()`` every ``WATCH_EVERY_S`` seconds
-    (``read``: a cheap counter of work done, in ``unit``, that the block keeps anyway)."""
-    stop = threading.Event()
-    with bar(total, desc, unit) as b:
-
-        def poll():
-            while not stop.wait(WATCH_EVERY_S):
-                b.update(min(read(), total) - b.n)
-
-        t = threading.Thread(target=poll, name="cuzk-progress", daemon=True)
-        t.start()
-        try:
-            yield b
-        finally:
-            stop.set()
-            t.join()
-            b.update(min(read(), total) - b.n)
+    """A :func:`bar` advanced only from ``read()`` (the block's own counter of work done, in
+    ``unit``), so the block's loops carry no progress calls at all."""
+    return bar(total, desc, unit, read=read)

@@ -385,7 +385,7 @@ def stop_before_run(error):
 def warn_development_keys():
     """The development-parameters warning on the console, once per run (setup's own warning
     goes to its log file only)."""
-    logger.warning(f"cuzk: {DEV_SETUP_WARNING}")
+    logger.warning(DEV_SETUP_WARNING)
 
 
 def checks_before_run(wildcards):
