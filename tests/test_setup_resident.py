@@ -102,6 +102,22 @@ def test_resident_key_proves_as_the_written_key():
     assert verify(rk.vk, fresh, ins[1:]) and not verify(rk.vk, fresh, [(ins[1] + 1) % R] + ins[2:])
 
 
+def test_setup_reports_each_phase_once_in_order():
+    """The ``step`` callback (setup's progress) sees every phase, in order, and the keys are the
+    same as without it."""
+    from cuzk.groth16.setup import RESIDENT_PHASES, SETUP_PHASES
+
+    r1cs, _, _ = circuit(60)
+    seen, seen_resident, times = [], [], {}
+    with get_backend("cpu", threads=1) as bk:
+        pk = quiet(lambda: setup(r1cs, bk, TOXIC, step=seen.append))
+        rk = quiet(lambda: setup_resident(r1cs, bk, TOXIC, times, step=seen_resident.append))
+        assert pk.vk == quiet(setup, r1cs, bk, TOXIC).vk == rk.vk
+        rk.close()
+    assert seen == list(SETUP_PHASES)
+    assert seen_resident == list(RESIDENT_PHASES) == list(times)
+
+
 def test_setup_scalars_are_the_qap_at_tau():
     r1cs, _, _ = circuit(40, 2)
     bk = CPUBackend()
