@@ -27,6 +27,8 @@ log = logging.getLogger("cuzk.progress")
 LOG_EVERY_S = 20.0
 #: Seconds between two reads of a watched counter.
 WATCH_EVERY_S = 0.5
+#: Totals from which counts are shown scaled (12.3M rather than 12345678).
+SCALE_FROM = 10_000
 
 _log_mode = False
 
@@ -68,8 +70,8 @@ def bar(total: float, desc: str, unit: str = "it", read=None):
     """
     live = interactive()
     out = sys.stderr if live else _LogLines()
-    kw = {"dynamic_ncols": True} if live else {"mininterval": LOG_EVERY_S, "ncols": 80, "ascii": True}
-    b = tqdm(total=total, desc=desc, unit=unit, unit_scale=total >= 10_000, file=out, **kw)
+    kw = {"dynamic_ncols": True} if live else {"mininterval": LOG_EVERY_S, "ncols": 100, "ascii": True}
+    b = tqdm(total=total, desc=desc, unit=unit, unit_scale=total >= SCALE_FROM, file=out, **kw)
     stop = threading.Event()
 
     def tick():   # counter reads, and the elapsed time kept current between units
@@ -89,6 +91,11 @@ def bar(total: float, desc: str, unit: str = "it", read=None):
         if read is not None:
             b.update(min(read(), total) - b.n)
         b.close()
+
+
+def set_total(b, total: float) -> None:
+    """Give a :func:`bar` its total once the work knows it (scaled as :func:`bar` would)."""
+    b.total, b.unit_scale = total, total >= SCALE_FROM
 
 
 def watch(read, total: float, desc: str, unit: str = "it"):
