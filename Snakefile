@@ -27,6 +27,10 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/bench.smk"
 
 
+onstart:
+    warn_development_keys()
+
+
 rule all:
     default_target: True
     input:

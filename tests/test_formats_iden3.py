@@ -6,7 +6,7 @@ Committed fixtures (tests/fixtures/circom, made by make_fixtures.sh): two circom
 BLS12-381 .r1cs/.wtns, a BN254 .r1cs, a snarkjs key with one phase-2 contribution plus its
 verification key, proof and public signals, and a phase-2-prepared power of tau (power 9).
 Tests that run node skip when node_modules/.bin/snarkjs (or circom2) is missing: run
-``npm install`` at the repository root.
+``npm ci`` at the repository root.
 """
 
 from __future__ import annotations
@@ -65,11 +65,11 @@ CIRCOM2 = BIN / "circom2"
 
 needs_snarkjs = pytest.mark.skipif(
     not SNARKJS.exists() or shutil.which("node") is None,
-    reason="snarkjs not installed: run `npm install` at the repository root (needs node)",
+    reason="snarkjs not installed: run `npm ci` at the repository root (needs node)",
 )
 needs_circom2 = pytest.mark.skipif(
     not CIRCOM2.exists() or shutil.which("node") is None,
-    reason="circom2 not installed: run `npm install` at the repository root (needs node)",
+    reason="circom2 not installed: run `npm ci` at the repository root (needs node)",
 )
 
 

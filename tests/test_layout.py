@@ -98,7 +98,7 @@ def test_function_level_imports_only_for_cupy_with_a_reason():
 
 
 # cuzk/__init__.py's layer list: a module imports only its own layer and the layers before it
-LAYERS = ("errors", "fileio", "field", "hash", "curve", "backend", "memory", "r1cs", "sector", "circuits",
+LAYERS = ("errors", "fileio", "progress", "field", "hash", "curve", "backend", "memory", "r1cs", "sector", "circuits",
           "groth16", "formats", "paths", "pipeline", "report", "bench", "cli")
 
 

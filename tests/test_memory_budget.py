@@ -46,8 +46,7 @@ def test_retry_doubles_up_to_the_budget():
 
 
 def test_first_attempt_over_budget_is_refused_naming_the_rule():
-    msg = ("Rule setup: the memory model predicts 13 GB (mem_gb) but --resources mem_gb=4; "
-           "give more memory or lower threads/max_batch_size")
+    msg = "Rule setup: the memory model predicts 13 GB (mem_gb) but --resources mem_gb=4; give --resources mem_gb=13 or more"
     with pytest.raises(MemoryBudgetError) as e:
         attempt_gb("setup", 13, 1, 4)
     assert str(e.value) == msg
@@ -58,11 +57,30 @@ def test_first_attempt_over_budget_is_refused_naming_the_rule():
     assert attempt_gb("setup", 13, 2, 4) == 13    # a retry asks for more, never stops the run
 
 
-def test_refuse_any_names_the_first_over_budget():
-    jobs = [("prepare", 1), ("setup", 13), ("prove", 20)]
-    with pytest.raises(MemoryBudgetError, match="^Rule setup: .* 13 GB"):
+def test_refuse_any_lists_every_rule_over_and_the_smallest_budget():
+    """(rule, declared, declared at threads 1 / batch 1): every rule over 8 GB in one message,
+    each with its largest need; the smallest budget is the largest declaration (20); lowering
+    threads cannot help, as prove still needs 18 GB alone."""
+    jobs = [("prepare", 1, 1), ("setup", 13, 12), ("prove", 20, 18), ("prove", 9, 9), ("setup", 7, 6)]
+    with pytest.raises(MemoryBudgetError) as e:
         refuse_any_over_budget(jobs, 8)
-    refuse_any_over_budget(jobs, 20)
+    lines = str(e.value).splitlines()
+    assert lines[0].startswith("--resources mem_gb=8 is too small")
+    assert lines[1:3] == ["  Rule setup: 13 GB (1 job over the budget)", "  Rule prove: 20 GB (2 jobs over the budget)"]
+    assert "--resources mem_gb=20" in lines[3]
+    assert "cannot help" in lines[4] and "still needs 18 GB" in lines[4]
+    refuse_any_over_budget(jobs, 20)              # the smallest budget named runs every job
+    with pytest.raises(MemoryBudgetError):
+        refuse_any_over_budget(jobs, 19)
+
+
+def test_refuse_any_advises_lowering_threads_only_when_it_fits():
+    jobs = [("setup", 13, 12), ("prove", 14, 13)]
+    with pytest.raises(MemoryBudgetError) as e:
+        refuse_any_over_budget(jobs, 13)
+    msg = str(e.value)
+    assert "Rule setup" not in msg and "  Rule prove: 14 GB" in msg
+    assert "or lower threads and max_batch_size" in msg and "needs 13 GB" in msg and "cannot help" not in msg
 
     def never():
         raise AssertionError("no budget: the jobs are not looked at")

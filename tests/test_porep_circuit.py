@@ -231,3 +231,26 @@ def test_porep_256B_end_to_end_through_the_steps(tmp_path):
     bad = list(pub)
     bad[3] = (bad[3] + 1) % 8
     assert not verify(key, proof, bad)
+
+
+def test_gadget_cost_table_equals_builds():
+    """Every entry of the committed table (cuzk.circuits.costs) equals a fresh build of its gadget."""
+    from cuzk.circuits import costs
+
+    entries = costs.table_entries()
+    assert {fn for fn, _, _ in entries} == {"_commd_part", "_poseidon_part", "_hash_part", "_label_part", "_fixed_parts"}
+    for fn, args, counts in entries:
+        assert costs.BUILDERS[fn](*args) == counts, (fn, args)
+
+
+def test_stats_of_every_shape_build_no_circuit(monkeypatch):
+    """`cuzk shapes` and the DAG build read the table: no gadget is built for a known shape."""
+    def refuse(build):
+        raise AssertionError("a gadget was built")
+
+    monkeypatch.setattr(porep, "_count", refuse)
+    for fn in (porep._commd_part, porep._poseidon_part, porep._hash_part, porep._label_part, porep._fixed_parts):
+        fn.cache_clear()
+    assert porep.shape_by_name("porep-32GiB").stats()["constraints"] == 130_278_869
+    for shape in porep.SHAPES.values():
+        assert shape.stats()["aux"] > 0

@@ -192,9 +192,9 @@ class _NumpyShim:
 
 @pytest.fixture(scope="module")
 def pypi_poseidon():
-    poseidon = pytest.importorskip("poseidon")
+    poseidon = pytest.importorskip("poseidon", reason="the cross-check needs `pip install --no-deps -r requirements-crosscheck.txt`")
     if not hasattr(poseidon, "Poseidon") or not hasattr(poseidon, "OptimizedPoseidon"):
-        pytest.skip("the importable `poseidon` is not the PyPI package poseidon-hash")
+        pytest.skip("the importable `poseidon` is not the PyPI package poseidon-hash (requirements-crosscheck.txt)")
     galois = pytest.importorskip("galois")
     import poseidon.hash as ph
 

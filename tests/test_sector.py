@@ -308,7 +308,7 @@ def test_comm_d_matches_web3_storage_data_segment(n, tmp_path):
     found = _data_segment_script()
     if found is None:
         pytest.skip(
-            "needs `node` and @web3-storage/data-segment: run `npm install` (or `npm ci`) at the repo root"
+            "needs `node` and @web3-storage/data-segment: run `npm ci` at the repository root"
         )
     node, script = found
     payload = np.random.default_rng(n).integers(0, 256, n, dtype=np.uint8).tobytes()

@@ -102,6 +102,30 @@ def test_resident_key_proves_as_the_written_key():
     assert verify(rk.vk, fresh, ins[1:]) and not verify(rk.vk, fresh, [(ins[1] + 1) % R] + ins[2:])
 
 
+def test_setup_reports_its_progress():
+    """setup's ``step(done, total)`` counts fixed-base points (G1: ic, h, l, a, b_g1; then G2:
+    b) in slices up to the total; setup_resident names each phase once, in order; the keys are
+    those made without a callback."""
+    from cuzk.groth16.setup import RESIDENT_PHASES, SETUP_SLICES
+
+    r1cs, _, _ = circuit(60)
+    seen, seen_resident, times = [], [], {}
+    with get_backend("cpu", threads=2) as bk:
+        pk = quiet(lambda: setup(r1cs, bk, TOXIC, step=lambda d, t: seen.append((d, t))))
+        ref = quiet(setup, r1cs, bk, TOXIC)
+        rk = quiet(lambda: setup_resident(r1cs, bk, TOXIC, times, step=seen_resident.append))
+        assert pk.vk == ref.vk == rk.vk
+        assert all((getattr(pk, q) == getattr(ref, q)).all() for q in ("h", "l", "a", "b_g1", "b_g2"))
+        rk.close()
+    n1 = len(pk.vk.ic) + len(pk.h) + len(pk.l) + len(pk.a) + len(pk.b_g1)
+    total = n1 + len(pk.b_g2)
+    assert {t for _, t in seen} == {total}
+    done = [d for d, _ in seen]
+    assert done[0] == 0 and done[-1] == total and done == sorted(done) and n1 in done
+    assert len(done) <= 1 + 2 * SETUP_SLICES
+    assert seen_resident == list(RESIDENT_PHASES) == list(times)
+
+
 def test_setup_scalars_are_the_qap_at_tau():
     r1cs, _, _ = circuit(40, 2)
     bk = CPUBackend()

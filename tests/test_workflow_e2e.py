@@ -14,6 +14,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from cuzk.circuits.registry import shape_by_name
+from cuzk.memory.budget import declared_gb
+from cuzk.memory.model import predict_step_bytes
+
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
 
@@ -107,21 +111,39 @@ def test_report_within_declared_memory(killed_and_rerun):
 
 def test_bad_sector_stops_only_itself(killed_and_rerun):
     tmp, cfg, res, *_ = killed_and_rerun
-    cfg2 = _config(tmp, extra=f"  - {{id: 3, data: {tmp / 'missing.bin'}, sector_size: test-only-128B}}\n")
+    big = tmp / "too-big.bin"
+    big.write_bytes(b"x" * 200)   # over a 128-byte sector's 127 bytes of payload: found only by its job
+    cfg2 = _config(tmp, extra=f"  - {{id: 3, data: {big}, sector_size: test-only-128B}}\n")
     r = _snakemake(cfg2, "--keep-going")
     assert r.returncode != 0
     log = (res / "logs" / "prepare" / "3.log").read_text()
-    assert "missing.bin" in log and "cannot read sector data" in log
+    assert "too-big.bin" in log and "do not fit" in log
     # the other sectors' outputs are intact
     assert json.loads((res / "verify" / "1.json").read_text())["verified"]
+
+
+def test_missing_data_file_stops_the_dry_run(tmp_path):
+    """A misspelled data: path fails while the DAG is built (a dry run), in one typed line naming
+    the sector and the path; nothing runs."""
+    missing = tmp_path / "gettysburg-adress.txt"
+    cfg = _config(tmp_path, extra=f"  - {{id: 3, data: {missing}, sector_size: test-only-128B}}\n")
+    r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--cores", "2", "--configfile", str(cfg)],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    out = r.stdout + r.stderr
+    assert r.returncode != 0
+    assert f"cuzk: SectorInputError: config.yaml: sector 3: data file {missing} does not exist" in out.splitlines(), out[-3000:]
+    assert "Traceback" not in out and "InputFunctionException" not in out
+    assert not (tmp_path / "results").exists()
 
 
 def test_memory_budget_checked_at_dag_build(tmp_path):
     cfg = _config(tmp_path)
     r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--cores", "2",
                        "--resources", "mem_gb=0", "--configfile", str(cfg)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    out = r.stdout + r.stderr
     assert r.returncode != 0
-    assert "memory model predicts" in r.stdout + r.stderr and "mem_gb=0" in r.stdout + r.stderr
+    assert "memory model predicts" in out and "--resources mem_gb=0 is too small" in out
+    assert "Traceback" not in out and "InputFunctionException" not in out, out[-3000:]
 
 
 def test_budget_refused_before_any_job_runs(tmp_path):
@@ -136,7 +158,17 @@ def test_budget_refused_before_any_job_runs(tmp_path):
                         "--configfile", str(cfg)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     out = r.stdout + r.stderr
     assert r.returncode != 0
-    assert "Rule setup: the memory model predicts" in out and "mem_gb=4" in out, out[-3000:]
+    # one message, no traceback: every rule over the budget with its need, the smallest budget
+    # (the largest declaration: prove's, with its batch of 1), and no advice to lower threads (at
+    # threads 1 setup alone needs more than 4 GB)
+    st = shape_by_name("porep-2KiB").stats()
+    setup_gb = declared_gb(predict_step_bytes("setup", st, threads=2))
+    prove_gb = declared_gb(predict_step_bytes("prove", st, threads=2))
+    assert setup_gb > 4 and prove_gb >= setup_gb
+    assert "Traceback" not in out and "InputFunctionException" not in out, out[-3000:]
+    assert f"  Rule setup: {setup_gb} GB" in out and f"  Rule prove: {prove_gb} GB" in out, out[-3000:]
+    assert f"the smallest budget that runs this batch: --resources mem_gb={prove_gb}" in out
+    assert "cannot help" in out and "mem_gb=4 is too small" in out
     assert not (tmp_path / "results" / "c1").exists()
 
 

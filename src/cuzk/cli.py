@@ -28,6 +28,8 @@ from .fileio import atomic_write_text
 from .formats.snarkjs_prove import add_arguments as add_snarkjs_prove_arguments
 from .formats.snarkjs_prove import snarkjs_prove
 
+BACKEND_HELP = "where to compute: cpu, cuda, or auto (cuda when CuPy sees a GPU, else cpu; default auto)"
+
 BENCH_PROVE_HELP = """\
 Build a random satisfiable circuit, run the development setup, prove and verify once, and print
 seconds per phase, peak host RSS and peak GPU memory (JSON with --json).
@@ -85,45 +87,56 @@ def _bench_snarkjs(args) -> int:
 def _steps(sub) -> None:
     """Workflow steps as subcommands (the rules call the same functions through scripts)."""
     def add(name, help_, fn, *args):
-        sp = sub.add_parser(name, help=help_)
+        sp = sub.add_parser(name, help=help_, description=help_)
         for flags, kw in args:
             sp.add_argument(*flags, **kw)
         sp.add_argument("--mem-json", help="write seconds, RSS average/peak and timeline here")
         sp.set_defaults(func=lambda a: (fn(a), 0)[1])
 
     req = {"required": True}
-    be = (("--backend",), {"choices": ["auto", "cpu", "cuda"], "default": "auto"})
-    th = (("--threads", "-t"), {"type": int, "default": 1, "help": "CPU worker processes"})
+    be = (("--backend",), {"choices": ["auto", "cpu", "cuda"], "default": "auto", "help": BACKEND_HELP})
+    th = (("--threads", "-t"), {"type": int, "default": 1, "help": "CPU worker processes (default 1)"})
+    shape = (("--shape",), {**req, "help": "circuit shape by name (`cuzk shapes --all` lists them)"})
+    pce = (("--pce",), {**req, "help": "the shape's PCE file (`cuzk pce-extract`)"})
+    rnd = (("--randomness",), {"default": "cuzk-dev", "help": "stands in for chain randomness (default cuzk-dev)"})
+    pid = (("--prover-id",), {"default": "00" * 32, "help": "prover id, 32 bytes as hex (default all zeros)"})
     gm = (("--gpu-mem-limit-gb",), {"type": float, "default": None, "metavar": "GIB",
                                     "help": "device memory the cuda backend may use (GiB; MSMs run in chunks under it; default: no limit)"})
     add("prepare", "sector data -> C1 file (and sealed-sector file)", lambda a: pipeline.prepare(
         {"id": a.sector_id, "data": a.data, "generate": a.generate}, a.out, a.shape, a.randomness, a.prover_id,
         sealed_out=a.sealed, mem_json=a.mem_json),
-        (("--sector-id",), {"type": int, **req}), (("--shape",), req), (("--data",), {}),
+        (("--sector-id",), {"type": int, **req, "help": "the sector's id (a number)"}), shape,
+        (("--data",), {"help": "the sector's payload file (at most 127/128 of the sector size)"}),
         (("--generate",), {"type": int, "help": "seed of a random payload instead of --data"}),
-        (("--randomness",), {"default": "cuzk-dev"}), (("--prover-id",), {"default": "00" * 32}), (("--out", "-o"), req),
+        rnd, pid, (("--out", "-o"), {**req, "help": "the C1 file to write"}),
         (("--sealed",), {"help": "also write the sealed-sector file (tree_r_last, comm_c) PoSt reads"}))
     add("post-vanilla", "sealed-sector files -> vanilla WinningPoSt/WindowPoSt proofs", lambda a: pipeline.post_vanilla(
         a.kind, a.shape, a.sealed, a.out, a.randomness, a.prover_id, mem_json=a.mem_json),
-        (("--kind",), {"choices": ["winning", "window"], **req}), (("--shape",), req),
-        (("--sealed",), {"nargs": "+", **req}), (("--randomness",), {"default": "cuzk-dev"}),
-        (("--prover-id",), {"default": "00" * 32}), (("--out", "-o"), req))
+        (("--kind",), {"choices": ["winning", "window"], **req, "help": "WinningPoSt or WindowPoSt"}), shape,
+        (("--sealed",), {"nargs": "+", **req, "help": "sealed-sector files (`cuzk prepare --sealed`)"}), rnd, pid,
+        (("--out", "-o"), {**req, "help": "the vanilla proofs file to write (JSON)"}))
     add("pce-extract", "record a circuit shape's R1CS into a PCE file",
-        lambda a: pipeline.pce_extract(a.shape, a.out, a.mem_json), (("--shape",), req), (("--out", "-o"), req))
+        lambda a: pipeline.pce_extract(a.shape, a.out, a.mem_json), shape,
+        (("--out", "-o"), {**req, "help": "the PCE file to write"}))
     add("setup", "development parameters for a PCE (not for chain use)",
         lambda a: pipeline.setup_params(a.pce, a.params, a.vk, a.backend, a.threads, a.mem_json,
                                         gpu_mem_limit_gb=a.gpu_mem_limit_gb),
-        (("--pce",), req), (("--params",), req), (("--vk",), req), be, th, gm)
+        pce, (("--params",), {**req, "help": "the proving key to write (bellperson .params layout)"}),
+        (("--vk",), {**req, "help": "the verifying key to write"}), be, th, gm)
     add("synthesize", "C1 or PoSt vanilla file -> witness files", lambda a: pipeline.synthesize_sector(a.c1, a.pce, a.out, a.mem_json),
-        (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}), (("--pce",), req), (("--out", "-o"), {**req, "help": "witness directory"}))
+        (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}), pce,
+        (("--out", "-o"), {**req, "help": "witness directory"}))
     add("prove", "prove a batch of sectors of one shape", lambda a: pipeline.prove_batch(
         a.pce, a.params, a.c1, a.witness, a.out, a.backend, a.threads, a.mem_json, gpu_mem_limit_gb=a.gpu_mem_limit_gb),
-        (("--pce",), req), (("--params",), req), (("--c1",), {"nargs": "+", **req}),
+        pce, (("--params",), {**req, "help": "the shape's proving key (`cuzk setup`)"}),
+        (("--c1",), {"nargs": "+", **req, "help": "C1 files (or one PoSt vanilla file), one per sector"}),
         (("--witness",), {"nargs": "+", **req, "help": "witness directories, in --c1 order"}),
         (("--out", "-o"), {**req, "help": "proof directory"}), be, th, gm)
     add("verify", "verify a proof file", lambda a: pipeline.verify_sector(a.vk, a.c1, a.proof, a.out, a.shape, a.mem_json),
-        (("--vk",), req), (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}), (("--proof",), req),
-        (("--out", "-o"), req), (("--shape",), {"help": "circuit shape (default: the comm_d shape of the C1's size)"}))
+        (("--vk",), {**req, "help": "the verifying key (`cuzk setup`)"}),
+        (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}),
+        (("--proof",), {**req, "help": "the proof file (`cuzk prove`)"}),
+        (("--out", "-o"), {**req, "help": "the result JSON to write"}), (("--shape",), {"help": "circuit shape (default: the comm_d shape of the C1's size)"}))
 
 
 def _shapes(args) -> int:
@@ -189,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--constraints", "-n", type=int, required=True, help="N: circuit constraints before the input rows")
     bp.add_argument("--inputs", type=int, default=4, help="public inputs besides ONE (default 4)")
     bp.add_argument("--bit-share", type=float, default=0.9, help="share of bit-valued aux variables (default 0.9)")
-    bp.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+    bp.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto", help=BACKEND_HELP)
     bp.add_argument("--threads", "-t", type=int, default=1, help="CPU worker processes (default 1)")
     bp.add_argument("--seed", type=int, default=0, help="witness seed (r, s are always fresh)")
     bp.add_argument("--json", help="write the result JSON here")
@@ -202,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
         if what == "msm":
             bk.add_argument("--windows", default="", help="cuda: also time each size at these window widths")
         bk.add_argument("--log-sizes", default="10,14,16", help="comma-separated exponents k (default 10,14,16)")
-        bk.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto")
+        bk.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto", help=BACKEND_HELP)
         bk.add_argument("--threads", "-t", type=int, default=1, help="CPU worker processes (default 1)")
         bk.add_argument("--repeat", type=int, default=3, help="timed calls per size after a warm-up")
         bk.add_argument("--budget", type=float, default=None, help="skip sizes not started within this many seconds")

@@ -24,8 +24,10 @@ from .circuits import commd
 from .circuits.registry import ShapeMismatchError, family_of, shape_by_name
 from .field import from_limbs
 from .fileio import atomic_dir, atomic_write_text
+from . import progress as bars
 from .groth16 import (DevelopmentSetupWarning, Prover, check_params_file, file_digest, read_params, read_proofs, read_vk, setup, setup_resident, verify,
                       write_params, write_proofs, write_resident_params, write_vk)
+from .groth16.setup import RESIDENT_PHASES
 from .memory import MemorySampler, StepRecord, note_backend_gpu, write_record
 from .memory.budget import check_budget
 from .memory.device import prove_device_bytes
@@ -76,6 +78,11 @@ def measured(step: str, mem_json, predicted: int | None, budget_gb: float | None
         rec.measured(sampler.stop())
         if mem_json:
             write_record(mem_json, rec)
+
+
+def _plural(n: int, noun: str) -> str:
+    """``"1 partition"``, ``"3 partitions"``: a count with its noun."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def pce_digest(pce_path) -> str:
@@ -141,6 +148,7 @@ def start_log(path) -> None:
     console = logging.StreamHandler(sys.stderr)
     console.setFormatter(logging.Formatter("cuzk: %(message)s"))
     progress.addHandler(console)
+    bars.log_mode()   # parallel jobs share the console: bars as log lines, not live
     logging.captureWarnings(True)
     previous = sys.excepthook
 
@@ -217,7 +225,8 @@ def pce_extract(shape_name: str, out, mem_json=None, mem_gb=None) -> None:
     shape = shape_by_name(shape_name)
     with measured("pce_extract", mem_json, predict_step_bytes("pce_extract", shape.stats()), mem_gb):
         cs = ConstraintSystem(shape=True, witness=False)
-        family_of(shape).synthesize(cs, shape)
+        with bars.watch(lambda: cs.num_aux, shape.stats()["aux"], f"pce {shape_name}", "aux"):
+            family_of(shape).synthesize(cs, shape)
         r1cs = cs.finalize(consume=True)
         write_pce(out, r1cs, shape.describe())
         log.info("pce %s: %s", shape_name, r1cs.stats())
@@ -261,17 +270,25 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
         with step_backend(backend, threads, limit, rec) as bk, warnings.catch_warnings():
             warnings.simplefilter("ignore", DevelopmentSetupWarning)
             log.warning("setup %s: development parameters (random toxic waste), not for chain use", shape.name)
-            progress.info("setup %s: %d constraints, computing the key with %d worker(s)…", shape.name, r1cs.num_constraints, threads)
+            progress.info("setup %s: %d constraints, computing the key on %s (%s)", shape.name, r1cs.num_constraints,
+                          bk.name, _plural(threads, "worker"))
             if bk.name == "cuda":  # the key stays on the GPU and is written in slices (47 GB at 32 GiB)
-                key = setup_resident(r1cs, bk)
-                progress.info("setup %s: key computed, writing %s", shape.name, params_out)
-                try:
-                    write_resident_params(params_out, key)
-                finally:
-                    key.close()
-            else:
-                key = setup(r1cs, bk)
-                progress.info("setup %s: key computed, writing %s", shape.name, params_out)
+                # one unit per phase, and one for writing the key
+                with bars.bar(len(RESIDENT_PHASES) + 1, f"setup {shape.name}", "phase") as b:
+                    key = setup_resident(r1cs, bk, step=lambda _: b.update(1))
+                    try:
+                        write_resident_params(params_out, key)
+                    finally:
+                        key.close()
+                    b.update(1)
+            else:   # fixed-base points, G1 then G2 (the scalars before them: about a tenth of the time)
+                with bars.bar(1, f"setup {shape.name}", "point") as b:
+
+                    def points(done, total):
+                        bars.set_total(b, total)
+                        b.update(done - b.n)
+
+                    key = setup(r1cs, bk, step=points)
                 write_params(params_out, key)
             note_backend_gpu(sampler, bk, rec)
         write_vk(vk_out, key.vk)
@@ -326,7 +343,8 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
     stats = shape.stats()
     with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats), mem_gb):
         cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"])
-        fam.synthesize(cs, shape, fam.values(inp, partition))
+        with bars.watch(lambda: cs.num_aux, stats["aux"], f"synthesize {Path(c1_path).name} partition {partition}", "aux"):
+            fam.synthesize(cs, shape, fam.values(inp, partition))
         write_witness_compact(out, cs.assignment_compact(), pce_digest(pce))
     return Path(out)
 
@@ -345,11 +363,15 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None) -> list
     digest = pce_digest(pce)
     n = fam.partitions(inp)
     stats = shape.stats()
-    with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats), mem_gb), atomic_dir(out_dir) as tmp:
+    done = [0, None]   # aux of the partitions written, the current constraint system
+    with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats), mem_gb), atomic_dir(out_dir) as tmp, \
+            bars.watch(lambda: done[0] + (done[1].num_aux if done[1] else 0), n * stats["aux"],
+                       f"synthesize {Path(c1_path).name}", "aux"):
         for k in range(n):
-            cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"])
+            cs = done[1] = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"])
             fam.synthesize(cs, shape, fam.values(inp, k))
             write_witness_compact(partition_witness(tmp, k), cs.assignment_compact(), digest)
+            done[:] = [done[0] + cs.num_aux, None]
     return [partition_witness(out_dir, k) for k in range(n)]
 
 
@@ -426,8 +448,9 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
             # at 32 GiB never resident on the host); the CPU backend indexes them on the host
             r1cs, _ = read_pce(pce, mapped=bk.name == "cuda")
             prover = stack.enter_context(Prover(pk, r1cs, bk))
-            progress.info("prove %s: key loaded on %s, %d partition(s) of %d input(s) to prove", shape.name, bk.name,
-                          len(jobs), n)
+            what = _plural(n, fam.noun)
+            progress.info("prove %s: key loaded on %s; %s of %s to prove", shape.name, bk.name,
+                          _plural(len(jobs), "partition"), what)
             defer = False   # stage the next assignment on the host only (no device copy ahead)
             if bk.name == "cuda":   # the device memory model, beside the measured GPU peak
                 need = prove_device_bytes(shape.stats(), len(pk.a), len(pk.b_g1), staged=len(jobs) > 1)
@@ -450,13 +473,15 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
                 if not item.verified:
                     raise ProofVerificationError(f"{labels[i]} partition {k}: proof does not verify")
                 proofs.append(item.proof)
+                b.update(1)   # the bar of the block below
                 if k + 1 == fam.partitions(inputs[i]):
                     write_proofs(proof_file(tmp, labels[i]), proofs)
                     proofs.clear()
-                    progress.info("prove: %s verified (%d of %d in this batch)", labels[i], i + 1, n)
+                    progress.info("prove: %s verified (%d of %d in this batch)", fam.describe(labels[i]), i + 1, n)
 
             # leaving prove_many (also by an error) joins its stager before the backend closes
-            staging = prover.prove_many(jobs, stage, lambda proof, pub: verify(pk.vk, proof, pub), done)
+            with bars.bar(len(jobs), f"prove {shape.name}", "partition") as b:
+                staging = prover.prove_many(jobs, stage, lambda proof, pub: verify(pk.vk, proof, pub), done)
             staged_s, waited_s = staging.staging_seconds, staging.waited_seconds
             note_backend_gpu(sampler, bk, rec)
         rec.staging_seconds, rec.staging_waited_seconds = round(staged_s, 3), round(waited_s, 3)

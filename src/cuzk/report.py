@@ -61,22 +61,52 @@ def load_steps(mem_jsons) -> pd.DataFrame:
     return df
 
 
+#: Per-rule plots use a log scale when the largest job peaks this many times above the smallest
+#: (PoSt jobs beside PoRep ones), so the small ones are not flattened at the bottom.
+LOG_SCALE_RATIO = 4.0
+
+
+def job_label(job: str) -> str:
+    """A job as a legend names it: ``"1"`` → ``"sector 1"``, ``"1-p0"`` → ``"sector 1 partition 0"``;
+    shapes, batches and PoSt targets as they are."""
+    if job.isdigit():
+        return f"sector {job}"
+    sid, _, k = job.partition("-p")
+    if sid.isdigit() and k.isdigit():
+        return f"sector {sid} partition {k}"
+    return job
+
+
+def rule_figure(rule: str, g: pd.DataFrame):
+    """One rule's memory plot: each job's RSS timeline (GiB over seconds since its start),
+    labelled by :func:`job_label`; the predicted peak (dashed) and every declared ``mem_gb``
+    (dotted, GiB as the declaration counts them); a log scale when peaks differ more than
+    ``LOG_SCALE_RATIO`` times. ``g``: the rule's rows of :func:`load_steps`. Returns the figure."""
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for _, row in g.iterrows():
+        tl = row["timeline"]
+        if tl:
+            ax.plot([t[0] for t in tl], [t[1] / GIB for t in tl], label=job_label(row["job"]), lw=1)
+    pred = g["rss_predicted_gib"].max()
+    if pred:
+        ax.axhline(pred, ls="--", c="k", lw=0.8, label="predicted peak")
+    for gb in sorted(g["mem_gb_declared"].dropna().unique()):
+        ax.axhline(gb, ls=":", c="r", lw=0.8, label=f"declared mem_gb={gb:g}")
+    peaks = g["rss_peak_gib"][g["rss_peak_gib"] > 0]
+    if len(peaks) and peaks.max() > LOG_SCALE_RATIO * peaks.min():
+        ax.set_yscale("log")
+    ax.set_xlabel("seconds since step start")
+    ax.set_ylabel("host RSS (GiB)" + (", log scale" if ax.get_yscale() == "log" else ""))
+    ax.set_title(f"{rule}: memory over time")
+    if len(g) <= 10:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
 def _plots(df: pd.DataFrame, out_dir: Path) -> None:
     for rule, g in df.groupby("rule"):
-        fig, ax = plt.subplots(figsize=(7, 3.5))
-        for _, row in g.iterrows():
-            tl = row["timeline"]
-            if tl:
-                ax.plot([t[0] for t in tl], [t[1] / GIB for t in tl], label=row["job"], lw=1)
-        pred = g["rss_predicted_gib"].max()
-        if pred:
-            ax.axhline(pred, ls="--", c="k", lw=0.8, label="predicted peak")
-        ax.set_xlabel("seconds since step start")
-        ax.set_ylabel("host RSS (GiB)")
-        ax.set_title(f"{rule}: memory over time")
-        if len(g) <= 10:
-            ax.legend(fontsize=7)
-        fig.tight_layout()
+        fig = rule_figure(rule, g)
         fig.savefig(out_dir / f"{rule}.png", dpi=100)
         plt.close(fig)
 

@@ -11,10 +11,12 @@ from snakemake.logging import logger
 from cuzk.circuits import registry
 from cuzk.circuits.registry import shape_by_name
 from cuzk.field import FR
+from cuzk.groth16.setup import DEV_SETUP_WARNING
 from cuzk.memory import budget
 from cuzk.memory.model import predict_step_bytes, prove_bench_bytes
 from cuzk.paths import Results, post_label, post_target
 from cuzk.pipeline import damaged_files
+from cuzk.sector.prepare import SectorInputError
 
 RESULTS = config["results"]
 R = Results(RESULTS)
@@ -118,11 +120,21 @@ def batch_shape(batch):
 
 
 def sector_data(wc):
-    """The data file as an input when it exists; a missing one fails this sector's own job
-    (with the file named) instead of the whole DAG, so --keep-going proves the others.
-    """
+    """The data file, an input of the sector's prepare job. A missing one stops the run while
+    the DAG is built (a dry run included), naming the sector and the path, unless the sector's
+    C1 exists (prepare will not run)."""
     path = SECTORS[wc.sid].get("data")
-    return [path] if path and os.path.exists(path) else []
+    if not path:
+        return []
+    if not os.path.exists(path):
+        if os.path.exists(R.c1(wc.sid)):
+            return []
+        stop_before_run(
+            SectorInputError(
+                f"config.yaml: sector {wc.sid}: data file {path} does not exist"
+            )
+        )
+    return [path]
 
 
 def sector(wc):
@@ -387,6 +399,20 @@ def bench_prove_mb(wildcards, threads):
 # --- checks while the DAG is built ---------------------------------------------------------------
 
 
+def stop_before_run(error):
+    """Stop the run while the DAG is built with ``error`` (a CuzkError) as one message: logged,
+    then SystemExit, which Snakemake's input-function wrapper does not catch (a WorkflowError
+    would arrive as an InputFunctionException of rule all, traceback included)."""
+    logger.error(f"cuzk: {type(error).__name__}: {error}")
+    raise SystemExit(1)
+
+
+def warn_development_keys():
+    """The development-parameters warning on the console, once per run (setup's own warning
+    goes to its log file only)."""
+    logger.warning(DEV_SETUP_WARNING)
+
+
 def checks_before_run(wildcards):
     """Input function of the all rule, evaluated at DAG build before any job: the memory budget of every
     job still to run, and batch directories missing a proof. Adds no input."""
@@ -442,9 +468,12 @@ def damaged_before_run():
 
 
 def gpu_limit_unset():
-    """Whether GPU jobs run without --resources gpu=N (warned about at DAG build): Snakemake then
-    starts them all at once, and each waits for a free device (cuzk.backend.gpus)."""
-    if JOB_GPUS and _global_resource("gpu") is None:
+    """Whether GPU jobs run locally without --resources gpu=N (warned about at DAG build):
+    Snakemake then starts them all at once, and each waits for a free device
+    (cuzk.backend.gpus). A cluster executor (the SLURM profile) asks for a GPU per job instead
+    (a dry run uses Snakemake's local dry-run executor, so it still warns).
+    """
+    if JOB_GPUS and workflow.local_exec and _global_resource("gpu") is None:
         logger.warning(
             "cuzk: setup and prove run on the GPU (gpu=1 each) but --resources gpu=N is not set: "
             "they may all start at once and wait for a free GPU; pass --resources gpu=<number of GPUs>"
@@ -498,11 +527,14 @@ def check_budgets():
     if budget_gb is None:
         return
     jobs = (
-        (rule, _declared(step, shape, threads, b))
+        (rule, _declared(step, shape, threads, b), _declared(step, shape, 1, 1))
         for rule, step, shape, threads, b, out in _planned_jobs()
         if not os.path.exists(out)
     )
-    _refusal(budget.refuse_any_over_budget, jobs, budget_gb)
+    try:
+        budget.refuse_any_over_budget(jobs, budget_gb)
+    except budget.MemoryBudgetError as e:
+        stop_before_run(e)
 
 
 def _job_gpus():

@@ -37,6 +37,8 @@ from pathlib import Path
 import matplotlib
 import psutil
 
+from ..progress import bar
+
 matplotlib.use("Agg")  # files only
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
@@ -282,18 +284,20 @@ def sweep(configfile, budgets: list[float], cores: int, out, gpus: int = 1, snak
         raise RuntimeError(f"the shared run (PCE, key, checked inputs) failed (rc {rc}); see {out / 'shared.log'}")
     points = _load_points(out)
     rows = []
-    for b in budgets:
-        res = out / f"mem{b:g}"
-        for d in SHARED_DIRS:
-            if (shared / d).exists():
-                _link_tree(shared / d, res / d)
-        logp = out / f"mem{b:g}.log"
-        with open(logp, "w") as log:
-            rc, wall, s = sample_run(base + ["--config", f"results={res}", "--resources", f"mem_gb={b:g}", *gpu_res],
-                                     interval, log=log, timeout=point_timeout)
-        note = "" if rc == 0 else (f"stopped at the {point_timeout:g} s limit" if rc == TIMEOUT_RC
-                                   else f"rc {rc}: {_first_error(logp)}")
-        points[b] = _point(b, rc, wall, s, res, note)
-        (out / f"mem{b:g}.samples.json").write_text(json.dumps(asdict(s)))
-        rows = _write_table(out, points)
+    with bar(len(budgets), "sweep", "budget") as progress:
+        for b in budgets:
+            res = out / f"mem{b:g}"
+            for d in SHARED_DIRS:
+                if (shared / d).exists():
+                    _link_tree(shared / d, res / d)
+            logp = out / f"mem{b:g}.log"
+            with open(logp, "w") as log:
+                rc, wall, s = sample_run(base + ["--config", f"results={res}", "--resources", f"mem_gb={b:g}", *gpu_res],
+                                         interval, log=log, timeout=point_timeout)
+            note = "" if rc == 0 else (f"stopped at the {point_timeout:g} s limit" if rc == TIMEOUT_RC
+                                       else f"rc {rc}: {_first_error(logp)}")
+            points[b] = _point(b, rc, wall, s, res, note)
+            (out / f"mem{b:g}.samples.json").write_text(json.dumps(asdict(s)))
+            rows = _write_table(out, points)
+            progress.update(1)
     return rows or _write_table(out, points)

@@ -41,7 +41,6 @@ combinations differ (neptune's sparse-matrix Poseidon rounds, for one).
 
 from __future__ import annotations
 
-import functools
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -55,6 +54,7 @@ from ..r1cs.poseidon import insert, poseidon_hash
 from ..r1cs.sha256 import sha254_node
 from ..sector import SECTOR_SIZES, challenge_counts
 from .commd import SectorGeometry
+from .costs import CALLED, tabled, write_table
 from ..sector.graph import BASE_DEGREE, EXP_DEGREE
 from ..sector.replica import tree_arities, tree_shape
 
@@ -428,7 +428,7 @@ def _diff(a: dict, b: dict) -> dict:
     return {key: a[key] - b[key] for key in a}
 
 
-@functools.lru_cache(maxsize=None)
+@tabled
 def _commd_part(depth: int) -> dict:
     """comm_d inclusion of one path of ``depth`` levels (linear in depth: two small builds)."""
     def build(d):
@@ -443,7 +443,7 @@ def _commd_part(depth: int) -> dict:
     return {key: one[key] + (depth - 1) * per[key] - (2 if key == "aux" else 0) for key in one}
 
 
-@functools.lru_cache(maxsize=None)
+@tabled
 def _poseidon_part(arities: tuple) -> dict:
     """One Poseidon PoR over ``arities`` (leaf and root given)."""
     def f(cs):
@@ -456,7 +456,7 @@ def _poseidon_part(arities: tuple) -> dict:
     return c
 
 
-@functools.lru_cache(maxsize=None)
+@tabled
 def _hash_part(arity: int) -> dict:
     def f(cs):
         x = cs.alloc_aux((1, arity))
@@ -466,7 +466,7 @@ def _hash_part(arity: int) -> dict:
     return c
 
 
-@functools.lru_cache(maxsize=None)
+@tabled
 def _label_part(parents: int) -> dict:
     """Parent bits and one label (replica id bits and challenge bits given). The count does not
     depend on the layer (a constant: free bits), which the tests check."""
@@ -481,7 +481,7 @@ def _label_part(parents: int) -> dict:
     return c
 
 
-@functools.lru_cache(maxsize=None)
+@tabled
 def _fixed_parts() -> dict:
     """Globals, the challenge bits and the encoding."""
     def glob(cs):
@@ -496,6 +496,14 @@ def _fixed_parts() -> dict:
     out = {"globals": _count(glob), "challenge": _count(chal), "encode": _count(enc)}
     out["encode"]["aux"] -= 2
     return out
+
+
+def write_cost_table() -> None:
+    """Rebuild ``gadget_costs.json`` (:mod:`cuzk.circuits.costs`) from every gadget the PoRep
+    shapes count (after a gadget changes; the tests compare the table with builds)."""
+    for shape in SHAPES.values():
+        _parts(shape)
+    write_table(sorted(CALLED))
 
 
 def _parts(shape: PoRepShape) -> list[tuple[int, dict]]:

@@ -73,6 +73,7 @@ class Family:
         public_inputs: (input, partition) → list of ints (without ONE).
         synthesize: (cs, shape, values | None) → builds one partition.
         label: input → a short name for logs and proof files (sector id, or the PoSt kind).
+        noun: what one input is, in messages ("sector", "PoSt").
     """
 
     name: str
@@ -85,6 +86,11 @@ class Family:
     public_inputs: Callable[[dict, int], list]
     synthesize: Callable
     label: Callable[[dict], str]
+    noun: str = "sector"
+
+    def describe(self, label: str) -> str:
+        """An input named by its label for messages: ``"sector 1"``; a PoSt's (``"winning-post"``) as is."""
+        return f"sector {label}" if self.noun == "sector" else label
 
 
 FAMILIES = {
@@ -93,7 +99,7 @@ FAMILIES = {
     "porep": Family("porep", read_porep_c1, verify_porep_c1, C1Error, _check_c1, lambda c1: c1["partitions"], porep.witness_from_c1,
                     porep.public_inputs, porep.synthesize, lambda c1: str(c1["sector_id"])),
     "post": Family("post", read_post, lambda doc, path: verify_post(doc, str(path)), PoStError, _check_post, lambda doc: len(doc["partitions"]), post.values,
-                   post.public_inputs, post.synthesize, lambda doc: f"{post.params_of(doc).kind}-post"),
+                   post.public_inputs, post.synthesize, lambda doc: f"{post.params_of(doc).kind}-post", "PoSt"),
 }
 
 SHAPES: dict[str, Any] = {**commd.SHAPES, **porep.SHAPES, **post.SHAPES}
@@ -186,7 +192,9 @@ def shape_table(include_test: bool = False) -> list[dict]:
     and upstream's figures where they exist, with the differences.
 
     Returns:
-        dicts with keys name, family, sector_size, partitions, inputs, aux, constraints
+        dicts with keys name, family, sector_size, partitions (a PoRep sector's; None for PoSt,
+        whose proof has one partition per ``sectors_per_partition`` sectors proved, the last
+        one padded), sectors_per_partition (PoSt only, else None), inputs, aux, constraints
         (R1CS rows, one per public input included), circuit_constraints, nnz_a, nnz_b, nnz_c,
         nnz, domain, and ``upstream`` (dict or None) / ``diff`` (ours − upstream per key).
     """
@@ -196,8 +204,10 @@ def shape_table(include_test: bool = False) -> list[dict]:
             continue
         st = shape.stats()
         circuit = st.get("circuit_constraints", st["constraints"] - st["inputs"])
+        per = shape.sector_count if isinstance(shape, post.PoStShape) else None
         row = {"name": name, "family": family_of(shape).name, "sector_size": shape.sector_size,
-               "partitions": st["partitions"], "inputs": st["inputs"], "aux": st["aux"],
+               "partitions": None if per else st["partitions"], "sectors_per_partition": per,
+               "inputs": st["inputs"], "aux": st["aux"],
                "constraints": st["constraints"], "circuit_constraints": circuit,
                "nnz_a": st["nnz_a"], "nnz_b": st["nnz_b"], "nnz_c": st["nnz_c"],
                "nnz": st["nnz_a"] + st["nnz_b"] + st["nnz_c"], "domain": st["domain"]}
@@ -216,10 +226,13 @@ def format_shape_table(rows: list[dict]) -> str:
     for r in rows:
         up = ", ".join(f"{k} {v:,}" for k, v in r["upstream"].items()) if r["upstream"] else "—"
         diff = ", ".join(f"{k} {r[k]:,} ({v:+,})" for k, v in r["diff"].items()) if r["diff"] else "—"
-        out.append(f"| {r['name']} | {r['family']} | {r['partitions']} | {r['inputs']:,} | {r['aux']:,} "
+        parts = r["partitions"] if r["partitions"] is not None else f"1 per {r['sectors_per_partition']:,} sectors"
+        out.append(f"| {r['name']} | {r['family']} | {parts} | {r['inputs']:,} | {r['aux']:,} "
                    f"| {r['constraints']:,} | {r['nnz_a']:,} | {r['nnz_b']:,} | {r['nnz_c']:,} | 2^{r['domain'].bit_length() - 1} "
                    f"| {up} | {diff} |")
     out.append("")
+    out.append("partitions: of one PoRep sector; a PoSt proof has one per that many sectors proved (the last "
+               "one padded), e.g. 3 for a WindowPoSt over five 2 KiB sectors.")
     out.append("constraints: R1CS rows, one per public input included (as bellperson counts them); "
                "circuit_constraints: the same without those rows (rust-fil-proofs' WindowPoSt figures).")
     return "\n".join(out)

@@ -135,11 +135,12 @@ def build_parser(prog: str = "python -m cuzk.formats.snarkjs_prove") -> argparse
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """ZKEY WTNS PROOF PUBLIC, --backend, --threads, --times."""
-    p.add_argument("zkey")
-    p.add_argument("wtns")
+    p.add_argument("zkey", help="the circuit's snarkjs .zkey (proving key)")
+    p.add_argument("wtns", help="the witness, snarkjs .wtns")
     p.add_argument("proof", help="proof.json to write")
     p.add_argument("public", help="public.json to write")
-    p.add_argument("--backend", default="cpu", choices=["auto", "cpu", "cuda"])
+    p.add_argument("--backend", default="cpu", choices=["auto", "cpu", "cuda"],
+                   help="where to prove (auto: cuda when CuPy sees a GPU; default cpu)")
     p.add_argument("--threads", type=int, default=2, help="MSM threads of the CPU backend (default 2)")
     p.add_argument("--times", help="write seconds per phase here (JSON)")
 

@@ -139,7 +139,15 @@ def setup_scalars(r1cs, backend: Backend, toxic: dict | None = None) -> tuple[di
     return key_points(alpha, beta, gamma, delta), scalars
 
 
-def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
+#: ``setup`` computes each group's points in this many slices, reporting each (progress); one
+#: fixed-base window table per slice costs milliseconds against minutes of products.
+SETUP_SLICES = 16
+#: Phases ``setup_resident`` reports (its ``times`` keys), in order.
+RESIDENT_PHASES = ("scalars", "fixed_base_ic", "fixed_base_h", "fixed_base_l", "fixed_base_a", "fixed_base_b_g1",
+                   "fixed_base_b_g2")
+
+
+def setup(r1cs, backend: Backend, toxic: dict | None = None, step=None) -> ProvingKey:
     """Generate a development proving key for ``r1cs`` (see the module warning).
 
     Args:
@@ -148,6 +156,9 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
             processes on the CPU, the GPU on cuda).
         toxic: optional fixed {"tau", "alpha", "beta", "gamma", "delta"} for reproducible tests;
             default: fresh secrets.
+        step: optional callback ``step(done, total)``: fixed-base points computed so far and in
+            all (G1 then G2), after the scalars and after each of ``SETUP_SLICES`` slices per
+            group (progress).
 
     Raises:
         ValueError: given toxic waste with gamma or delta zero, or tau in the domain.
@@ -159,25 +170,45 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None) -> ProvingKey:
         DevelopmentSetupWarning, always.
     """
     points, sc = setup_scalars(r1cs, backend, toxic)
-    # One fixed-base call for all G1 vectors: one window table and one pool round, not five.
+    # All G1 vectors as one array of scalars (one pool round per slice, not five).
     names = ("ic", "h", "l", "a", "b_g1")
     parts = [sc["b"] if k == "b_g1" else sc[k] for k in names]
-    pts = backend.fixed_base_mul(G1, G1.generator(), backend.concat(parts))
+    g1_scalars = backend.concat(parts)
+    n1, n2 = backend.length(g1_scalars), backend.length(sc["b"])
+    report = (lambda done: step(done, n1 + n2)) if step else (lambda done: None)
+    report(0)
+    pts = _fixed_base_sliced(backend, G1, g1_scalars, lambda done: report(done))
     g1_arrays, lo = {}, 0
     for name, part in zip(names, parts):
         size = backend.length(part)
         g1_arrays[name], lo = pts[lo : lo + size], lo + size
     vk = VerifyingKey(**points, ic=G1.from_array(g1_arrays.pop("ic"), check_subgroup=False))
-    return ProvingKey(vk=vk, b_g2=backend.fixed_base_mul(G2, G2.generator(), sc["b"]), **g1_arrays)
+    b_g2 = _fixed_base_sliced(backend, G2, sc["b"], lambda done: report(n1 + done))
+    return ProvingKey(vk=vk, b_g2=b_g2, **g1_arrays)
 
 
-def setup_resident(r1cs, backend: Backend, toxic: dict | None = None, times: dict | None = None) -> ResidentKey:
+def _fixed_base_sliced(backend: Backend, group, scalars, report):
+    """``backend.fixed_base_mul`` by the group's generator in ``SETUP_SLICES`` slices, written
+    into one preallocated array (no second copy); ``report(points done)`` after each slice."""
+    n = backend.length(scalars)
+    out = np.empty((n, group.uncompressed_size), dtype=np.uint8)
+    width = max(1, -(-n // SETUP_SLICES))
+    for lo in range(0, n, width):
+        hi = min(n, lo + width)
+        out[lo:hi] = backend.fixed_base_mul(group, group.generator(), backend.slice(scalars, lo, hi))
+        report(hi)
+    return out
+
+
+def setup_resident(r1cs, backend: Backend, toxic: dict | None = None, times: dict | None = None,
+                   step=None) -> ResidentKey:
     """A development key whose queries stay where ``backend`` computed them (GPU memory on cuda):
     for proving shapes whose parameters are too large to write out and read back (a 32 GiB
     partition: ≈ 75 GB). Same key as ``setup`` for the same toxic waste (see its module warning).
 
     Args: as ``setup``, and ``times``: when given, receives seconds per part ("scalars", then
-    "fixed_base_<query>" for ic, h, l, a, b_g1, b_g2).
+    "fixed_base_<query>" for ic, h, l, a, b_g1, b_g2: ``RESIDENT_PHASES``); ``step``: optional callback
+    called with each of those names as its part ends (progress).
 
     Returns a ``ResidentKey`` (verifying key + one MSM context per query; ``Prover`` takes it in
     place of a ProvingKey and closes its contexts).
@@ -195,6 +226,8 @@ def setup_resident(r1cs, backend: Backend, toxic: dict | None = None, times: dic
         now = time.perf_counter()
         times[name] = now - t
         t = now
+        if step is not None:
+            step(name)
 
     points, sc = setup_scalars(r1cs, backend, toxic)
     lap("scalars")
@@ -218,4 +251,4 @@ def setup_resident(r1cs, backend: Backend, toxic: dict | None = None, times: dic
     return ResidentKey(vk, ctx)
 
 
-__all__ = ["setup", "setup_resident", "setup_scalars", "domain_size", "lagrange_at", "qap_at_tau", "DevelopmentSetupWarning"]
+__all__ = ["RESIDENT_PHASES", "SETUP_SLICES", "setup", "setup_resident", "setup_scalars", "domain_size", "lagrange_at", "qap_at_tau", "DevelopmentSetupWarning"]

@@ -58,12 +58,12 @@ def refuse_over_budget(rule: str, gb: int, budget_gb: float | None) -> None:
 
     Raises:
         MemoryBudgetError: ``gb`` exceeds the budget; the message names the rule, both figures
-            and the remedies.
+            and the budget that runs the job.
     """
     if budget_gb is not None and gb > budget_gb:
         raise MemoryBudgetError(
             f"Rule {rule}: the memory model predicts {gb} GB (mem_gb) but --resources mem_gb={budget_gb}; "
-            f"give more memory or lower threads/max_batch_size"
+            f"give --resources mem_gb={gb} or more"
         )
 
 
@@ -76,12 +76,41 @@ def attempt_gb(rule: str, gb: int, attempt: int, budget_gb: float | None) -> int
 
 
 def refuse_any_over_budget(jobs, budget_gb: float | None) -> None:
-    """:func:`refuse_over_budget` for every ``(rule, gb)`` of ``jobs``, in order (the first over
-    the budget is named); the check of a whole run before any job starts."""
+    """The check of a whole run before any job starts: every job must fit ``budget_gb`` alone.
+
+    Args:
+        jobs: ``(rule, gb, least_gb)`` of every job still to run: its declaration (``mem_gb``)
+            and what it would declare at ``threads: 1`` and ``max_batch_size: 1``.
+        budget_gb: ``--resources mem_gb`` (None: no budget, ``jobs`` is not read).
+
+    Raises:
+        MemoryBudgetError: one message listing every rule with a job over the budget (its
+            largest need and how many of its jobs are over), the smallest budget that runs every
+            job (the largest declaration), and whether lowering ``threads``/``max_batch_size``
+            could help instead (only when every job would then fit).
+    """
     if budget_gb is None:
         return
-    for rule, gb in jobs:
-        refuse_over_budget(rule, gb, budget_gb)
+    jobs = list(jobs)
+    over: dict[str, list[int]] = {}
+    for rule, gb, _ in jobs:
+        if gb > budget_gb:
+            over.setdefault(rule, []).append(gb)
+    if not over:
+        return
+    smallest = max(gb for _, gb, _ in jobs)
+    least = max(lo for _, _, lo in jobs)
+    lines = [f"--resources mem_gb={budget_gb} is too small for this batch; the memory model predicts (mem_gb):"]
+    lines += [f"  Rule {rule}: {max(gbs)} GB ({len(gbs)} job{'s' if len(gbs) > 1 else ''} over the budget)"
+              for rule, gbs in over.items()]
+    lines.append(f"the smallest budget that runs this batch: --resources mem_gb={smallest}")
+    if least <= budget_gb:
+        lines.append(f"or lower threads and max_batch_size: at threads 1 and max_batch_size 1 the largest job "
+                     f"needs {least} GB")
+    else:
+        lines.append(f"lowering threads or max_batch_size cannot help: at threads 1 and max_batch_size 1 the "
+                     f"largest job still needs {least} GB")
+    raise MemoryBudgetError("\n".join(lines))
 
 
 def check_budget(step: str, predicted_bytes: int, budget_gb: float | None) -> None:
