@@ -16,6 +16,7 @@ wildcard_constraints:
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/slurm.smk"
 include: "workflow/rules/prepare.smk"
 include: "workflow/rules/pce.smk"
 include: "workflow/rules/setup.smk"

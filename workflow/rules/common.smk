@@ -347,7 +347,8 @@ def job_memory(rule, step, shape=None, threads=1, batch=1):
     def mb(wildcards, attempt):
         return budget.mem_mb(gb(wildcards, attempt))
 
-    return {"mem_gb": gb, "mem_mb": mb}
+    # None: a mem_mb_per_cpu default would replace mem_mb in SLURM's request (slurm.smk)
+    return {"mem_gb": gb, "mem_mb": mb, "mem_mb_per_cpu": None}
 
 
 def bench_prove_gb(wildcards, threads):
