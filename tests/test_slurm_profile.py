@@ -1,0 +1,147 @@
+"""The SLURM profile without a cluster: the status-command choice and mem_mb_per_cpu handling of
+cuzk.cluster, and the sbatch calls the executor plugin makes for GPU jobs (a stand-in ``sbatch``
+on PATH records each call and refuses it, so nothing runs)."""
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cuzk import cluster
+from cuzk.errors import CuzkError
+from cuzk.memory.budget import MB_PER_GB, SNAKEMAKE_JOB_MB
+
+ROOT = Path(__file__).resolve().parents[1]
+PROFILE = ROOT / "workflow" / "profiles" / "slurm"
+needs_snakemake = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
+
+CONFIG = """backend: cpu
+threads: 2
+results: {results}
+max_batch_size: 1
+randomness: slurm-profile
+prover_id: "{pid}"
+allow_test_shapes: true
+circuit: porep-commd
+post: {{winning: false, window: false}}
+sectors:
+  - {{id: 1, generate: 1, sector_size: test-only-128B}}
+"""
+
+
+def _bin(tmp, name, body):
+    d = tmp / "bin"
+    d.mkdir(exist_ok=True)
+    f = d / name
+    f.write_text("#!/bin/sh\n" + body)
+    f.chmod(0o755)
+    return d
+
+
+def test_status_command_keeps_sacct_where_it_answers():
+    assert cluster.status_command("sacct", None, True, 300, 40) == ("sacct", "job status from sacct (sacct works here)")
+    assert cluster.status_command("squeue", None, True, None, 40)[0] == "squeue"
+    assert cluster.status_command(None, "sacct is not installed", False, None, 40)[0] is None
+
+
+def test_status_command_switches_to_squeue_without_accounting():
+    cmd, why = cluster.status_command("sacct", "Slurm accounting storage is disabled", True, 300, 40)
+    assert cmd == "squeue" and "Slurm accounting storage is disabled" in why
+    # no sacct binary: the plugin never falls back to it, so an unknown MinJobAge is fine
+    assert cluster.status_command("squeue", "sacct is not installed", False, None, 40)[0] == "squeue"
+    # MinJobAge 120 s is exactly 3 × 40 s: squeue is trusted
+    assert cluster.status_command("sacct", "disabled", True, 120, 40)[0] == "squeue"
+
+
+def test_status_command_refuses_what_would_hang():
+    """sacct broken but installed and MinJobAge under 3 × the first check: the plugin would go
+    back to sacct and wait forever."""
+    with pytest.raises(cluster.ClusterError, match="MinJobAge is 119 s, below the 120 s"):
+        cluster.status_command("sacct", "disabled", True, 119, 40)
+    with pytest.raises(cluster.ClusterError, match="MinJobAge is unknown"):
+        cluster.status_command("squeue", "disabled", True, None, 40)
+    assert issubclass(cluster.ClusterError, CuzkError)
+
+
+def test_sacct_problem_asks_sacct_itself(tmp_path, monkeypatch):
+    sleep = shutil.which("sleep")
+    d = _bin(tmp_path, "sacct", "echo 'Slurm accounting storage is disabled' >&2\nexit 1\n")
+    monkeypatch.setenv("PATH", str(d))
+    assert cluster.sacct_problem() == "Slurm accounting storage is disabled"
+    _bin(tmp_path, "sacct", "exit 0\n")
+    assert cluster.sacct_problem() is None
+    _bin(tmp_path, "sacct", f"{sleep} 5\n")
+    assert cluster.sacct_problem(timeout_s=0.5) == "sacct did not answer within 0.5 s"
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
+    assert cluster.sacct_problem() == "sacct is not installed"
+
+
+def test_mem_per_cpu_settings_found_and_overrides_refused():
+    default, rules = cluster.mem_per_cpu_settings({"runtime": 30, "mem_mb_per_cpu": 1800},
+                                                  {"setup": {"mem_mb_per_cpu": 1}, "prove": {"runtime": 5}})
+    assert default == 1800 and rules == ["setup"]
+    assert cluster.mem_per_cpu_settings({"runtime": 30}, {}) == (None, [])
+    cluster.refuse_mem_per_cpu_overrides([])
+    with pytest.raises(cluster.ClusterError, match="rule.s. prove, setup"):
+        cluster.refuse_mem_per_cpu_overrides(["prove", "setup"])
+
+
+@needs_snakemake
+def test_per_rule_mem_per_cpu_refused_at_parse(tmp_path):
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(CONFIG.format(results=tmp_path / "results", pid="ab" * 32))
+    r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--profile", str(PROFILE), "--configfile",
+                        str(cfg), "--set-resources", "prove:mem_mb_per_cpu=100"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode != 0
+    assert "--set-resources sets mem_mb_per_cpu for rule(s) prove" in r.stdout + r.stderr
+
+
+def _declared_gb(cfg, cwd, rule):
+    """mem_gb of a rule's jobs as Snakemake's own dry run lists them (backend cuda)."""
+    r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--cores", "2", "--configfile", str(cfg),
+                        "--config", "backend=cuda", "--forceall"], cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    block = next(b for b in r.stdout.split("\nrule ") if b.startswith(rule + ":"))
+    return int(re.search(r"mem_gb=(\d+)", block).group(1))
+
+
+@needs_snakemake
+@pytest.mark.slow
+def test_gpu_jobs_ask_slurm_for_a_gpu_and_their_mem_mb(tmp_path):
+    """With backend cuda, setup and prove go to sbatch with --gpus=1 and --mem of their rule's
+    mem_mb (the model's GB plus the job's Snakemake), not --mem-per-cpu from a default."""
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(CONFIG.format(results=tmp_path / "results", pid="ab" * 32))
+    env = dict(os.environ, SBATCH_LOG=str(tmp_path / "sbatch.log"))
+    # everything before prove, locally on the CPU
+    r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "--cores", "2", "--resources", "mem_gb=8",
+                        "--configfile", str(cfg), "--omit-from", "prove"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    fake = _bin(tmp_path, "sbatch", 'printf "%s\\n" "$*" >> "$SBATCH_LOG"\necho "sbatch: error: test stand-in" >&2\nexit 1\n')
+    env["PATH"] = f"{fake}{os.pathsep}{env['PATH']}"
+    base = ["snakemake", "-s", str(ROOT / "Snakefile"), "--profile", str(PROFILE), "--configfile", str(cfg),
+            "--config", "backend=cuda", "--default-resources", "runtime=30", "mem_mb_per_cpu=1800",
+            "--slurm-init-seconds-before-status-checks", "1"]  # nothing to wait for: every call is refused
+    # by modification time only, setup is done: prove is the one job ready
+    b = subprocess.run(base + ["--rerun-triggers", "mtime"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=300)
+    # by default the backend change reruns setup (prove waits for it); run second, as a failed
+    # setup job takes its outputs with it
+    a = subprocess.run(base, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert a.returncode != 0 and b.returncode != 0  # every submission was refused
+    assert "default resource mem_mb_per_cpu=1800 ignored" in a.stdout + a.stderr
+    calls = (tmp_path / "sbatch.log").read_text().splitlines()
+    for rule in ("setup", "prove"):
+        mine = [c.split("--wrap")[0] for c in calls if f"--comment rule_{rule}_" in c]
+        assert len(mine) == 2, f"{rule}: not one refused call and its retry: {calls}"
+        gb = _declared_gb(cfg, tmp_path, rule)
+        for attempt, c in enumerate(mine, start=1):  # a refused submission is retried once, memory doubled
+            assert "--gpus=1" in c and "--mem-per-cpu" not in c, c
+            assert f"--mem {attempt * gb * MB_PER_GB + SNAKEMAKE_JOB_MB} " in c, c
+            assert "--cpus-per-task=2" in c, c
+    assert not [c for c in calls if "--gpus" in c and not re.search(r"--comment rule_(setup|prove)_", c)]
