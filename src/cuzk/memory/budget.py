@@ -23,9 +23,10 @@ FLOOR_GB = 1
 #: MB per declared GB (``mem_mb`` = 1024 × ``mem_gb``: the same prediction in SLURM's unit).
 MB_PER_GB = 1024
 #: MB a cluster job needs beyond its step: each SLURM job runs two Snakemake processes of its own
-#: (the jobstep and the one srun starts) besides the step's script; 0.28 GiB measured on a
-#: single-node SLURM 22.05 with Snakemake 9.27 and snakemake-executor-plugin-slurm 2.8.0 (issue 18).
-SNAKEMAKE_JOB_MB = 287
+#: (the jobstep and the one srun starts) besides the step's script. Their summed peak RSS was
+#: 0.285 GiB in every job of a test-shape run on a single-node SLURM 22.05 with Snakemake 9.27.1
+#: and snakemake-executor-plugin-slurm 2.8.0 (issue 18).
+SNAKEMAKE_JOB_MB = 292
 
 
 class MemoryBudgetError(CuzkError, RuntimeError):
