@@ -13,31 +13,16 @@ import re
 import shutil
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
 from cuzk.memory.budget import MB_PER_GB, SNAKEMAKE_JOB_MB
+from slurm_util import PROFILE, ROOT, write_config
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[1]
 # written by .ci/run when the cluster could not start
 UNAVAILABLE = ROOT / ".ci" / "slurm-unavailable"
 THREADS = 2
-
-CONFIG = """backend: cpu
-threads: {threads}
-results: {results}
-max_batch_size: 1
-randomness: slurm-ci
-prover_id: "{pid}"
-allow_test_shapes: true
-circuit: porep-commd
-post: {{winning: false, window: false}}
-sectors:
-  - {{id: 1, generate: 1, sector_size: test-only-128B}}
-"""
-
 
 def _cluster_missing() -> str | None:
     """Why no SLURM cluster is usable here, or None."""
@@ -52,7 +37,7 @@ def _cluster_missing() -> str | None:
 
 
 def _cmd(cfg, *extra):
-    return ["snakemake", "-s", str(ROOT / "Snakefile"), "--profile", str(ROOT / "workflow" / "profiles" / "slurm"),
+    return ["snakemake", "-s", str(ROOT / "Snakefile"), "--profile", str(PROFILE),
             "--configfile", str(cfg), "--slurm-init-seconds-before-status-checks", "2", "--verbose", *extra]
 
 
@@ -74,8 +59,7 @@ def slurm_run(tmp_path_factory):
     if missing:
         pytest.skip(f"no SLURM cluster: {missing}")
     tmp = tmp_path_factory.mktemp("slurm")
-    cfg = tmp / "config.yaml"
-    cfg.write_text(CONFIG.format(threads=THREADS, results=tmp / "results", pid="ab" * 32))
+    cfg = write_config(tmp, THREADS)
     t0 = time.time()
     # a site-wide mem_mb_per_cpu default would under-size every job: the rules' mem_mb must win
     extra = ("--default-resources", "runtime=30", "mem_mb_per_cpu=100")

@@ -6,31 +6,15 @@ import os
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from cuzk import cluster
 from cuzk.errors import CuzkError
 from cuzk.memory.budget import MB_PER_GB, SNAKEMAKE_JOB_MB
+from slurm_util import PROFILE, ROOT, write_config
 
-ROOT = Path(__file__).resolve().parents[1]
-PROFILE = ROOT / "workflow" / "profiles" / "slurm"
 needs_snakemake = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
-
-CONFIG = """backend: cpu
-threads: 2
-results: {results}
-max_batch_size: 1
-randomness: slurm-profile
-prover_id: "{pid}"
-allow_test_shapes: true
-circuit: porep-commd
-post: {{winning: false, window: false}}
-sectors:
-  - {{id: 1, generate: 1, sector_size: test-only-128B}}
-"""
-
 
 def _bin(tmp, name, body):
     d = tmp / "bin"
@@ -91,8 +75,7 @@ def test_mem_per_cpu_settings_found_and_overrides_refused():
 
 @needs_snakemake
 def test_per_rule_mem_per_cpu_refused_at_parse(tmp_path):
-    cfg = tmp_path / "config.yaml"
-    cfg.write_text(CONFIG.format(results=tmp_path / "results", pid="ab" * 32))
+    cfg = write_config(tmp_path)
     r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--profile", str(PROFILE), "--configfile",
                         str(cfg), "--set-resources", "prove:mem_mb_per_cpu=100"], cwd=tmp_path, capture_output=True,
                        text=True, timeout=120)
@@ -114,8 +97,7 @@ def _declared_gb(cfg, cwd, rule):
 def test_gpu_jobs_ask_slurm_for_a_gpu_and_their_mem_mb(tmp_path):
     """With backend cuda, setup and prove go to sbatch with --gpus=1 and --mem of their rule's
     mem_mb (the model's GB plus the job's Snakemake), not --mem-per-cpu from a default."""
-    cfg = tmp_path / "config.yaml"
-    cfg.write_text(CONFIG.format(results=tmp_path / "results", pid="ab" * 32))
+    cfg = write_config(tmp_path)
     env = dict(os.environ, SBATCH_LOG=str(tmp_path / "sbatch.log"))
     # everything before prove, locally on the CPU
     r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "--cores", "2", "--resources", "mem_gb=8",
