@@ -25,6 +25,7 @@ include: "workflow/rules/prove.smk"
 include: "workflow/rules/verify.smk"
 include: "workflow/rules/post.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/reverify.smk"
 include: "workflow/rules/bench.smk"
 
 
