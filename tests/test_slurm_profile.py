@@ -25,6 +25,17 @@ def _bin(tmp, name, body):
     return d
 
 
+def _fake_slurm(tmp) -> dict:
+    """An environment whose PATH starts with stand-ins for every SLURM command the executor plugin
+    runs (no cluster, or a stopped one, then matters): ``sbatch`` appends its arguments to
+    ``$SBATCH_LOG`` and refuses the job; ``sinfo`` names a default partition; ``sacct`` works."""
+    d = _bin(tmp, "sbatch", 'printf "%s\\n" "$*" >> "$SBATCH_LOG"\necho "sbatch: error: test stand-in" >&2\nexit 1\n')
+    _bin(tmp, "sinfo", 'echo PARTITION\necho "main*"\n')
+    _bin(tmp, "scontrol", 'echo "MinJobAge = 300 sec"\n')
+    _bin(tmp, "sacct", "exit 0\n")
+    return dict(os.environ, SBATCH_LOG=str(tmp / "sbatch.log"), PATH=f"{d}{os.pathsep}{os.environ['PATH']}")
+
+
 def test_status_command_keeps_sacct_where_it_answers():
     assert cluster.status_command("sacct", None, True, 300, 40) == ("sacct", "job status from sacct (sacct works here)")
     assert cluster.status_command("squeue", None, True, None, 40)[0] == "squeue"
@@ -77,53 +88,51 @@ def test_mem_per_cpu_settings_found_and_overrides_refused():
 def test_per_rule_mem_per_cpu_refused_at_parse(tmp_path):
     cfg = write_config(tmp_path)
     r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--profile", str(PROFILE), "--configfile",
-                        str(cfg), "--set-resources", "prove:mem_mb_per_cpu=100"], cwd=tmp_path, capture_output=True,
-                       text=True, timeout=120)
+                        str(cfg), "--set-resources", "prove:mem_mb_per_cpu=100"], cwd=tmp_path, env=_fake_slurm(tmp_path),
+                       capture_output=True, text=True, timeout=120)
     assert r.returncode != 0
     assert "--set-resources sets mem_mb_per_cpu for rule(s) prove" in r.stdout + r.stderr
 
 
-def _declared_gb(cfg, cwd, rule):
-    """mem_gb of a rule's jobs as Snakemake's own dry run lists them (backend cuda)."""
+def _dry_run_resources(cfg, cwd) -> dict:
+    """{rule: its first job's resources line} as Snakemake's own dry run lists them (backend cuda)."""
     r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--cores", "2", "--configfile", str(cfg),
                         "--config", "backend=cuda", "--forceall"], cwd=cwd, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
-    block = next(b for b in r.stdout.split("\nrule ") if b.startswith(rule + ":"))
-    return int(re.search(r"mem_gb=(\d+)", block).group(1))
+    out = {}
+    for b in r.stdout.split("\nrule ")[1:]:
+        out.setdefault(b.split(":")[0], next(line for line in b.splitlines() if "resources:" in line))
+    return out
 
 
 @needs_snakemake
 @pytest.mark.slow
 def test_gpu_jobs_ask_slurm_for_a_gpu_and_their_mem_mb(tmp_path):
-    """With backend cuda, setup and prove go to sbatch with --gpus=1 and --mem of their rule's
-    mem_mb (the model's GB plus the job's Snakemake), not --mem-per-cpu from a default."""
+    """With backend cuda, setup goes to sbatch with --gpus=1, cpus from its threads and --mem of
+    its rule's mem_mb (the model's GB plus the job's Snakemake), never --mem-per-cpu from a
+    default; prepare, a CPU step, asks for no GPU. prove declares the same gpu=1 resource."""
     cfg = write_config(tmp_path)
-    env = dict(os.environ, SBATCH_LOG=str(tmp_path / "sbatch.log"))
-    # everything before prove, locally on the CPU
+    # the PCE, locally: setup is then ready at once (with prepare)
     r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "--cores", "2", "--resources", "mem_gb=8",
-                        "--configfile", str(cfg), "--omit-from", "prove"], cwd=tmp_path, capture_output=True,
+                        "--configfile", str(cfg), "--until", "pce_extract"], cwd=tmp_path, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
-    fake = _bin(tmp_path, "sbatch", 'printf "%s\\n" "$*" >> "$SBATCH_LOG"\necho "sbatch: error: test stand-in" >&2\nexit 1\n')
-    env["PATH"] = f"{fake}{os.pathsep}{env['PATH']}"
-    base = ["snakemake", "-s", str(ROOT / "Snakefile"), "--profile", str(PROFILE), "--configfile", str(cfg),
-            "--config", "backend=cuda", "--default-resources", "runtime=30", "mem_mb_per_cpu=1800",
-            "--slurm-init-seconds-before-status-checks", "1"]  # nothing to wait for: every call is refused
-    # by modification time only, setup is done: prove is the one job ready
-    b = subprocess.run(base + ["--rerun-triggers", "mtime"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                       timeout=300)
-    # by default the backend change reruns setup (prove waits for it); run second, as a failed
-    # setup job takes its outputs with it
-    a = subprocess.run(base, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-    assert a.returncode != 0 and b.returncode != 0  # every submission was refused
+    env = _fake_slurm(tmp_path)
+    a = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "--profile", str(PROFILE), "--configfile", str(cfg),
+                        "--config", "backend=cuda", "--default-resources", "runtime=30", "mem_mb_per_cpu=1800",
+                        "--slurm-init-seconds-before-status-checks", "1"],  # nothing to wait for: all refused
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert a.returncode != 0  # every submission was refused
     assert "default resource mem_mb_per_cpu=1800 ignored" in a.stdout + a.stderr
     calls = (tmp_path / "sbatch.log").read_text().splitlines()
-    for rule in ("setup", "prove"):
+    listed = _dry_run_resources(cfg, tmp_path)
+    assert "gpu=1" in listed["prove"] and "gpu=1" in listed["setup"] and "gpu" not in listed["prepare"]
+    for rule, gpus, cpus in (("setup", "--gpus=1", 2), ("prepare", None, 1)):
         mine = [c.split("--wrap")[0] for c in calls if f"--comment rule_{rule}_" in c]
         assert len(mine) == 2, f"{rule}: not one refused call and its retry: {calls}"
-        gb = _declared_gb(cfg, tmp_path, rule)
+        gb = int(re.search(r"mem_gb=(\d+)", listed[rule]).group(1))
         for attempt, c in enumerate(mine, start=1):  # a refused submission is retried once, memory doubled
-            assert "--gpus=1" in c and "--mem-per-cpu" not in c, c
+            assert (gpus in c) if gpus else ("--gpus" not in c), c
+            assert "--mem-per-cpu" not in c, c
             assert f"--mem {attempt * gb * MB_PER_GB + SNAKEMAKE_JOB_MB} " in c, c
-            assert "--cpus-per-task=2" in c, c
-    assert not [c for c in calls if "--gpus" in c and not re.search(r"--comment rule_(setup|prove)_", c)]
+            assert f"--cpus-per-task={cpus}" in c, c

@@ -74,11 +74,16 @@ def status_command(chosen: str | None, problem: str | None, sacct_installed: boo
     if problem is None:
         return chosen, f"job status from {chosen} (sacct works here)"
     need = SQUEUE_AGE_FACTOR * first_check_s
-    if sacct_installed and (min_job_age_s is None or min_job_age_s < need):
-        age = "unknown" if min_job_age_s is None else f"{min_job_age_s} s"
+    if sacct_installed and min_job_age_s is None:
         raise ClusterError(
-            f"SLURM: sacct fails here ({problem}) and MinJobAge is {age}, below the {need} s the "
-            f"executor plugin needs to trust squeue (it would fall back to sacct and wait forever): "
+            f"SLURM: sacct fails here ({problem}) and MinJobAge is unknown (scontrol show config did "
+            f"not answer): the executor plugin would fall back to sacct and wait forever; is "
+            f"slurmctld running?"
+        )
+    if sacct_installed and min_job_age_s < need:
+        raise ClusterError(
+            f"SLURM: sacct fails here ({problem}) and MinJobAge is {min_job_age_s} s, below the {need} s "
+            f"the executor plugin needs to trust squeue (it would fall back to sacct and wait forever): "
             f"set MinJobAge>={need} in slurm.conf, enable accounting (slurmdbd), or lower "
             f"--slurm-init-seconds-before-status-checks"
         )

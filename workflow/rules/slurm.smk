@@ -52,12 +52,13 @@ def slurm_status_command():
         return
     from snakemake_executor_plugin_slurm.job_status_query import get_min_job_age
 
+    problem = cluster.sacct_problem()
     try:
         command, why = cluster.status_command(
             settings.status_command,
-            cluster.sacct_problem(),
+            problem,
             shutil.which("sacct") is not None,
-            get_min_job_age(),
+            get_min_job_age() if problem else None,  # asked only when it matters
             getattr(settings, "init_seconds_before_status_checks", None) or 40,
         )
     except cluster.ClusterError as e:
