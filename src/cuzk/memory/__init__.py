@@ -61,24 +61,21 @@ def _vm_hwm_bytes(pid: int) -> int:
     return 0
 
 
-def kernel_peak_bytes(proc: psutil.Process) -> int:
+def kernel_peak_bytes(child_peaks=()) -> int:
     """The kernel's peak RSS of a step, bytes: ``ru_maxrss`` of this process (the counter
-    ``/proc/self/status`` shows as ``VmHWM``) + ``ru_maxrss`` of its waited-for children (the
-    largest one's peak) + ``VmHWM`` of each child still alive (``proc``'s tree).
+    ``/proc/self/status`` shows as ``VmHWM``) plus its workers' peaks: the sum of ``child_peaks``
+    (each worker's ``VmHWM``, bytes, as last read while it lived) or ``ru_maxrss`` of the
+    waited-for children (the largest one's peak), whichever is larger.
 
     The kernel updates these at every page fault, so a peak inside a native call that holds the
-    GIL (which stops the 50 ms sampler) is still counted. The peaks of self and children may not
-    have coincided: the sum bounds the step's peak from above. ``ru_maxrss`` is in kB on Linux and
-    in bytes on macOS (getrusage(2)); the process's peak since it started, imports included.
+    GIL (which stops the 50 ms sampler thread) is still counted. The peaks need not have
+    coincided: the figure bounds the sampled tree RSS from above. ``ru_maxrss`` is in kB on Linux
+    and in bytes on macOS (getrusage(2)), and counts from the process's start, imports included.
     """
     unit = 1 if sys.platform == "darwin" else 1024
-    total = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-             + resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) * unit
-    try:
-        total += sum(_vm_hwm_bytes(ch.pid) for ch in proc.children(recursive=True))
-    except psutil.Error:
-        pass
-    return total
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit
+    waited = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * unit
+    return own + max(sum(child_peaks), waited)
 
 
 def _gpu_used_bytes() -> int | None:
@@ -154,10 +151,16 @@ class MemorySampler:
         self._timeline: list[tuple[float, int, int | None]] = []
         self._t0 = self._t1 = 0.0
         self._kernel_peak: int | None = None
+        self._child_hwm: dict[int, int] = {}
         self._thread: threading.Thread | None = None
 
     def _sample(self) -> None:
         rss = process_tree_rss(self._proc)
+        try:
+            for ch in self._proc.children(recursive=True):  # workers' kernel peaks (kernel_peak_bytes)
+                self._child_hwm[ch.pid] = max(self._child_hwm.get(ch.pid, 0), _vm_hwm_bytes(ch.pid))
+        except psutil.Error:
+            pass
         self._sum += rss
         self._n += 1
         self._peak = max(self._peak, rss)
@@ -191,7 +194,7 @@ class MemorySampler:
             self._thread.join()
         self._sample()
         self._t1 = time.perf_counter()
-        self._kernel_peak = kernel_peak_bytes(self._proc)
+        self._kernel_peak = kernel_peak_bytes(self._child_hwm.values())
         return self.report()
 
     def report(self) -> MemoryReport:
