@@ -9,7 +9,7 @@ from cuzk import cluster
 
 
 def _values(resources):
-    """{name: value} of a Resources mapping (a function-valued one: its repr)."""
+    """{name: value} of a Resources mapping (a function-valued one: the Resource itself)."""
     return {
         k: (v.value if hasattr(v, "is_evaluable") and not v.is_evaluable() else v)
         for k, v in dict(resources or {}).items()
