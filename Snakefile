@@ -16,6 +16,7 @@ wildcard_constraints:
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/slurm.smk"
 include: "workflow/rules/prepare.smk"
 include: "workflow/rules/pce.smk"
 include: "workflow/rules/setup.smk"
@@ -24,6 +25,7 @@ include: "workflow/rules/prove.smk"
 include: "workflow/rules/verify.smk"
 include: "workflow/rules/post.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/reverify.smk"
 include: "workflow/rules/bench.smk"
 
 

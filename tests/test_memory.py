@@ -106,3 +106,74 @@ def test_gpu_host_model_covers_the_h200_peaks():
     assert predict_step_bytes("verify", backend="cuda") == predict_step_bytes("verify")
     with pytest.raises(ValueError):
         predict_step_bytes("prove", st, backend="tpu")
+
+
+# A step in a fresh process (its kernel peak starts from nothing): 400 MiB allocated and filled in
+# one numpy call, and a worker that peaks at 300 MiB and exits, both between two samples (an
+# interval of 60 s stands for a native call holding the GIL, which stops the sampler thread).
+_BLIND_STEP = r"""
+import json, os, subprocess, sys
+import numpy as np, psutil
+from cuzk.memory import MemorySampler, process_tree_rss
+base = process_tree_rss(psutil.Process(os.getpid()))
+s = MemorySampler(interval=60).start()
+a = np.ones(400 << 17)  # float64: 400 MiB
+del a
+subprocess.run([sys.executable, "-c", "x = b'1' * (300 << 20)"], check=True)
+rep = s.stop()
+print(json.dumps({"base": base, "sampled": rep.rss_peak_bytes, "kernel": rep.kernel_peak_bytes,
+                  "samples": rep.samples}))
+"""
+
+
+def test_kernel_peak_covers_what_the_sampler_cannot_see():
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _BLIND_STEP], capture_output=True, text=True, timeout=120, check=True)
+    r = json.loads(out.stdout)
+    mib = 1 << 20
+    assert r["samples"] == 2                                  # start and stop only
+    assert r["sampled"] - r["base"] < 100 * mib               # the sampler missed both peaks
+    assert r["kernel"] - r["base"] >= 0.95 * (400 + 300) * mib  # the kernel saw the step's and its worker's
+
+
+def test_kernel_peak_reaches_the_record_and_the_report(tmp_path):
+    from cuzk.memory import StepRecord, kernel_peak_bytes, read_record, write_record
+    from cuzk.report import load_steps, write_report
+
+    with MemorySampler(interval=0.01) as s:
+        pass
+    rep = s.report()
+    assert rep.kernel_peak_bytes >= rep.rss_peak_bytes - (64 << 20)  # a high-water mark: at least any RSS seen
+    assert kernel_peak_bytes() >= rep.kernel_peak_bytes              # never goes down
+    path = tmp_path / "benchmarks" / "verify" / "1.mem.json"
+    write_record(path, StepRecord("verify", mem_gb=1, started_at=1.0).measured(rep))
+    assert read_record(path).rss_kernel_peak_bytes == rep.kernel_peak_bytes
+    old = tmp_path / "benchmarks" / "verify" / "2.mem.json"   # a record from before the kernel peak was kept
+    old.write_text(path.read_text().replace('"rss_kernel_peak_bytes"', '"dropped"'))
+    df = load_steps([path, old])
+    assert df["rss_kernel_peak_gib"].iloc[0] == pytest.approx(rep.kernel_peak_bytes / GIB)
+    assert np.isnan(df["rss_kernel_peak_gib"].iloc[1])
+    write_report([path], [], tmp_path / "steps.tsv", tmp_path / "summary.md", tmp_path / "plots")
+    assert "rss_kernel_peak_gib" in (tmp_path / "steps.tsv").read_text().splitlines()[0]
+    summary = (tmp_path / "summary.md").read_text()
+    assert "peak RSS GiB (sampled) | peak RSS GiB (kernel)" in summary
+    assert f"| {rep.kernel_peak_bytes / GIB:.3f} |" in summary
+
+
+def test_kernel_peak_counts_every_live_worker():
+    """Two workers alive together, 150 MiB each: the kernel figure sums their peaks (ru_maxrss of
+    waited children would give only the larger one) and is at least the sampled tree peak."""
+    import subprocess
+    import sys
+
+    hold = "x = b'1' * (150 << 20); import time; time.sleep(1.0)"
+    with MemorySampler(interval=0.02) as s:
+        workers = [subprocess.Popen([sys.executable, "-c", hold]) for _ in range(2)]
+        for w in workers:
+            w.wait()
+    rep = s.report()
+    assert rep.rss_peak_bytes >= 2 * 150 << 20                  # the sampler saw both at once
+    assert rep.kernel_peak_bytes >= rep.rss_peak_bytes

@@ -109,6 +109,39 @@ def test_report_within_declared_memory(killed_and_rerun):
         assert "max_rss" in tsv.read_text()
 
 
+def test_reverify_names_a_proof_that_no_longer_verifies(killed_and_rerun):
+    """`snakemake reverify` verifies every proof file again: all pass; then sector 1's file holds
+    sector 2's proof (valid points, so the DAG-time check passes it): the target fails naming
+    the file, and its table and the report say so; restored, all verify again."""
+    tmp, cfg, res, *_ = killed_and_rerun
+    table = res / "report" / "reverify.tsv"
+
+    def reverify():  # the target before --configfile, which takes every word after it
+        return subprocess.run(["snakemake", "reverify", *_cmd(cfg)[1:]], cwd=tmp, capture_output=True, text=True,
+                              timeout=300)
+
+    ok = reverify()
+    assert ok.returncode == 0, ok.stderr[-3000:]
+    rows = pd.read_csv(table, sep="\t", keep_default_na=False)
+    assert len(rows) == 2 and rows["verified"].all()
+    one, two = (next((res / "proofs").glob(f"*/{sid}.proof")) for sid in (1, 2))
+    good = one.read_bytes()
+    assert good != two.read_bytes()
+    one.write_bytes(two.read_bytes())
+    try:
+        bad = reverify()
+        assert bad.returncode != 0
+        assert f"{one}: 1 partition 0 does not verify" in bad.stdout + bad.stderr
+        rows = pd.read_csv(table, sep="\t", keep_default_na=False).set_index("proof_file")
+        assert not rows.loc[str(one), "verified"] and rows.loc[str(two), "verified"]
+        assert "proofs verified (PoRep sectors and PoSt): 1 of 2" in (res / "report" / "summary.md").read_text()
+    finally:
+        one.write_bytes(good)
+    again = reverify()
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "proofs verified (PoRep sectors and PoSt): 2 of 2" in (res / "report" / "summary.md").read_text()
+
+
 def test_bad_sector_stops_only_itself(killed_and_rerun):
     tmp, cfg, res, *_ = killed_and_rerun
     big = tmp / "too-big.bin"

@@ -528,3 +528,39 @@ def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None
             res |= {"sector_id": inp["sector_id"], "comm_d": bytes(inp["comm_d"]).hex()}
         atomic_write_text(out_json, json.dumps(res, indent=2) + "\n")
         return res
+
+
+def reverify(checks, out_tsv) -> list[dict]:
+    """Verify every proof file on disk again (the workflow's ``reverify`` target) and rewrite each
+    one's verify record, so the report describes the files as they are now.
+
+    ``checks``: one dict per proof file with ``proof``, ``vk``, ``vanilla`` (its C1 or PoSt
+    vanilla file), ``shape``, ``json`` (its verify record) and ``checked`` (the C1 check record, or
+    None). A proof that verifies gets a fresh record (:func:`verify_sector`: the digest of the
+    file now on disk); one that does not (wrong proof, unreadable, missing) gets
+    ``{"verified": false, "proof_file", "error"}``. ``out_tsv``: one row per proof (proof_file,
+    verified, error). Returns the rows.
+
+    Raises:
+        ProofVerificationError: after everything is written, naming every proof that failed.
+    """
+    rows = []
+    for c in checks:
+        try:
+            verify_sector(c["vk"], c["vanilla"], c["proof"], c["json"], shape_name=c["shape"], checked=c.get("checked"))
+            rows.append({"proof_file": str(c["proof"]), "verified": True, "error": ""})
+        except (CuzkError, OSError) as e:
+            why = " ".join(str(e).split())  # one line: a table cell
+            rows.append({"proof_file": str(c["proof"]), "verified": False, "error": why})
+            atomic_write_text(c["json"], json.dumps({"verified": False, "proof_file": str(c["proof"]), "error": why},
+                                                    indent=2) + "\n")
+    lines = ["proof_file\tverified\terror"] + [f"{r['proof_file']}\t{r['verified']}\t{r['error']}" for r in rows]
+    atomic_write_text(out_tsv, "\n".join(lines) + "\n")
+    bad = [r for r in rows if not r["verified"]]
+    if bad:
+        raise ProofVerificationError(
+            f"{len(bad)} of {len(rows)} proofs do not verify now:\n"
+            + "\n".join(f"  {r['proof_file']}: {r['error']}" for r in bad)
+            + "\ndelete a failing proof's batch folder (results/proofs/<batch>/) and run again to prove it anew"
+        )
+    return rows

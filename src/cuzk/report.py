@@ -30,7 +30,8 @@ def _gib(nbytes: int | None) -> float | None:
 
 
 def load_steps(mem_jsons) -> pd.DataFrame:
-    """One row per job: rule, job, started_at, seconds, rss_avg/peak/predicted (GiB), mem_gb, gpu_peak
+    """One row per job: rule, job, started_at, seconds, rss_avg/peak/predicted (GiB; the peak sampled),
+    rss_kernel_peak (GiB: the kernel's ru_maxrss/VmHWM, None in older records), mem_gb, gpu_peak
     (live arrays), gpu_pool_peak (CuPy's pool, cached blocks included) and gpu_predicted (GiB; None
     off the GPU), gpu (the CUDA ordinal the step claimed, or None).
 
@@ -47,6 +48,7 @@ def load_steps(mem_jsons) -> pd.DataFrame:
             "seconds": r.seconds,
             "rss_avg_gib": r.rss_avg_bytes / GIB,
             "rss_peak_gib": r.rss_peak_bytes / GIB,
+            "rss_kernel_peak_gib": _gib(r.rss_kernel_peak_bytes),
             "rss_predicted_gib": (r.rss_predicted_bytes or 0) / GIB,
             "mem_gb_declared": r.mem_gb,
             "gpu_peak_gib": _gib(r.gpu_peak_bytes),
@@ -56,6 +58,8 @@ def load_steps(mem_jsons) -> pd.DataFrame:
             "timeline": r.timeline,
         })
     df = pd.DataFrame(rows)
+    if "rss_kernel_peak_gib" in df:
+        df["rss_kernel_peak_gib"] = df["rss_kernel_peak_gib"].astype(float)  # None (older records): NaN
     if "gpu" in df:
         df["gpu"] = df["gpu"].astype("Int64")   # an ordinal, blank off the GPU (not 0.0000)
     return df
@@ -176,7 +180,8 @@ def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir, budg
     step table. A proof counts as verified only while the file on disk is the one verified
     (its SHA-256, recorded by the verify step)."""
     df = load_steps(mem_jsons)
-    cols = ["rule", "job", "seconds", "rss_avg_gib", "rss_peak_gib", "rss_predicted_gib", "mem_gb_declared", "gpu",
+    cols = ["rule", "job", "seconds", "rss_avg_gib", "rss_peak_gib", "rss_kernel_peak_gib", "rss_predicted_gib",
+            "mem_gb_declared", "gpu",
             "gpu_peak_gib", "gpu_pool_peak_gib", "gpu_predicted_gib"]
     atomic_write_text(steps_tsv, df[cols].to_csv(sep="\t", index=False, float_format="%.4f"))
     tl = run_timeline(df)
@@ -192,6 +197,7 @@ def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir, budg
     prove = df[df["rule"].str.startswith("prove")]
     proofs = sum(v.get("partitions", 0) for v in verified)
     by_rule = df.groupby("rule").agg(jobs=("job", "count"), seconds=("seconds", "sum"), peak=("rss_peak_gib", "max"),
+                                     kernel_peak=("rss_kernel_peak_gib", "max"),
                                      predicted=("rss_predicted_gib", "max"), declared=("mem_gb_declared", "max"))
     by_rule = by_rule.sort_values("seconds", ascending=False)
     start = df["started_at"].min()
@@ -213,10 +219,12 @@ def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir, budg
         + (f" ({prove['seconds'].sum() / proofs:.2f} s per proof)" if proofs else ""),
         f"- synthetic sectors (not real data): {sum(bool(v.get('synthetic')) for v in verified)}",
         "",
-        "| rule | jobs | seconds (sum) | peak RSS GiB | predicted GiB | declared mem_gb |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| rule | jobs | seconds (sum) | peak RSS GiB (sampled) | peak RSS GiB (kernel) | predicted GiB | declared mem_gb |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for rule, r in by_rule.iterrows():
-        lines.append(f"| {rule} | {int(r['jobs'])} | {r['seconds']:.2f} | {r['peak']:.3f} | {r['predicted']:.3f} | {r['declared']} |")
+        kernel = "" if pd.isna(r["kernel_peak"]) else f"{r['kernel_peak']:.3f}"
+        lines.append(f"| {rule} | {int(r['jobs'])} | {r['seconds']:.2f} | {r['peak']:.3f} | {kernel} | {r['predicted']:.3f} "
+                     f"| {r['declared']} |")
     atomic_write_text(summary_md, "\n".join(lines) + "\n")
     return df

@@ -19,6 +19,7 @@ rule bench_prove:
     resources:
         mem_gb=bench_prove_gb,
         mem_mb=bench_prove_mb,
+        mem_mb_per_cpu=None,
     params:
         inputs=config.get("bench", {}).get("inputs", 4),
         bit_share=config.get("bench", {}).get("bit_share", 0.9),

@@ -336,6 +336,35 @@ def report_records():
     return out
 
 
+def reverify_checks():
+    """One dict per proof file for the reverify target (cuzk.pipeline.reverify): PoRep sectors,
+    then PoSt targets."""
+    out = [
+        dict(
+            json=R.verified(sid),
+            vk=R.vk(s["shape"]),
+            vanilla=sector_c1(sid),
+            proof=R.proof(BATCH_OF[sid], sid),
+            shape=s["shape"],
+            checked=R.checked(sid),
+        )
+        for sid, s in SECTORS.items()
+    ]
+    for p in POSTS.values():
+        job = post_target(p["kind"], p["size"])
+        out.append(
+            dict(
+                json=R.verified(job),
+                vk=R.vk(p["shape"]),
+                vanilla=R.post_vanilla(p["kind"], p["size"]),
+                proof=R.proof(job, post_label(p["kind"])),
+                shape=p["shape"],
+                checked=None,
+            )
+        )
+    return out
+
+
 # --- memory declarations (cuzk.memory.budget) ----------------------------------------------------
 
 
@@ -384,7 +413,8 @@ def job_memory(rule, step, shape=None, threads=1, batch=1):
     def mb(wildcards, attempt):
         return budget.mem_mb(gb(wildcards, attempt))
 
-    return {"mem_gb": gb, "mem_mb": mb}
+    # None: a mem_mb_per_cpu default would replace mem_mb in SLURM's request (slurm.smk)
+    return {"mem_gb": gb, "mem_mb": mb, "mem_mb_per_cpu": None}
 
 
 def bench_prove_gb(wildcards, threads):

@@ -20,6 +20,7 @@ escape it; every step samples itself with ``MemorySampler`` instead.
 from __future__ import annotations
 
 import os
+import resource
 import sys
 import threading
 import time
@@ -45,6 +46,36 @@ def process_tree_rss(proc: psutil.Process) -> int:
     except psutil.Error:
         pass
     return total
+
+
+def _vm_hwm_bytes(pid: int) -> int:
+    """``VmHWM`` (the kernel's peak RSS) of a live process from ``/proc/<pid>/status``, bytes; 0 when
+    unreadable (gone, or not Linux)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024  # kB
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def kernel_peak_bytes(child_peaks=()) -> int:
+    """The kernel's peak RSS of a step, bytes: ``ru_maxrss`` of this process (the counter
+    ``/proc/self/status`` shows as ``VmHWM``) plus its workers' peaks: the sum of ``child_peaks``
+    (each worker's ``VmHWM``, bytes, as last read while it lived) or ``ru_maxrss`` of the
+    waited-for children (the largest one's peak), whichever is larger.
+
+    The kernel updates these at every page fault, so a peak inside a native call that holds the
+    GIL (which stops the 50 ms sampler thread) is still counted. The peaks need not have
+    coincided: the figure bounds the sampled tree RSS from above. ``ru_maxrss`` is in kB on Linux
+    and in bytes on macOS (getrusage(2)), and counts from the process's start, imports included.
+    """
+    unit = 1 if sys.platform == "darwin" else 1024
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit
+    waited = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * unit
+    return own + max(sum(child_peaks), waited)
 
 
 def _gpu_used_bytes() -> int | None:
@@ -79,7 +110,8 @@ def note_backend_gpu(sampler: "MemorySampler", backend, record: "StepRecord | di
 
 @dataclass
 class MemoryReport:
-    """What a sampler saw: seconds, host RSS average/peak (bytes) and GPU peak (bytes or None)."""
+    """What a sampler saw: seconds, host RSS average/peak (bytes) and GPU peak (bytes or None);
+    ``kernel_peak_bytes``: the kernel's own peak at stop (:func:`kernel_peak_bytes`)."""
 
     seconds: float
     rss_avg_bytes: int
@@ -87,6 +119,7 @@ class MemoryReport:
     gpu_peak_bytes: int | None
     samples: int
     timeline: list = field(default_factory=list)
+    kernel_peak_bytes: int | None = None
 
     def to_dict(self, timeline: bool = False) -> dict:
         """Plain dict with GiB figures added for humans; the timeline ([s, rss, gpu] rows) on request."""
@@ -117,10 +150,17 @@ class MemorySampler:
         self._gpu_peak: int | None = None
         self._timeline: list[tuple[float, int, int | None]] = []
         self._t0 = self._t1 = 0.0
+        self._kernel_peak: int | None = None
+        self._child_hwm: dict[int, int] = {}
         self._thread: threading.Thread | None = None
 
     def _sample(self) -> None:
         rss = process_tree_rss(self._proc)
+        try:
+            for ch in self._proc.children(recursive=True):  # workers' kernel peaks (kernel_peak_bytes)
+                self._child_hwm[ch.pid] = max(self._child_hwm.get(ch.pid, 0), _vm_hwm_bytes(ch.pid))
+        except psutil.Error:
+            pass
         self._sum += rss
         self._n += 1
         self._peak = max(self._peak, rss)
@@ -154,6 +194,7 @@ class MemorySampler:
             self._thread.join()
         self._sample()
         self._t1 = time.perf_counter()
+        self._kernel_peak = kernel_peak_bytes(self._child_hwm.values())
         return self.report()
 
     def report(self) -> MemoryReport:
@@ -166,6 +207,7 @@ class MemorySampler:
             gpu_peak_bytes=self._gpu_peak,
             samples=self._n,
             timeline=list(self._timeline),
+            kernel_peak_bytes=self._kernel_peak,
         )
 
     def __enter__(self) -> "MemorySampler":
@@ -175,5 +217,5 @@ class MemorySampler:
         self.stop()
 
 
-__all__ = ["GIB", "MemoryReport", "MemorySampler", "StepRecord", "note_backend_gpu", "process_tree_rss", "read_record",
-           "write_record"]
+__all__ = ["GIB", "MemoryReport", "MemorySampler", "StepRecord", "kernel_peak_bytes", "note_backend_gpu",
+           "process_tree_rss", "read_record", "write_record"]

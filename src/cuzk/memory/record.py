@@ -32,6 +32,9 @@ class StepRecord:
         step: the step's name ("prepare", "setup", "prove", …; the report's rule column).
         seconds: wall seconds of the measured block.
         rss_avg_bytes, rss_peak_bytes: host RSS of the process tree, average and peak.
+        rss_kernel_peak_bytes: the kernel's peak RSS of the step and its workers
+            (``ru_maxrss``/``VmHWM``, :func:`cuzk.memory.kernel_peak_bytes`), which no native
+            call can hide from; None in records written before it was kept.
         gpu_peak_bytes: live GPU arrays at their peak (sampled, and the backend's own
             high-water mark); None off the GPU.
         samples: RSS samples taken.
@@ -52,6 +55,7 @@ class StepRecord:
     seconds: float = 0.0
     rss_avg_bytes: int = 0
     rss_peak_bytes: int = 0
+    rss_kernel_peak_bytes: int | None = None
     gpu_peak_bytes: int | None = None
     samples: int = 0
     timeline: list = field(default_factory=list)
@@ -72,6 +76,7 @@ class StepRecord:
         self.seconds = report.seconds
         self.rss_avg_bytes = report.rss_avg_bytes
         self.rss_peak_bytes = report.rss_peak_bytes
+        self.rss_kernel_peak_bytes = report.kernel_peak_bytes
         self.gpu_peak_bytes = report.gpu_peak_bytes
         self.samples = report.samples
         self.timeline = [list(t) for t in report.timeline]
