@@ -315,7 +315,7 @@ def check_comm_d_proof(path, field: str, p: dict, challenge: int, depth: int, co
     """One comm_d inclusion proof: index = the derived challenge, path length = depth, root =
     comm_d, an Fr32 leaf, and the path hashing to comm_d (sha254). Raises C1Error naming the field."""
     if p["index"] != challenge:
-        raise C1Error(path, field + "/index", f"{p['index']} is not the derived challenge {challenge}")
+        raise C1Error(path, field + "/index", f"{p['index']} is not the challenge {challenge} derived from replica_id and seed")
     if len(p["path"]) != depth:
         raise C1Error(path, field + "/path", f"length {len(p['path'])}, tree depth is {depth}")
     if bytes(p["root"]) != comm_d:

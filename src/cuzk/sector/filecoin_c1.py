@@ -45,11 +45,11 @@ import re
 from ..fileio import atomic_write_bytes
 from .c1 import SEAL_PROOFS, C1Error, FORMAT, check_schema, porep_id as default_porep_id, registered_proof
 from .jsondoc import BYTES32, NAT, load_json, loads, nat
-from .porep_c1 import c1_document, verify_porep_c1
+from .porep_c1 import c1_document, verify_porep_c1, write_porep_c1
 from .replica import tree_arities, tree_shape
 from .synthetic import DEFAULT_LAYERS
 
-__all__ = ["CUZK", "FILECOIN", "LOTUS_BENCH", "commit2_input", "detect", "dumps", "from_filecoin", "prover_id_of_actor",
+__all__ = ["CUZK", "convert", "FILECOIN", "LOTUS_BENCH", "commit2_input", "detect", "dumps", "from_filecoin", "prover_id_of_actor",
            "read_any", "sniff", "to_filecoin", "unwrap", "write_filecoin", "filecoin_field", "SCHEMA", "WRAPPER_SCHEMA"]
 
 CUZK, FILECOIN, LOTUS_BENCH = "cuzk", "filecoin", "lotus-bench"
@@ -432,3 +432,31 @@ def read_any(path, sector_id: int | None = None, prover_id: bytes | None = None,
     if form == LOTUS_BENCH and c1["sector_size"] != size:
         raise C1Error(path, "SectorSize", f"{size}, but {c1['registered_proof']} seals {c1['sector_size']}-byte sectors")
     return form, c1
+
+
+def convert(src, dst, to: str | None = None, *, lotus_bench: bool = False, sector_id: int | None = None,
+            prover_id: bytes | None = None) -> tuple[str, str]:
+    """Convert a C1 file between cuzk's and Filecoin's forms (``cuzk c1 convert``), checking it
+    fully on the way (:func:`read_any`).
+
+    Args:
+        to: :data:`CUZK` or :data:`FILECOIN`; None: the other form than the input's.
+        lotus_bench: write Filecoin's form wrapped as lotus-bench's commit2 input.
+        sector_id, prover_id: as :func:`read_any` (needed to read Filecoin's form).
+
+    Returns:
+        (the input's form, the form written).
+
+    Raises:
+        C1Error: the input is faulty, or cannot take the asked form (:func:`to_filecoin`);
+        ValueError: an unknown ``to``.
+    """
+    form, c1 = read_any(src, sector_id, prover_id)
+    to = to or (FILECOIN if form == CUZK else CUZK)
+    if to == CUZK:
+        write_porep_c1(dst, c1)
+    elif to == FILECOIN:
+        write_filecoin(dst, c1, lotus_bench)
+    else:
+        raise ValueError(f"unknown C1 form {to!r}; known: {CUZK}, {FILECOIN}")
+    return form, to
