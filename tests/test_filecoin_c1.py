@@ -183,3 +183,66 @@ def test_cli_convert_both_ways(tmp_path, capsys):
     assert main(["c1", "convert", str(HERE / FIXTURES["venus-s1"][0]), str(tmp_path / "v.json"), "--sector-id", "1",
                  "--prover-id", VENUS["prover_id"]]) == 0
     assert read_porep_c1(tmp_path / "v.json")["registered_proof"] == "StackedDrg2KiBV1"
+
+
+@pytest.mark.slow
+def test_venus_legacy_fixture_satisfies_the_porep_circuit():
+    """The V1 (legacy graph) venus fixture, converted, gives a porep-2KiB witness that satisfies
+    the circuit's R1CS, and the public inputs it yields are its own comm_d / comm_r / replica_id."""
+    import numpy as np
+
+    from cuzk.circuits import porep
+    from cuzk.r1cs import ConstraintSystem
+
+    _, c1 = _read("venus-s0")
+    shape = porep.shape_by_name("porep-2KiB")
+    cs = ConstraintSystem(shape=True, witness=True)
+    porep.synthesize(cs, shape, porep.witness_from_c1(c1, 0))
+    ins, aux = cs.assignment()
+    cs.finalize().check(np.concatenate([np.asarray(ins, dtype=object), np.asarray(aux, dtype=object)]))
+    pub = porep.public_inputs(c1, 0)
+    le = lambda b: int.from_bytes(bytes(b), "little")  # noqa: E731
+    assert pub[:3] == [le(c1["replica_id"]), le(c1["comm_d"]), le(c1["comm_r"])]
+    assert list(ins[1:]) == pub
+
+
+def _cuda():
+    from cuzk.backend.cuda import cuda_available
+    return cuda_available()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _cuda(), reason="needs CuPy and a CUDA device")
+def test_fixtures_prove_and_verify_through_the_workflow_steps(tmp_path):
+    """All three converted fixtures through the real 2 KiB PoRep circuit (porep-2KiB): PCE,
+    development setup, witness, one batch proved on the GPU, each proof verified; a proof does
+    not verify against another sector's public inputs."""
+    from cuzk import pipeline
+    from cuzk.circuits import porep
+    from cuzk.groth16 import read_proofs, read_vk, verify
+
+    shape = "porep-2KiB"
+    pce, params, vk = tmp_path / "s.pce", tmp_path / "s.params", tmp_path / "s.vk"
+    pipeline.pce_extract(shape, pce)
+    pipeline.setup_params(pce, params, vk, backend="cuda")
+    c1s, wits = [], []
+    for which in FIXTURES:
+        _, c1 = _read(which)
+        p = tmp_path / f"{which}.c1.json"
+        write_porep_c1(p, c1)
+        pipeline.synthesize_sector(p, pce, tmp_path / f"{which}.wit")
+        c1s.append(p)
+        wits.append(tmp_path / f"{which}.wit")
+    # proof files are named by sector id: lotus-bench's sector 1 and venus' sector 1 go in two batches
+    out = {w: tmp_path / ("proofs-b" if w == "venus-s1" else "proofs-a") for w in FIXTURES}
+    pipeline.prove_batch(pce, params, c1s[:2], wits[:2], out["lotus-bench"], backend="cuda")
+    pipeline.prove_batch(pce, params, c1s[2:], wits[2:], out["venus-s1"], backend="cuda")
+    key = read_vk(vk)
+    proofs = {}
+    for which, p in zip(FIXTURES, c1s):
+        c1 = read_porep_c1(p)
+        proof = out[which] / f"{c1['sector_id']}.proof"
+        res = pipeline.verify_sector(vk, p, proof, tmp_path / f"{which}.v.json", shape_name=shape)
+        assert res["verified"] and res["sector_id"] == c1["sector_id"]
+        proofs[which] = (read_proofs(proof)[0], porep.public_inputs(c1, 0))
+    assert not verify(key, proofs["venus-s0"][0], proofs["lotus-bench"][1])
