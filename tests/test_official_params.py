@@ -100,3 +100,21 @@ def test_malformed_manifest_is_refused_naming_the_entry(tmp_path):
     p.write_text("{")
     with pytest.raises(OfficialParamsError, match="<json>"):
         read_manifest(p)
+
+
+def test_cli_params_verify(tmp_path, monkeypatch, capsys):
+    from cuzk.cli import main
+
+    d, manifest = _files(tmp_path)
+    name = "v28-stacked-proof-of-replication-test.vk"
+    real = read_manifest()
+    some = next(n for n in real if n.endswith(".vk"))
+    (d / some).write_bytes(b"not the official bytes")
+    monkeypatch.setenv("FIL_PROOFS_PARAMETER_CACHE", str(d))
+    assert main(["params", "verify", "--params-dir", str(tmp_path / "empty")]) == 0
+    assert "0 file(s)" in capsys.readouterr().out
+    assert main(["params", "verify"]) == 2   # the one manifest file present is not the official one
+    err = capsys.readouterr().err
+    assert str(d / some) in err and "digest" in err
+    assert main(["params", "verify", name]) == 2
+    assert "not a file of Filecoin's parameters.json" in capsys.readouterr().err

@@ -164,6 +164,27 @@ def _c1(sub) -> None:
     cv.set_defaults(func=_c1_convert)
 
 
+def _params_verify(args) -> int:
+    from .groth16 import official
+    manifest = official.read_manifest()
+    d = official.params_dir(args.params_dir)
+    names = args.names or sorted(n for n in manifest if (d / n).is_file())
+    for n in names:
+        official.verify_official(n, d, manifest)
+        print(f"ok {d / n} ({manifest[n]['digest']})")
+    print(f"cuzk params verify: {len(names)} file(s) in {d} match parameters.json")
+    return 0
+
+
+def _params(sub) -> None:
+    pp = sub.add_parser("params", help="Filecoin's official parameter files")
+    psub = pp.add_subparsers(dest="paramscmd", required=True)
+    pv = psub.add_parser("verify", help="check official files' BLAKE2b digests against parameters.json (recorded once checked)")
+    pv.add_argument("names", nargs="*", help="file names as parameters.json names them (default: every one present)")
+    pv.add_argument("--params-dir", help="default: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters")
+    pv.set_defaults(func=_params_verify)
+
+
 def _shapes(args) -> int:
     rows = shape_table(include_test=args.all)
     if args.json:
@@ -209,6 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd", required=True)
     _steps(sub)
     _c1(sub)
+    _params(sub)
     sh = sub.add_parser("shapes", help="inputs, aux, constraints and non-zeros of every circuit shape, next to upstream's")
     sh.add_argument("--all", action="store_true", help="include test-only shapes")
     sh.add_argument("--json", help="write the rows as JSON here")
