@@ -26,6 +26,8 @@ from .bench import (
 )
 from .circuits.registry import format_shape_table, shape_table
 from .fileio import atomic_write_text
+from .groth16 import official
+from .sector import filecoin_c1 as fc
 from .formats.snarkjs_prove import add_arguments as add_snarkjs_prove_arguments
 from .formats.snarkjs_prove import snarkjs_prove
 
@@ -136,7 +138,6 @@ def _miner(text: str) -> int:
 
 
 def _c1_convert(args) -> int:
-    from .sector import filecoin_c1 as fc
     pid = bytes.fromhex(args.prover_id) if args.prover_id else (
         fc.prover_id_of_actor(args.miner) if args.miner is not None else None)
     form, to = fc.convert(args.src, args.dst, args.to, lotus_bench=args.lotus_bench, sector_id=args.sector_id,
@@ -165,7 +166,6 @@ def _c1(sub) -> None:
 
 
 def _params_verify(args) -> int:
-    from .groth16 import official
     manifest = official.read_manifest()
     d = official.params_dir(args.params_dir)
     names = args.names or sorted(n for n in manifest if (d / n).is_file())
