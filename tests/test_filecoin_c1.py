@@ -170,6 +170,25 @@ def test_test_only_size_round_trips(tmp_path):
     assert fc.read_any(tmp_path / "t.json", 4, bytes(32)) == (fc.FILECOIN, c1)
 
 
+def test_sub_tree_proofs_round_trip(tmp_path):
+    """A 512 B sector's trees have a sub-tree level (shape (8, 2, 0)), so its Merkle proofs are
+    upstream's ``Sub`` variant: base_proof then a one-element sub_proof."""
+    data = bytes((3 * i) & 0x3F for i in range(512))
+    c1 = seal_and_prove(data, 512, 5, bytes(32), bytes([3] * 32), bytes([4] * 32), layers=2, partitions=1, challenges=2)
+    doc = fc.to_filecoin(c1)
+    cr = doc["vanilla_proofs"]["TestOnly512BNotFilecoin"][0][0]["comm_r_last_proof"]["data"]
+    assert list(cr) == ["Sub"] and list(cr["Sub"]) == ["base_proof", "sub_proof", "root", "leaf"]
+    assert [len(el["hashes"]) for el in cr["Sub"]["base_proof"]["path"]] == [7]
+    assert [len(el["hashes"]) for el in cr["Sub"]["sub_proof"]["path"]] == [1]
+    (tmp_path / "s.json").write_bytes(fc.dumps(doc))
+    assert fc.read_any(tmp_path / "s.json", 5, bytes(32))[1] == c1
+    cr["Single"] = cr.pop("Sub")
+    (tmp_path / "s.json").write_bytes(fc.dumps(doc))
+    with pytest.raises(C1Error) as e:
+        fc.read_any(tmp_path / "s.json", 5, bytes(32))
+    assert e.value.field.endswith("comm_r_last_proof/data/Single")
+
+
 def test_cli_convert_both_ways(tmp_path, capsys):
     src = HERE / FIXTURES["lotus-bench"][0]
     assert main(["c1", "convert", str(src), str(tmp_path / "c.json"), "--miner", "t01000"]) == 0
