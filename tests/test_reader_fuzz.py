@@ -103,6 +103,26 @@ def test_porep_c1_reader(tmp_path):
     assert c["typed"] > N * 0.9
 
 
+def test_filecoin_c1_reader(tmp_path):
+    """Filecoin's SealCommitPhase1Output (a test-only 256 B sector, 1 challenge) and lotus-bench's
+    wrapper of it, read by ``read_any`` with every proof checked."""
+    from cuzk.sector import filecoin_c1 as fc
+    from cuzk.sector.porep_c1 import seal_and_prove
+
+    c1 = seal_and_prove(bytes(256), 256, 3, bytes(32), bytes([1] * 32), bytes([2] * 32), 2, partitions=1, challenges=1)
+    doc = fc.to_filecoin(c1)
+    raw = fc.dumps(doc)
+
+    def read_filecoin(p):
+        return fc.read_any(p, 3, bytes(32))
+
+    c = _fuzz(tmp_path, raw, read_filecoin, doc)
+    assert c["typed"] > N * 0.9
+    wrapped = fc.commit2_input(raw, 3, 256)
+    c = _fuzz(tmp_path, wrapped, read_filecoin, json.loads(wrapped), n=N // 5, seed=2)
+    assert c["typed"] > N // 5 * 0.9
+
+
 def test_post_vanilla_reader(tmp_path):
     from cuzk.sector import post as sp
     from cuzk.sector.c1 import porep_id

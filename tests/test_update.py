@@ -8,7 +8,7 @@ Upstream data (tests/fixtures/filecoin, see its README):
   little-endian u32 x, y, z, w; ``next_u64`` = low u32 then high u32) and blstrs 0.7.1's
   ``Scalar::random`` (four ``next_u64`` limbs, little-endian, top bit masked, rejected if ≥ r) are
   ported below.
-* ``venus-presealed-2kib/``: a real sealed 2 KiB replica (filecoin-project/venus genesis sector
+* ``venus-presealed-2kib.json``, ``venus-sealed/``: a real sealed 2 KiB replica (filecoin-project/venus genesis sector
   t0106 #0) with its comm_c, comm_r_last and comm_r, used as the sector key of an update. Its data
   is random rather than a CC sector's zeros; the update does not depend on what the key encodes.
 """
@@ -345,9 +345,9 @@ def test_prove_partition_rejects_inconsistent_trees(updated):
 def test_update_of_a_real_sealed_2kib_replica():
     """The real replica's tree gives its published comm_r_last and comm_r (= comm_r_old); the update
     over it proves, verifies and decodes back to the deal data."""
-    doc = json.loads((FIX / "venus-presealed-2kib" / "venus-presealed-2kib.json").read_text())
+    doc = json.loads((FIX / "venus-presealed-2kib.json").read_text())
     sec = doc["sectors"][0]
-    key = (FIX / "venus-presealed-2kib" / sec["sealed_file"].split("/")[-1]).read_bytes()
+    key = (FIX / "venus-sealed" / sec["sealed_file"].split("/")[-1]).read_bytes()
     comm_c, comm_r_last = bytes.fromhex(sec["comm_c"]), bytes.fromhex(sec["comm_r_last"])
     tree_r_old = build_tree(key, up.tree_r_shape(2048))
     assert fr_to_nodes(tree_r_old[-1]).tobytes() == comm_r_last

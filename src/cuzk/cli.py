@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import sys
 import time
 
@@ -25,6 +26,8 @@ from .bench import (
 )
 from .circuits.registry import format_shape_table, shape_table
 from .fileio import atomic_write_text
+from .groth16 import official
+from .sector import filecoin_c1 as fc
 from .formats.snarkjs_prove import add_arguments as add_snarkjs_prove_arguments
 from .formats.snarkjs_prove import snarkjs_prove
 
@@ -139,6 +142,62 @@ def _steps(sub) -> None:
         (("--out", "-o"), {**req, "help": "the result JSON to write"}), (("--shape",), {"help": "circuit shape (default: the comm_d shape of the C1's size)"}))
 
 
+def _miner(text: str) -> int:
+    """A miner's actor id from ``1000``, ``t01000`` or ``f01000``."""
+    m = re.fullmatch(r"[tf]0(\d+)|(\d+)", text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an actor id (1000, t01000 or f01000)")
+    return int(m[1] or m[2])
+
+
+def _c1_convert(args) -> int:
+    pid = bytes.fromhex(args.prover_id) if args.prover_id else (
+        fc.prover_id_of_actor(args.miner) if args.miner is not None else None)
+    form, to = fc.convert(args.src, args.dst, args.to, lotus_bench=args.lotus_bench, sector_id=args.sector_id,
+                          prover_id=pid)
+    print(f"cuzk c1 convert: {args.src} ({form}) -> {args.dst} ({to}{', lotus-bench commit2 input' if args.lotus_bench and to != 'cuzk' else ''})")
+    return 0
+
+
+def _c1(sub) -> None:
+    c1 = sub.add_parser("c1", help="C1 files: convert between cuzk's form and Filecoin's")
+    c1sub = c1.add_subparsers(dest="c1cmd", required=True)
+    cv = c1sub.add_parser("convert", help="convert a C1 file (checked fully) between cuzk's and Filecoin's forms",
+                          description="Reads a C1 in cuzk's form, Filecoin's SealCommitPhase1Output JSON (as filecoin-ffi's "
+                          "seal_commit_phase1 returns it) or lotus-bench's commit2 input (detected), checks every proof, "
+                          "and writes the other form (or --to). Filecoin's form has no sector number or prover id: "
+                          "give them (lotus-bench's file carries the sector number).")
+    cv.add_argument("src", help="input C1 file")
+    cv.add_argument("dst", help="output file")
+    cv.add_argument("--to", choices=["filecoin", "cuzk"], help="form to write (default: the other one)")
+    cv.add_argument("--lotus-bench", action="store_true", help="write Filecoin's form wrapped as lotus-bench's commit2 input")
+    cv.add_argument("--sector-id", type=int, help="sector number (reading Filecoin's form)")
+    who = cv.add_mutually_exclusive_group()
+    who.add_argument("--prover-id", help="32-byte prover id, hex (reading Filecoin's form)")
+    who.add_argument("--miner", type=_miner, help="miner actor id (1000 or t01000): its prover id, as filecoin-ffi makes it")
+    cv.set_defaults(func=_c1_convert)
+
+
+def _params_verify(args) -> int:
+    manifest = official.read_manifest()
+    d = official.params_dir(args.params_dir)
+    names = args.names or sorted(n for n in manifest if (d / n).is_file())
+    for n in names:
+        official.verify_official(n, d, manifest)
+        print(f"ok {d / n} ({manifest[n]['digest']})")
+    print(f"cuzk params verify: {len(names)} file(s) in {d} match parameters.json")
+    return 0
+
+
+def _params(sub) -> None:
+    pp = sub.add_parser("params", help="Filecoin's official parameter files")
+    psub = pp.add_subparsers(dest="paramscmd", required=True)
+    pv = psub.add_parser("verify", help="check official files' BLAKE2b digests against parameters.json (recorded once checked)")
+    pv.add_argument("names", nargs="*", help="file names as parameters.json names them (default: every one present)")
+    pv.add_argument("--params-dir", help="default: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters")
+    pv.set_defaults(func=_params_verify)
+
+
 def _shapes(args) -> int:
     rows = shape_table(include_test=args.all)
     if args.json:
@@ -184,6 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="log progress")
     sub = p.add_subparsers(dest="cmd", required=True)
     _steps(sub)
+    _c1(sub)
+    _params(sub)
     sh = sub.add_parser("shapes", help="inputs, aux, constraints and non-zeros of every circuit shape, next to upstream's")
     sh.add_argument("--all", action="store_true", help="include test-only shapes")
     sh.add_argument("--json", help="write the rows as JSON here")

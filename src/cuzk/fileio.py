@@ -128,6 +128,19 @@ def release_pages(arr) -> int:
     return 0
 
 
+def file_identity(path) -> str | None:
+    """A file version's identity: SHA-256 hex of (device, inode, size); None when it cannot be
+    stat'ed. No times: Snakemake touches outputs after their jobs, which must not cost a re-hash
+    of a 47 GB key; writers that replace a file by rename make a new inode. No path: a hard link
+    (the sweep links one key into each budget's folder) is the same file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    ident = f"{st.st_dev}|{st.st_ino}|{st.st_size}"
+    return hashlib.sha256(ident.encode()).hexdigest()
+
+
 _HASH_BLOCK = 1 << 28  # bytes hashed (then handed back) at a time
 
 

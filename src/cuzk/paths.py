@@ -51,6 +51,10 @@ class Results:
         """A sector's C1 file (its vanilla proofs)."""
         return f"{self.root}/c1/{sid}.c1.json"
 
+    def imported_c1(self, sid) -> str:
+        """A sector's C1 given in Filecoin's form (config ``c1``), converted to cuzk's."""
+        return f"{self.root}/c1/{sid}.imported.c1.json"
+
     def checked(self, sid) -> str:
         """A sector's check record: its C1 checked once, trusted later by SHA-256."""
         return f"{self.root}/c1/{sid}.checked.json"

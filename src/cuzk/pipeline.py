@@ -42,7 +42,7 @@ from .sector.porep_c1 import write_porep_c1
 from .sector.post import generate_post, write_post
 from .sector.prepare import dev_randomness
 from .sector.synthetic import synthetic_c1
-from .sector import prepare_sector, read_c1
+from .sector import filecoin_c1, prepare_sector, read_c1
 from .sector.c1 import C1Error, build_c1, write_c1
 
 log = logging.getLogger(__name__)
@@ -292,6 +292,25 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
                 write_params(params_out, key)
             note_backend_gpu(sampler, bk, rec)
         write_vk(vk_out, key.vk)
+
+
+def import_c1(path, out, shape_name: str, sector_id: int, prover_id_hex: str, mem_json=None, mem_gb=None) -> str:
+    """The ``import_c1`` step: a C1 in Filecoin's form (SealCommitPhase1Output JSON or lotus-bench's
+    commit2 input, :mod:`cuzk.sector.filecoin_c1`) written in cuzk's form for ``check_c1``, which
+    then checks every proof. Returns the form read.
+
+    Raises:
+        C1Error: the file's layout is faulty, or it is cuzk's form already (the workflow sends
+            only Filecoin's here), or lotus-bench's SectorNum is not ``sector_id``.
+    """
+    shape = shape_by_name(shape_name)
+    with measured("import_c1", mem_json, predict_step_bytes("check_c1", shape.stats()), mem_gb):
+        form, c1 = filecoin_c1.read_any(path, sector_id, bytes.fromhex(prover_id_hex), verify=False)
+        if form == filecoin_c1.CUZK:
+            raise C1Error(path, "format", "already cuzk's form: give it as c1 directly")
+        write_porep_c1(out, c1)
+    progress.info("imported %s (%s form) as %s", path, form, out)
+    return form
 
 
 def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None) -> dict:

@@ -16,6 +16,7 @@ from cuzk.memory import budget
 from cuzk.memory.model import predict_step_bytes, prove_bench_bytes
 from cuzk.paths import Results, post_label, post_target
 from cuzk.pipeline import damaged_files
+from cuzk.sector import filecoin_c1
 from cuzk.sector.prepare import SectorInputError
 
 RESULTS = config["results"]
@@ -146,8 +147,22 @@ def sector_shape(wc):
     return SECTORS[wc.sid]["shape"]
 
 
+def _filecoin_form(path):
+    """Whether a configured C1 is in Filecoin's form (read from its first bytes; a missing file
+    is left to Snakemake's missing-input error)."""
+    return os.path.isfile(path) and filecoin_c1.sniff(path) != filecoin_c1.CUZK
+
+
+IMPORTED_SIDS = [
+    sid for sid, s in SECTORS.items() if "c1" in s and _filecoin_form(s["c1"])
+]
+
+
 def sector_c1(sid):
-    """A sector's C1 file: the configured one (c1: path) or the one prepare writes."""
+    """A sector's C1 file: the configured one (c1: path; in Filecoin's form, its conversion by
+    import_c1) or the one prepare writes."""
+    if sid in IMPORTED_SIDS:
+        return R.imported_c1(sid)
     return SECTORS[sid].get("c1") or R.c1(sid)
 
 
@@ -535,6 +550,8 @@ def _planned_jobs():
             yield "prepare_synthetic", "prepare_synthetic", s["shape"], 1, 1, R.c1(sid)
         elif "c1" not in s:
             yield "prepare", "prepare", s["shape"], 1, 1, R.c1(sid)
+        elif sid in IMPORTED_SIDS:
+            yield "import_c1", "check_c1", s["shape"], 1, 1, R.imported_c1(sid)
         yield "check_c1", "check_c1", s["shape"], 1, 1, R.checked(sid)
         for k in range(sector_partitions(sid)):
             yield "synthesize", "synthesize", s["shape"], 1, 1, R.partition(sid, k)

@@ -47,6 +47,32 @@ use rule prepare as prepare_synthetic with:
         **job_memory("prepare_synthetic", "prepare_synthetic", shape=sector_shape),
 
 
+# A configured C1 in Filecoin's form (SealCommitPhase1Output JSON, or lotus-bench's commit2
+# input) is converted to cuzk's form first; check_c1 then checks every proof of the conversion.
+rule import_c1:
+    input:
+        vanilla=lambda wc: SECTORS[wc.sid]["c1"],
+    output:
+        c1=R.imported_c1("{sid}"),
+        mem=R.record("import_c1", "{sid}"),
+    log:
+        R.log("import_c1", "{sid}"),
+    benchmark:
+        R.benchmark("import_c1", "{sid}")
+    wildcard_constraints:
+        sid=sid_pattern(IMPORTED_SIDS),
+    conda:
+        "../envs/cuzk.yaml"
+    resources:
+        **job_memory("import_c1", "check_c1", shape=sector_shape),
+    params:
+        shape_name=sector_shape,
+        sector_id=lambda wc: int(wc.sid),
+        prover_id_hex=config["prover_id"],
+    script:
+        "../scripts/import_c1.py"
+
+
 # The C1 checked once, fully (12-18 s at 32 GiB); later steps trust it by its SHA-256.
 rule check_c1:
     input:

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import CuzkError
 from ..curve import G1, G2, CurveError, Group
-from ..fileio import atomic_open, atomic_write_bytes, sha256_released
+from ..fileio import atomic_open, atomic_write_bytes, file_identity, sha256_released
 
 
 class KeyFileError(CuzkError, ValueError):
@@ -244,15 +244,8 @@ def _checked_dir() -> Path:
 
 def _identity_record(path) -> Path | None:
     """Where the digest of this file version is recorded (None when the file cannot be stat'ed)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    # no times: Snakemake touches every output after its job, which must not cost a 47 GB re-hash;
-    # our writers replace files by rename (a new inode), so a rewritten key is a new identity. No
-    # path: a hard link (the sweep links one key into each budget's folder) is the same file.
-    ident = f"{st.st_dev}|{st.st_ino}|{st.st_size}"
-    return _checked_dir() / "by-identity" / hashlib.sha256(ident.encode()).hexdigest()
+    ident = file_identity(path)
+    return None if ident is None else _checked_dir() / "by-identity" / ident
 
 
 def _mark_checked(digest: str, path=None) -> None:

@@ -31,20 +31,19 @@ import jsonschema
 
 from ..errors import CuzkError
 from ..fileio import atomic_write_text
-from .challenges import SECTOR_SIZES, challenge_counts, derive_challenges
+from .challenges import SECTOR_SIZES, challenge_counts, derive_challenges, size_name
 from .commd import build_tree, merkle_path, sha254, verify_path
 from .jsondoc import BYTES32, NAT, load_json, nat
 
 FORMAT = "cuzk-c1/1"
 
-# RegisteredSealProof names and numeric ids (filecoin-proofs-api, the V1_1 variants).
-REGISTERED_PROOFS = {
-    2 << 10: ("StackedDrg2KiBV1_1", 5),
-    8 << 20: ("StackedDrg8MiBV1_1", 6),
-    512 << 20: ("StackedDrg512MiBV1_1", 7),
-    32 << 30: ("StackedDrg32GiBV1_1", 8),
-    64 << 30: ("StackedDrg64GiBV1_1", 9),
-}
+#: RegisteredSealProof name → (sector size, numeric id, api version), the variants without
+#: features (filecoin-proofs-api ``src/registry.rs``: ``RegisteredSealProof``, ``REGISTERED_PROOF_IDS``;
+#: V1 ids 0-4 use the legacy graph, api 1.0; V1_1 ids 5-9, api 1.1).
+SEAL_PROOFS = {f"StackedDrg{size_name(s)}V1{suffix}": (s, i + base, api)
+               for suffix, base, api in (("", 0, "1.0"), ("_1", 5, "1.1")) for i, s in enumerate(SECTOR_SIZES)}
+#: The V1_1 proof of each sector size: size → (name, numeric id), what this project seals with.
+REGISTERED_PROOFS = {s: (n, i) for n, (s, i, api) in SEAL_PROOFS.items() if api == "1.1"}
 
 
 class C1Error(CuzkError, ValueError):
@@ -60,6 +59,18 @@ def registered_proof(sector_size: int) -> tuple[str, int]:
     if sector_size in REGISTERED_PROOFS:
         return REGISTERED_PROOFS[sector_size]
     return (f"TestOnly{sector_size}BNotFilecoin", 1000 + int(math.log2(sector_size)))
+
+
+def proof_of(sector_size: int, pid: bytes | None = None) -> str:
+    """The registered proof name of a sector size and porep id (None: the size's default,
+    :func:`registered_proof`); a porep id naming no proof of that size gives the default too, so
+    the comparison in :func:`check_header` fails naming it."""
+    if pid is not None:
+        num = int.from_bytes(bytes(pid)[:8], "little")
+        for name, (s, i, _) in SEAL_PROOFS.items():
+            if (s, i) == (sector_size, num):
+                return name
+    return registered_proof(sector_size)[0]
 
 
 def porep_id(sector_size: int) -> bytes:
@@ -277,8 +288,10 @@ def check_header(c1: dict, path, pid: bytes | None = None) -> tuple[dict, str, l
     size = c1["sector_size"]
     if size & (size - 1):
         raise C1Error(path, "sector_size", f"{size} is not a power of two")
-    if c1["registered_proof"] != registered_proof(size)[0]:
-        raise C1Error(path, "registered_proof", f"{c1['registered_proof']} does not match sector_size {size}")
+    want = proof_of(size, pid)
+    if c1["registered_proof"] != want:
+        raise C1Error(path, "registered_proof", f"{c1['registered_proof']} does not match sector_size {size} "
+                                                f"and porep_id (expected {want})")
     b = {k: bytes(v) for k, v in c1.items() if k in ("prover_id", "ticket", "seed", "comm_d", "comm_r", "replica_id", "porep_id")}
     if replica_id(b["prover_id"], c1["sector_id"], b["ticket"], b["comm_d"], size, pid) != b["replica_id"]:
         raise C1Error(path, "replica_id", "does not match SHA-256(prover_id, sector_id, ticket, comm_d, porep_id)")
@@ -302,7 +315,7 @@ def check_comm_d_proof(path, field: str, p: dict, challenge: int, depth: int, co
     """One comm_d inclusion proof: index = the derived challenge, path length = depth, root =
     comm_d, an Fr32 leaf, and the path hashing to comm_d (sha254). Raises C1Error naming the field."""
     if p["index"] != challenge:
-        raise C1Error(path, field + "/index", f"{p['index']} is not the derived challenge {challenge}")
+        raise C1Error(path, field + "/index", f"{p['index']} is not the challenge {challenge} derived from replica_id and seed")
     if len(p["path"]) != depth:
         raise C1Error(path, field + "/path", f"length {len(p['path'])}, tree depth is {depth}")
     if bytes(p["root"]) != comm_d:

@@ -60,6 +60,7 @@ from .c1 import (
     check_header,
     check_schema,
     porep_id as default_porep_id,
+    proof_of,
     replica_id,
     write_c1,
 )
@@ -127,7 +128,7 @@ def c1_document(sector_size: int, sector_id: int, prover_id: bytes, ticket: byte
                 parts: list) -> dict:
     """The top-level PoRep C1 dict around the per-partition proof lists ``parts``."""
     return c1_fields(sector_size, sector_id, prover_id, ticket, seed, comm_d, rid, parts, synthetic) | {
-        "porep": True, "comm_r": _b32(comm_r), "porep_id": _b32(pid), "layers": layers, "api_version": api_version}
+        "registered_proof": proof_of(sector_size, pid), "porep": True, "comm_r": _b32(comm_r), "porep_id": _b32(pid), "layers": layers, "api_version": api_version}
 
 
 def seal_and_prove(
