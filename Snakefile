@@ -29,7 +29,9 @@ include: "workflow/rules/reverify.smk"
 include: "workflow/rules/bench.smk"
 
 
+# the workflow's one onstart (Snakemake keeps only the last one defined): every start hook here
 onstart:
+    slurm_status_command()
     warn_development_keys()
 
 

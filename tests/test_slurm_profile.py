@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -136,3 +137,17 @@ def test_gpu_jobs_ask_slurm_for_a_gpu_and_their_mem_mb(tmp_path):
             assert "--mem-per-cpu" not in c, c
             assert f"--mem {attempt * gb * MB_PER_GB + SNAKEMAKE_JOB_MB} " in c, c
             assert f"--cpus-per-task={cpus}" in c, c
+
+
+def test_one_onstart_runs_every_start_hook():
+    """Snakemake keeps only the last ``onstart`` it parses: the workflow has one, and it chooses the
+    SLURM status command (without it a cluster without accounting hangs after the last job) and
+    warns about development keys."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    files = [root / "Snakefile", *sorted((root / "workflow/rules").glob("*.smk"))]
+    hooks = [(f.name, m.end()) for f in files for m in re.finditer(r"^onstart:", f.read_text(), re.M)]
+    assert [h[0] for h in hooks] == ["Snakefile"]
+    body = (root / "Snakefile").read_text()[hooks[0][1]:].split("\n\n")[0]
+    assert "slurm_status_command()" in body and "warn_development_keys()" in body

@@ -39,10 +39,6 @@ def mem_per_cpu_check():
 mem_per_cpu_check()
 
 
-onstart:
-    slurm_status_command()
-
-
 def slurm_status_command():
     """Before the first job (onstart, SLURM executor only): keep sacct for job states where it
     answers, else switch the executor to squeue (a cluster without accounting would otherwise
