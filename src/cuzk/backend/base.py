@@ -200,6 +200,13 @@ class Backend(abc.ABC):
         """
         return PendingUpload(self.to_device(values))
 
+    def compact_to_device_async(self, cw: "CompactAssignment", stream=None, defer: bool = False) -> PendingUpload:
+        """``to_device_async`` of an assignment as a witness file stores it (values already
+        checked). The default expands it on the host (``cw.limbs()``); the cuda backend uploads
+        the compact form and expands it on the device.
+        """
+        return self.to_device_async(cw.limbs(), stream=stream, defer=defer)
+
     @abc.abstractmethod
     def to_host(self, arr) -> np.ndarray:
         """Device array → int array (canonical, object dtype)."""

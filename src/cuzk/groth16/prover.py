@@ -354,9 +354,9 @@ class Prover(ResidentBases):
 
     def stage_compact(self, cw: CompactAssignment, stream=None, defer: bool = False) -> StagedAssignment:
         """``stage`` for an assignment as a witness file stores it (``read_witness_compact``): its
-        values were checked when it was made; here only its lengths and ONE. A backend with
-        ``compact_to_device_async`` (cuda) uploads the compact form and expands it on the device
-        (no 4.2 GB host buffer per 32 GiB partition); others get the host limbs.
+        values were checked when it was made; here only its lengths and ONE. The backend's
+        ``compact_to_device_async`` uploads it (cuda: the compact form, expanded on the device,
+        no 4.2 GB host buffer per 32 GiB partition).
 
         Raises:
             WitnessError: wrong lengths or inputs[0] ≠ 1 (nothing is uploaded).
@@ -366,11 +366,7 @@ class Prover(ResidentBases):
         self._check_lengths(len(cw.inputs), cw.num_aux)
         if cw.inputs[0].tolist() != [1, 0, 0, 0]:
             raise WitnessError("inputs[0] must be ONE = 1")
-        compact = getattr(self.backend, "compact_to_device_async", None)
-        if compact is not None and not defer:
-            upload = compact(cw, stream=stream)
-        else:
-            upload = self.backend.to_device_async(cw.limbs(), stream=stream, defer=defer)
+        upload = self.backend.compact_to_device_async(cw, stream=stream, defer=defer)
         return StagedAssignment(self, len(cw), upload, time.perf_counter() - t)
 
     def prove(self, inputs, aux=None, r: int | None = None, s: int | None = None) -> Proof:

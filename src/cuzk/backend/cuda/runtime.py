@@ -575,22 +575,24 @@ class DeviceRuntime:
                 return _PendingCUDAUpload(self, None, limbs)
             return self._guarded("to_device", self._upload_async, limbs, stream)
 
-    def compact_to_device_async(self, cw, stream=None) -> "_PendingCUDAUpload":
+    def compact_to_device_async(self, cw, stream=None, defer: bool = False) -> "_PendingCUDAUpload":
         """``to_device_async`` of an assignment as a witness file stores it
         (``cuzk.backend.CompactAssignment``, values already checked): only the packed bits and
         the wide values cross the bus (about 35 MB of a 32 GiB partition's 4.2 GB), and w is
         expanded on the device (``fr_to_mont`` after it), on ``stream`` as ``to_device_async``.
 
-        When the device has no room for w twice (canonical and Montgomery) and the expansion's
-        index arrays, w is expanded on the host and its upload deferred to ``ready()``.
+        When ``defer`` is set, or the device has no room for w twice (canonical and Montgomery)
+        and the expansion's index arrays, w is expanded on the host and its upload deferred to
+        ``ready()``.
 
         Returns the pending upload of the ``(len(cw), 4)`` uint64 Montgomery array.
 
         Raises:
             GPUMemoryError: the device (or the pool's limit) has no room.
         """
-        n = len(cw)
-        need = 2 * 32 * n + 12 * cw.num_aux + cw.wide.nbytes   # w twice, bit masks, int64 indices
+        if defer:
+            return _PendingCUDAUpload(self, None, cw.limbs())
+        need = 2 * 32 * len(cw) + 12 * cw.num_aux + cw.wide.nbytes   # w twice, bit masks, int64 indices
         with self.cp.cuda.Device(self._device_id):
             avail = self._mem_avail(need)
             if avail is not None and avail < need:
