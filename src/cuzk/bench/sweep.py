@@ -282,8 +282,7 @@ def sweep(configfile, budgets: list[float], cores: int, out, gpus: int = 1, snak
                                          "--resources", f"mem_gb={max(budgets):g}", *gpu_res], interval, log=log)
     if rc != 0:
         raise RuntimeError(f"the shared run (PCE, key, checked inputs) failed (rc {rc}); see {out / 'shared.log'}")
-    points = _load_points(out)
-    rows = []
+    points, rows = _load_points(out), []
     with bar(len(budgets), "sweep", "budget") as progress:
         for b in budgets:
             res = out / f"mem{b:g}"
@@ -298,6 +297,6 @@ def sweep(configfile, budgets: list[float], cores: int, out, gpus: int = 1, snak
                                        else f"rc {rc}: {_first_error(logp)}")
             points[b] = _point(b, rc, wall, s, res, note)
             (out / f"mem{b:g}.samples.json").write_text(json.dumps(asdict(s)))
-            rows = _write_table(out, points)
+            rows = _write_table(out, points)   # after each point: a stopped sweep keeps its table
             progress.update(1)
-    return rows or _write_table(out, points)
+    return rows
