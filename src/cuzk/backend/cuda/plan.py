@@ -129,13 +129,17 @@ def msm_chunk_points(n: int, group, avail: int | None, c: int | None = None, upl
     """
     if n <= 0 or avail is None:
         return max(n, 0)
+    return largest_fitting(n, lambda m: msm_device_bytes(m, group, c, upload_bases, host_scalars), avail)
 
-    def need(m):
-        return msm_device_bytes(m, group, c, upload_bases, host_scalars)
 
+def largest_fitting(n: int, need, avail: int, lo_bound: int = MIN_MSM_CHUNK) -> int:
+    """The most points m ≤ n with ``need(m) ≤ avail`` bytes, for a ``need`` that grows with m within
+    each range of equal MSM window width (it may drop where the width changes): n when it fits,
+    else the largest size found by bisection within each such range [2^(b−1), 2^b), then evened
+    out over the chunks it needs (⌈n / chunks⌉); 0 when not even ``min(n, lo_bound)`` fits."""
     if need(n) <= avail:
         return n
-    lo_bound = min(n, MIN_MSM_CHUNK)
+    lo_bound = min(n, lo_bound)
     if need(lo_bound) > avail:
         return 0
     best = lo_bound
