@@ -31,6 +31,7 @@ from .groth16.setup import RESIDENT_PHASES
 from .memory import MemorySampler, StepRecord, note_backend_gpu, write_record
 from .memory.budget import check_budget
 from .memory.device import prove_device_bytes
+from .memory.gpu_plan import plan_prove, plan_setup
 from .memory.model import predict_step_bytes
 from .memory.record import set_field
 from .paths import partition_witness, proof_file
@@ -259,7 +260,9 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
                  gpu_mem_limit_gb=None) -> None:
     """Development setup for the shape of ``pce``; writes ``.params`` and ``.vk``.
 
-    ``gpu_mem_limit_gb`` (GiB; None = no limit) caps the cuda backend's device memory.
+    ``gpu_mem_limit_gb`` (GiB; None = no limit) caps the cuda backend's device memory: the key is
+    then computed slice by slice into host memory (``plan_setup``; ``GPUMemoryError`` before any
+    work when not even its smallest schedule fits).
     """
     shape = shape_of_pce(pce)
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
@@ -272,7 +275,8 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
             log.warning("setup %s: development parameters (random toxic waste), not for chain use", shape.name)
             progress.info("setup %s: %d constraints, computing the key on %s (%s)", shape.name, r1cs.num_constraints,
                           bk.name, _plural(threads, "worker"))
-            if bk.name == "cuda":  # the key stays on the GPU and is written in slices (47 GB at 32 GiB)
+            plan = plan_setup(shape.stats(), limit) if bk.name == "cuda" and limit is not None else None
+            if plan is None and bk.name == "cuda":  # the key stays on the GPU and is written in slices (47 GB at 32 GiB)
                 # one unit per phase, and one for writing the key
                 with bars.bar(len(RESIDENT_PHASES) + 1, f"setup {shape.name}", "phase") as b:
                     key = setup_resident(r1cs, bk, step=lambda _: b.update(1))
@@ -288,7 +292,7 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
                         bars.set_total(b, total)
                         b.update(done - b.n)
 
-                    key = setup(r1cs, bk, step=points)
+                    key = setup(r1cs, bk, step=points, plan=plan)   # under a limit: sliced (gpu_plan)
                 write_params(params_out, key)
             note_backend_gpu(sampler, bk, rec)
         write_vk(vk_out, key.vk)

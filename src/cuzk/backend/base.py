@@ -312,6 +312,21 @@ class Backend(abc.ABC):
     def synchronize(self) -> None:
         """Wait for queued device work to finish (asynchronous backends; for phase timings)."""
 
+    # --- host staging under a device-memory limit (``cuzk.memory.gpu_plan``) ---------------
+    def offload(self, a):
+        """A device array moved to host memory (the device copy is the caller's to drop): what
+        ``restore`` and MSM contexts take back in slices; ``len()`` is its length. The default
+        (cpu backend, whose arrays live on the host) is ``a`` itself."""
+        return a
+
+    def restore(self, h, lo: int, hi: int):
+        """Elements ``lo:hi`` of an ``offload``-ed array as a new device array."""
+        return self.slice(h, lo, hi)
+
+    def drop_cached(self, m: CSRMatrix) -> None:
+        """Forget what the backend caches for the matrix ``m`` (cuda: its device CSR arrays), so
+        a later phase under a memory limit has the room; the next product uploads it again."""
+
     # --- sparse ------------------------------------------------------------------------------
     @abc.abstractmethod
     def spmv(self, m: CSRMatrix, w):

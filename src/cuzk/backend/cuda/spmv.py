@@ -98,6 +98,10 @@ class SpMVOps(DeviceRuntime):
             pass
         return dev
 
+    def drop_cached(self, m: CSRMatrix) -> None:
+        """Forget ``m``'s device CSR arrays (they are uploaded again on next use)."""
+        self._csr.pop(id(m), None)
+
     @_guard("spmv")
     def spmv(self, m: CSRMatrix, w):
         """y = M·w over Fr on the GPU (``spmv.cu``: CSR, 2^G lanes per row with G from the mean row
