@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from ..backend.base import GPUMemoryError
 from ..backend.cuda.plan import (
     _FR_BYTES,
+    H_SPLIT_HOST_PASSES,
     MIN_MSM_CHUNK,
     compute_h_device_bytes,
     compute_h_memory_plan,
@@ -50,11 +51,9 @@ POINT_BYTES = 96
 RUNTIME_SLACK = 48 << 20
 """Device bytes every plan keeps free for small tables (NTT factor tables, the coefficient
 table, fixed-base window tables, CuPy's rounding): not modelled one by one."""
-H_HOST_TRAFFIC = 18
-"""Arrays of the domain size (n × 32 B) the "host" H phase moves over the bus per partition: each
-of a, b, c's two split NTTs read from and written to the host (12), a·b − c from three uploads and
-its download (4), the last split NTT's upload and the H scalars' download (2); see
-``NTTOps._h_split``."""
+H_HOST_TRAFFIC = H_SPLIT_HOST_PASSES + 1
+"""Arrays of the domain size (n × 32 B) the "host" H phase moves over the bus per partition: the
+split ``compute_h``'s (``H_SPLIT_HOST_PASSES``) and the H scalars' download."""
 MIN_SPMV_ROWS = 1 << 10
 """Fewest rows of a sparse-product block of the "host" H phase."""
 _SPMV_T_NNZ_BYTES = 64

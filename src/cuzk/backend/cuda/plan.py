@@ -177,6 +177,10 @@ def fixed_base_slice(k: int, avail: int | None) -> int:
 _FR_BYTES = 32              # one Fr element on the device: (4,) uint64, Montgomery
 _STAGE_CHUNK = 1 << 20      # elements per host → device slice when compute_h streams staged evaluations
 _SPLIT_MAX_CHUNK = 1 << 22  # elements per column/row block of a split NTT (larger blocks gain little)
+H_SPLIT_HOST_PASSES = 17
+"""Arrays of n elements the split ``compute_h`` moves over the bus when a, b, c are on the host
+(``NTTOps._h_split``): per input its upload, the inverse NTT's download, the forward NTT's upload
+and download (12); a·b − c's three uploads and its download (4); the last NTT's upload (1)."""
 NTT_SCHEDULES = ("whole", "split")
 """NTT schedules, most device memory first: one transform on the device (output plus a pass buffer),
 or the split (four-step) transform in column/row blocks (output plus a few blocks)."""

@@ -667,12 +667,16 @@ class DeviceRuntime:
 
     def offload(self, a) -> HostFr:
         """The device array's Montgomery limbs copied to host memory (``HostFr``)."""
-        return HostFr(self._check(a).get())
+        a = self._check(a)
+        self.bus_bytes += int(a.nbytes)
+        return HostFr(a.get())
 
     @_guard("restore")
     def restore(self, h: HostFr, lo: int, hi: int):
         """Elements ``lo:hi`` of an offloaded array back on the device ((m, 4) uint64, Montgomery)."""
-        return self.cp.asarray(h.mont[lo:hi])
+        part = h.mont[lo:hi]
+        self.bus_bytes += int(part.nbytes)
+        return self.cp.asarray(part)
 
     @_guard("to_host")
     def to_host(self, arr) -> np.ndarray:
