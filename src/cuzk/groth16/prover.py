@@ -23,7 +23,7 @@ import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Iterable, Protocol, Sequence
 
 import numpy as np
 
@@ -437,7 +437,7 @@ class Prover(ResidentBases):
         )
         return finish_proof(self.key, self.ctx, scalars, self.private, r, s, tm)
 
-    def prove_group(self, staged: Sequence[StagedAssignment], plan, r: int | None = None,
+    def prove_group(self, staged: Iterable[StagedAssignment], plan, r: int | None = None,
                     s: int | None = None) -> list[Proof]:
         """Prove several staged assignments together by a ``ProvePlan`` (``cuzk.memory.gpu_plan``):
         each one's H phase ("device" or "host") and MSM scalars in turn (moved to host memory as
@@ -454,7 +454,7 @@ class Prover(ResidentBases):
         if plan.h_phase == "host" and not isinstance(self.quotient, CosetQuotient):
             raise ValueError("the host H phase needs the CosetQuotient")
         keep = bk.offload if plan.scalars_on_host else (lambda x: x)
-        vecs = []
+        vecs: list = []
         for st in staged:
             if st.owner is not self:
                 raise ValueError("prove_group takes StagedAssignments of this Prover")
@@ -481,12 +481,12 @@ class Prover(ResidentBases):
             tm.add(f"msm_{name}", time.perf_counter() - t)
         del vecs
         return [assemble_proof(self.key, {k: v[i] for k, v in msm.items()}, self.private, r, s, tm)
-                for i in range(len(staged))]
+                for i in range(len(msm["h"]))]
 
     def prove_groups(self, jobs: Sequence, stage: Callable, check: Callable, done: Callable, plan,
                      r: int | None = None, s: int | None = None) -> BatchTimes:
         """``prove_many`` by a ``ProvePlan``: ``jobs`` in groups of ``plan.in_flight``, each group
-        staged (``stage``, in this thread: the uploads deferred to the prover) and proved by
+        staged (``stage``, in this thread, each when its H phase starts) and proved by
         ``prove_group``; ``check`` and ``done`` as ``prove_many``, in job order (a proof's
         ``seconds`` and ``phases`` are its group's divided by the group's size)."""
         totals = BatchTimes()
@@ -494,16 +494,19 @@ class Prover(ResidentBases):
             group = list(jobs[g : g + plan.in_flight])
             before = dict(self.times.seconds)
             t = time.perf_counter()
-            staged = []
-            for job in group:
-                t1 = time.perf_counter()
-                staged.append((*stage(job), time.perf_counter() - t1))
-            totals.staging_seconds += sum(x[2] for x in staged)
-            publics = [x[0] for x in staged]
-            proofs = self.prove_group([x[1] for x in staged], plan, r, s)
+            publics = []
+
+            def staged_one_by_one():   # each staged when its H phase starts: one w on the host at a time
+                for job in group:
+                    t1 = time.perf_counter()
+                    public, st = stage(job)
+                    totals.staging_seconds += time.perf_counter() - t1
+                    publics.append(public)
+                    yield st
+
+            proofs = self.prove_group(staged_one_by_one(), plan, r, s)
             wall = (time.perf_counter() - t) / len(group)
             phases = {k: (v - before.get(k, 0.0)) / len(group) for k, v in self.times.seconds.items()}
-            del staged[:]
             for j, (job, proof, public) in enumerate(zip(group, proofs, publics)):
                 t = time.perf_counter()
                 ok = bool(check(proof, public))
