@@ -31,6 +31,7 @@ from .groth16.setup import RESIDENT_PHASES
 from .memory import MemorySampler, StepRecord, note_backend_gpu, write_record
 from .memory.budget import check_budget
 from .memory.device import prove_device_bytes
+from .memory.gpu_plan import plan_prove, plan_setup
 from .memory.model import predict_step_bytes
 from .memory.record import set_field
 from .paths import partition_witness, proof_file
@@ -259,7 +260,9 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
                  gpu_mem_limit_gb=None) -> None:
     """Development setup for the shape of ``pce``; writes ``.params`` and ``.vk``.
 
-    ``gpu_mem_limit_gb`` (GiB; None = no limit) caps the cuda backend's device memory.
+    ``gpu_mem_limit_gb`` (GiB; None = no limit) caps the cuda backend's device memory: the key is
+    then computed slice by slice into host memory (``plan_setup``; ``GPUMemoryError`` before any
+    work when not even its smallest schedule fits).
     """
     shape = shape_of_pce(pce)
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
@@ -272,7 +275,8 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
             log.warning("setup %s: development parameters (random toxic waste), not for chain use", shape.name)
             progress.info("setup %s: %d constraints, computing the key on %s (%s)", shape.name, r1cs.num_constraints,
                           bk.name, _plural(threads, "worker"))
-            if bk.name == "cuda":  # the key stays on the GPU and is written in slices (47 GB at 32 GiB)
+            plan = plan_setup(shape.stats(), limit) if bk.name == "cuda" and limit is not None else None
+            if plan is None and bk.name == "cuda":  # the key stays on the GPU and is written in slices (47 GB at 32 GiB)
                 # one unit per phase, and one for writing the key
                 with bars.bar(len(RESIDENT_PHASES) + 1, f"setup {shape.name}", "phase") as b:
                     key = setup_resident(r1cs, bk, step=lambda _: b.update(1))
@@ -288,7 +292,7 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
                         bars.set_total(b, total)
                         b.update(done - b.n)
 
-                    key = setup(r1cs, bk, step=points)
+                    key = setup(r1cs, bk, step=points, plan=plan)   # under a limit: sliced (gpu_plan)
                 write_params(params_out, key)
             note_backend_gpu(sampler, bk, rec)
         write_vk(vk_out, key.vk)
@@ -418,9 +422,11 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     """Prove a batch of input files (sectors' C1 files, or one PoSt vanilla file) of one shape
     with one resident parameter set.
 
-    ``gpu_mem_limit_gb`` (GiB; None = no limit) caps the cuda backend's device memory: MSMs run
-    in chunks under it, bases that do not fit stay on the host; running out raises
-    ``GPUMemoryError``. The memory JSON records the GPU peak (and the limit).
+    ``gpu_mem_limit_gb`` (GiB; None = no limit) caps the cuda backend's device memory: the batch
+    then follows ``cuzk.memory.gpu_plan.plan_prove`` (key queries resident or streamed from host
+    memory in pieces, each piece serving a group of partitions; ``Prover.prove_groups``), whose
+    predicted peak is recorded; ``GPUMemoryError`` before any work when nothing fits. The memory
+    JSON records the GPU peak (and the limit).
 
     ``checked``: each input's check record (``check_input``), so inputs are trusted by their
     SHA-256 instead of being checked again; None checks them fully.
@@ -463,15 +469,25 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
         pk = read_params(params)
         with ExitStack() as stack:
             bk = stack.enter_context(step_backend(backend, threads, limit, rec))
+            # under a device limit the batch follows the streaming plan (GPUMemoryError before any
+            # work when not even its smallest schedule fits); partitions in flight from it
+            plan = None
+            if bk.name == "cuda" and limit is not None:
+                plan = plan_prove(shape.stats(), len(pk.a), len(pk.b_g1), len(jobs), limit,
+                                  host_limit=None if mem_gb is None else int(mem_gb * 2**30) // 2)
+                rec.gpu_predicted_bytes = plan.peak
+                progress.info("prove: under the %.2f GiB GPU limit, %d partition(s) share each pass over the key "
+                              "(%s resident), predicted peak %.2f GiB", limit / 2**30, plan.in_flight,
+                              ", ".join(q.name for q in plan.queries if q.resident) or "none", plan.peak / 2**30)
             # on the GPU the matrices are uploaded from the mapped file slice by slice (8.7 GB
             # at 32 GiB never resident on the host); the CPU backend indexes them on the host
             r1cs, _ = read_pce(pce, mapped=bk.name == "cuda")
-            prover = stack.enter_context(Prover(pk, r1cs, bk))
+            prover = stack.enter_context(Prover(pk, r1cs, bk, plan=plan))
             what = _plural(n, fam.noun)
             progress.info("prove %s: key loaded on %s; %s of %s to prove", shape.name, bk.name,
                           _plural(len(jobs), "partition"), what)
-            defer = False   # stage the next assignment on the host only (no device copy ahead)
-            if bk.name == "cuda":   # the device memory model, beside the measured GPU peak
+            defer = plan is not None   # stage the next assignment on the host only (no device copy ahead)
+            if bk.name == "cuda" and plan is None:   # the device memory model, beside the measured GPU peak
                 need = prove_device_bytes(shape.stats(), len(pk.a), len(pk.b_g1), staged=len(jobs) > 1)
                 rec.gpu_predicted_bytes = need["peak"]
                 if limit is not None and need["peak"] > limit:
@@ -500,7 +516,9 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
 
             # leaving prove_many (also by an error) joins its stager before the backend closes
             with bars.bar(len(jobs), f"prove {shape.name}", "partition") as b:
-                staging = prover.prove_many(jobs, stage, lambda proof, pub: verify(pk.vk, proof, pub), done)
+                check = lambda proof, pub: verify(pk.vk, proof, pub)  # noqa: E731
+                staging = (prover.prove_groups(jobs, stage, check, done, plan) if plan is not None
+                           else prover.prove_many(jobs, stage, check, done))
             staged_s, waited_s = staging.staging_seconds, staging.waited_seconds
             note_backend_gpu(sampler, bk, rec)
         rec.staging_seconds, rec.staging_waited_seconds = round(staged_s, 3), round(waited_s, 3)

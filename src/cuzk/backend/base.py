@@ -69,6 +69,13 @@ class MSMContext(abc.ABC):
             RuntimeError: the context (or the backend holding its bases) is closed.
         """
 
+    def msm_many(self, scalars_list, piece: int | None = None) -> list:
+        """``[self.msm(s) for s in scalars_list]``: MSMs of several scalar vectors over these bases
+        (each vector as ``msm`` takes it, or ``Backend.offload``-ed). The cuda context walks its
+        bases once in pieces of ``piece`` points (streamed from host memory when not resident),
+        each piece serving every vector, and adds the partial sums: the same points."""
+        return [self.msm(s) for s in scalars_list]
+
     def close(self) -> None:
         """Release the resident bases (idempotent)."""
 
@@ -312,6 +319,39 @@ class Backend(abc.ABC):
     def synchronize(self) -> None:
         """Wait for queued device work to finish (asynchronous backends; for phase timings)."""
 
+    # --- host staging under a device-memory limit (``cuzk.memory.gpu_plan``) ---------------
+    def offload(self, a):
+        """A device array moved to host memory (the device copy is the caller's to drop): what
+        ``restore`` and MSM contexts take back in slices; ``len()`` is its length. The default
+        (cpu backend, whose arrays live on the host) is ``a`` itself."""
+        return a
+
+    def restore(self, h, lo: int, hi: int):
+        """Elements ``lo:hi`` of an ``offload``-ed array as a new device array."""
+        return self.slice(h, lo, hi)
+
+    def spmv_blocks(self, mats: Sequence[CSRMatrix], w, rows: int, nnz: int):
+        """The products M·w of matrices with equal rows (A, B, C) left in host memory, computed
+        in row blocks of at most ``rows`` rows and ``nnz`` entries per matrix (at least one row),
+        each block's slices uploaded for it (none cached); the blocks checked for a·b = c.
+
+        Returns:
+            (list of ``offload``-ed products, the first row i with y0[i]·y1[i] ≠ y2[i] or None).
+        """
+        ys = [self.spmv(m, w) for m in mats]
+        bad = self.first_unsatisfied(*ys) if len(ys) == 3 else None
+        return [self.offload(y) for y in ys], bad
+
+    def compute_h_host(self, a, b, c, n: int, chunk: int):
+        """``compute_h`` of ``offload``-ed a, b, c (up to n elements each, zero-padded to n), with
+        the device holding the result and blocks of ``chunk`` elements (cuda: the split schedule
+        reading a, b, c from the host). Returns the n − 1 H scalars (device array)."""
+        return self.compute_h(*(self.pad(self.restore(x, 0, len(x)), n) for x in (a, b, c)), n)
+
+    def drop_cached(self, m: CSRMatrix) -> None:
+        """Forget what the backend caches for the matrix ``m`` (cuda: its device CSR arrays), so
+        a later phase under a memory limit has the room; the next product uploads it again."""
+
     # --- sparse ------------------------------------------------------------------------------
     @abc.abstractmethod
     def spmv(self, m: CSRMatrix, w):
@@ -335,8 +375,10 @@ class Backend(abc.ABC):
 
     # --- curve -------------------------------------------------------------------------------
     @abc.abstractmethod
-    def msm_context(self, group: Group, bases: np.ndarray) -> MSMContext:
-        """Keep ``bases`` ((n, group.uncompressed_size) uint8, already validated) resident."""
+    def msm_context(self, group: Group, bases: np.ndarray, resident: bool | None = None) -> MSMContext:
+        """Keep ``bases`` ((n, group.uncompressed_size) uint8, already validated) resident.
+        ``resident`` (cuda): False keeps them in host memory, streamed per MSM; None decides by
+        the room left."""
 
     @abc.abstractmethod
     def fixed_base_mul(self, group: Group, base, scalars: Sequence[int]) -> np.ndarray:

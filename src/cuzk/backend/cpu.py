@@ -628,7 +628,7 @@ class CPUBackend(Backend):
 
     # --- curve -------------------------------------------------------------------------------
 
-    def msm_context(self, group: Group, bases: np.ndarray, local: bool = False) -> CPUMSMContext:
+    def msm_context(self, group: Group, bases: np.ndarray, local: bool = False, resident: bool | None = None) -> CPUMSMContext:
         """Keep ``bases`` resident for repeated MSMs.
 
         Args:
@@ -637,6 +637,7 @@ class CPUBackend(Backend):
                 (loaded without the subgroup check).
             local: keep the bases in this process whatever ``threads`` is, decoded on first use,
                 for callers that run ``msm`` from their own threads (see ``CPUMSMContext``).
+            resident: ignored (the host is where the CPU keeps its bases).
 
         Returns:
             A ``CPUMSMContext``: in-process for threads == 1 (or n < 2, or local), otherwise

@@ -23,7 +23,7 @@ import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Iterable, Protocol, Sequence
 
 import numpy as np
 
@@ -60,13 +60,18 @@ def finish_proof(key, ctx: dict, scalars, private: str, r: int | None, s: int | 
         r, s: blinding scalars; fresh random ones when None.
         times: accumulates seconds per MSM and for the assembly.
     """
-    rr = secrets.randbelow(FR.modulus) if r is None else r % FR.modulus
-    ss = secrets.randbelow(FR.modulus) if s is None else s % FR.modulus
     msm = {}
     for name, sc in scalars:
         t = time.perf_counter()
         msm[name] = ctx[name].msm(sc)
         times.add(f"msm_{name}", time.perf_counter() - t)
+    return assemble_proof(key, msm, private, r, s, times)
+
+
+def assemble_proof(key, msm: dict, private: str, r: int | None, s: int | None, times: PhaseTimes) -> Proof:
+    """A, B, C from the five MSM results (``finish_proof``'s formulas; ``msm`` by context name)."""
+    rr = secrets.randbelow(FR.modulus) if r is None else r % FR.modulus
+    ss = secrets.randbelow(FR.modulus) if s is None else s % FR.modulus
     t = time.perf_counter()
     g_a = key.alpha_g1 + msm["a"] + G1.mul(key.delta_g1, rr)
     g_b = key.beta_g2 + msm["b_g2"] + G2.mul(key.delta_g2, ss)
@@ -161,6 +166,26 @@ class CosetQuotient:
         return h
 
 
+    def h_scalars_host(self, bk: Backend, wd, times: PhaseTimes, since: float, plan):
+        """``h_scalars`` by the "host" H phase of a ``cuzk.memory.gpu_plan.ProvePlan``: the sparse
+        products in row blocks left on the host (``Backend.spmv_blocks``, checked block by
+        block), then ``Backend.compute_h_host`` in the plan's split blocks. Same values.
+
+        Raises:
+            Unsatisfied: a constraint fails; raised before any MSM.
+        """
+        cs = self.r1cs
+        (a, b, c), row = bk.spmv_blocks((cs.A, cs.B, cs.C), wd, plan.spmv_rows, plan.spmv_block_nnz)
+        times.add("spmv", time.perf_counter() - since)
+        if row is not None:
+            raise Unsatisfied(row, cs.gadget_of(row), "the prover refuses this witness")
+        t = time.perf_counter()
+        h = bk.compute_h_host(a, b, c, self.n, plan.h_schedule[1])
+        bk.synchronize()
+        times.add("ntt", time.perf_counter() - t)
+        return h
+
+
 @dataclass
 class BatchProof:
     """One proof of ``Prover.prove_many``, handed to its ``done`` callback after ``check``.
@@ -208,6 +233,8 @@ class Prover(ResidentBases):
         r1cs: the finalized R1CS (``cuzk.r1cs.R1CS``).
         backend: where NTTs, sparse products and MSMs run.
         quotient: how H's scalars come from the assignment (default: ``CosetQuotient(r1cs)``).
+        plan: a ``cuzk.memory.gpu_plan.ProvePlan`` with a limit: its queries' bases kept
+            resident or in host memory as it says (``prove_group`` follows the rest of it).
 
     Raises:
         ValueError: the key's vector lengths do not match the circuit.
@@ -216,8 +243,9 @@ class Prover(ResidentBases):
     private = "l"
     """Name of the MSM context over the private variables (bellperson's L; snarkjs calls it C)."""
 
-    def __init__(self, pk: ProvingKey, r1cs, backend: Backend, quotient: Quotient | None = None):
+    def __init__(self, pk: ProvingKey, r1cs, backend: Backend, quotient: Quotient | None = None, plan=None):
         self.pk, self.r1cs = pk, r1cs
+        self.plan = plan
         self.n = domain_size(r1cs.num_constraints)
         dens_a = np.asarray(r1cs.density_a, dtype=bool)
         dens_b = np.asarray(r1cs.density_b, dtype=bool)
@@ -238,12 +266,11 @@ class Prover(ResidentBases):
         self._bind(backend, pk.vk, r1cs.num_inputs, r1cs.num_aux, dens_a, dens_b,
                    quotient if quotient is not None else CosetQuotient(r1cs))
         t = time.perf_counter()
+        where = ({q.name: q.resident for q in plan.queries} if plan is not None and plan.limit is not None
+                 else dict.fromkeys(("a", "b_g1", "b_g2", "l", "h")))
         self.ctx = dict(pk.ctx) if resident else {
-            "a": backend.msm_context(G1, pk.a),
-            "b_g1": backend.msm_context(G1, pk.b_g1),
-            "b_g2": backend.msm_context(G2, pk.b_g2),
-            "l": backend.msm_context(G1, pk.l),
-            "h": backend.msm_context(G1, pk.h),
+            name: backend.msm_context(G2 if name == "b_g2" else G1, getattr(pk, name), resident=where[name])
+            for name in ("h", "l", "a", "b_g1", "b_g2")   # resident first: they take the room first
         }
         self.times.add("load_bases", time.perf_counter() - t)
 
@@ -409,6 +436,83 @@ class Prover(ResidentBases):
             ("h", h),
         )
         return finish_proof(self.key, self.ctx, scalars, self.private, r, s, tm)
+
+    def prove_group(self, staged: Iterable[StagedAssignment], plan, r: int | None = None,
+                    s: int | None = None) -> list[Proof]:
+        """Prove several staged assignments together by a ``ProvePlan`` (``cuzk.memory.gpu_plan``):
+        each one's H phase ("device" or "host") and MSM scalars in turn (moved to host memory as
+        they appear when ``plan.scalars_on_host``; its w dropped after), then each query's MSMs
+        of all of them over one walk of its bases in the plan's pieces (``MSMContext.msm_many``).
+        The same proofs as ``prove`` for the same r, s.
+
+        Raises:
+            WitnessError, Unsatisfied: as ``prove`` (before any MSM).
+            ValueError: an assignment of another Prover, or a "host" H phase without
+                ``CosetQuotient``.
+        """
+        bk, tm = self.backend, self.times
+        if plan.h_phase == "host" and not isinstance(self.quotient, CosetQuotient):
+            raise ValueError("the host H phase needs the CosetQuotient")
+        keep = bk.offload if plan.scalars_on_host else (lambda x: x)
+        vecs: list = []
+        for st in staged:
+            if st.owner is not self:
+                raise ValueError("prove_group takes StagedAssignments of this Prover")
+            tm.add("stage", st.seconds)
+            t = time.perf_counter()
+            wd = st.upload.ready()
+            st.upload.array = None          # w's only reference is wd from here
+            one = {"a": keep(bk.select(wd, self.dens_a)), "b": keep(bk.select(wd, self.dens_b)),
+                   self.private: keep(bk.slice(wd, self.num_inputs, st.length))}
+            if plan.h_phase == "host":
+                h = self.quotient.h_scalars_host(bk, wd, tm, t, plan)
+            else:
+                h = self.quotient.h_scalars(bk, wd, tm, t)
+            del wd
+            one["h"] = keep(h)
+            del h
+            vecs.append(one)
+        msm = {}
+        for name in ("h", self.private, "a", "b_g1", "b_g2"):
+            t = time.perf_counter()
+            key = "b" if name.startswith("b_") else name
+            q = plan.query("l" if name == self.private else name)
+            msm[name] = self.ctx[name].msm_many([v[key] for v in vecs], piece=q.piece)
+            tm.add(f"msm_{name}", time.perf_counter() - t)
+        del vecs
+        return [assemble_proof(self.key, {k: v[i] for k, v in msm.items()}, self.private, r, s, tm)
+                for i in range(len(msm["h"]))]
+
+    def prove_groups(self, jobs: Sequence, stage: Callable, check: Callable, done: Callable, plan,
+                     r: int | None = None, s: int | None = None) -> BatchTimes:
+        """``prove_many`` by a ``ProvePlan``: ``jobs`` in groups of ``plan.in_flight``, each group
+        staged (``stage``, in this thread, each when its H phase starts) and proved by
+        ``prove_group``; ``check`` and ``done`` as ``prove_many``, in job order (a proof's
+        ``seconds`` and ``phases`` are its group's divided by the group's size)."""
+        totals = BatchTimes()
+        for g in range(0, len(jobs), plan.in_flight):
+            group = list(jobs[g : g + plan.in_flight])
+            before = dict(self.times.seconds)
+            t = time.perf_counter()
+            publics = []
+
+            def staged_one_by_one():   # each staged when its H phase starts: one w on the host at a time
+                for job in group:
+                    t1 = time.perf_counter()
+                    public, st = stage(job)
+                    totals.staging_seconds += time.perf_counter() - t1
+                    publics.append(public)
+                    yield st
+
+            proofs = self.prove_group(staged_one_by_one(), plan, r, s)
+            wall = (time.perf_counter() - t) / len(group)
+            phases = {k: (v - before.get(k, 0.0)) / len(group) for k, v in self.times.seconds.items()}
+            for j, (job, proof, public) in enumerate(zip(group, proofs, publics)):
+                t = time.perf_counter()
+                ok = bool(check(proof, public))
+                totals.proofs += 1
+                done(BatchProof(g + j, job, proof, public, ok, 0.0, 0.0, wall, time.perf_counter() - t, phases))
+        return totals
 
     def prove_many(self, jobs: Sequence, stage: Callable, check: Callable, done: Callable,
                    r: int | None = None, s: int | None = None) -> BatchTimes:

@@ -12,6 +12,7 @@ import logging
 import secrets
 import time
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,9 @@ from ..backend.cpu import CPUBackend
 from ..curve import G1, G2
 from ..field import FR, lagrange_at  # noqa: F401  (lagrange_at: re-exported)
 from .keys import ProvingKey, ResidentKey, VerifyingKey
+
+if TYPE_CHECKING:  # annotations only
+    from ..memory.gpu_plan import SetupPlan
 
 log = logging.getLogger(__name__)
 
@@ -86,12 +90,17 @@ def qap_at_tau(r1cs, lag, alpha: int, beta: int, gamma: int, delta: int, backend
         backend = CPUBackend()
     bk, r = backend, FR.modulus
     u, v, w = (bk.spmv_t(m, lag) for m in (r1cs.A, r1cs.B, r1cs.C))
-    combo = bk.add(bk.add(bk.scale(u, beta), bk.scale(v, alpha)), w)
+    combo = _combo(bk, u, v, w, alpha, beta)
     del w
     ni, nv = r1cs.num_inputs, r1cs.num_inputs + r1cs.num_aux
     ic = bk.scale(bk.slice(combo, 0, ni), pow(gamma, -1, r))
     private = bk.scale(bk.slice(combo, ni, nv), pow(delta, -1, r))
     return u, v, ic, private
+
+
+def _combo(bk: Backend, u, v, w, alpha: int, beta: int):
+    """β·u + α·v + w (device arrays of equal length): the IC and L scalars before 1/γ or 1/δ."""
+    return bk.add(bk.add(bk.scale(u, beta), bk.scale(v, alpha)), w)
 
 
 def key_points(alpha: int, beta: int, gamma: int, delta: int) -> dict:
@@ -147,7 +156,7 @@ RESIDENT_PHASES = ("scalars", "fixed_base_ic", "fixed_base_h", "fixed_base_l", "
                    "fixed_base_b_g2")
 
 
-def setup(r1cs, backend: Backend, toxic: dict | None = None, step=None) -> ProvingKey:
+def setup(r1cs, backend: Backend, toxic: dict | None = None, step=None, plan: SetupPlan | None = None) -> ProvingKey:
     """Generate a development proving key for ``r1cs`` (see the module warning).
 
     Args:
@@ -159,9 +168,12 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None, step=None) -> Provi
         step: optional callback ``step(done, total)``: fixed-base points computed so far and in
             all (G1 then G2), after the scalars and after each of ``SETUP_SLICES`` slices per
             group (progress).
+        plan: a device-limited schedule (``cuzk.memory.gpu_plan.plan_setup`` with a limit): the
+            sliced path (``_setup_sliced``) instead of whole arrays; same key.
 
     Raises:
         ValueError: given toxic waste with gamma or delta zero, or tau in the domain.
+        GPUMemoryError: an operation found no room under the backend's limit.
 
     Returns:
         ProvingKey with h (n−1), l (num_aux), a (density_a), b_g1/b_g2 (density_b) point arrays.
@@ -169,6 +181,8 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None, step=None) -> Provi
     Warns:
         DevelopmentSetupWarning, always.
     """
+    if plan is not None and plan.limit is not None:
+        return _setup_sliced(r1cs, backend, toxic, step, plan.slice)
     points, sc = setup_scalars(r1cs, backend, toxic)
     # All G1 vectors as one array of scalars (one pool round per slice, not five).
     names = ("ic", "h", "l", "a", "b_g1")
@@ -185,6 +199,71 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None, step=None) -> Provi
     vk = VerifyingKey(**points, ic=G1.from_array(g1_arrays.pop("ic"), check_subgroup=False))
     b_g2 = _fixed_base_sliced(backend, G2, sc["b"], lambda done: report(n1 + done))
     return ProvingKey(vk=vk, b_g2=b_g2, **g1_arrays)
+
+
+def _setup_sliced(r1cs, bk: Backend, toxic: dict | None, step, width: int) -> ProvingKey:
+    """``setup`` under a device limit: τ's Lagrange basis, then u, v, w = Aᵀ·L, Bᵀ·L, Cᵀ·L one
+    matrix at a time, each moved to host memory (``Backend.offload``) and the matrix's device
+    copy dropped; then, ``width`` variables (or H powers) at a time, the slice's query scalars
+    formed on the device from restored slices (``_combo``, the density masks) and their
+    fixed-base products written into the host arrays of the key. The same key as the whole-array
+    path for the same toxic waste; the device holds one slice's arrays at a time."""
+    r = FR.modulus
+    n = domain_size(r1cs.num_constraints)
+    tau, alpha, beta, gamma, delta = toxic_waste(toxic, n)
+    lag = bk.slice(bk.lagrange_basis(tau, n), 0, r1cs.num_constraints)
+    uvw = []
+    for m in (r1cs.A, r1cs.B, r1cs.C):
+        uvw.append(bk.offload(bk.spmv_t(m, lag)))
+        bk.drop_cached(m)
+    del lag
+    ni, nv = r1cs.num_inputs, r1cs.num_inputs + r1cs.num_aux
+    dens_a = np.asarray(r1cs.density_a, dtype=bool)
+    dens_b = np.asarray(r1cs.density_b, dtype=bool)
+    g1, g2 = G1.generator(), G2.generator()
+    out = {"ic": np.empty((ni, G1.uncompressed_size), np.uint8), "l": np.empty((nv - ni, G1.uncompressed_size), np.uint8),
+           "a": np.empty((int(dens_a.sum()), G1.uncompressed_size), np.uint8),
+           "b_g1": np.empty((int(dens_b.sum()), G1.uncompressed_size), np.uint8),
+           "b_g2": np.empty((int(dens_b.sum()), G2.uncompressed_size), np.uint8),
+           "h": np.empty((n - 1, G1.uncompressed_size), np.uint8)}
+    total = sum(len(v) for v in out.values())
+    done, at = 0, dict.fromkeys(out, 0)
+    report = (lambda: step(done, total)) if step else (lambda: None)
+    report()
+
+    def put(name, group, base, scalars):
+        nonlocal done
+        m = bk.length(scalars)
+        if m:
+            out[name][at[name] : at[name] + m] = bk.fixed_base_mul(group, base, scalars)
+            at[name] += m
+            done += m
+
+    ginv, dinv = pow(gamma, -1, r), pow(delta, -1, r)
+    for lo in range(0, nv, width):
+        hi = min(nv, lo + width)
+        u, v, w = (bk.restore(x, lo, hi) for x in uvw)
+        combo = _combo(bk, u, v, w, alpha, beta)
+        del w
+        if lo < ni:
+            put("ic", G1, g1, bk.scale(bk.slice(combo, 0, min(hi, ni) - lo), ginv))
+        if hi > ni:
+            put("l", G1, g1, bk.scale(bk.slice(combo, max(lo, ni) - lo, hi - lo), dinv))
+        del combo
+        put("a", G1, g1, bk.select(u, dens_a[lo:hi]))
+        b = bk.select(v, dens_b[lo:hi])
+        put("b_g1", G1, g1, b)
+        put("b_g2", G2, g2, b)
+        del u, v, b
+        report()
+    del uvw
+    zd = (pow(tau, n, r) - 1) * dinv % r
+    for lo in range(0, n - 1, width):
+        hi = min(n - 1, lo + width)
+        put("h", G1, g1, bk.scale(bk.powers(tau, hi - lo), pow(tau, lo, r) * zd % r))
+        report()
+    vk = VerifyingKey(**key_points(alpha, beta, gamma, delta), ic=G1.from_array(out.pop("ic"), check_subgroup=False))
+    return ProvingKey(vk=vk, **out)
 
 
 def _fixed_base_sliced(backend: Backend, group, scalars, report):

@@ -82,6 +82,7 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
         self.mem_limit: int | None = None
         self._prev_limit: int | None = None
         self._peak = 0
+        self.bus_bytes = 0   # bytes the host-staged schedules (gpu_plan) moved over the bus
         self._live_peak = int(self._pool().used_bytes())
         self._alloc = _PoolAllocator.install(self.cp)
         self._live_tracked = self._alloc is not None

@@ -14,6 +14,7 @@ whose partial sums are added. ``MSMOps``: the backend's point arrays, ``msm_cont
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import gmpy2
 import numpy as np
@@ -36,6 +37,7 @@ from .plan import (
 )
 from .runtime import (
     DeviceRuntime,
+    HostFr,
     _Q,
     _encoding_to_limbs,
     _grid,
@@ -422,6 +424,115 @@ class CUDAMSMContext(MSMContext):
         self.last_chunks = chunks
         return acc
 
+    def msm_many(self, scalars_list, piece: int | None = None) -> list:
+        """MSMs of several scalar vectors over these bases, the bases walked once in pieces of
+        ``piece`` points (default: all): each piece serves every vector before the next one, and
+        each vector's partial sums are added across pieces (the same points as ``msm``).
+
+        Non-resident bases come from host memory: each piece is copied into one of two pinned
+        buffers by a helper thread and sent on a side stream into one of two device buffers
+        (converted to Montgomery form there), while the compute stream works on the other piece.
+        Scalars: device arrays (sliced), ``HostFr`` (their slices uploaded per piece) or host ints.
+
+        Raises:
+            ValueError: a vector of the wrong length or with a scalar outside [0, r).
+            GPUMemoryError: the pieces do not fit.
+        """
+        if self._closed:
+            raise RuntimeError(f"{self.group.name} MSM context is closed")
+        return self._be._guarded(f"{self.group.name} msm", self._msm_many, list(scalars_list), piece)
+
+    def _msm_many(self, lst, piece):
+        cp = self._be.cp
+        n = self.size
+        m = max(1, min(n, piece or n))
+        if n == 0 or (self._bases is not None and m == n
+                      and all(isinstance(s, cp.ndarray) or not isinstance(s, HostFr) for s in lst)):
+            return [self._msm(s, None, None) for s in lst]
+        src = []
+        for s in lst:
+            if isinstance(s, HostFr) or isinstance(s, cp.ndarray):
+                if len(s) != n:
+                    raise ValueError(f"{self.group.name} msm: {n} bases but {len(s)} scalars")
+                src.append(s)
+            else:
+                limbs = _host_limbs(s, f"{self.group.name} msm scalars")
+                if limbs.shape[0] != n:
+                    raise ValueError(f"{self.group.name} msm: {n} bases but {limbs.shape[0]} scalars")
+                src.append(_CanonLimbs(limbs))
+        accs = [self.group.identity() for _ in lst]
+        pieces = self._resident_pieces(m) if self._bases is not None else self._streamed_pieces(m)
+        for lo, bases in pieces:
+            hi = lo + int(bases.shape[0])
+            sub = CUDAMSMContext(self._be, self.group, None, device_bases=bases)
+            for i, s in enumerate(src):
+                if isinstance(s, HostFr):
+                    sc = self._be.restore(s, lo, hi)
+                elif isinstance(s, _CanonLimbs):
+                    sc = _CanonLimbs(s.limbs[lo:hi])
+                else:
+                    sc = self._be._check(s)[lo:hi]
+                accs[i] = accs[i] + sub._combine(*sub.msm_device(sc), None)
+                del sc
+        self.last_chunks = -(-n // m)
+        return accs
+
+    def _resident_pieces(self, m: int):
+        """(lo, device bases lo:lo + m) over the resident bases."""
+        for lo in range(0, self.size, m):
+            yield lo, self._bases[lo : lo + m]
+
+    def _streamed_pieces(self, m: int):
+        """(lo, device bases) per piece of m points of the host bases, double-buffered: piece j + 1
+        is copied (helper thread: host → pinned buffer, then the side stream: pinned → device
+        buffer and ``fq_to_mont`` in place) while the caller uses piece j on its stream. A
+        buffer is refilled only after the caller's work on it (an event recorded when the caller
+        asks for the next piece) and after its previous copy finished."""
+        import cupyx  # part of CuPy (optional): imported on use
+
+        cp = self._be.cp
+        n, host, aw = self.size, self._host, self._aw
+        words = aw // 12
+        npieces = -(-n // m)
+        side = cp.cuda.Stream(non_blocking=True)
+        nb = min(2, npieces)
+        bufs = [cp.empty((m, aw), dtype=cp.uint32) for _ in range(nb)]
+        pinned = [cupyx.empty_pinned((m, aw), dtype=np.uint32) for _ in range(nb)]
+        copied, used = [None] * nb, [None] * nb
+        dev = self._be._device_id
+        conv = self._k("fq_to_mont")
+
+        def send(j):
+            b, lo = j % nb, j * m
+            hi = min(n, lo + m)
+            with cp.cuda.Device(dev):
+                if used[b] is not None:
+                    used[b].synchronize()     # the compute stream is done with this device buffer
+                if copied[b] is not None:
+                    copied[b].synchronize()   # and the pinned buffer's last copy has left
+                np.copyto(pinned[b][: hi - lo], host[lo:hi])
+                with side:
+                    bufs[b][: hi - lo].set(pinned[b][: hi - lo], stream=side)
+                    conv((_grid(words * (hi - lo), 256),), (256,), (bufs[b], bufs[b], _u64(words * (hi - lo))))
+                    copied[b] = side.record()
+            self._be.bus_bytes += (hi - lo) * aw * 4
+            return b, lo, hi
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cuzk-bases") as pool:
+            nxt = pool.submit(send, 0)
+            try:
+                for j in range(npieces):
+                    b, lo, hi = nxt.result()
+                    cur = cp.cuda.get_current_stream()
+                    cur.wait_event(copied[b])
+                    nxt = pool.submit(send, j + 1) if j + 1 < npieces else None
+                    yield lo, bufs[b][: hi - lo]
+                    used[b] = cur.record()
+            finally:
+                if nxt is not None:
+                    nxt.result()
+                side.synchronize()
+
     def _combine(self, wins, ones, c: int, profile: dict | None):
         """Window sums (and the ones sum) from ``msm_device`` → the MSM's point (host, arkworks)."""
         t0 = time.perf_counter()
@@ -544,9 +655,10 @@ class MSMOps(DeviceRuntime):
     # --- curve ------------------------------------------------------------------------------
 
     @_guard("msm_context")
-    def msm_context(self, group: Group, bases: np.ndarray) -> MSMContext:
-        """Resident MSM bases on the GPU (``CUDAMSMContext``) for G1 and G2."""
-        return CUDAMSMContext(self, group, bases)
+    def msm_context(self, group: Group, bases: np.ndarray, resident: bool | None = None) -> MSMContext:
+        """MSM bases (``CUDAMSMContext``) for G1 and G2: on the GPU, or in host memory when
+        ``resident`` is False (or None and they do not fit)."""
+        return CUDAMSMContext(self, group, bases, resident=resident)
 
     @_guard("fixed_base_mul")
     def fixed_base_mul(self, group: Group, base, scalars) -> np.ndarray:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...field import FR
-from .plan import _ntt_plan, _stage_step, compute_h_device_bytes, compute_h_memory_plan, ntt_device_bytes, ntt_memory_plan, ntt_split
+from .plan import H_SPLIT_HOST_PASSES, _ntt_plan, _stage_step, compute_h_device_bytes, compute_h_memory_plan, ntt_device_bytes, ntt_memory_plan, ntt_split
 from .runtime import DeviceRuntime, _grid, _guard, _i32, _kernel, _R, _u64
 
 MAX_LOG_NTT = 27
@@ -355,7 +355,7 @@ class NTTOps(DeviceRuntime):
         the three evaluations on the host; a·b − c formed from uploaded slices into the result
         array, copied to the host, and its coset inverse NTT split back into the result array."""
         cp = self.cp
-        out = cp.empty_like(xs[0])
+        out = cp.empty(xs[0].shape, dtype=cp.uint64)   # xs: device arrays or host copies
         g1, g2, g3 = (cp.empty((chunk, 4), dtype=cp.uint64) for _ in range(3))
         hosts = []
         for x in xs:
@@ -374,6 +374,39 @@ class NTTOps(DeviceRuntime):
         out.get(out=num)
         del hosts, g3
         return self._split_ntt(num, out, True, chunk, post=from_coset, bufs=(g1, g2))
+
+    def _h_tables(self, m: int, n: int, k: int):
+        """compute_h's factor tables for 2^k = m elements: n⁻¹·g^i into the coset, and
+        n⁻¹·Z(g)⁻¹·g^(−i) out of it (Z(x) = x^n − 1)."""
+        g = FR.generator
+        minv = pow(m, -1, _R)
+        zinv = pow(pow(g, n, _R) - 1, -1, _R)
+        return self._factor_tables(g, minv, k), self._factor_tables(pow(g, -1, _R), minv * zinv % _R, k)
+
+    @_guard("compute_h")
+    def compute_h_host(self, a, b, c, n: int, chunk: int):
+        """``Backend.compute_h_host`` on the GPU: the split schedule (``_h_split``) reading a, b, c
+        (``HostFr``, zero-padded to n on the host) from host memory, blocks of ``chunk``
+        elements; the device holds the result and three blocks. Same values as ``compute_h``.
+
+        Raises:
+            ValueError: n not a power of two ≤ 2^27, an input longer than n, or chunk < √n.
+        """
+        k = self._check_ntt_size(n)
+        if chunk < ntt_split(n)[0]:
+            raise ValueError(f"compute_h_host: a block of {chunk} elements is below one row ({ntt_split(n)[0]})")
+        xs = []
+        for x in (a, b, c):
+            if len(x) > n:
+                raise ValueError(f"compute_h_host: {len(x)} values for a domain of {n}")
+            full = np.zeros((n, 4), dtype=np.uint64)
+            full[: len(x)] = x.mont
+            xs.append(full)
+        to_coset, from_coset = self._h_tables(n, n, k)
+        self.last_h_schedule = ("split", chunk)
+        h = self._h_split(xs, to_coset, from_coset, chunk)
+        self.bus_bytes += H_SPLIT_HOST_PASSES * n * 32
+        return h[0 : n - 1]
 
     @_guard("compute_h")
     def compute_h(self, a, b, c, n: int):
@@ -400,11 +433,7 @@ class NTTOps(DeviceRuntime):
         if b.shape[0] != m or c.shape[0] != m:
             raise ValueError(f"compute_h: lengths differ ({a.shape[0]}, {b.shape[0]}, {c.shape[0]})")
         k = self._check_ntt_size(m)
-        g = FR.generator
-        minv = pow(m, -1, _R)
-        zinv = pow(pow(g, n, _R) - 1, -1, _R)
-        to_coset = self._factor_tables(g, minv, k)
-        from_coset = self._factor_tables(pow(g, -1, _R), minv * zinv % _R, k)
+        to_coset, from_coset = self._h_tables(m, n, k)
         twiddles = k not in self._tw
         smallest = ("split", ntt_split(m)[0]) if m >= 4 else ("staged", 0)
         xs = (a, b, c)

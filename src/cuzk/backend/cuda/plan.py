@@ -129,13 +129,17 @@ def msm_chunk_points(n: int, group, avail: int | None, c: int | None = None, upl
     """
     if n <= 0 or avail is None:
         return max(n, 0)
+    return largest_fitting(n, lambda m: msm_device_bytes(m, group, c, upload_bases, host_scalars), avail)
 
-    def need(m):
-        return msm_device_bytes(m, group, c, upload_bases, host_scalars)
 
+def largest_fitting(n: int, need, avail: int, lo_bound: int = MIN_MSM_CHUNK) -> int:
+    """The most points m ≤ n with ``need(m) ≤ avail`` bytes, for a ``need`` that grows with m within
+    each range of equal MSM window width (it may drop where the width changes): n when it fits,
+    else the largest size found by bisection within each such range [2^(b−1), 2^b), then evened
+    out over the chunks it needs (⌈n / chunks⌉); 0 when not even ``min(n, lo_bound)`` fits."""
     if need(n) <= avail:
         return n
-    lo_bound = min(n, MIN_MSM_CHUNK)
+    lo_bound = min(n, lo_bound)
     if need(lo_bound) > avail:
         return 0
     best = lo_bound
@@ -173,6 +177,10 @@ def fixed_base_slice(k: int, avail: int | None) -> int:
 _FR_BYTES = 32              # one Fr element on the device: (4,) uint64, Montgomery
 _STAGE_CHUNK = 1 << 20      # elements per host → device slice when compute_h streams staged evaluations
 _SPLIT_MAX_CHUNK = 1 << 22  # elements per column/row block of a split NTT (larger blocks gain little)
+H_SPLIT_HOST_PASSES = 17
+"""Arrays of n elements the split ``compute_h`` moves over the bus when a, b, c are on the host
+(``NTTOps._h_split``): per input its upload, the inverse NTT's download, the forward NTT's upload
+and download (12); a·b − c's three uploads and its download (4); the last NTT's upload (1)."""
 NTT_SCHEDULES = ("whole", "split")
 """NTT schedules, most device memory first: one transform on the device (output plus a pass buffer),
 or the split (four-step) transform in column/row blocks (output plus a few blocks)."""

@@ -315,6 +315,19 @@ class _PendingCUDAUpload(PendingUpload):
         return self.array
 
 
+class HostFr:
+    """An Fr array moved to host memory by ``CUDABackend.offload``: ``mont`` is its ``(n, 4)``
+    uint64 Montgomery limbs (as on the device: no conversion either way)."""
+
+    __slots__ = ("mont",)
+
+    def __init__(self, mont: np.ndarray):
+        self.mont = mont
+
+    def __len__(self) -> int:
+        return int(self.mont.shape[0])
+
+
 def _guard(op: str):
     """Method decorator of ``CUDABackend``: CuPy's OutOfMemoryError → ``GPUMemoryError`` naming ``op``."""
 
@@ -651,6 +664,19 @@ class DeviceRuntime:
             if ev is not None:
                 ev.synchronize()
         return _PendingCUDAUpload(self, out, None, done)
+
+    def offload(self, a) -> HostFr:
+        """The device array's Montgomery limbs copied to host memory (``HostFr``)."""
+        a = self._check(a)
+        self.bus_bytes += int(a.nbytes)
+        return HostFr(a.get())
+
+    @_guard("restore")
+    def restore(self, h: HostFr, lo: int, hi: int):
+        """Elements ``lo:hi`` of an offloaded array back on the device ((m, 4) uint64, Montgomery)."""
+        part = h.mont[lo:hi]
+        self.bus_bytes += int(part.nbytes)
+        return self.cp.asarray(part)
 
     @_guard("to_host")
     def to_host(self, arr) -> np.ndarray:

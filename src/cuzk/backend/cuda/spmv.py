@@ -11,7 +11,7 @@ import numpy as np
 
 from ..base import CSRMatrix
 from ...fileio import release_pages
-from .runtime import DeviceRuntime, _grid, _guard, _i32, _kernel, _u64
+from .runtime import DeviceRuntime, HostFr, _grid, _guard, _i32, _kernel, _u64
 
 _SPMV_T_ROW = 4096   # most entries one lane group sums in ``spmv_t`` (longer columns are split)
 _UPLOAD_ROWS = 1 << 25  # entries per host-to-device slice of an index array (≤ 256 MB as int64)
@@ -97,6 +97,65 @@ class SpMVOps(DeviceRuntime):
         except TypeError:
             pass
         return dev
+
+    @_guard("spmv")
+    def spmv_blocks(self, mats, w, rows: int, nnz: int):
+        """``Backend.spmv_blocks`` on the GPU: per row block (at most ``rows`` rows and ``nnz``
+        entries of each matrix, one row at least) each matrix's slices of the (possibly mapped)
+        host CSR arrays are uploaded (their pages handed back), multiplied (``spmv_csr``), the
+        three products checked (``fr_first_unsat``) and copied into host arrays; nothing is
+        cached but the coefficient tables.
+
+        Raises:
+            ValueError: len(w) differs from the columns, the row counts differ, or a column index
+                or coefficient id outside the matrix.
+        """
+        cp = self.cp
+        w = self._check(w)
+        total = mats[0].shape[0]
+        for m in mats:
+            if m.shape[0] != total or m.shape[1] != w.shape[0]:
+                raise ValueError(f"spmv: matrix of shape {m.shape} for {total} rows and {w.shape[0]} values")
+        outs = [np.empty((total, 4), dtype=np.uint64) for _ in mats]
+        tables = []
+        for m in mats:
+            hit = self._coeff_tables.get(id(m.coeffs))
+            tables.append(hit[1] if hit is not None and hit[0]() is m.coeffs else
+                          (self.to_device(m.coeffs) if len(m.coeffs) else cp.zeros((1, 4), dtype=cp.uint64)))
+        bad, r0 = None, 0
+        while r0 < total:
+            r1 = min(total, r0 + max(1, rows))
+            for m in mats:   # at most nnz entries of each matrix (one row at least)
+                ip = m.indptr
+                r1 = min(r1, max(r0 + 1, int(np.searchsorted(ip, int(ip[r0]) + nnz, side="right")) - 1))
+            ys = []
+            for m, table in zip(mats, tables):
+                e0, e1 = int(m.indptr[r0]), int(m.indptr[r1])
+                ip = np.asarray(m.indptr[r0 : r1 + 1], dtype=np.int64) - e0
+                parts = []
+                for arr, bound in ((m.indices, m.shape[1]), (m.coeff_ids, len(m.coeffs))):
+                    piece = np.asarray(arr[e0:e1])
+                    if e1 > e0 and (int(piece.min()) < 0 or int(piece.max()) >= bound):
+                        raise ValueError("spmv: a column index or coefficient id is outside the matrix")
+                    parts.append(cp.asarray(piece.astype(np.uint32, copy=False)))
+                    release_pages(piece)
+                self.bus_bytes += ip.nbytes + 8 * (e1 - e0)
+                ys.append(self._spmv_launch(cp.asarray(ip), parts[0], parts[1], table,
+                                            self._log_lanes(e1 - e0, r1 - r0), w, r1 - r0))
+                del parts
+            if bad is None and len(ys) == 3:
+                row = self.first_unsatisfied(*ys)
+                bad = None if row is None else r0 + row
+            for y, out in zip(ys, outs):
+                y.get(out=out[r0:r1])
+                self.bus_bytes += int(y.nbytes)
+            del ys
+            r0 = r1
+        return [HostFr(o) for o in outs], bad
+
+    def drop_cached(self, m: CSRMatrix) -> None:
+        """Forget ``m``'s device CSR arrays (they are uploaded again on next use)."""
+        self._csr.pop(id(m), None)
 
     @_guard("spmv")
     def spmv(self, m: CSRMatrix, w):

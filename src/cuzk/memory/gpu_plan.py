@@ -1,0 +1,422 @@
+"""Schedules of the GPU steps under a device limit (``gpu_mem_limit_gb``): which key queries stay
+resident and which are streamed from host memory in pieces, where the MSM scalars and the H
+phase's arrays live, how many partitions share each pass over the key, and the device peak.
+
+Pure arithmetic over the per-kernel sizes of ``cuzk.backend.cuda.plan`` (no CuPy; CPU-tested).
+``plan_prove`` is what ``Prover.prove_group`` follows on the cuda backend, ``plan_setup`` what
+``setup`` follows; both raise ``GPUMemoryError`` (step, need, limit) before any work when not even
+the smallest schedule fits.
+
+The prove schedule of a batch (SupraSeal C2's ``num_circuits`` idea: each piece of the key crosses
+the bus once per group of partitions, not once per partition):
+
+1. per partition of a group of ``in_flight``: its H scalars (the H phase: on the device as today,
+   or "host": the sparse products in row blocks with a, b, c sent to the host and the quotient's
+   split schedule reading them from there), and its A, B, L scalars; with ``scalars_on_host``
+   each vector is moved to host memory as soon as it exists;
+2. per query: its bases resident, or sent from host memory in pieces of ``piece`` points through
+   two device buffers (the next piece's copy on a side stream while this one is used); each
+   piece (or resident chunk) serves the MSMs of every partition of the group, whose partial sums
+   are added across pieces.
+
+Sizes are points, elements or bytes.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from ..backend.base import GPUMemoryError
+from ..backend.cuda.plan import (
+    _FR_BYTES,
+    H_SPLIT_HOST_PASSES,
+    MIN_MSM_CHUNK,
+    compute_h_device_bytes,
+    compute_h_memory_plan,
+    fixed_base_slice,
+    largest_fitting,
+    msm_device_bytes,
+    ntt_device_bytes,
+    ntt_memory_plan,
+    ntt_split,
+)
+
+QUERIES = ("h", "l", "a", "b_g1", "b_g2")
+"""The proving key's MSM queries, in the order ``Prover`` runs them."""
+GROUP_WORDS = {"h": 1, "l": 1, "a": 1, "b_g1": 1, "b_g2": 2}
+"""Fq words per coordinate of each query's points (1: G1, 2: G2)."""
+POINT_BYTES = 96
+"""Device bytes of one affine G1 point (Montgomery Fq limbs); a G2 point takes twice as many."""
+RUNTIME_SLACK = 48 << 20
+"""Device bytes every plan keeps free for small tables (NTT factor tables, the coefficient
+table, fixed-base window tables, CuPy's rounding): not modelled one by one."""
+H_HOST_TRAFFIC = H_SPLIT_HOST_PASSES + 1
+"""Arrays of the domain size (n × 32 B) the "host" H phase moves over the bus per partition: the
+split ``compute_h``'s (``H_SPLIT_HOST_PASSES``) and the H scalars' download."""
+MIN_SPMV_ROWS = 1 << 10
+"""Fewest rows of a sparse-product block of the "host" H phase."""
+_SPMV_T_NNZ_BYTES = 64
+"""Device bytes per non-zero ``spmv_t`` holds at its peak (the cached CSR, the argsort and its
+scratch, the transposed index arrays; see ``SpMVOps.spmv_t``): an upper estimate."""
+
+
+def _gib(b: int) -> str:
+    return f"{b / (1 << 30):.3f} GiB"
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """One key query in a prove plan.
+
+    Attributes:
+        name: one of ``QUERIES``.
+        points: its points.
+        words: Fq words per coordinate (1: G1, 2: G2).
+        resident: the bases stay on the device for the whole batch (uploaded once).
+        piece: points per streamed piece, or per MSM chunk over resident bases with host scalars
+            (``points``: whole).
+    """
+
+    name: str
+    points: int
+    words: int
+    resident: bool
+    piece: int
+
+    @property
+    def nbytes(self) -> int:
+        """Device (and host) bytes of the query's bases."""
+        return self.points * POINT_BYTES * self.words
+
+    @property
+    def pieces(self) -> int:
+        """Pieces (or chunks) one pass over the query takes."""
+        return -(-self.points // self.piece) if self.points else 0
+
+
+@dataclass(frozen=True)
+class ProvePlan:
+    """How a batch of partitions is proved under a device limit (``plan_prove``).
+
+    Attributes:
+        limit: device bytes allowed (None: no limit).
+        batch: partitions in the batch.
+        in_flight: partitions whose MSMs share one pass over the key (a group).
+        queries: one ``QueryPlan`` per query, in ``QUERIES`` order.
+        scalars_on_host: each partition's MSM scalar vectors wait in host memory (else on the
+            device, ``in_flight`` partitions' worth).
+        h_phase: "device" (the sparse products' matrices cached on the device, a, b, c there)
+            or "host" (``spmv_rows``/``spmv_block_nnz`` blocks, a, b, c sent to the host).
+        h_schedule: ``compute_h``'s (schedule, block) (``H_SCHEDULES``; "split" for "host").
+        spmv_rows, spmv_block_nnz: most rows and non-zeros per matrix of a sparse-product block
+            ("host"; 0 for "device").
+        parts: device bytes of each phase and held part (see ``prove_parts``).
+        peak: predicted device peak (bytes).
+        transfer_bytes: bytes over the bus for the whole batch (key passes, witnesses, scalar
+            round trips, the host H phase's traffic).
+    """
+
+    limit: int | None
+    batch: int
+    in_flight: int
+    queries: tuple
+    scalars_on_host: bool
+    h_phase: str
+    h_schedule: tuple
+    spmv_rows: int
+    spmv_block_nnz: int
+    parts: dict = field(compare=False)
+    peak: int = 0
+    transfer_bytes: int = 0
+
+    def query(self, name: str) -> QueryPlan:
+        """The ``QueryPlan`` named ``name``."""
+        return next(q for q in self.queries if q.name == name)
+
+    @property
+    def passes(self) -> int:
+        """Passes over the streamed queries per batch: ⌈batch / in_flight⌉."""
+        return -(-self.batch // self.in_flight)
+
+    @property
+    def transfer_bytes_per_proof(self) -> float:
+        """``transfer_bytes`` / batch."""
+        return self.transfer_bytes / self.batch
+
+    @property
+    def streamed(self) -> bool:
+        """Some query is streamed from the host."""
+        return any(not q.resident for q in self.queries)
+
+
+def _counts(stats: dict, density_a: int | None, density_b: int | None) -> dict:
+    nv = stats["inputs"] + stats["aux"]
+    return {"nv": nv, "aux": stats["aux"], "rows": stats["constraints"], "n": stats["domain"],
+            "nnz": stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"],
+            "da": nv if density_a is None else density_a, "db": nv if density_b is None else density_b}
+
+
+def query_points(stats: dict, density_a: int | None = None, density_b: int | None = None) -> dict:
+    """Points of each query of a shape's key: H n − 1, L aux, A #density_a, B_G1/B_G2 #density_b."""
+    c = _counts(stats, density_a, density_b)
+    return {"h": c["n"] - 1, "l": c["aux"], "a": c["da"], "b_g1": c["db"], "b_g2": c["db"]}
+
+
+def spmv_block_bytes(rows: int, nnz: int) -> int:
+    """Device bytes of one row block of the "host" H phase's sparse products: per matrix A, B, C
+    its slices (row offsets int64, columns and coefficient ids uint32) and its output block."""
+    return 3 * ((rows + 1) * 8 + nnz * 8 + rows * _FR_BYTES)
+
+
+def msm_step_bytes(q: QueryPlan, scalars_on_host: bool) -> int:
+    """Device bytes one MSM step over a piece (or chunk) of ``q`` allocates besides the held parts:
+    two piece buffers when streamed (one in use, the next arriving), the piece's scalars when they
+    come from the host, and the MSM's temporaries (``msm_device_bytes``)."""
+    m = q.piece
+    bufs = 0 if q.resident else 2 * m * POINT_BYTES * q.words
+    sc = m * _FR_BYTES if scalars_on_host else 0
+    return bufs + sc + msm_device_bytes(m, q.words, host_scalars=False)
+
+
+def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queries, scalars_on_host: bool,
+                in_flight: int, h_phase: str, h_schedule: tuple, spmv_rows: int, spmv_block_nnz: int) -> dict:
+    """Device bytes of each part of a prove plan and its "peak".
+
+    Held throughout: "resident" (resident bases), "scalars" (``in_flight`` partitions' A, B, L, H
+    scalar vectors when not on the host), "twiddles" (the unsplit NTT's cached table, n/2
+    elements, "device" H phase only) and ``RUNTIME_SLACK``. Then the largest of the phases:
+    "select" (w and one scalar vector), "h" (the H phase: "device": w, the cached matrices (and
+    one index slice in flight while they are uploaded), a, b, c, their padded copies and
+    ``compute_h`` by ``h_schedule``; "host": w and one sparse-product block, then ``compute_h``
+    split by ``h_schedule`` with a, b, c on the host), "msm" (the largest ``msm_step_bytes``).
+    """
+    c = _counts(stats, density_a, density_b)
+    n, rows, w = c["n"], c["rows"], c["nv"] * _FR_BYTES
+    vec = (c["da"] + c["db"] + c["aux"] + n - 1) * _FR_BYTES
+    held = {
+        "resident": sum(q.nbytes for q in queries if q.resident),
+        "scalars": 0 if scalars_on_host else in_flight * vec,
+        "twiddles": (n // 2) * _FR_BYTES if h_phase == "device" else 0,
+        "slack": RUNTIME_SLACK,
+    }
+    base = sum(held.values())
+    select = w + max(c["aux"], c["da"], c["db"]) * _FR_BYTES
+    sched, block = h_schedule
+    if h_phase == "device":
+        csr = c["nnz"] * 8 + 3 * (rows + 1) * 8
+        upload = min(max(c["nnz"], rows), 1 << 25) * 8          # one slice of an index array in flight
+        around = w + csr + 3 * rows * _FR_BYTES + 3 * n * _FR_BYTES
+        h = max(w + csr + upload + 3 * rows * _FR_BYTES, around + compute_h_device_bytes(n, sched, block, twiddles=False))
+    else:
+        h = max(w + spmv_block_bytes(spmv_rows, spmv_block_nnz), compute_h_device_bytes(n, "split", block, True))
+    msm = max(msm_step_bytes(q, scalars_on_host) for q in queries)
+    parts = dict(held, select=select, h=h, msm=msm)
+    parts["peak"] = base + max(select, h, msm)
+    return parts
+
+
+def _device_h_schedule(stats, density_a, density_b, room) -> tuple | None:
+    """The schedule ``compute_h`` picks in the "device" H phase with ``room`` bytes beside the held
+    parts (w, the cached matrices, a, b, c and their padded copies taken off first)."""
+    c = _counts(stats, density_a, density_b)
+    n, rows = c["n"], c["rows"]
+    around = c["nv"] * _FR_BYTES + c["nnz"] * 8 + 3 * (rows + 1) * 8 + 3 * rows * _FR_BYTES + 3 * n * _FR_BYTES
+    return compute_h_memory_plan(n, None if room is None else room - around, twiddles=False)
+
+
+def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bool, h_phase: str) -> int:
+    passes = -(-batch // in_flight)
+    key = sum(q.nbytes * (1 if q.resident else passes) for q in queries)
+    per = c["nv"] * _FR_BYTES
+    if scalars_on_host:
+        per += 2 * (c["da"] + c["db"] + c["aux"] + c["n"] - 1) * _FR_BYTES
+    if h_phase == "host":
+        per += 3 * c["rows"] * _FR_BYTES + H_HOST_TRAFFIC * c["n"] * _FR_BYTES + c["nnz"] * 8 + 3 * c["rows"] * 8
+    return key + batch * per
+
+
+def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch: int, limit: int | None,
+               host_limit: int | None = None, step: str = "prove") -> ProvePlan:
+    """The prove schedule of ``batch`` partitions of a shape under a device limit.
+
+    Among the schedules whose peak fits ``limit`` (which queries resident, scalars on the device
+    or the host, the H phase on the device or the host, partitions in flight), the one moving the
+    fewest bytes over the bus per batch (ties: the fewest bytes streamed, then the lowest peak); then the largest pieces, blocks
+    and chunks that fit. A larger limit never gives more transfers (the schedules that fit a
+    smaller limit fit it too). Without a limit: everything resident, on the device, one partition
+    at a time (today's ``Prover.prove``).
+
+    Args:
+        stats: the shape's numbers (``shape.stats()``): inputs, aux, constraints, domain, nnz_*.
+        density_a, density_b: points of the A and B queries (default: every variable).
+        batch: partitions proved together (≥ 1).
+        limit: device bytes (None: no limit).
+        host_limit: host bytes the streamed key and the waiting scalars may take (None: any):
+            bounds the partitions in flight when scalars wait on the host.
+        step: named in the error.
+
+    Raises:
+        GPUMemoryError: not even the smallest schedule fits (op = step; requested = its peak).
+        ValueError: batch < 1.
+    """
+    if batch < 1:
+        raise ValueError(f"batch must be ≥ 1, got {batch}")
+    c = _counts(stats, density_a, density_b)
+    pts = query_points(stats, density_a, density_b)
+    n = c["n"]
+    if limit is None:
+        qs = tuple(QueryPlan(q, pts[q], GROUP_WORDS[q], True, max(pts[q], 1)) for q in QUERIES)
+        parts = prove_parts(stats, density_a, density_b, qs, False, 1, "device", ("fused", 0), 0, 0)
+        return ProvePlan(None, batch, 1, qs, False, "device", ("fused", 0), 0, 0, parts, parts["peak"],
+                         _transfers(c, qs, batch, 1, False, "device"))
+    vec = (c["da"] + c["db"] + c["aux"] + n - 1) * _FR_BYTES
+    split_min = ntt_split(n)[0] if n >= 4 else 0
+    mean_row = -(-max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"]) // max(1, c["rows"]))
+    best, best_key, smallest = None, None, None
+    for mask in range(1 << len(QUERIES)):
+        resident = {q for i, q in enumerate(QUERIES) if mask >> i & 1}
+        key_host = sum(pts[q] * POINT_BYTES * GROUP_WORDS[q] for q in QUERIES if q not in resident)
+        for on_host, h_phase in itertools.product((False, True), ("device", "host")):
+            if on_host:
+                cap = batch if host_limit is None else max(1, (host_limit - key_host) // max(1, vec))
+                flights = [min(batch, cap)]
+            else:
+                flights = range(batch, 0, -1)
+            for P in flights:
+                qs = tuple(QueryPlan(q, pts[q], GROUP_WORDS[q], q in resident,
+                                     max(1, min(pts[q], MIN_MSM_CHUNK)) if (q not in resident or on_host) else max(pts[q], 1))
+                           for q in QUERIES)
+                rows_b = min(c["rows"], MIN_SPMV_ROWS) if h_phase == "host" else 0
+                sched = ("split", split_min)
+                parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b, rows_b * mean_row)
+                if h_phase == "device":   # the schedule compute_h picks in the room the held parts leave
+                    held = parts["peak"] - max(parts["select"], parts["h"], parts["msm"])
+                    sched = _device_h_schedule(stats, density_a, density_b, limit - held)
+                    if sched is None:
+                        continue
+                    parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b, 0)
+                peak = parts["peak"]
+                if smallest is None or peak < smallest:
+                    smallest = peak
+                if peak > limit:
+                    continue
+                cand = (_transfers(c, qs, batch, P, on_host, h_phase), key_host, peak)
+                if best_key is None or cand < best_key:
+                    best_key, best = cand, (resident, on_host, h_phase, P, sched)
+                break   # the largest P that fits
+    if best is None:
+        raise GPUMemoryError(step, smallest, limit,
+                             f"its smallest schedule (key streamed in pieces of {MIN_MSM_CHUNK} points, scalars and "
+                             f"the H phase on the host) needs {_gib(smallest)} of device memory, over the limit of "
+                             f"{_gib(limit)}")
+    return _grow(stats, density_a, density_b, batch, limit, c, pts, *best, mean_row)
+
+
+def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, h_phase, P, sched,
+          mean_row) -> ProvePlan:
+    """The chosen schedule with its pieces, blocks and chunks as large as the limit allows."""
+    n, rows = c["n"], c["rows"]
+    split_min = ntt_split(n)[0] if n >= 4 else 0
+    qs = [QueryPlan(q, pts[q], GROUP_WORDS[q], q in resident,
+                    max(1, min(pts[q], MIN_MSM_CHUNK)) if (q not in resident or on_host) else max(pts[q], 1))
+          for q in QUERIES]
+    rows_b = min(rows, MIN_SPMV_ROWS) if h_phase == "host" else 0
+
+    def parts_of(qs_, sched_, rows_):
+        return prove_parts(stats, density_a, density_b, tuple(qs_), on_host, P, h_phase, sched_, rows_, rows_ * mean_row)
+
+    base = parts_of(qs, sched, rows_b)
+    held = base["peak"] - max(base["select"], base["h"], base["msm"])
+    room = limit - held
+    for i, q in enumerate(qs):   # each query's piece: the largest whose step fits the room
+        if q.piece == q.points:
+            continue
+        m = largest_fitting(q.points, lambda m, q=q: msm_step_bytes(
+            QueryPlan(q.name, q.points, q.words, q.resident, m), on_host), room)
+        qs[i] = QueryPlan(q.name, q.points, q.words, q.resident, max(m, q.piece))
+    if h_phase == "host":
+        w = c["nv"] * _FR_BYTES
+        blk = split_min
+        while blk * 2 <= min(n, 1 << 22) and compute_h_device_bytes(n, "split", blk * 2, True) <= room:
+            blk *= 2
+        sched = ("split", blk)
+        r = rows_b
+        while r * 2 <= rows and w + spmv_block_bytes(r * 2, r * 2 * mean_row) <= room:
+            r *= 2
+        rows_b = r
+    parts = parts_of(qs, sched, rows_b)
+    qs = tuple(qs)
+    return ProvePlan(limit, batch, P, qs, on_host, h_phase, sched, rows_b, rows_b * mean_row, parts, parts["peak"],
+                     _transfers(c, qs, batch, P, on_host, h_phase))
+
+
+# --- setup ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SetupPlan:
+    """How ``setup`` computes a key under a device limit (``plan_setup``).
+
+    Attributes:
+        limit: device bytes (None: no limit, the whole-array path).
+        ntt: the Lagrange basis's NTT schedule (``ntt_memory_plan``).
+        slice: scalars per fixed-base slice (the query scalars are formed and multiplied slice
+            by slice from u, v, w waiting on the host).
+        parts: device bytes per phase: "lagrange", "spmv_t", "fixed_base"; "peak" the largest
+            plus ``RUNTIME_SLACK``.
+    """
+
+    limit: int | None
+    ntt: tuple
+    slice: int
+    parts: dict = field(compare=False)
+    peak: int = 0
+
+
+def setup_parts(stats: dict, ntt_plan: tuple, fb_slice: int) -> dict:
+    """Device bytes of each phase of the sliced setup (see ``SetupPlan``): "lagrange" (τ's powers,
+    their inverse NTT by ``ntt_plan``, the constraint rows' slice), "spmv_t" (the Lagrange basis,
+    the largest matrix's ``spmv_t`` at ``_SPMV_T_NNZ_BYTES`` per non-zero, its output and the
+    partial sums of split columns), "fixed_base" (three uploaded slices of u, v, w, the slice's
+    scalars twice, and ``fixed_base_mul``'s work space and products for the G2 group)."""
+    n, rows, nv = stats["domain"], stats["constraints"], stats["inputs"] + stats["aux"]
+    nnz = max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"])
+    lag = n * _FR_BYTES + ntt_device_bytes(n, ntt_plan[1]) + rows * _FR_BYTES
+    spmv = rows * _FR_BYTES + nnz * _SPMV_T_NNZ_BYTES + 2 * nv * _FR_BYTES + (rows + 1) * 8 + 4 * nv * 8
+    fb = 5 * fb_slice * _FR_BYTES + fb_slice * (32 + (48 + 12 + 24 + 24) * 4 * 2) + 8160 * 192
+    parts = {"lagrange": lag, "spmv_t": spmv, "fixed_base": fb}
+    parts["peak"] = RUNTIME_SLACK + max(parts.values())
+    return parts
+
+
+def plan_setup(stats: dict, limit: int | None, step: str = "setup") -> SetupPlan:
+    """The setup schedule of a shape under a device limit: the Lagrange NTT whole or split and
+    the largest fixed-base slice that fit.
+
+    Raises:
+        GPUMemoryError: the sparse products (which have no smaller schedule) or the smallest NTT
+            and slice do not fit (op = step; requested = the smallest peak).
+    """
+    n = stats["domain"]
+    if limit is None:
+        parts = setup_parts(stats, ("whole", 0), 1 << 22)
+        return SetupPlan(None, ("whole", 0), 1 << 22, parts, parts["peak"])
+    room = limit - RUNTIME_SLACK - n * _FR_BYTES - stats["constraints"] * _FR_BYTES
+    ntt = ntt_memory_plan(n, room) if room > 0 else None
+    k2 = 2
+    fb_room = limit - RUNTIME_SLACK - 8160 * 192
+    per = 5 * _FR_BYTES + 32 + (48 + 12 + 24 + 24) * 4 * k2
+    sl = max(1024, min(fixed_base_slice(k2, fb_room), fb_room // per)) if fb_room > 0 else 1024
+    parts = setup_parts(stats, ntt or ("split", ntt_split(n)[0]), sl)
+    if ntt is None or parts["peak"] > limit:
+        raise GPUMemoryError(step, parts["peak"], limit,
+                             f"its smallest schedule (split NTT, {sl} scalars per fixed-base slice) needs "
+                             f"{_gib(parts['peak'])} (largest phase: {max(('lagrange', 'spmv_t', 'fixed_base'), key=parts.get)}), "
+                             f"over the limit of {_gib(limit)}")
+    return SetupPlan(limit, ntt, sl, parts, parts["peak"])
+
+
+__all__ = ["GROUP_WORDS", "H_HOST_TRAFFIC", "POINT_BYTES", "ProvePlan", "QUERIES", "QueryPlan", "RUNTIME_SLACK",
+           "SetupPlan", "msm_step_bytes", "plan_prove", "plan_setup", "prove_parts", "query_points", "setup_parts",
+           "spmv_block_bytes"]

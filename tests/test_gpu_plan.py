@@ -1,0 +1,115 @@
+"""The streaming planner of the GPU steps under a device limit (``cuzk.memory.gpu_plan``), without
+a GPU: every plan fits its limit (its peak recomputed here from its pieces with the per-kernel
+sizes), more memory never costs more transfers, and a limit below the smallest schedule is
+refused with a typed error naming the step, the need and the limit."""
+
+from __future__ import annotations
+
+import pytest
+
+from cuzk.backend import GPUMemoryError
+from cuzk.backend.cuda.plan import compute_h_device_bytes, msm_device_bytes, ntt_device_bytes
+from cuzk.circuits.registry import shape_by_name
+from cuzk.errors import CuzkError
+from cuzk.memory.gpu_plan import RUNTIME_SLACK, plan_prove, plan_setup
+
+GIB = 1 << 30
+LIMITS = (1, 4, 8, 16, 24, 48, None)
+SHAPES = ("porep-2KiB", "porep-32GiB", "window-post-32GiB")
+
+
+def _peak(stats, p) -> int:
+    """The plan's device peak from its pieces, by the rules the prover follows (written out here,
+    not through ``prove_parts``)."""
+    nv, n, rows = stats["inputs"] + stats["aux"], stats["domain"], stats["constraints"]
+    nnz = stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]
+    pts = {q.name: q.points for q in p.queries}
+    assert pts["h"] == n - 1 and pts["l"] == stats["aux"] and pts["b_g1"] == pts["b_g2"]
+    vec = (pts["a"] + pts["b_g1"] + pts["l"] + pts["h"]) * 32
+    held = RUNTIME_SLACK
+    held += sum(q.points * 96 * (2 if q.name == "b_g2" else 1) for q in p.queries if q.resident)
+    if not p.scalars_on_host:
+        held += p.in_flight * vec
+    if p.h_phase == "device":
+        held += n // 2 * 32                              # the unsplit NTT's cached twiddles
+        csr = 8 * nnz + 24 * (rows + 1)
+        h = max(32 * nv + csr + min(max(nnz, rows), 1 << 25) * 8 + 96 * rows,
+                32 * nv + csr + 96 * rows + 96 * n + compute_h_device_bytes(n, *p.h_schedule, twiddles=False))
+    else:
+        assert p.h_schedule[0] == "split"
+        blk = 3 * ((p.spmv_rows + 1) * 8 + p.spmv_block_nnz * 8 + p.spmv_rows * 32)
+        h = max(32 * nv + blk, compute_h_device_bytes(n, "split", p.h_schedule[1], True))
+    msm = 0
+    for q in p.queries:
+        k = 2 if q.name == "b_g2" else 1
+        step = msm_device_bytes(q.piece, k, host_scalars=False)
+        step += 0 if q.resident else 2 * q.piece * 96 * k
+        step += q.piece * 32 if p.scalars_on_host else 0
+        msm = max(msm, step)
+    select = 32 * nv + 32 * max(pts["l"], pts["a"], pts["b_g1"])
+    return held + max(select, h, msm)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_prove_plans_fit_and_are_monotone(shape):
+    stats = shape_by_name(shape).stats()
+    for batch in (1, 3, 10):
+        prev = None
+        for gib in LIMITS:
+            limit = None if gib is None else gib * GIB
+            try:
+                p = plan_prove(stats, None, None, batch, limit)
+            except GPUMemoryError as e:
+                assert isinstance(e, CuzkError) and e.op == "prove" and e.limit == limit
+                assert e.requested > limit and f"{limit:,}" in str(e)
+                assert prev is None, "a larger limit failed after a smaller one fit"
+                continue
+            assert p.peak == _peak(stats, p), (shape, batch, gib)
+            if limit is not None:
+                assert p.peak <= limit
+                assert 1 <= p.in_flight <= batch
+                for q in p.queries:
+                    assert 1 <= q.piece <= max(1, q.points)
+            else:
+                assert all(q.resident for q in p.queries) and p.h_phase == "device"
+            if prev is not None:
+                assert p.transfer_bytes <= prev.transfer_bytes, (shape, batch, gib)
+            prev = p
+        assert prev is not None and prev.limit is None
+
+
+def test_prove_plan_choices():
+    st = shape_by_name("porep-2KiB").stats()
+    roomy = plan_prove(st, None, None, 10, 48 * GIB)
+    assert all(q.resident for q in roomy.queries) and roomy.h_phase == "device"
+    tight = plan_prove(st, None, None, 10, 1 * GIB)
+    assert tight.streamed and tight.h_phase == "host" and tight.peak <= GIB
+    # the key crosses once per group of partitions: fewer passes, fewer key bytes per proof
+    one = plan_prove(st, None, None, 1, 1 * GIB)
+    assert tight.in_flight >= 1 and tight.transfer_bytes_per_proof < one.transfer_bytes_per_proof
+    big = shape_by_name("porep-32GiB").stats()
+    p16 = plan_prove(big, None, None, 10, 16 * GIB)
+    assert p16.peak <= 16 * GIB and p16.in_flight == 10 and p16.passes == 1
+    # the host budget bounds the partitions whose scalars wait on the host
+    lim = plan_prove(big, None, None, 10, 16 * GIB, host_limit=100 * GIB)
+    assert lim.in_flight < 10 and lim.passes > 1 and lim.transfer_bytes > p16.transfer_bytes
+    with pytest.raises(ValueError):
+        plan_prove(st, None, None, 0, GIB)
+
+
+def test_setup_plans():
+    small = shape_by_name("porep-2KiB").stats()
+    p = plan_setup(small, GIB)
+    n = small["domain"]
+    assert p.peak <= GIB and p.slice >= 1024
+    assert p.parts["lagrange"] == n * 32 + ntt_device_bytes(n, p.ntt[1]) + small["constraints"] * 32
+    assert p.peak == RUNTIME_SLACK + max(p.parts[k] for k in ("lagrange", "spmv_t", "fixed_base"))
+    prev = 0
+    for gib in (1, 2, 4, 8):   # more room: never a smaller slice
+        q = plan_setup(small, gib * GIB)
+        assert q.peak <= gib * GIB and q.slice >= prev
+        prev = q.slice
+    with pytest.raises(GPUMemoryError) as e:
+        plan_setup(small, 256 << 20)
+    assert e.value.op == "setup" and e.value.limit == 256 << 20 and e.value.requested > 256 << 20
+    assert plan_setup(small, None).limit is None

@@ -1,0 +1,98 @@
+"""The schedules of ``cuzk.memory.gpu_plan`` carried out on the CPU backend (the same code paths the
+cuda backend follows under a device limit, with host arrays): the sliced setup gives the key of
+the whole-array setup and of a naive recomputation; the grouped prover (scalars offloaded, each
+MSM over several partitions' scalars) gives the proofs of ``Prover.prove`` with r and s fixed."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from cuzk.backend import get_backend
+from cuzk.circuits import synthetic
+from cuzk.curve import G1
+from cuzk.field import FR
+from cuzk.groth16 import DevelopmentSetupWarning, Prover, domain_size, setup, verify
+from cuzk.memory.gpu_plan import GROUP_WORDS, QUERIES, ProvePlan, QueryPlan, SetupPlan, query_points
+from cuzk.r1cs import Unsatisfied
+from test_groth16 import TOXIC, build, naive_qap
+
+R = FR.modulus
+
+
+@pytest.fixture(scope="module")
+def cpu():
+    with get_backend("cpu", threads=1) as bk:
+        yield bk
+
+
+@pytest.fixture(scope="module")
+def circuit():
+    return build(synthetic.synthesize, 40, 5, 0.9, 7)
+
+
+def _setup(r1cs, bk, plan=None):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DevelopmentSetupWarning)
+        return setup(r1cs, bk, TOXIC, plan=plan)
+
+
+@pytest.mark.parametrize("width", [1, 7, 64])
+def test_sliced_setup_gives_the_same_key(cpu, circuit, width):
+    r1cs = circuit[0]
+    whole = _setup(r1cs, cpu)
+    steps = []
+    plan = SetupPlan(limit=1 << 30, ntt=("whole", 0), slice=width, parts={})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DevelopmentSetupWarning)
+        sliced = setup(r1cs, cpu, TOXIC, step=lambda d, t: steps.append((d, t)), plan=plan)
+    for name in ("h", "l", "a", "b_g1", "b_g2"):
+        assert (getattr(sliced, name) == getattr(whole, name)).all(), name
+    assert sliced.vk.ic == whole.vk.ic and sliced.vk.delta_g2 == whole.vk.delta_g2
+    total = sum(len(getattr(sliced, k)) for k in ("h", "l", "a", "b_g1", "b_g2")) + len(sliced.vk.ic)
+    assert steps[0] == (0, total) and steps[-1] == (total, total)
+    # against the naive QAP (Lagrange by definition)
+    (u, v, w), n = naive_qap(r1cs, TOXIC["tau"])
+    assert G1.from_array(sliced.a, False) == [G1.mul(G1.generator(), x) for x, d in zip(u, r1cs.density_a) if d]
+    t, de = TOXIC["tau"], TOXIC["delta"]
+    z = (pow(t, n, R) - 1) % R
+    assert G1.from_array(sliced.h, False) == [G1.mul(G1.generator(), pow(t, i, R) * z * pow(de, -1, R)) for i in range(n - 1)]
+
+
+def _plan(r1cs, on_host, h_phase, piece, in_flight, batch):
+    stats = dict(r1cs.stats(), domain=domain_size(r1cs.num_constraints))
+    pts = query_points(stats, int(sum(r1cs.density_a)), int(sum(r1cs.density_b)))
+    qs = tuple(QueryPlan(q, pts[q], GROUP_WORDS[q], False, piece) for q in QUERIES)
+    sched = ("split", 8) if h_phase == "host" else ("fused", 0)
+    return ProvePlan(1 << 30, batch, in_flight, qs, on_host, h_phase, sched, 5, 20, {})
+
+
+@pytest.mark.parametrize("on_host,h_phase,piece", [(True, "host", 7), (False, "device", 13), (True, "device", 1000)])
+def test_grouped_proofs_equal_single_proofs(cpu, on_host, h_phase, piece):
+    r1cs, ins, aux = build(synthetic.synthesize, 40, 5, 0.9, 7)
+    pk = _setup(r1cs, cpu)
+    # three assignments of the circuit: other witnesses from other seeds of the same shape
+    wits = [(ins, aux)] + [build(synthetic.synthesize, 40, 5, 0.9, seed)[1:] for seed in (1, 2)]
+    plan = _plan(r1cs, on_host, h_phase, piece, 2, len(wits))
+    with Prover(pk, r1cs, cpu) as single:
+        want = [single.prove(i, a, r=5, s=6) for i, a in wits]
+    got, seen = [], []
+    with Prover(pk, r1cs, cpu, plan=plan) as grouped:
+        grouped.prove_groups(list(range(len(wits))), lambda j: (wits[j][0][1:], grouped.stage(*wits[j])),
+                             lambda p, pub: verify(pk.vk, p, pub), lambda item: (got.append(item.proof), seen.append(item)),
+                             plan, r=5, s=6)
+    assert [p.to_bytes() for p in got] == [p.to_bytes() for p in want]
+    assert [x.index for x in seen] == [0, 1, 2] and all(x.verified for x in seen)
+    # soundness: a proof of one witness does not verify with another's public inputs
+    assert not verify(pk.vk, got[0], [(v + 1) % R for v in wits[0][0][1:]])
+
+
+def test_grouped_prover_refuses_unsatisfied(cpu):
+    r1cs, ins, aux = build(synthetic.synthesize, 40, 5, 0.9, 7)
+    pk = _setup(r1cs, cpu)
+    bad = list(aux)
+    bad[3] = (bad[3] + 1) % R
+    plan = _plan(r1cs, True, "host", 9, 1, 1)
+    with Prover(pk, r1cs, cpu, plan=plan) as pr, pytest.raises(Unsatisfied):
+        pr.prove_group([pr.stage(ins, bad)], plan)
