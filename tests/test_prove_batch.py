@@ -80,6 +80,9 @@ def test_batch_overlaps_staging_and_writes_the_sequential_bytes(batch, tmp_path,
     assert events["proved"] == len(batch["c1"]) and all(t.startswith("cuzk-stage") for t in events["threads"])
     info = json.loads(mem.read_text())
     assert info["staging_seconds"] >= info["staging_overlapped_seconds"] >= 0 and "staging_waited_seconds" in info
+    ph = info["phase_seconds"]   # the job's phases in order, together within the step's time
+    assert list(ph) == ["key_read", "backend_start", "pce_read", "prover_start", "partitions"]
+    assert min(ph.values()) >= 0 and sum(ph.values()) <= info["seconds"]
 
     r1cs, _ = read_pce(batch["pce"])
     pk = read_params(batch["params"])

@@ -465,10 +465,21 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n, backend=backend_kind(backend))
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
     rec = StepRecord("prove", sectors=n, gpu_mem_limit_bytes=limit)  # staging figures are added before measured() writes it
+    rec.phase_seconds = phases = {}
+    clock = [0.0]
+
+    def lap(name):   # seconds since the last lap, recorded as phase ``name``
+        now = time.perf_counter()
+        phases[name] = round(now - clock[0], 3)
+        clock[0] = now
+
     with measured("prove", mem_json, pred, mem_gb, rec) as sampler, atomic_dir(out_dir) as tmp:
+        clock[0] = time.perf_counter()
         pk = read_params(params)
+        lap("key_read")
         with ExitStack() as stack:
             bk = stack.enter_context(step_backend(backend, threads, limit, rec))
+            lap("backend_start")
             # under a device limit the batch follows the streaming plan (GPUMemoryError before any
             # work when not even its smallest schedule fits); partitions in flight from it
             plan = None
@@ -482,7 +493,9 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
             # on the GPU the matrices are uploaded from the mapped file slice by slice (8.7 GB
             # at 32 GiB never resident on the host); the CPU backend indexes them on the host
             r1cs, _ = read_pce(pce, mapped=bk.name == "cuda")
+            lap("pce_read")
             prover = stack.enter_context(Prover(pk, r1cs, bk, plan=plan))
+            lap("prover_start")   # the key's and the matrices' uploads on cuda
             what = _plural(n, fam.noun)
             progress.info("prove %s: key loaded on %s; %s of %s to prove", shape.name, bk.name,
                           _plural(len(jobs), "partition"), what)
@@ -519,6 +532,7 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
                 check = lambda proof, pub: verify(pk.vk, proof, pub)  # noqa: E731
                 staging = (prover.prove_groups(jobs, stage, check, done, plan) if plan is not None
                            else prover.prove_many(jobs, stage, check, done))
+            lap("partitions")
             staged_s, waited_s = staging.staging_seconds, staging.waited_seconds
             note_backend_gpu(sampler, bk, rec)
         rec.staging_seconds, rec.staging_waited_seconds = round(staged_s, 3), round(waited_s, 3)

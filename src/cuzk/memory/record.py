@@ -49,6 +49,9 @@ class StepRecord:
         sectors: inputs proved in the batch (prove).
         staging_seconds, staging_waited_seconds, staging_overlapped_seconds: the prove
             pipeline's background staging, the prover's wait for it, and their difference.
+        phase_seconds: wall seconds of the step's phases in order (prove: reading the key,
+            starting the backend, reading the PCE, the prover's start with its uploads, the
+            partitions), so a job's fixed cost can be told from its per-partition cost.
     """
 
     step: str
@@ -70,6 +73,7 @@ class StepRecord:
     staging_seconds: float | None = None
     staging_waited_seconds: float | None = None
     staging_overlapped_seconds: float | None = None
+    phase_seconds: dict | None = None
 
     def measured(self, report) -> "StepRecord":
         """Take a sampler's figures (a :class:`cuzk.memory.MemoryReport`); returns self."""
