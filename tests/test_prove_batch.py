@@ -141,11 +141,12 @@ def test_failed_verification_comes_before_the_next_staging_error(batch, tmp_path
     assert not [t for t in threading.enumerate() if t.name.startswith("cuzk-stage")]
 
 
-@pytest.mark.parametrize("fault", ["stall", "memory"])
+@pytest.mark.parametrize("fault", ["stall", "memory", "exit"])
 def test_staging_watchdog_stops_the_batch(fault):
-    """Job 1's staging stalls (blocks past ``stage_timeout``) or runs out of memory while proof 0
-    is made: the batch stops with a StagingError naming job 1 soon after the bound, proof 0
-    delivered, proof 1 never started; a stalled thread does not hold the caller."""
+    """Job 1's staging stalls (blocks past ``stage_timeout``), runs out of memory or ends its
+    thread (SystemExit) while proof 0 is made: the batch stops with a StagingError naming job 1
+    (soon after the bound for a stall), proof 0 delivered, proof 1 never started; a stalled
+    thread does not hold the caller."""
     import time
 
     cs = ConstraintSystem(shape=True, witness=True)
@@ -161,7 +162,7 @@ def test_staging_watchdog_stops_the_batch(fault):
                 if job == 1 and fault == "stall":
                     release.wait(60)
                 elif job == 1:
-                    raise MemoryError
+                    raise MemoryError if fault == "memory" else SystemExit(3)
                 return [int(v) for v in ins[1:]], p.stage(ins, aux)
 
             delivered = []
@@ -174,5 +175,7 @@ def test_staging_watchdog_stops_the_batch(fault):
     assert delivered == [(0, True)]
     if fault == "stall":
         assert "did not finish in 1 s" in str(err.value) and 1.0 <= elapsed < 5, elapsed
-    else:
+    elif fault == "memory":
         assert "out of memory" in str(err.value) and isinstance(err.value.__cause__, MemoryError)
+    else:
+        assert "staging thread of job 1 died: SystemExit(3)" in str(err.value)
