@@ -67,6 +67,8 @@ def measured(step: str, mem_json, predicted: int | None, budget_gb: float | None
 
     Raises:
         MemoryBudgetError: ``predicted`` exceeds ``budget_gb``, before the block runs.
+        WorkerDiedError: a worker process of the block ended (killed by the OOM killer, say):
+            raised again naming ``step``, its predicted peak and its budget.
     """
     if predicted is not None:
         check_budget(step, predicted, budget_gb)
