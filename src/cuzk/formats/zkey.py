@@ -260,7 +260,12 @@ def _parse_zkey(path, data: bytes, check: bool) -> ZKey:
     value = coeffs_from_zkey_rows(np.frombuffer(stored, dtype=np.uint8).reshape(m, 32))
     contrib = bytes(cont.section(10)) if cont.has(10) else b""
     # cheap checks of every point (encoding, curve equation) before any subgroup check
-    pts = [_points(h, raw, grp, name, True)[1][0] for raw, (name, grp) in zip(vk_raw, _VK_POINTS)]
+    pts = []
+    for raw, (name, grp) in zip(vk_raw, _VK_POINTS):
+        try:
+            pts.append(grp.from_uncompressed(lem_to_points(raw, grp)[0].tobytes(), check_subgroup=False))
+        except CurveError as e:
+            raise h.error(f"{name}: {e}") from None
     arrays = [_points(r, raw, grp, what, check) for (r, raw), grp, what in sections]
     for p, (name, grp) in zip(pts, _VK_POINTS):
         _subgroup(h, [p], grp, name)
