@@ -578,6 +578,44 @@ def test_worker_pool_errors_and_finalizer():
     assert not any(p.is_alive() for p in procs)
 
 
+def test_worker_killed_by_sigkill_names_out_of_memory():
+    """A worker SIGKILLed mid-request (as the OOM killer does) ends the request at once with a
+    WorkerDiedError naming the worker, the signal, the op, out of memory and the step with its
+    memory figures; the pool is closed (the busy worker stopped), nothing hangs."""
+    import os
+    import signal
+    import time
+
+    from cuzk.pipeline import measured
+
+    pool = workers.WorkerPool(2)
+    procs = list(pool._procs)
+    data = workers.scalars_to_bytes(rand_fr(1 << 17))  # an NTT of several seconds on one core
+    pool.run("keys", [(None, b"")] * 2)  # both workers up (spawned, imported)
+    t = time.monotonic()
+    with pytest.raises(workers.WorkerDiedError) as err, measured("prove", None, int(2e9), 4.0):
+        pool.run_overlapped("ntt", [(("ntt",), data)] * 2, lambda: os.kill(procs[1].pid, signal.SIGKILL))
+    elapsed = time.monotonic() - t
+    e = err.value
+    assert (e.worker, e.pid, e.op, e.exitcode, e.step) == (1, procs[1].pid, "ntt", -signal.SIGKILL, "prove")
+    msg = str(e)
+    assert msg.startswith(f"prove: worker process 1 (pid {procs[1].pid}) was killed by SIGKILL during 'ntt'")
+    assert "most likely out of memory" in msg and "2.00 GB peak" in msg and "mem_gb = 4.0" in msg
+    assert "__main__" not in msg
+    assert elapsed < 10, elapsed
+    assert pool.closed and not any(p.is_alive() for p in procs)
+    with pytest.raises(workers.WorkerError, match="closed"):
+        pool.run("keys", [(None, b"")])
+
+
+def test_death_causes():
+    assert workers.death_cause(-9)[1].startswith("most likely out of memory")
+    assert workers.death_cause(-11) == ("was killed by SIGSEGV", "")
+    assert workers.death_cause(1)[0] == "exited with status 1" and "__main__" in workers.death_cause(1)[1]
+    assert workers.death_cause(3) == ("exited with status 3", "")
+    assert workers.death_cause(None)[0] == "stopped answering"
+
+
 def test_split():
     assert workers.split(5, 2) == [(0, 3), (3, 5)]
     assert workers.split(2, 2) == [(0, 1), (1, 2)]

@@ -484,6 +484,9 @@ def test_zkey_cache_is_used_and_invalidated(tmp_path, monkeypatch, caplog):
         "not a cache file": b"x" * len(good),
         "another key's entry": (tmp_path / "cuzk-cache" / "converted-zkey" / other["sha256"]).read_bytes(),
         "another version": good[:16] + struct.pack("<I", 99) + good[20:],
+        # same-length header edits that parse: only the header's CRC-32 tells them apart
+        "a header naming another byte order": good.replace(b'"coeff_signal", "<u4"', b'"coeff_signal", ">u4"'),
+        "a header moving an array": good.replace(b'[6, 96], 896', b'[6, 96], 960'),
     }
     for what, data in damages.items():
         entry.write_bytes(data)

@@ -12,7 +12,7 @@ from batch_util import fixed_blinding, make_batch
 from cuzk import pipeline
 from cuzk.backend import get_backend
 from cuzk.circuits import synthetic
-from cuzk.groth16 import DevelopmentSetupWarning, Prover, WitnessError, read_params, read_proofs, setup, verify
+from cuzk.groth16 import DevelopmentSetupWarning, Prover, StagingError, WitnessError, read_params, read_proofs, setup, verify
 from cuzk.r1cs import ConstraintSystem
 from cuzk.r1cs.pce import read_pce
 from cuzk.r1cs.witness import WitnessFormatError, read_witness
@@ -142,3 +142,43 @@ def test_failed_verification_comes_before_the_next_staging_error(batch, tmp_path
         pipeline.prove_batch(batch["pce"], batch["params"], batch["c1"], dirs, out, backend="cpu", threads=2)
     assert not out.exists()
     assert not [t for t in threading.enumerate() if t.name.startswith("cuzk-stage")]
+
+
+@pytest.mark.parametrize("fault", ["stall", "memory", "exit"])
+def test_staging_watchdog_stops_the_batch(fault):
+    """Job 1's staging stalls (blocks past ``stage_timeout``), runs out of memory or ends its
+    thread (SystemExit) while proof 0 is made: the batch stops with a StagingError naming job 1
+    (soon after the bound for a stall), proof 0 delivered, proof 1 never started; a stalled
+    thread does not hold the caller."""
+    import time
+
+    cs = ConstraintSystem(shape=True, witness=True)
+    synthetic.synthesize(cs, 60, 2, 0.9, seed=3)
+    r1cs = cs.finalize()
+    ins, aux = cs.assignment()
+    release = threading.Event()
+    with get_backend("cpu", threads=1) as bk, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DevelopmentSetupWarning)
+        pk = setup(r1cs, bk)
+        with Prover(pk, r1cs, bk) as p:
+            def stage(job):
+                if job == 1 and fault == "stall":
+                    release.wait(60)
+                elif job == 1:
+                    raise MemoryError if fault == "memory" else SystemExit(3)
+                return [int(v) for v in ins[1:]], p.stage(ins, aux)
+
+            delivered = []
+            t = time.monotonic()
+            with pytest.raises(StagingError, match="job 1") as err:
+                p.prove_many([0, 1, 2], stage, lambda proof, pub: verify(pk.vk, proof, pub),
+                             lambda bp: delivered.append((bp.index, bp.verified)), stage_timeout=1.0)
+            elapsed = time.monotonic() - t
+    release.set()
+    assert delivered == [(0, True)]
+    if fault == "stall":
+        assert "did not finish in 1 s" in str(err.value) and 1.0 <= elapsed < 5, elapsed
+    elif fault == "memory":
+        assert "out of memory" in str(err.value) and isinstance(err.value.__cause__, MemoryError)
+    else:
+        assert "staging thread of job 1 died: SystemExit(3)" in str(err.value)

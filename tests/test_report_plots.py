@@ -4,13 +4,14 @@ flattened under PoRep ones."""
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from cuzk.report import GIB, LOG_SCALE_RATIO, job_label, rule_figure
+from cuzk.report import GIB, LOG_SCALE_RATIO, TIME_PANEL_RATIO, job_label, rule_figure
 
 
-def _rows(peaks_gib: dict, declared: dict) -> pd.DataFrame:
+def _rows(peaks_gib: dict, declared: dict, seconds: dict | None = None) -> pd.DataFrame:
+    sec = seconds or {}
     return pd.DataFrame([{"rule": "prove", "job": job, "rss_peak_gib": p, "rss_predicted_gib": p * 1.1,
                           "mem_gb_declared": declared[job],
-                          "timeline": [[0.0, 0], [1.0, int(p * GIB)], [2.0, int(p * GIB / 2)]]}
+                          "timeline": [[t * sec.get(job, 2.0) / 2, int(v * GIB)] for t, v in ((0.0, 0), (1.0, p), (2.0, p / 2))]}
                          for job, p in peaks_gib.items()])
 
 
@@ -42,4 +43,28 @@ def test_similar_jobs_keep_a_linear_scale_with_sector_labels():
     assert ax.get_yscale() == "linear"
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "sector 1" in labels and "sector 2" in labels and labels.count("declared mem_gb=1") == 1
+    plt.close(fig)
+
+
+def test_a_short_post_job_gets_its_own_time_axis():
+    """Measured lengths (the 2 KiB workflow: a PoRep batch's prove about 300 s, WinningPoSt's
+    about 8 s): each gets a panel whose time axis it fills, with its own declared mem_gb and
+    predicted peak; jobs of similar length (two PoRep batches) share one."""
+    g = _rows({"porep-2KiB-b0": 10.6, "porep-2KiB-b1": 10.2, "winning-2KiB": 0.6},
+              {"porep-2KiB-b0": 14, "porep-2KiB-b1": 14, "winning-2KiB": 2},
+              {"porep-2KiB-b0": 300.0, "porep-2KiB-b1": 280.0, "winning-2KiB": 8.0})
+    assert 280 > TIME_PANEL_RATIO * 8
+    fig = rule_figure("prove", g)
+    assert len(fig.axes) == 2
+    for ax, jobs, gb in ((fig.axes[0], {"winning-2KiB"}, 2), (fig.axes[1], {"porep-2KiB-b0", "porep-2KiB-b1"}, 14)):
+        curves = [line for line in ax.get_lines() if not line.get_label().startswith(("declared", "predicted"))]
+        assert {line.get_label() for line in curves} == jobs
+        lo, hi = ax.get_xlim()
+        for line in curves:   # each curve spans most of its panel's width, not a sliver of it
+            x = line.get_xdata()
+            assert (max(x) - min(x)) / (hi - lo) > 0.8, (line.get_label(), lo, hi)
+        y = {line.get_label(): max(line.get_ydata()) for line in ax.get_lines()}
+        assert y[f"declared mem_gb={gb}"] == gb and set(y) & {"declared mem_gb=2", "declared mem_gb=14"} == {
+            f"declared mem_gb={gb}"}
+        assert abs(y["predicted peak"] - max(y[j] for j in jobs) * 1.1) < 1e-6
     plt.close(fig)

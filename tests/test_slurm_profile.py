@@ -95,6 +95,21 @@ def test_per_rule_mem_per_cpu_refused_at_parse(tmp_path):
     assert "--set-resources sets mem_mb_per_cpu for rule(s) prove" in r.stdout + r.stderr
 
 
+@needs_snakemake
+def test_no_gpu_limit_warning_in_a_slurm_dry_run(tmp_path):
+    """The local run's warning about --resources gpu=N (tests/test_cli_workflow.py checks it is
+    printed there) does not apply under the SLURM profile, where each GPU job asks SLURM for its
+    GPU: a dry run through the profile plans gpu=1 jobs and prints no such warning."""
+    cfg = write_config(tmp_path)
+    r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--profile", str(PROFILE), "--configfile",
+                        str(cfg), "--config", "backend=cuda"], cwd=tmp_path, env=_fake_slurm(tmp_path),
+                       capture_output=True, text=True, timeout=120)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-3000:]
+    assert "gpu=1" in out and "rule setup:" in out
+    assert "--resources gpu=N is not set" not in out
+
+
 def _dry_run_resources(cfg, cwd) -> dict:
     """{rule: its first job's resources line} as Snakemake's own dry run lists them (backend cuda)."""
     r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--cores", "2", "--configfile", str(cfg),

@@ -277,6 +277,7 @@ sectors:
 
 def test_post_targets_prove_and_verify(tmp_path):
     """WinningPoSt and WindowPoSt as their own targets: only prepare and the PoSt chain run."""
+    from cuzk.runlog import priority_inversions, read_run_log, ready_together
     from cuzk.sector.post import read_post
 
     cfg = tmp_path / "config.yaml"
@@ -296,6 +297,12 @@ def test_post_targets_prove_and_verify(tmp_path):
         assert len(doc["partitions"]) == parts
     assert not (res / "proofs" / "test-only-commd-256B-b0").exists()  # PoRep was not needed
     assert sorted(p.name for p in (res / "sealed").iterdir()) == [f"{i}.sealed.npz" for i in (11, 12, 13)]
+    # the order, from this run's log: WinningPoSt's prove never waited while WindowPoSt's started
+    # (tests/test_runlog.py reads PoSt before PoRep from a real run with both)
+    jobs = read_run_log(r.stderr, "the run's log")
+    assert {"prove_winning_post", "prove_window_post"} <= {j.rule for j in jobs}
+    assert priority_inversions(jobs, {"prove_winning_post"}, {"prove_window_post"}) == []
+    print("ready together:", ready_together(jobs, {"prove_winning_post"}, {"prove_window_post"}))
 
 
 def test_post_rules_have_priority_over_porep(tmp_path):

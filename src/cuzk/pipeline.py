@@ -20,6 +20,7 @@ from pathlib import Path
 from .errors import CuzkError
 from .backend import backend_kind, get_backend, gpu_mem_limit_bytes
 from .backend.gpus import claim, visible_gpus
+from .backend.workers import WorkerDiedError
 from .circuits import commd
 from .circuits.registry import ShapeMismatchError, family_of, shape_by_name
 from .field import from_limbs
@@ -67,6 +68,8 @@ def measured(step: str, mem_json, predicted: int | None, budget_gb: float | None
 
     Raises:
         MemoryBudgetError: ``predicted`` exceeds ``budget_gb``, before the block runs.
+        WorkerDiedError: a worker process of the block ended (killed by the OOM killer, say):
+            raised again naming ``step``, its predicted peak and its budget.
     """
     if predicted is not None:
         check_budget(step, predicted, budget_gb)
@@ -75,6 +78,10 @@ def measured(step: str, mem_json, predicted: int | None, budget_gb: float | None
     sampler = MemorySampler().start()
     try:
         yield sampler
+    except WorkerDiedError as e:
+        note = (f"the model predicts a {predicted / 1e9:.2f} GB peak for this step" if predicted else "")
+        note += f"{', ' if note else ''}its budget is mem_gb = {budget_gb}" if budget_gb else ""
+        raise e.in_step(step, note) from None
     finally:
         rec.measured(sampler.stop())
         if mem_json:

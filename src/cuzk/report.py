@@ -81,12 +81,31 @@ def job_label(job: str) -> str:
     return job
 
 
-def rule_figure(rule: str, g: pd.DataFrame):
-    """One rule's memory plot: each job's RSS timeline (GiB over seconds since its start),
-    labelled by :func:`job_label`; the predicted peak (dashed) and every declared ``mem_gb``
-    (dotted, GiB as the declaration counts them); a log scale when peaks differ more than
-    ``LOG_SCALE_RATIO`` times. ``g``: the rule's rows of :func:`load_steps`. Returns the figure."""
-    fig, ax = plt.subplots(figsize=(7, 3.5))
+#: Jobs of one rule whose lengths differ more than this many times get panels of their own, each
+#: with its own time axis (a PoSt proof of seconds is not squeezed beside a PoRep batch of minutes).
+TIME_PANEL_RATIO = 4.0
+
+
+def _length(tl) -> float:
+    return float(tl[-1][0]) if tl else 0.0
+
+
+def time_panels(g: pd.DataFrame) -> list[pd.DataFrame]:
+    """``g``'s rows grouped for :func:`rule_figure`'s panels, shortest jobs first: sorted by
+    timeline length, a job more than ``TIME_PANEL_RATIO`` times longer than the first of its
+    group starts the next group."""
+    lengths = g["timeline"].map(_length)
+    groups: list[list] = []
+    first = 0.0
+    for idx in lengths.sort_values(kind="stable").index:
+        if not groups or lengths[idx] > TIME_PANEL_RATIO * max(first, 1e-9):
+            groups.append([])
+            first = lengths[idx]
+        groups[-1].append(idx)
+    return [g.loc[ix] for ix in groups]
+
+
+def _memory_panel(ax, g: pd.DataFrame) -> None:
     for _, row in g.iterrows():
         tl = row["timeline"]
         if tl:
@@ -101,9 +120,23 @@ def rule_figure(rule: str, g: pd.DataFrame):
         ax.set_yscale("log")
     ax.set_xlabel("seconds since step start")
     ax.set_ylabel("host RSS (GiB)" + (", log scale" if ax.get_yscale() == "log" else ""))
-    ax.set_title(f"{rule}: memory over time")
     if len(g) <= 10:
         ax.legend(fontsize=7)
+
+
+def rule_figure(rule: str, g: pd.DataFrame):
+    """One rule's memory plot: each job's RSS timeline (GiB over seconds since its start),
+    labelled by :func:`job_label`; one panel per group of :func:`time_panels` (jobs of
+    similar length), each with its own time axis, the predicted peak of its jobs (dashed) and
+    their declared ``mem_gb`` (dotted, GiB as the declaration counts them), and a log scale when
+    its peaks differ more than ``LOG_SCALE_RATIO`` times. ``g``: the rule's rows of
+    :func:`load_steps`. Returns the figure (its axes in panel order, shortest jobs first)."""
+    panels = time_panels(g)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7, 3.5 if len(panels) == 1 else 2.8 * len(panels)),
+                             squeeze=False)
+    for ax, sub in zip(axes[:, 0], panels):
+        _memory_panel(ax, sub)
+    axes[0, 0].set_title(f"{rule}: memory over time")
     fig.tight_layout()
     return fig
 

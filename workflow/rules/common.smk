@@ -512,13 +512,23 @@ def damaged_before_run():
     )
 
 
+def cluster_executor():
+    """Whether the run's executor is a cluster one (the SLURM profile), dry runs included: for
+    -n Snakemake runs its local dry-run executor in place of the one asked for, but a non-local
+    executor still forces execution_settings.use_threads (snakemake/api.py execute_workflow),
+    which a local run only has with --use-threads."""
+    if not workflow.local_exec:
+        return True
+    return bool(workflow.dryrun and workflow.execution_settings.use_threads)
+
+
 def gpu_limit_unset():
     """Whether GPU jobs run locally without --resources gpu=N (warned about at DAG build):
     Snakemake then starts them all at once, and each waits for a free device
-    (cuzk.backend.gpus). A cluster executor (the SLURM profile) asks for a GPU per job instead
-    (a dry run uses Snakemake's local dry-run executor, so it still warns).
+    (cuzk.backend.gpus). A cluster executor (the SLURM profile) asks for a GPU per job instead:
+    no warning there, in a dry run either.
     """
-    if JOB_GPUS and workflow.local_exec and _global_resource("gpu") is None:
+    if JOB_GPUS and not cluster_executor() and _global_resource("gpu") is None:
         logger.warning(
             "cuzk: setup and prove run on the GPU (gpu=1 each) but --resources gpu=N is not set: "
             "they may all start at once and wait for a free GPU; pass --resources gpu=<number of GPUs>"

@@ -26,6 +26,7 @@ import signal
 import threading
 import traceback
 import weakref
+from multiprocessing.connection import wait as mp_wait
 from typing import Callable, Sequence
 
 import gmpy2
@@ -52,6 +53,50 @@ _FROM_BYTES = _MPZ.from_bytes
 
 class WorkerError(CuzkError, RuntimeError):
     """A worker process failed (its traceback is in the message) or died."""
+
+
+class WorkerDiedError(WorkerError):
+    """A worker process ended during a request; the message names its likely cause.
+
+    Attributes:
+        worker: its position in the pool.
+        pid: its process id.
+        op: the request it was serving ("msm", "ntt", …).
+        exitcode: ``multiprocessing``'s exit code: −N when signal N killed it, None if unknown.
+    """
+
+    def __init__(self, worker: int, pid: int | None, op: str, exitcode: int | None, step: str = "", note: str = ""):
+        self.worker, self.pid, self.op, self.exitcode, self.step = worker, pid, op, exitcode, step
+        what, why = death_cause(exitcode)
+        super().__init__((f"{step}: " if step else "") + f"worker process {worker} (pid {pid}) {what} during {op!r}"
+                         + (f": {why}" if why else "") + (f" ({note})" if note else ""))
+
+    def in_step(self, step: str, note: str = "") -> "WorkerDiedError":
+        """The same error naming the step it ended (``cuzk.pipeline.measured``) and a note."""
+        return WorkerDiedError(self.worker, self.pid, self.op, self.exitcode, step, note)
+
+
+def death_cause(exitcode: int | None) -> tuple[str, str]:
+    """(what happened, its likely cause or "") for a worker's ``multiprocessing`` exit code.
+
+    SIGKILL is what the kernel's OOM killer (and a cgroup or SLURM memory limit) sends, so it
+    is reported as most likely out of memory; exit status 1 is what a script without a main
+    guard gives (spawned workers import the main module, which starts workers again).
+    """
+    if exitcode is None:
+        return "stopped answering", "its exit status is unknown"
+    if exitcode >= 0:
+        why = ("from a script, spawned workers import the main module: guard it with "
+               "`if __name__ == '__main__':`") if exitcode == 1 else ""
+        return f"exited with status {exitcode}", why
+    try:
+        name = signal.Signals(-exitcode).name
+    except ValueError:
+        name = f"signal {-exitcode}"
+    if -exitcode != signal.SIGKILL:
+        return f"was killed by {name}", ""
+    return (f"was killed by {name}", "most likely out of memory (the kernel's OOM killer, a cgroup or a SLURM "
+            "memory limit sends SIGKILL; see `dmesg`): give the step more memory (mem_gb) or fewer threads")
 
 
 # --- transport --------------------------------------------------------------------------------
@@ -548,7 +593,9 @@ class WorkerPool:
         Raises:
             ValueError: more jobs than workers.
             WorkerError: the pool is closed, a worker raised (traceback in the message; the pool
-                stays usable), or a worker died (the pool is closed).
+                stays usable).
+            WorkerDiedError: a worker ended before its reply (the pool is closed); the message
+                names the worker, the op and the likely cause (SIGKILL: out of memory).
         """
         return self.run_overlapped(op, jobs, None)[0]
 
@@ -585,15 +632,17 @@ class WorkerPool:
                     local_result = local()
                 except Exception as e:  # read the replies first: the stream must stay in step
                     local_exc = e
-            replies = [(conn.recv(), conn.recv_bytes()) for conn in conns]
+            replies = self._replies(op, conns)
         except BaseException as e:
             # The request/reply stream is out of step (dead worker, Ctrl-C): drop the pool.
+            died = e if isinstance(e, WorkerDiedError) else None
+            if died is None and isinstance(e, (EOFError, OSError)):
+                died = self._dead(op)
+            for p in self._procs:  # the others are busy on requests nobody will read
+                p.terminate()
             self.close()
-            if isinstance(e, (EOFError, OSError)):
-                raise WorkerError(
-                    f"worker process died during {op!r} (spawned workers import the main module: "
-                    "guard scripts with `if __name__ == '__main__':`)"
-                ) from e
+            if died is not None:
+                raise died from None
             raise
         if local_exc is not None:
             raise local_exc
@@ -601,6 +650,36 @@ class WorkerPool:
             if status != "ok":
                 raise WorkerError(f"worker {i} failed in {op!r}:\n{head}")
         return [(head, data) for (_, head), data in replies], local_result
+
+    def _replies(self, op: str, conns: list) -> list:
+        """Every reply of ``conns``, watching the workers meanwhile: a worker that ends before
+        its reply raises WorkerDiedError at once (not after the others finish, and not a bare
+        EOFError), whether or not its pipe reports the end."""
+        procs = self._procs[: len(conns)]
+        out: list = [None] * len(conns)
+        pending = set(range(len(conns)))
+        while pending:
+            ready = set(mp_wait([conns[i] for i in pending] + [procs[i].sentinel for i in pending]))
+            for i in sorted(pending):
+                if conns[i] in ready:
+                    try:
+                        out[i] = (conns[i].recv(), conns[i].recv_bytes())
+                    except (EOFError, OSError):  # its end of the pipe closed: it died
+                        raise self._dead(op, i) from None
+                    pending.discard(i)
+                elif procs[i].sentinel in ready:
+                    raise self._dead(op, i)
+        return out
+
+    def _dead(self, op: str, worker: int | None = None) -> WorkerDiedError:
+        """The error for a worker that ended during ``op`` (the first dead one if not given)."""
+        candidates = range(len(self._procs)) if worker is None else [worker]
+        for i in candidates:
+            p = self._procs[i]
+            p.join(timeout=1)  # reap it: its exit code tells the cause
+            if p.exitcode is not None or worker is not None:
+                return WorkerDiedError(i, p.pid, op, p.exitcode)
+        return WorkerDiedError(0, self._procs[0].pid if self._procs else None, op, None)
 
     def close(self) -> None:
         """Stop the workers (idempotent); their resident state is lost."""

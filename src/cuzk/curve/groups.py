@@ -116,9 +116,23 @@ class Group:
             p = self.point.from_xy_bytes_unchecked_be(self._swap(body))
         except ValueError as e:
             raise NotOnCurveError(f"{self.name}: point is not on the curve") from e
-        if check_subgroup and not p.is_in_subgroup():
-            raise NotInSubgroupError(f"{self.name}: point is not in the prime-order subgroup")
+        if check_subgroup:
+            self.check_subgroup([p])
         return p
+
+    def check_subgroup(self, points: Sequence) -> None:
+        """Check points (decoded with ``check_subgroup=False``) lie in the r-order subgroup.
+
+        Separate from decoding so that a reader can check every point's encoding and curve
+        equation (cheap) before any subgroup check (about 35 µs a G1 point).
+
+        Raises:
+            NotInSubgroupError: the first point outside it (its index named when there are several).
+        """
+        for i, p in enumerate(points):
+            if not p.is_in_subgroup():
+                where = f"point {i}: " if len(points) > 1 else ""
+                raise NotInSubgroupError(f"{where}{self.name}: point is not in the prime-order subgroup")
 
     # --- compressed --------------------------------------------------------------------------
 

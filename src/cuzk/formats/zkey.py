@@ -137,17 +137,29 @@ class ZKey:
 # --- reading ------------------------------------------------------------------------------
 
 
-def _points(cont: Container, section: int, group: Group, count: int, what: str, check: bool) -> np.ndarray:
+def _point_bytes(cont: Container, section: int, group: Group, count: int, what: str) -> tuple:
+    """(reader, raw bytes) of a point section whose size is checked against ``count``."""
     r = cont.reader(section)
     raw = r.take(count * group.uncompressed_size, f"{count} {group.name} points of {what}")
     r.done(f"{count} {what} points")
+    return r, raw
+
+
+def _points(r, raw, group: Group, what: str, check: bool) -> tuple[np.ndarray, list]:
+    """(uncompressed array, decoded points when ``check``, else []); encodings and the curve
+    equation checked, not the subgroup (``_subgroup``, once every point has passed this)."""
     try:
         arr = lem_to_points(raw, group)
-        if check:
-            group.from_array(arr, check_subgroup=True)
+        return arr, group.from_array(arr, check_subgroup=False) if check else []
     except CurveError as e:
         raise r.error(f"{what}: {e}") from None
-    return arr
+
+
+def _subgroup(r, points: list, group: Group, what: str) -> None:
+    try:
+        group.check_subgroup(points)
+    except CurveError as e:
+        raise r.error(f"{what}: {e}") from None
 
 
 def read_zkey(path, check: bool = True, cache: bool = True, info: dict | None = None) -> ZKey:
@@ -220,17 +232,13 @@ def _parse_zkey(path, data: bytes, check: bool) -> ZKey:
         raise h.error(f"domainSize {n} is not a power of two")
     if n_public + 1 > n_vars:
         raise h.error(f"nPublic + 1 = {n_public + 1} exceeds nVars = {n_vars}")
-    pts = []
-    for name, grp in _VK_POINTS:
-        raw = h.take(grp.uncompressed_size, name)
-        try:
-            pts.append(grp.from_uncompressed(lem_to_points(raw, grp)[0].tobytes(), check_subgroup=True))
-        except CurveError as e:
-            raise h.error(f"{name}: {e}") from None
+    vk_raw = [h.take(grp.uncompressed_size, name) for name, grp in _VK_POINTS]
     h.done("the Groth16 header")
 
-    ic = _points(cont, 3, G1, n_public + 1, "IC", check)
-
+    # every size and index first, so a malformed file is refused before the point checks
+    sections = [(_point_bytes(cont, sec, grp, count, what), grp, what) for sec, grp, count, what in (
+        (3, G1, n_public + 1, "IC"), (5, G1, n_vars, "A"), (6, G1, n_vars, "B1"), (7, G2, n_vars, "B2"),
+        (8, G1, n_vars - n_public - 1, "C"), (9, G1, n, "H"))]
     cr = cont.reader(4)
     m = cr.u32("coefficient count")
     raw = cr.take(m * COEFF_DTYPE.itemsize, f"{m} coefficients")
@@ -250,21 +258,29 @@ def _parse_zkey(path, data: bytes, check: bool) -> ZKey:
         if bad.any():
             raise cr.error(f"coefficient {int(np.flatnonzero(bad)[0])}: {msg}")
     value = coeffs_from_zkey_rows(np.frombuffer(stored, dtype=np.uint8).reshape(m, 32))
-
-    a = _points(cont, 5, G1, n_vars, "A", check)
-    b1 = _points(cont, 6, G1, n_vars, "B1", check)
-    b2 = _points(cont, 7, G2, n_vars, "B2", check)
-    c = _points(cont, 8, G1, n_vars - n_public - 1, "C", check)
-    hp = _points(cont, 9, G1, n, "H", check)
     contrib = bytes(cont.section(10)) if cont.has(10) else b""
+    # cheap checks of every point (encoding, curve equation) before any subgroup check
+    pts = []
+    for raw, (name, grp) in zip(vk_raw, _VK_POINTS):
+        try:
+            pts.append(grp.from_uncompressed(lem_to_points(raw, grp)[0].tobytes(), check_subgroup=False))
+        except CurveError as e:
+            raise h.error(f"{name}: {e}") from None
+    arrays = [_points(r, raw, grp, what, check) for (r, raw), grp, what in sections]
+    for p, (name, grp) in zip(pts, _VK_POINTS):
+        _subgroup(h, [p], grp, name)
+    for ((r, _), grp, what), (_, decoded) in zip(sections, arrays):
+        _subgroup(r, decoded, grp, what)
+    ic, a, b1, b2, c, hp = (arr for arr, _ in arrays)
     return ZKey(n_vars, n_public, n, *pts, ic, matrix, constraint, signal, value, a, b1, b2, c, hp, contrib)
 
 
 # --- the converted-key cache --------------------------------------------------------------
 
-ZKEY_CACHE_VERSION = 1
+ZKEY_CACHE_VERSION = 2
 """Layout of a converted-key cache file (``$CUZK_CACHE_DIR/converted-zkey/<sha256 of the .zkey>``):
-16-byte magic ``_CACHE_MAGIC``, u32 version, u32 header length, a JSON header (the .zkey's
+16-byte magic ``_CACHE_MAGIC``, u32 version, u32 header length, u32 CRC-32 of the header (version
+1 had none: a changed dtype or offset in its header gave a wrong key), a JSON header (the .zkey's
 SHA-256 and size, n_vars, n_public, domain_size, and for each array its dtype, shape, offset
 and length in the payload, the payload's length and CRC-32), zero padding to 64 bytes, then
 the payload: the ``ZKey`` arrays as read_zkey returns them (points uncompressed in zcash form,
@@ -332,7 +348,7 @@ def _cache_store(path: Path, digest: str, size: int, zk: ZKey) -> None:
             "zkey_sha256": digest, "zkey_bytes": size, "n_vars": zk.n_vars, "n_public": zk.n_public,
             "domain_size": zk.domain_size, "arrays": table, "payload_bytes": off, "crc32": crc,
         }).encode()
-        prefix = _CACHE_MAGIC + struct.pack("<II", ZKEY_CACHE_VERSION, len(hb)) + hb
+        prefix = _CACHE_MAGIC + struct.pack("<III", ZKEY_CACHE_VERSION, len(hb), zlib.crc32(hb)) + hb
         prefix += bytes(-len(prefix) % 64)
         with atomic_open(path) as f:
             f.write(prefix)
@@ -354,20 +370,24 @@ def _prune(folder: Path) -> None:
 
 
 def _cache_parse(data: memoryview, digest: str, size: int) -> tuple[dict, dict[str, np.ndarray]]:
-    if len(data) < 24 or bytes(data[:16]) != _CACHE_MAGIC:
+    if len(data) < 20 or bytes(data[:16]) != _CACHE_MAGIC:
         raise ZKeyCacheError("not a converted-key cache file (magic)")
-    version, hlen = struct.unpack_from("<II", data, 16)
+    version = struct.unpack_from("<I", data, 16)[0]
     if version != ZKEY_CACHE_VERSION:
         raise ZKeyCacheError(f"cache version {version}, this reader writes {ZKEY_CACHE_VERSION}")
-    if 24 + hlen > len(data):
+    if len(data) < 28:
         raise ZKeyCacheError("truncated header")
+    hlen, hcrc = struct.unpack_from("<II", data, 20)
+    hb = bytes(data[28 : 28 + hlen])
+    if len(hb) != hlen or zlib.crc32(hb) != hcrc:
+        raise ZKeyCacheError("truncated header or header CRC-32 mismatch")
     try:
-        head = json.loads(bytes(data[24 : 24 + hlen]))
+        head = json.loads(hb)
     except ValueError as e:
         raise ZKeyCacheError(f"unreadable header: {e}") from None
-    if head.get("zkey_sha256") != digest or head.get("zkey_bytes") != size:
+    if not isinstance(head, dict) or head.get("zkey_sha256") != digest or head.get("zkey_bytes") != size:
         raise ZKeyCacheError("made from another .zkey (digest or size differ)")
-    start = -(-(24 + hlen) // 64) * 64
+    start = -(-(28 + hlen) // 64) * 64
     payload = data[start:]
     if len(payload) != head["payload_bytes"]:
         raise ZKeyCacheError(f"payload has {len(payload)} bytes, the header says {head['payload_bytes']}")

@@ -26,7 +26,7 @@ from .keys import (
     write_proofs,
     write_vk,
 )
-from .prover import BatchProof, BatchTimes, CosetQuotient, Prover, Quotient, WitnessError, prove
+from .prover import BatchProof, BatchTimes, CosetQuotient, Prover, Quotient, StagingError, WitnessError, prove
 from .setup import DevelopmentSetupWarning, domain_size, setup, setup_resident
 from .verifier import PublicInputError, verify, verify_batch
 
@@ -45,6 +45,7 @@ __all__ = [
     "PublicInputError",
     "Quotient",
     "ResidentKey",
+    "StagingError",
     "VerifyingKey",
     "WitnessError",
     "domain_size",

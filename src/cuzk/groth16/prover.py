@@ -20,8 +20,8 @@ while the current one is proved, and checks each proof before handing it on.
 from __future__ import annotations
 
 import secrets
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Protocol, Sequence
 
@@ -184,6 +184,64 @@ class CosetQuotient:
         bk.synchronize()
         times.add("ntt", time.perf_counter() - t)
         return h
+
+
+STAGE_TIMEOUT_S = 1800.0
+"""Seconds one job's staging (``prove_many``'s ``stage``) may run before the batch stops with
+a StagingError. Generous: a 32 GiB PoRep sector's 10 partitions staged in 54 s in all on the
+H200 host (benchmarks/results/2026-12-01-h200/stop11-c, ``staging_seconds``)."""
+
+
+class StagingError(CuzkError, RuntimeError):
+    """``Prover.prove_many``'s staging thread died or stalled past its bound (names the job)."""
+
+
+class _Stager:
+    """One job staged in a daemon thread (``cuzk-stage``); ``result`` waits under a watchdog.
+
+    Daemonic so that a stalled one cannot keep the process from exiting after the batch stops.
+    """
+
+    def __init__(self, fn: Callable, job, index: int):
+        self.index = index
+        self._out, self._exc, self._done = None, None, threading.Event()
+        self._started = time.perf_counter()
+        self._thread = threading.Thread(target=self._run, args=(fn, job), name="cuzk-stage", daemon=True)
+        self._thread.start()
+
+    def _run(self, fn, job) -> None:
+        try:
+            self._out = fn(job)
+        except BaseException as e:  # handed to the prover's thread, which raises it
+            self._exc = e
+        finally:
+            self._done.set()
+
+    def result(self, timeout: float):
+        """The staged job; its error re-raised (MemoryError and a non-Exception as StagingError).
+
+        Raises:
+            StagingError: the thread ended without a result, ran out of memory, or has run
+                more than ``timeout`` seconds.
+        """
+        while not self._done.wait(max(0.0, min(1.0, self._started + timeout - time.perf_counter()))):
+            if not self._thread.is_alive() and not self._done.is_set():
+                raise StagingError(f"the staging thread of job {self.index} died without a result")
+            if time.perf_counter() - self._started >= timeout:
+                raise StagingError(f"staging job {self.index} did not finish in {timeout:g} s (the staging "
+                                   "thread is stuck, e.g. on a hung file system or device); the batch is stopped")
+        if isinstance(self._exc, MemoryError):
+            raise StagingError(f"staging job {self.index} ran out of memory (MemoryError)") from self._exc
+        if self._exc is not None and not isinstance(self._exc, Exception):
+            raise StagingError(f"the staging thread of job {self.index} died: {self._exc!r}") from self._exc
+        if self._exc is not None:
+            raise self._exc
+        return self._out
+
+    def join(self, timeout: float) -> None:
+        """Wait for the thread, at most until ``timeout`` seconds after its start (a stuck
+        thread is left behind: it is daemonic)."""
+        self._thread.join(max(0.0, self._started + timeout - time.perf_counter()))
 
 
 @dataclass
@@ -515,14 +573,16 @@ class Prover(ResidentBases):
         return totals
 
     def prove_many(self, jobs: Sequence, stage: Callable, check: Callable, done: Callable,
-                   r: int | None = None, s: int | None = None) -> BatchTimes:
+                   r: int | None = None, s: int | None = None, stage_timeout: float = STAGE_TIMEOUT_S) -> BatchTimes:
         """Prove ``jobs`` in order, staging the next one in a background thread (``cuzk-stage``)
         while the current one is proved; check each proof before ``done`` gets it.
 
         At most one staged assignment is ahead, and the current one is released before the one
         after next is staged (two alive at most). An error of ``stage`` is raised when the loop
         reaches that job, so the same jobs raise the same error as a sequential loop; leaving
-        (also by an error, ``done``'s included) joins the stager thread.
+        (also by an error, ``done``'s included) joins the stager thread, unless it stalled.
+        A watchdog stops the batch with a StagingError when a staging thread ends without a
+        result or runs longer than ``stage_timeout`` seconds.
 
         Args:
             jobs: anything; each is passed to ``stage``.
@@ -533,9 +593,14 @@ class Prover(ResidentBases):
             done: called with each ``BatchProof`` in job order, in the calling thread, before the
                 next proof starts; it may raise to stop the batch (a proof that did not verify).
             r, s: blinding scalars of every proof (tests only); fresh random ones by default.
+            stage_timeout: seconds one job's staging may run (``STAGE_TIMEOUT_S``).
 
         Returns:
             the staging totals (``BatchTimes``).
+
+        Raises:
+            StagingError: the watchdog's verdict (above); else what ``stage``, proving, ``check``
+                or ``done`` raised.
         """
         totals = BatchTimes()
 
@@ -544,16 +609,16 @@ class Prover(ResidentBases):
             public, staged = stage(job)
             return public, staged, time.perf_counter() - t
 
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cuzk-stage") as stager:
-            ahead = stager.submit(timed_stage, jobs[0]) if len(jobs) else None
+        ahead = _Stager(timed_stage, jobs[0], 0) if len(jobs) else None
+        try:
             for j, job in enumerate(jobs):
                 before = dict(self.times.seconds)
                 t = time.perf_counter()
-                public, staged, secs = ahead.result()  # re-raises the stager's error here
+                public, staged, secs = ahead.result(stage_timeout)  # re-raises the stager's error here
                 waited = time.perf_counter() - t
                 totals.waited_seconds += waited
                 totals.staging_seconds += secs
-                ahead = stager.submit(timed_stage, jobs[j + 1]) if j + 1 < len(jobs) else None
+                ahead = _Stager(timed_stage, jobs[j + 1], j + 1) if j + 1 < len(jobs) else None
                 proof = self.prove(staged, r=r, s=s)
                 del staged  # freed before the one after next is staged: two alive at most
                 wall = time.perf_counter() - t
@@ -562,6 +627,9 @@ class Prover(ResidentBases):
                 ok = bool(check(proof, public))
                 totals.proofs += 1
                 done(BatchProof(j, job, proof, public, ok, secs, waited, wall, time.perf_counter() - t, phases))
+        finally:
+            if ahead is not None:
+                ahead.join(stage_timeout)
         return totals
 
 
