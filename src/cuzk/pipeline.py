@@ -507,14 +507,9 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
             progress.info("prove %s: key loaded on %s; %s of %s to prove", shape.name, bk.name,
                           _plural(len(jobs), "partition"), what)
             defer = plan is not None   # stage the next assignment on the host only (no device copy ahead)
-            if bk.name == "cuda" and plan is None:   # the device memory model, beside the measured GPU peak
+            if bk.name == "cuda" and plan is None:   # no limit: the device model beside the measured peak
                 need = prove_device_bytes(shape.stats(), len(pk.a), len(pk.b_g1), staged=len(jobs) > 1)
                 rec.gpu_predicted_bytes = need["peak"]
-                if limit is not None and need["peak"] > limit:
-                    defer = need["staged"] > 0
-                    progress.info("prove: the GPU needs about %.2f GiB, over the %.2f GiB limit: MSMs and the "
-                                  "quotient run in chunks%s", need["peak"] / 2**30, limit / 2**30,
-                                  ", the next witness waits on the host" if defer else "")
 
             def stage(job):
                 ji, jk = job
