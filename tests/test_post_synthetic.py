@@ -152,3 +152,47 @@ def test_mixed_window_and_winning_over_synthetic(tmp_path):
         seen.add(chosen != 0)
     assert seen == {True, False}
     assert int.from_bytes(bytes(doc["sectors"][0]["comm_r"]), "little") < R
+
+
+def test_memory_model_counts_match_a_built_partition(window):
+    """The PoSt terms of the memory model count what a partition really holds: the 32-byte values
+    of its inclusion proofs in the vanilla file, and (an upper bound within 1 %) the wide values of
+    its witness."""
+    shape = cp.shape_of(window)
+    st = shape.stats()
+    part = window["partitions"][0]
+    values = sum(2 + sum(len(el["hashes"]) for el in pr["path"]) for e in part for pr in e["inclusion_proofs"])
+    assert st["post_path_values"] == values
+    cs = ConstraintSystem(shape=False, witness=True)
+    cp.synthesize(cs, shape, cp.values(window, 0))
+    wide = len(cs.assignment_compact().wide)
+    assert wide <= st["wide_aux"] <= 1.01 * wide
+
+
+def test_h200_windowpost_config_dry_run(tmp_path):
+    """benchmarks/configs/h200-32gib-windowpost.yaml plans exactly the WindowPoSt chain (no PoRep),
+    each job declaring the memory model's prediction for window-post-32GiB on the GPU."""
+    import re
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    from cuzk.memory.budget import declared_gb
+    from cuzk.memory.model import predict_step_bytes
+
+    if shutil.which("snakemake") is None:
+        pytest.skip("snakemake not installed")
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run(["snakemake", "-s", str(root / "Snakefile"), "-n", "--cores", "16", "--resources", "mem_gb=96",
+                        "gpu=1", "--configfile", str(root / "benchmarks/configs/h200-32gib-windowpost.yaml")],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    declared = dict(re.findall(r"rule (\w+):.*?mem_gb=(\d+)", r.stdout, re.S))
+    assert set(declared) == {"pce_extract", "post_vanilla_window", "setup", "synthesize_window_post",
+                             "prove_window_post", "verify_window_post", "report"}
+    st = cp.shape_by_name("window-post-32GiB").stats()
+    want = {"pce_extract": ("pce_extract", "cpu"), "post_vanilla_window": ("post_vanilla", "cpu"),
+            "setup": ("setup", "cuda"), "synthesize_window_post": ("synthesize", "cpu"),
+            "prove_window_post": ("prove", "cuda"), "verify_window_post": ("verify", "cpu")}
+    for rule, (step, backend) in want.items():
+        assert int(declared[rule]) == declared_gb(predict_step_bytes(step, st, threads=4, backend=backend)), rule

@@ -596,9 +596,15 @@ def _planned_jobs():
     for b, sids in BATCHES.items():
         yield "prove", "prove", batch_shape(b), THREADS, len(sids), R.proofs(b)
     for p in POSTS.values():
-        job, rules, n = post_target(p["kind"], p["size"]), post_rules(p["kind"]), _post_partitions(p)
+        job, rules, n = (
+            post_target(p["kind"], p["size"]),
+            post_rules(p["kind"]),
+            _post_partitions(p),
+        )
         vanilla = "prepare" if p["sealed"] else "post_vanilla"
-        yield rules["post_vanilla"], vanilla, p["shape"], 1, 1, R.post_vanilla(p["kind"], p["size"]), n
+        yield rules["post_vanilla"], vanilla, p["shape"], 1, 1, R.post_vanilla(
+            p["kind"], p["size"]
+        ), n
         yield rules["synthesize"], "synthesize", p["shape"], 1, 1, R.witness(job), n
         yield rules["prove"], "prove", p["shape"], THREADS, 1, R.proofs(job), n
         yield rules["verify"], "verify", p["shape"], 1, 1, R.verified(job), n

@@ -48,10 +48,15 @@ def prove_bench_bytes(constraints: int, threads: int = 1) -> int:
 # WindowPoSt (23,490 inclusion proofs x 72 values, 202 MB of JSON): 1.50 GiB peak, 0.045 GiB of
 # it imports (benchmarks/results/postscale). Every PoSt step that reads the file pays it.
 POST_VANILLA_BYTES_PER_VALUE = 883.0
-# synthesize: bytes per wide aux beyond the 21 B/aux every aux costs (fitted below)
-WIDE_AUX_SYNTH = 200.0
-# post_vanilla over synthetic sectors: bytes per 32-byte value of the file made (fitted below)
-POST_VANILLA_GEN_BYTES_PER_VALUE = 644.0
+# synthesize: bytes per wide aux beyond the 21 B/aux every aux costs. Peaks of 326.1 MB and
+# 1,014.7 MB at 1,284,576 and 5,138,304 wide of 1,296,576 and 5,186,304 aux (WindowPoSt
+# partitions of 24 and 96 synthetic 32 GiB sectors, 2-core machine, the file read whole too):
+# (688.6 MB - 21 B x 3.89 M aux - 883 B x 51,840 values) / 3.85 M wide = 146 B
+WIDE_AUX_SYNTH = 146.0
+# post_vanilla over synthetic sectors: bytes per 32-byte value of the file made. A full 32 GiB
+# WindowPoSt partition (2,349 distinct synthetic sectors, 1,691,280 values, 202.7 MB of JSON)
+# peaked at 1.15 GiB, 0.045 GiB of it imports, while its JSON was written (2-core machine): 703 B
+POST_VANILLA_GEN_BYTES_PER_VALUE = 703.0
 STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # sealing: labels, tree_c, tree_r_last and the parent table in memory; measured 0.091 GiB at
     # 2 KiB (default batch) and 0.37 GiB at 8 MiB (bench circuit, H200 host)
@@ -66,8 +71,8 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # per value): 20.4 B per aux; the checked C1 read whole (a 32 GiB synthetic C1 is 38 MB)
     # A PoSt witness is nearly all Poseidon values, which the value store keeps as gmpy2 integers
     # (112 B each, plus slot, flag and pointer) until the witness file's limbs are made: the
-    # "wide_aux" slope, measured on WindowPoSt partitions of 2,349 / 24 and 2,349 / 96 of the
-    # 32 GiB circuit (1.3 M and 5.2 M aux; benchmarks/results/postscale), beside the 21 B/aux
+    # "wide_aux" slope (WIDE_AUX_SYNTH), measured on WindowPoSt partitions of 24 and 96 sectors
+    # with the 32 GiB tree (1.3 M and 5.2 M aux; benchmarks/results/postscale), beside the 21 B/aux
     "synthesize": {"const": 256 << 20, "aux": 21.0, "wide_aux": WIDE_AUX_SYNTH, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     # the full check of an input file when it enters: 0.28 GiB for a 32 GiB synthetic C1 (35 s on
     # the H200 host, 18 s on the 2-core machine), 0.09 GiB at 2 KiB
@@ -76,8 +81,7 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # pairing library + the C1 read whole: 0.058 GiB at 2 KiB, 0.24 GiB at 32 GiB (H200 host)
     "verify": {"const": 16 << 20, "sector_size": 0.0056, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     # synthetic PoSt vanilla proofs (sparse trees for every challenged leaf, the file's JSON
-    # made whole before it is written): measured on the 2-core machine at 32 GiB
-    # (benchmarks/results/postscale). Over sealed sectors the workflow declares "prepare" instead.
+    # made whole before it is written). Over sealed sectors the workflow declares "prepare".
     "post_vanilla": {"post_path_values": POST_VANILLA_GEN_BYTES_PER_VALUE},
     "report": {"const": 160 << 20},  # pandas + matplotlib
 }
