@@ -53,7 +53,6 @@ def counts(S, C, d, with_params=False):
     cs = ConstraintSystem(shape=True, witness=True)
     cp.synthesize(cs, shape, cp.values(doc, 0))
     r1cs = cs.finalize()
-    st = r1cs.stats()
     pce = os.path.join(d, "p.pce")
     write_pce(pce, r1cs, shape.describe())
     with open(pce, "rb") as f:

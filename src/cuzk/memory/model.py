@@ -63,7 +63,9 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     "prepare": {"const": 40 << 20, "sector_size": 40.0},
     # a synthetic sector's C1 (sparse: only the opened nodes): 0.12 GiB for a 32 GiB one (H200 host)
     "prepare_synthetic": {"const": 64 << 20},
-    # 0.53 GiB at 2 KiB, 18.4 GiB at 32 GiB (H200 host, stop11): 27.1 B per non-zero + 160 MB
+    # 0.53 GiB at 2 KiB, 18.4 GiB at 32 GiB (H200 host, stop11): 27.1 B per non-zero + 160 MB.
+    # A non-zero costs the same in A, B or C: WindowPoSt (nnz A 7x B or C) measured 26.7 B per
+    # non-zero (24 and 96 sectors of the 32 GiB circuit, 11.7 M and 46.8 M nnz; postscale)
     "pce_extract": {"const": 160 << 20, "nnz": 29.0},
     "setup": {"domain": 1700.0, "aux": 1250.0},  # aux slope raised to cover porep-2KiB (9.90 GiB)
     # one partition's witness (witness mode, shared small ints): 0.10 GiB at 2 KiB (aux 2.69 M),
