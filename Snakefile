@@ -38,7 +38,7 @@ onstart:
 rule all:
     default_target: True
     input:
-        expand(R.verified("{sid}"), sid=SECTORS),
+        expand(R.verified("{sid}"), sid=POREP_SECTORS),
         POST_VERIFIED,
         # the proofs themselves: a deleted batch directory is proved again (and re-verified)
         expand(R.proofs("{batch}"), batch=BATCHES),

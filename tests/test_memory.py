@@ -177,3 +177,28 @@ def test_kernel_peak_counts_every_live_worker():
     rep = s.report()
     assert rep.rss_peak_bytes >= 2 * 150 << 20                  # the sampler saw both at once
     assert rep.kernel_peak_bytes >= rep.rss_peak_bytes
+
+
+def test_post_terms_cover_the_measured_post_peaks():
+    """The PoSt terms against the peaks measured on WindowPoSt partitions of 24 and 96 sectors with
+    the 32 GiB tree (benchmarks/results/postscale): synthesis (wide Poseidon values) and PCE
+    extraction (A-heavy non-zeros) are covered, within 1.3x at the larger one (the constants fitted
+    on PoRep dominate the smaller)."""
+    import json
+    from pathlib import Path
+
+    from cuzk.circuits import post as cp
+    from cuzk.memory.model import predict_step_bytes
+
+    root = Path(__file__).resolve().parents[1] / "benchmarks/results/postscale"
+    for name, step in (("measure_post_synthesize.jsonl", "synthesize"), ("measure_post_pce.jsonl", "pce_extract")):
+        rows = [json.loads(line) for line in (root / name).read_text().splitlines()]
+        assert [r["S"] for r in rows] == [24, 96]
+        for r in rows:
+            st = cp.PoStShape("x", "window", 32 << 30, r["S"], 10, test_only=True).stats()
+            if "num_wide" in r:
+                assert st["aux"] == r["aux"] and r["num_wide"] <= st["wide_aux"] <= 1.01 * r["num_wide"]
+            pred = predict_step_bytes(step, st)
+            assert pred >= r["peak_rss_bytes"], (step, r["S"])
+            if r["S"] == 96:
+                assert pred <= 1.3 * r["peak_rss_bytes"], (step, pred / r["peak_rss_bytes"])

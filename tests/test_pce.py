@@ -206,11 +206,17 @@ def test_witness_limbs_equal_witness_ints_and_range_is_checked(tmp_path):
     assert str(q) in str(e.value)
 
 
-def test_compact_assignment_writes_the_same_file(tmp_path):
+@pytest.mark.parametrize("chunk", [None, 2])
+def test_compact_assignment_writes_the_same_file(tmp_path, monkeypatch, chunk):
     """``write_witness_compact(cs.assignment_compact())`` (no Python int per value: what the
     synthesis step writes) gives the bytes of ``write_witness`` over ``cs.assignment()``, for a
-    synthetic circuit and for values at every storage boundary (0, 1, 2, 2^64 − 1, 2^64, r − 1)."""
+    synthetic circuit and for values at every storage boundary (0, 1, 2, 2^64 − 1, 2^64, r − 1);
+    also when the wide values are converted in chunks smaller than their count."""
+    from cuzk.r1cs import system
     from cuzk.r1cs.witness import read_witness, write_witness, write_witness_compact
+
+    if chunk:
+        monkeypatch.setattr(system, "_COMPACT_CHUNK", chunk)
 
     r = FR.modulus
     edge = ConstraintSystem(shape=True, witness=True)

@@ -267,35 +267,46 @@ randomness: e2e-post
 prover_id: "{pid}"
 allow_test_shapes: true
 circuit: porep-commd
+porep: false
 post: {{winning: true, window: true}}
 sectors:
   - {{id: 11, generate: 11, sector_size: test-only-256B}}
   - {{id: 12, generate: 12, sector_size: test-only-256B}}
   - {{id: 13, generate: 13, sector_size: test-only-256B}}
+  - {{id: 14, synthetic: true, sector_size: test-only-256B}}
+  - {{id: 15, synthetic: true, sector_size: test-only-256B}}
 """
 
 
 def test_post_targets_prove_and_verify(tmp_path):
-    """WinningPoSt and WindowPoSt as their own targets: only prepare and the PoSt chain run."""
+    """WinningPoSt and WindowPoSt as their own targets, over sealed and synthetic sectors, with
+    PoRep off (porep: false): only prepare, the PoSt chain and the report run; every proof
+    verified; the synthetic sectors marked in the vanilla files, the verify records and the report."""
     from cuzk.runlog import priority_inversions, read_run_log, ready_together
     from cuzk.sector.post import read_post
 
     cfg = tmp_path / "config.yaml"
     res = tmp_path / "results"
     cfg.write_text(POST_CONFIG.format(results=res, pid="0c" * 32))
-    targets = [str(res / "verify" / f"{k}-post-test-only-256B.json") for k in ("winning", "window")]
-    cmd = _cmd(cfg)  # targets go before --configfile, which takes several values
-    r = subprocess.run(cmd[:3] + targets + cmd[3:], cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    r = _snakemake(cfg)
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
-    for k, parts in (("winning", 1), ("window", 2)):  # window: 3 sectors, 2 per partition
+    # window: 5 sectors, 2 per partition (the last one padded); winning: its randomness picks
+    # index 3 of the sector set [11, 12, 13, 14, 15], the synthetic sector 14
+    for k, parts in (("winning", 1), ("window", 3)):
         out = json.loads((res / "verify" / f"{k}-post-test-only-256B.json").read_text())
         proof = res / "proofs" / f"{k}-post-test-only-256B" / f"{k}-post.proof"
         assert out == {"proof": f"{k}-post", "shape": f"test-only-{k}-post-256B-{'3' if k == 'winning' else '2x2'}",
-                       "partitions": parts, "verified": True, "synthetic": False, "proof_file": str(proof),
+                       "partitions": parts, "verified": True, "synthetic": True, "proof_file": str(proof),
                        "proof_sha256": hashlib.sha256(proof.read_bytes()).hexdigest()}
         doc = read_post(res / "post" / f"{k}-test-only-256B.vanilla.json")  # checked again on read
-        assert len(doc["partitions"]) == parts
+        assert len(doc["partitions"]) == parts and doc["synthetic"] is True
+        marks = [(s["id"], s.get("synthetic", False)) for s in doc["sectors"]]
+        if k == "window":
+            assert marks == [(11, False), (12, False), (13, False), (14, True), (15, True)]
+        else:
+            assert doc["winning_sector_set"] == {"size": 5, "index": 3} and set(marks) == {(14, True)}
     assert not (res / "proofs" / "test-only-commd-256B-b0").exists()  # PoRep was not needed
+    assert not list((res / "c1").glob("*.checked.json")) and not (res / "c1" / "14.c1.json").exists()
     assert sorted(p.name for p in (res / "sealed").iterdir()) == [f"{i}.sealed.npz" for i in (11, 12, 13)]
     # the order, from this run's log: WinningPoSt's prove never waited while WindowPoSt's started
     # (tests/test_runlog.py reads PoSt before PoRep from a real run with both)
@@ -303,6 +314,9 @@ def test_post_targets_prove_and_verify(tmp_path):
     assert {"prove_winning_post", "prove_window_post"} <= {j.rule for j in jobs}
     assert priority_inversions(jobs, {"prove_winning_post"}, {"prove_window_post"}) == []
     print("ready together:", ready_together(jobs, {"prove_winning_post"}, {"prove_window_post"}))
+    summary = (res / "report" / "summary.md").read_text()
+    assert "proofs verified (PoRep sectors and PoSt): 2 of 2" in summary
+    assert "synthetic sectors (not real data): 0; PoSt proofs over synthetic sectors: 2" in summary
 
 
 def test_post_rules_have_priority_over_porep(tmp_path):
@@ -314,7 +328,7 @@ def test_post_rules_have_priority_over_porep(tmp_path):
     from cuzk.circuits import registry
 
     cfg = tmp_path / "config.yaml"
-    cfg.write_text(POST_CONFIG.format(results=tmp_path / "results", pid="0c" * 32))
+    cfg.write_text(POST_CONFIG.format(results=tmp_path / "results", pid="0c" * 32).replace("porep: false", "porep: true"))
     r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--configfile", str(cfg)], cwd=tmp_path,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]

@@ -113,10 +113,14 @@ def _steps(sub) -> None:
         (("--generate",), {"type": int, "help": "seed of a random payload instead of --data"}),
         rnd, pid, (("--out", "-o"), {**req, "help": "the C1 file to write"}),
         (("--sealed",), {"help": "also write the sealed-sector file (tree_r_last, comm_c) PoSt reads"}))
-    add("post-vanilla", "sealed-sector files -> vanilla WinningPoSt/WindowPoSt proofs", lambda a: pipeline.post_vanilla(
-        a.kind, a.shape, a.sealed, a.out, a.randomness, a.prover_id, mem_json=a.mem_json),
+    add("post-vanilla", "sealed-sector files and/or synthetic sectors -> vanilla WinningPoSt/WindowPoSt proofs",
+        lambda a: pipeline.post_vanilla(a.kind, a.shape, a.sealed, a.out, a.randomness, a.prover_id,
+                                        synthetic_ids=a.synthetic, mem_json=a.mem_json),
         (("--kind",), {"choices": ["winning", "window"], **req, "help": "WinningPoSt or WindowPoSt"}), shape,
-        (("--sealed",), {"nargs": "+", **req, "help": "sealed-sector files (`cuzk prepare --sealed`)"}), rnd, pid,
+        (("--sealed",), {"nargs": "+", "default": [], "help": "sealed-sector files (`cuzk prepare --sealed`)"}),
+        (("--synthetic",), {"nargs": "+", "type": int, "default": [], "metavar": "ID",
+                            "help": "ids of synthetic sectors (sparse tree_r_last openings, any size; the "
+                                    "file is marked synthetic)"}), rnd, pid,
         (("--out", "-o"), {**req, "help": "the vanilla proofs file to write (JSON)"}))
     add("pce-extract", "record a circuit shape's R1CS into a PCE file",
         lambda a: pipeline.pce_extract(a.shape, a.out, a.mem_json), shape,

@@ -41,7 +41,8 @@ from .r1cs.pce import check_pce_file, read_pce, read_pce_header, write_pce
 from .r1cs.witness import check_witness_file, read_witness_compact, write_witness_compact
 from .sector.jsondoc import admit, load_checked, read_record
 from .sector.porep_c1 import write_porep_c1
-from .sector.post import generate_post, write_post
+from .sector.post import generate_post, partition_count, write_post
+from .sector.post_synthetic import SyntheticSector
 from .sector.prepare import dev_randomness
 from .sector.synthetic import synthetic_c1
 from .sector import filecoin_c1, prepare_sector, read_c1
@@ -216,14 +217,24 @@ def prepare(sector: dict, out, shape_name: str, randomness: str, prover_id_hex: 
 
 
 def post_vanilla(kind: str, shape_name: str, sealed_paths, out, randomness: str, prover_id_hex: str,
-                 mem_json=None, mem_gb=None) -> None:
-    """Vanilla PoSt proofs of ``kind`` ("winning"/"window") over sealed sectors of one size, with
-    the counts of ``shape_name``; the chain randomness is stood in for by ``randomness``."""
+                 synthetic_ids=(), mem_json=None, mem_gb=None) -> None:
+    """Vanilla PoSt proofs of ``kind`` ("winning"/"window") over sectors of one size, with the
+    counts of ``shape_name``: the sealed-sector files ``sealed_paths`` and the synthetic sectors
+    ``synthetic_ids`` (sparse tree_r_last openings, :mod:`cuzk.sector.post_synthetic`; the file
+    then says ``"synthetic": true``). The chain randomness is stood in for by ``randomness``.
+
+    Raises:
+        ValueError: no sectors, duplicate ids, sectors of another size.
+        PoStError: a sealed-sector file is damaged (names it).
+    """
     shape = shape_by_name(shape_name)
     rnd = bytearray(dev_randomness(f"{kind}-post", randomness, 0))
     rnd[31] &= 0x3F  # a canonical Fr element
-    with measured("post_vanilla", mem_json, predict_step_bytes("prepare", shape.stats()), mem_gb):
-        doc = generate_post(kind, list(sealed_paths), bytes(rnd), bytes.fromhex(prover_id_hex),
+    sectors = list(sealed_paths) + [SyntheticSector(int(sid), shape.sector_size) for sid in synthetic_ids]
+    step = "prepare" if sealed_paths else "post_vanilla"   # sealed trees are read whole: as prepare holds them
+    pred = predict_step_bytes(step, shape.stats(), partitions=partition_count(shape.params(), len(sectors)))
+    with measured("post_vanilla", mem_json, pred, mem_gb):
+        doc = generate_post(kind, sectors, bytes(rnd), bytes.fromhex(prover_id_hex),
                             sector_count=shape.sector_count, challenge_count=shape.challenge_count)
         write_post(out, doc)
 
@@ -394,7 +405,8 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None) -> list
     n = fam.partitions(inp)
     stats = shape.stats()
     done = [0, None]   # aux of the partitions written, the current constraint system
-    with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats), mem_gb), atomic_dir(out_dir) as tmp, \
+    with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, partitions=n), mem_gb), \
+            atomic_dir(out_dir) as tmp, \
             bars.watch(lambda: done[0] + (done[1].num_aux if done[1] else 0), n * stats["aux"],
                        f"synthesize {Path(c1_path).name}", "aux"):
         for k in range(n):
@@ -469,7 +481,8 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     inputs = [_read_input(p, shape, rec) for p, rec in zip(c1_paths, records)]
     labels = [fam.label(inp) for inp in inputs]
     jobs = [(i, k) for i, inp in enumerate(inputs) for k in range(fam.partitions(inp))]
-    pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n, backend=backend_kind(backend))
+    pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n, backend=backend_kind(backend),
+                              partitions=len(jobs))
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
     rec = StepRecord("prove", sectors=n, gpu_mem_limit_bytes=limit)  # staging figures are added before measured() writes it
     rec.phase_seconds = phases = {}

@@ -250,7 +250,9 @@ def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir, budg
         f"{int(tl['jobs'].max()) if len(tl) else 0}",
         f"- partition proofs: {proofs}; prove steps {prove['seconds'].sum():.1f} s in all"
         + (f" ({prove['seconds'].sum() / proofs:.2f} s per proof)" if proofs else ""),
-        f"- synthetic sectors (not real data): {sum(bool(v.get('synthetic')) for v in verified)}",
+        f"- synthetic sectors (not real data): {sum(bool(v.get('synthetic')) and 'sector_id' in v for v in verified)}"
+        + (f"; PoSt proofs over synthetic sectors: {n}" if (n := sum(bool(v.get('synthetic')) and 'sector_id' not in v
+                                                                    for v in verified)) else ""),
         "",
         "| rule | jobs | seconds (sum) | peak RSS GiB (sampled) | peak RSS GiB (kernel) | predicted GiB | declared mem_gb |",
         "| --- | --- | --- | --- | --- | --- | --- |",

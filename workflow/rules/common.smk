@@ -17,6 +17,7 @@ from cuzk.memory.model import predict_step_bytes, prove_bench_bytes
 from cuzk.paths import Results, post_label, post_target
 from cuzk.pipeline import damaged_files
 from cuzk.sector import filecoin_c1
+from cuzk.sector.post import partition_count
 from cuzk.sector.prepare import SectorInputError
 
 RESULTS = config["results"]
@@ -48,10 +49,13 @@ def _sectors():
 
 
 SECTORS = _sectors()
-# sectors sealed here from data (they have the sealed data PoSt reads), synthetic ones, and those
-# whose C1 comes from elsewhere (config c1: path)
+# sectors sealed here from data (they have the sealed data PoSt reads), synthetic ones (PoRep:
+# a sparse synthetic C1; PoSt: sparse synthetic tree_r_last openings), and those whose C1 comes
+# from elsewhere (config c1: path)
 SEALED_SIDS = [sid for sid, s in SECTORS.items() if "data" in s or "generate" in s]
 SYNTHETIC_SIDS = [sid for sid, s in SECTORS.items() if s.get("synthetic")]
+# the sectors proved with PoRep (config porep: false proves only the PoSt targets)
+POREP_SECTORS = SECTORS if config.get("porep", True) else {}
 
 
 def sid_pattern(sids):
@@ -60,7 +64,8 @@ def sid_pattern(sids):
 
 
 def _posts():
-    """PoSt targets: {"<kind>-<size>": {"kind", "size", "shape", "sids"}} over all sectors of a size."""
+    """PoSt targets: {"<kind>-<size>": {"kind", "size", "shape", "sealed", "synthetic"}} over the
+    sectors of a size sealed here and the synthetic ones (sector ids, config order)."""
     out = {}
     for kind in POST_KINDS:
         for size in sorted({SECTORS[sid]["sector_size"] for sid in SECTORS}):
@@ -69,18 +74,21 @@ def _posts():
                 raise WorkflowError(
                     f"config.yaml: no {kind} PoSt shape for {size} sectors"
                 )
-            sids = [sid for sid in SEALED_SIDS if SECTORS[sid]["sector_size"] == size]
-            if not sids:
+            of_size = [sid for sid in SECTORS if SECTORS[sid]["sector_size"] == size]
+            sealed = [sid for sid in of_size if sid in SEALED_SIDS]
+            synthetic = [sid for sid in of_size if sid in SYNTHETIC_SIDS]
+            if not sealed and not synthetic:
                 logger.warning(
-                    f"cuzk: no {kind} PoSt over {size} sectors: none is sealed here (synthetic sectors "
-                    f"and C1 files made elsewhere have no sealed data)"
+                    f"cuzk: no {kind} PoSt over {size} sectors: none is sealed here or synthetic "
+                    f"(C1 files made elsewhere have no sealed data)"
                 )
                 continue
             out[f"{kind}-{size}"] = {
                 "kind": kind,
                 "size": size,
                 "shape": shape,
-                "sids": sids,
+                "sealed": sealed,
+                "synthetic": synthetic,
             }
     return out
 
@@ -90,10 +98,8 @@ if POSTS and int.from_bytes(bytes.fromhex(config["prover_id"]), "little") >= FR.
     raise WorkflowError(
         "config.yaml: prover_id (32 bytes, little-endian) is not a canonical Fr element; PoSt hashes it as one"
     )
-SHAPES = sorted(
-    {s["shape"] for s in SECTORS.values()} | {p["shape"] for p in POSTS.values()}
-)
-POREP_SHAPES = sorted({s["shape"] for s in SECTORS.values()})
+POREP_SHAPES = sorted({s["shape"] for s in POREP_SECTORS.values()})
+SHAPES = sorted(set(POREP_SHAPES) | {p["shape"] for p in POSTS.values()})
 
 
 def _batches():
@@ -101,7 +107,7 @@ def _batches():
     out = {}
     size = config["max_batch_size"]
     for shape in POREP_SHAPES:
-        sids = [sid for sid, s in SECTORS.items() if s["shape"] == shape]
+        sids = [sid for sid, s in POREP_SECTORS.items() if s["shape"] == shape]
         for i in range(0, len(sids), size):
             out[f"{shape}-b{i // size}"] = sids[i : i + size]
     return out
@@ -207,13 +213,13 @@ def shape_priority(wc):
 
 def prepare_priority(wc):
     """A sealed sector's priority: that of the highest PoSt target reading it, else 0."""
-    prios = [POST_PRIORITY[p["kind"]] for p in POSTS.values() if wc.sid in p["sids"]]
+    prios = [POST_PRIORITY[p["kind"]] for p in POSTS.values() if wc.sid in p["sealed"]]
     return max(prios, default=0)
 
 
 def partition_jobs():
     """Every (sector id, partition) synthesis job."""
-    return [(sid, k) for sid in SECTORS for k in range(sector_partitions(sid))]
+    return [(sid, k) for sid in POREP_SECTORS for k in range(sector_partitions(sid))]
 
 
 N_PARTITION_JOBS = len(partition_jobs())
@@ -277,7 +283,29 @@ def post_shape(wc):
 
 def post_sealed(wc):
     """The sealed-sector files a PoSt target reads."""
-    return [R.sealed(sid) for sid in POSTS[f"{wc.kind}-{wc.size}"]["sids"]]
+    return [R.sealed(sid) for sid in POSTS[f"{wc.kind}-{wc.size}"]["sealed"]]
+
+
+def post_synthetic_ids(wc):
+    """The synthetic sectors (ids) a PoSt target proves beside its sealed ones."""
+    return [int(sid) for sid in POSTS[f"{wc.kind}-{wc.size}"]["synthetic"]]
+
+
+def _post_partitions(p):
+    """Partitions of a PoSt target's proof (cuzk.sector.post.partition_count; WinningPoSt: 1)."""
+    params = shape_by_name(p["shape"]).params()
+    return partition_count(params, len(p["sealed"]) + len(p["synthetic"]))
+
+
+def post_partitions(wc):
+    return _post_partitions(POSTS[f"{wc.kind}-{wc.size}"])
+
+
+def post_vanilla_step(wc):
+    """The memory model's step of a post_vanilla job: over sealed sectors their trees are read
+    whole ("prepare", as sealing holds them); over synthetic ones only the sparse trees are
+    built ("post_vanilla")."""
+    return "prepare" if POSTS[f"{wc.kind}-{wc.size}"]["sealed"] else "post_vanilla"
 
 
 def post_pce(wc):
@@ -329,17 +357,22 @@ def report_records():
             {
                 "sid": [
                     sid
-                    for sid in SECTORS
-                    if sid not in SYNTHETIC_SIDS and "c1" not in SECTORS[sid]
+                    for sid in SEALED_SIDS
+                    if sid in POREP_SECTORS
+                    or any(sid in p["sealed"] for p in POSTS.values())
                 ]
             },
         ),
-        ("prepare_synthetic", "{sid}", {"sid": SYNTHETIC_SIDS}),
-        ("check_c1", "{sid}", {"sid": SECTORS}),
+        (
+            "prepare_synthetic",
+            "{sid}",
+            {"sid": [sid for sid in SYNTHETIC_SIDS if sid in POREP_SECTORS]},
+        ),
+        ("check_c1", "{sid}", {"sid": POREP_SECTORS}),
         ("pce_extract", "{shape}", {"shape": SHAPES}),
         ("setup", "{shape}", {"shape": SHAPES}),
         ("prove", "{batch}", {"batch": BATCHES}),
-        ("verify", "{sid}", {"sid": SECTORS}),
+        ("verify", "{sid}", {"sid": POREP_SECTORS}),
     ]
     out = [r for rule, job, wc in porep for r in expand(R.record(rule, job), **wc)]
     out += [
@@ -363,7 +396,7 @@ def reverify_checks():
             shape=s["shape"],
             checked=R.checked(sid),
         )
-        for sid, s in SECTORS.items()
+        for sid, s in POREP_SECTORS.items()
     ]
     for p in POSTS.values():
         job = post_target(p["kind"], p["size"])
@@ -402,27 +435,29 @@ def _refusal(fn, *args):
         raise WorkflowError(str(e)) from None
 
 
-def _declared(step, shape, threads, batch):
+def _declared(step, shape, threads, batch, partitions=1):
     """Whole GB a job of ``step`` declares: the memory model's prediction with headroom (setup
     and prove on the GPU when the backend resolves to cuda)."""
     stats = shape_by_name(shape).stats() if shape else None
     kind = "cuda" if JOB_GPUS else "cpu"
     predicted = predict_step_bytes(
-        step, stats, threads=threads, batch=batch, backend=kind
+        step, stats, threads=threads, batch=batch, backend=kind, partitions=partitions
     )
     return budget.declared_gb(predicted)
 
 
-def job_memory(rule, step, shape=None, threads=1, batch=1):
+def job_memory(rule, step, shape=None, threads=1, batch=1, partitions=1):
     """Resources {"mem_gb", "mem_mb"} of a rule, one prediction: the memory model's with headroom,
     raised per retry (attempt), refused when over --resources mem_gb (Snakemake would silently
-    lower the request and run the job anyway). ``shape``, ``batch``: values or input functions.
+    lower the request and run the job anyway). ``step``, ``shape``, ``batch``, ``partitions``
+    (of a PoSt target): values or input functions.
     """
 
     def gb(wildcards, attempt):
-        sh = shape(wildcards) if callable(shape) else shape
-        b = batch(wildcards) if callable(batch) else batch
-        declared = _declared(step, sh, threads, b)
+        args = [
+            x(wildcards) if callable(x) else x for x in (step, shape, batch, partitions)
+        ]
+        declared = _declared(args[0], args[1], threads, args[2], args[3])
         return _refusal(budget.attempt_gb, rule, declared, attempt, _budget_gb())
 
     def mb(wildcards, attempt):
@@ -473,7 +508,7 @@ def _existing_intermediates():
     witnesses and proofs."""
     for sh in SHAPES:
         yield from (R.pce(sh), R.params(sh), R.vk(sh))
-    for sid in SECTORS:
+    for sid in POREP_SECTORS:
         yield R.checked(sid)
         yield from sector_witnesses(sid)
     for b, sids in BATCHES.items():
@@ -554,8 +589,8 @@ def incomplete_batches():
 
 
 def _planned_jobs():
-    """(rule, step, shape, threads, batch, output) of every job this config needs."""
-    for sid, s in SECTORS.items():
+    """(rule, step, shape, threads, batch, output[, partitions]) of every job this config needs."""
+    for sid, s in POREP_SECTORS.items():
         if s.get("synthetic"):
             yield "prepare_synthetic", "prepare_synthetic", s["shape"], 1, 1, R.c1(sid)
         elif "c1" not in s:
@@ -571,8 +606,18 @@ def _planned_jobs():
     for b, sids in BATCHES.items():
         yield "prove", "prove", batch_shape(b), THREADS, len(sids), R.proofs(b)
     for p in POSTS.values():
-        out = R.proofs(post_target(p["kind"], p["size"]))
-        yield post_rules(p["kind"])["prove"], "prove", p["shape"], THREADS, 1, out
+        job, rules, n = (
+            post_target(p["kind"], p["size"]),
+            post_rules(p["kind"]),
+            _post_partitions(p),
+        )
+        vanilla = "prepare" if p["sealed"] else "post_vanilla"
+        yield rules["post_vanilla"], vanilla, p["shape"], 1, 1, R.post_vanilla(
+            p["kind"], p["size"]
+        ), n
+        yield rules["synthesize"], "synthesize", p["shape"], 1, 1, R.witness(job), n
+        yield rules["prove"], "prove", p["shape"], THREADS, 1, R.proofs(job), n
+        yield rules["verify"], "verify", p["shape"], 1, 1, R.verified(job), n
 
 
 def check_budgets():
@@ -584,8 +629,8 @@ def check_budgets():
     if budget_gb is None:
         return
     jobs = (
-        (rule, _declared(step, shape, threads, b), _declared(step, shape, 1, 1))
-        for rule, step, shape, threads, b, out in _planned_jobs()
+        (rule, _declared(step, shape, threads, b, *n), _declared(step, shape, 1, 1, *n))
+        for rule, step, shape, threads, b, out, *n in _planned_jobs()
         if not os.path.exists(out)
     )
     try:

@@ -1,4 +1,6 @@
-# WinningPoSt and WindowPoSt over the sealed sectors of each size (config post: winning/window).
+# WinningPoSt and WindowPoSt over the sealed and the synthetic sectors of each size (config post:
+# winning/window; a synthetic sector's tree_r_last openings are made sparse by post_vanilla, and
+# the vanilla file, the verify record and the report say synthetic).
 # Separate targets from PoRep, never batched with it; higher priority (POST_PRIORITY, common.smk),
 # also for the PCE, key and sealed sectors they read. Per target "<kind>-<size>": vanilla proofs
 # from the sealed-sector files -> witness -> proof (verified before it is written) -> verify.
@@ -27,9 +29,15 @@ for _kind in POST_KINDS:
         conda:
             "../envs/cuzk.yaml"
         resources:
-            **job_memory(_post["post_vanilla"], "prepare", shape=post_shape),
+            **job_memory(
+                _post["post_vanilla"],
+                post_vanilla_step,
+                shape=post_shape,
+                partitions=post_partitions,
+            ),
         params:
             shape=post_shape,
+            synthetic=post_synthetic_ids,
             randomness=config["randomness"],
             prover_id=config["prover_id"],
         script:
@@ -52,7 +60,12 @@ for _kind in POST_KINDS:
         conda:
             "../envs/cuzk.yaml"
         resources:
-            **job_memory(_post["synthesize"], "synthesize", shape=post_shape),
+            **job_memory(
+                _post["synthesize"],
+                "synthesize",
+                shape=post_shape,
+                partitions=post_partitions,
+            ),
         script:
             "../scripts/synthesize.py"
 
@@ -73,7 +86,9 @@ for _kind in POST_KINDS:
             "../envs/cuzk.yaml"
         threads: THREADS
         resources:
-            **job_memory(_post["prove"], "prove", post_shape, THREADS, 1),
+            **job_memory(
+                _post["prove"], "prove", post_shape, THREADS, 1, post_partitions
+            ),
             gpu=JOB_GPUS,
         params:
             backend=config["backend"],
@@ -99,7 +114,9 @@ for _kind in POST_KINDS:
         conda:
             "../envs/cuzk.yaml"
         resources:
-            **job_memory(_post["verify"], "verify"),
+            **job_memory(
+                _post["verify"], "verify", post_shape, partitions=post_partitions
+            ),
         params:
             shape=post_shape,
             proof=post_proof,

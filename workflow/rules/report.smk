@@ -3,7 +3,7 @@
 
 rule report:
     input:
-        verified=expand(R.verified("{sid}"), sid=SECTORS) + POST_VERIFIED,
+        verified=expand(R.verified("{sid}"), sid=POREP_SECTORS) + POST_VERIFIED,
         mem=report_records(),
     output:
         steps=report(

@@ -116,6 +116,8 @@ class PoStShape:
         (nnz 1/2/0); per level ``insert`` + Poseidon (:func:`gadget_cost`); root equality and
         challenge packing (1 constraint each). Plus one input row per input, ONE included.
         ``circuit_constraints`` leaves the input rows out (rust-fil-proofs' count).
+        ``post_path_values`` and ``wide_aux`` size the memory model's PoSt terms
+        (:mod:`cuzk.memory.model`).
         """
         S, k, ar = self.sector_count, self.challenges, self.arities
         nbits = sum(a.bit_length() - 1 for a in ar)
@@ -136,6 +138,11 @@ class PoStShape:
             "domain": max(2, 1 << (constraints - 1).bit_length()),
             "sector_size": self.sector_size,
             "partitions": 1,
+            # for the memory model: the partition's 32-byte values in its vanilla file (per
+            # inclusion proof: leaf, root, the siblings), and its aux that are not index bits
+            # (Poseidon values: wide in the witness file)
+            "post_path_values": k * (2 + sum(a - 1 for a in ar)),
+            "wide_aux": S * (3 + h2["aux"]) + k * (1 + sum(a - 1 for a in ar) + lv["aux"]),
         }
 
     def describe(self) -> dict:

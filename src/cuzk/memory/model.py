@@ -35,30 +35,56 @@ def prove_bench_bytes(constraints: int, threads: int = 1) -> int:
 
 # Per-step linear models: bytes = BASE + workers·WORKER + Σ coefficient·count, with the counts
 # of one partition's R1CS ("constraints", "aux", "nnz" = A+B+C non-zeros, "domain" = NTT size)
-# and "sector_size". Coefficients were fitted to measured peaks (process tree RSS) of the
+# and "sector_size"; PoSt shapes add "post_path_values" (32-byte values of a partition's
+# inclusion proofs in its vanilla file, counted once per partition of the target: ``partitions``)
+# and "wide_aux" (aux that are not index bits: Poseidon values, 32 bytes each in the witness file
+# where a PoRep witness is nearly all packed bits). Coefficients were fitted to measured peaks (process tree RSS) of the
 # test-only 128 B shape (domain 2^17, aux 91,404) and the 2 KiB shape (domain 2^20, aux
 # 547,408) on the CPU backend with 2 workers: setup peaked at 0.50 and 2.28 GiB, prove at 0.50
 # and 2.68 GiB, pce_extract at 0.14 GiB, synthesize at 0.10 GiB (2 KiB); see
 # benchmarks/results/2026-11-30-cpu-2core/default-batch.
+# A PoSt vanilla file held whole (JSON parsed into lists of byte values) with its full check
+# (``read_post``): 883 B per 32-byte value, measured on the 2-core machine for a padded 32 GiB
+# WindowPoSt (23,490 inclusion proofs x 72 values, 202 MB of JSON): 1.50 GiB peak, 0.045 GiB of
+# it imports (benchmarks/results/postscale). Every PoSt step that reads the file pays it.
+POST_VANILLA_BYTES_PER_VALUE = 883.0
+# synthesize: bytes per wide aux beyond the 21 B/aux every aux costs. Peaks of 326.1 MB and
+# 1,014.7 MB at 1,284,576 and 5,138,304 wide of 1,296,576 and 5,186,304 aux (WindowPoSt
+# partitions of 24 and 96 synthetic 32 GiB sectors, 2-core machine, the file read whole too):
+# (688.6 MB - 21 B x 3.89 M aux - 883 B x 51,840 values) / 3.85 M wide = 146 B
+WIDE_AUX_SYNTH = 146.0
+# post_vanilla over synthetic sectors: bytes per 32-byte value of the file made. A full 32 GiB
+# WindowPoSt partition (2,349 distinct synthetic sectors, 1,691,280 values, 202.7 MB of JSON)
+# peaked at 1.15 GiB, 0.045 GiB of it imports, while its JSON was written (2-core machine): 703 B
+POST_VANILLA_GEN_BYTES_PER_VALUE = 703.0
 STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # sealing: labels, tree_c, tree_r_last and the parent table in memory; measured 0.091 GiB at
     # 2 KiB (default batch) and 0.37 GiB at 8 MiB (bench circuit, H200 host)
     "prepare": {"const": 40 << 20, "sector_size": 40.0},
     # a synthetic sector's C1 (sparse: only the opened nodes): 0.12 GiB for a 32 GiB one (H200 host)
     "prepare_synthetic": {"const": 64 << 20},
-    # 0.53 GiB at 2 KiB, 18.4 GiB at 32 GiB (H200 host, stop11): 27.1 B per non-zero + 160 MB
+    # 0.53 GiB at 2 KiB, 18.4 GiB at 32 GiB (H200 host, stop11): 27.1 B per non-zero + 160 MB.
+    # A non-zero costs the same in A, B or C: WindowPoSt (nnz A 7x B or C) measured 26.7 B per
+    # non-zero (24 and 96 sectors of the 32 GiB circuit, 11.7 M and 46.8 M nnz; postscale)
     "pce_extract": {"const": 160 << 20, "nnz": 29.0},
     "setup": {"domain": 1700.0, "aux": 1250.0},  # aux slope raised to cover porep-2KiB (9.90 GiB)
     # one partition's witness (witness mode, shared small ints): 0.10 GiB at 2 KiB (aux 2.69 M),
     # 2.72 GiB at 32 GiB (aux 130.2 M, H200 host, stop 12: written from the value store, no int
     # per value): 20.4 B per aux; the checked C1 read whole (a 32 GiB synthetic C1 is 38 MB)
-    "synthesize": {"const": 256 << 20, "aux": 21.0},
+    # A PoSt witness is nearly all Poseidon values, which the value store keeps as gmpy2 integers
+    # (112 B each, plus slot, flag and pointer) until the witness file's limbs are made: the
+    # "wide_aux" slope (WIDE_AUX_SYNTH), measured on WindowPoSt partitions of 24 and 96 sectors
+    # with the 32 GiB tree (1.3 M and 5.2 M aux; benchmarks/results/postscale), beside the 21 B/aux
+    "synthesize": {"const": 256 << 20, "aux": 21.0, "wide_aux": WIDE_AUX_SYNTH, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     # the full check of an input file when it enters: 0.28 GiB for a 32 GiB synthetic C1 (35 s on
     # the H200 host, 18 s on the 2-core machine), 0.09 GiB at 2 KiB
     "check_c1": {"const": 256 << 20},
-    "prove": {"domain": 1700.0, "aux": 1600.0},
+    "prove": {"domain": 1700.0, "aux": 1600.0, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     # pairing library + the C1 read whole: 0.058 GiB at 2 KiB, 0.24 GiB at 32 GiB (H200 host)
-    "verify": {"const": 16 << 20, "sector_size": 0.0056},
+    "verify": {"const": 16 << 20, "sector_size": 0.0056, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
+    # synthetic PoSt vanilla proofs (sparse trees for every challenged leaf, the file's JSON
+    # made whole before it is written). Over sealed sectors the workflow declares "prepare".
+    "post_vanilla": {"post_path_values": POST_VANILLA_GEN_BYTES_PER_VALUE},
     "report": {"const": 160 << 20},  # pandas + matplotlib
 }
 STEPS_WITH_WORKERS = ("setup", "prove")
@@ -73,14 +99,18 @@ STEPS_WITH_WORKERS = ("setup", "prove")
 # witness limbs stay on the host (stop 11, before: 20.3 GiB at 32 GiB); what is left, the key's
 # pinned staging, the coefficient table and the C1 files: 3.8 GiB at 32 GiB (stop12/run-a, two
 # batches of two sectors), predicted 4.05 GiB.
+# A PoSt prove job also holds its vanilla file (POST_VANILLA_BYTES_PER_VALUE) and reads each
+# witness file whole (``read_witness_compact``): 32 bytes per wide value, the file format's, where
+# a PoRep witness is 35 MB of packed bits at 32 GiB.
 STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
     "setup": {"const": 0.75 * (1 << 30), "nnz": 23.0},
-    "prove": {"const": 1.3 * (1 << 30), "nnz": 4.0},
+    "prove": {"const": 1.3 * (1 << 30), "nnz": 4.0, "wide_aux": 32.0,
+              "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
 }
 
 
 def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, batch: int = 1,
-                       backend: str = "cpu") -> int:
+                       backend: str = "cpu", partitions: int = 1) -> int:
     """Predicted peak host RSS in bytes of a workflow step (its process and children).
 
     Args:
@@ -92,6 +122,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
             turn, so it adds only the small per-sector witness buffers (counted in "aux").
         backend: "cpu" or "cuda" (what ``cuzk.backend.backend_kind`` resolves the step's backend
             to): setup and prove on cuda use ``STEP_COEFFICIENTS_CUDA``.
+        partitions: partitions of the PoSt target the step reads the vanilla file of (it holds
+            all of them): multiplies the "post_path_values" term.
 
     Raises:
         KeyError: unknown step.
@@ -108,7 +140,7 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
     if step in STEPS_WITH_WORKERS and threads > 1 and not on_gpu:
         total += threads * WORKER_PROCESS_BYTES
     for key, c in coeffs.items():
-        total += c * stats.get(key, 0)
+        total += c * stats.get(key, 0) * (max(1, partitions) if key == "post_path_values" else 1)
     if step == "prove" and batch > 1 and not on_gpu:   # cuda holds one partition's witness at a time
         total += (batch - 1) * 64 * stats.get("aux", 0)
     return int(total)

@@ -36,6 +36,7 @@ _MPZ_TYPE = type(_MPZ(0))
 _U64_LIMIT = 1 << 64
 _INPUT_KEY_BASE = -(1 << 62)  # sort key of input i is _INPUT_KEY_BASE + i: below every aux
 _KEY_MAX = np.iinfo(np.int64).max
+_COMPACT_CHUNK = 1 << 18  # values per to_limbs call in _ValueStore.compact
 _to_mpz = np.frompyfunc(_MPZ, 1, 1)
 
 INPUT_GADGET = "input"  # gadget name of the appended rows ``input_i * 0 = 0``
@@ -313,8 +314,12 @@ class _ValueStore:
         ur, br = u[rest], big[rest]
         wide = np.zeros((len(rest), FR.limbs), dtype=np.uint64)
         wide[~br, 0] = ur[~br]
-        if br.any():
-            wide[br] = to_limbs(self._bigarr[ur[br].astype(np.intp)], FR.limbs)
+        big = np.flatnonzero(br)
+        # in chunks: to_limbs holds ~100 bytes of temporaries per value, which at a 32 GiB
+        # WindowPoSt partition (127 M values, nearly all wide) would more than double the peak
+        for lo in range(0, len(big), _COMPACT_CHUNK):
+            at = big[lo:lo + _COMPACT_CHUNK]
+            wide[at] = to_limbs(self._bigarr[ur[at].astype(np.intp)], FR.limbs)
         return is_bit, u[is_bit].astype(np.uint8), wide
 
     def all_ints(self, chunk: int = 1 << 20) -> np.ndarray:

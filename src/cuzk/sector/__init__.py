@@ -8,7 +8,8 @@
   records (a document checked when it enters, trusted later by its SHA-256);
   ``porep_c1``: full StackedDRG vanilla proofs of a sealed sector, and their verification;
   ``synthetic``: sparse synthetic 32/64 GiB C1 files.
-- ``post``: WinningPoSt / WindowPoSt challenges, sealed-sector files, vanilla proofs.
+- ``post``: WinningPoSt / WindowPoSt challenges, sealed-sector files, vanilla proofs;
+  ``post_synthetic``: sparse tree_r_last openings of synthetic sectors (any size) for PoSt.
 - ``update``: SnapDeals (empty-sector update): challenges, rho encoding, partition vanilla proofs.
 - ``prepare``: the ``prepare`` step (data → padding → sealing → C1).
 

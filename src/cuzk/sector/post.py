@@ -41,10 +41,13 @@ proof (``prove_all_partitions``) and, in the circuit's public inputs, its last s
      "sector_count", "challenge_count", "randomness": [32], "prover_id": [32],
      "sectors": [{"id": u64, "comm_r": [32]}, ...],           # public sectors, proving order
      "winning_sector_set": {"size": n, "index": i},          # winning only
+     "synthetic": true,                                      # only when a sector is synthetic
      "partitions": [[{"comm_c": [32], "comm_r_last": [32],   # sector_count entries each
                       "inclusion_proofs": [MerkleProof × challenge_count]}, ...], ...]}
 
-``MerkleProof`` is :mod:`cuzk.sector.porep_c1`'s (tree_r_last, leaf = replica node). A proof file
+``MerkleProof`` is :mod:`cuzk.sector.porep_c1`'s (tree_r_last, leaf = replica node). A synthetic
+sector (:mod:`cuzk.sector.post_synthetic`: sparse tree_r_last, never sealed) has
+``"synthetic": true`` in its ``sectors`` entry, and the file then has it at the top level. A proof file
 is checked completely on read (:func:`verify_post`), as ``FallbackPoSt::verify`` plus the padding.
 
 **Sealed sector file** (``.npz``): what PoSt needs from :func:`cuzk.sector.replica.replicate`:
@@ -54,10 +57,10 @@ is checked completely on read (:func:`verify_post`), as ``FallbackPoSt::verify``
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import io
 import json
+import marshal
 import math
 import os
 import zipfile
@@ -73,6 +76,7 @@ from ..fileio import atomic_open, atomic_write_text
 from ..hash.poseidon import R
 from .jsondoc import BYTES32, NAT, load_json, nat
 from .porep_c1 import merkle_proof
+from .post_synthetic import SyntheticSector, synthetic_openings
 from .replica import comm_r as hash_comm_r, fr_to_nodes, hash_paths, nodes_to_fr, tree_arities, tree_shape
 
 __all__ = [
@@ -444,8 +448,8 @@ def read_sealed(path) -> SealedSector:
     return SealedSector(sid, size, shape, levels, comms["comm_c"], comms["comm_r_last"], comms["comm_r"], str(path))
 
 
-def _as_sealed(x) -> SealedSector:
-    return x if isinstance(x, SealedSector) else read_sealed(x)
+def _as_sealed(x) -> SealedSector | SyntheticSector:
+    return x if isinstance(x, (SealedSector, SyntheticSector)) else read_sealed(x)
 
 
 # --- vanilla proofs -------------------------------------------------------------------------------
@@ -458,14 +462,17 @@ def generate_post(kind: str, sectors: Sequence, randomness: bytes, prover_id: by
 
     Args:
         kind: "winning" or "window".
-        sectors: sealed sectors (:class:`SealedSector` or sealed-sector file paths), one size.
-            Window: every sector is proved, in sector-id order. Winning: the sector set; the
-            sector at :func:`winning_sector_challenges` is proved (only that file is read).
+        sectors: sealed sectors (:class:`SealedSector` or sealed-sector file paths) and/or
+            synthetic ones (:class:`cuzk.sector.post_synthetic.SyntheticSector`: sparse trees
+            built for exactly the challenged leaves), one size. Window: every sector is proved,
+            in sector-id order. Winning: the sector set; the sector at
+            :func:`winning_sector_challenges` is proved (only that file is read).
         randomness, prover_id: 32 bytes each, canonical Fr elements.
         api_version, sector_count, challenge_count: see :func:`post_params`.
 
     Returns:
-        The vanilla proof dict (write it with :func:`write_post`).
+        The vanilla proof dict (write it with :func:`write_post`); when a proved sector is
+        synthetic, ``"synthetic": true`` at the top and in that sector's ``sectors`` entry.
 
     Raises:
         ValueError: bad arguments (sizes differ, duplicate sector ids, non-canonical randomness).
@@ -494,20 +501,33 @@ def generate_post(kind: str, sectors: Sequence, randomness: bytes, prover_id: by
         if s.sector_size != p.sector_size:
             raise ValueError(f"sector {s.sector_id} has size {s.sector_size}, others {p.sector_size}")
     ids = [s.sector_id for s in pub]
+    plan = [_slot_challenges(p, r, ids, j) for j in range(partition_count(p, len(pub)))]
+    synth = _synthetic_sectors(pub, plan)
     parts = []
-    for j in range(partition_count(p, len(pub))):
-        slots, ch = _slot_challenges(p, r, ids, j)
+    for slots, ch in plan:
         entries, cache = [], {}
         for g, row in zip(slots, ch):
             if g in cache:  # padding: a copy of the last sector's proof
-                entries.append(copy.deepcopy(cache[g]))
+                entries.append(marshal.loads(cache[g]))
                 continue
             s = pub[g]
-            proofs = [merkle_proof(s.tree_r_last, int(c), s.shape) for c in row]
-            _check_sealed_proofs(s, proofs)
-            cache[g] = {"comm_c": _b32(s.comm_c), "comm_r_last": _b32(s.comm_r_last), "inclusion_proofs": proofs}
-            entries.append(cache[g])
+            if g in synth:
+                o, used, proofs = synth[g], set(), []
+                for c in row.tolist():  # a leaf challenged twice gets a copy
+                    proofs.append(_fresh(o["proofs"][c], c in used))
+                    used.add(c)
+                comms = o["comm_c"], o["comm_r_last"]
+            else:
+                proofs = [merkle_proof(s.tree_r_last, int(c), s.shape) for c in row]
+                _check_sealed_proofs(s, proofs)
+                comms = s.comm_c, s.comm_r_last
+            entries.append({"comm_c": _b32(comms[0]), "comm_r_last": _b32(comms[1]), "inclusion_proofs": proofs})
+            cache[g] = marshal.dumps(entries[-1])
         parts.append(entries)
+    comm_r = [synth[g]["comm_r"] if g in synth else s.comm_r for g, s in enumerate(pub)]
+    flags = [{"synthetic": True} if g in synth else {} for g in range(len(pub))]
+    if synth:
+        extra["synthetic"] = True
     return {
         "format": FORMAT,
         "kind": p.kind,
@@ -518,10 +538,36 @@ def generate_post(kind: str, sectors: Sequence, randomness: bytes, prover_id: by
         "challenge_count": p.challenge_count,
         "randomness": _b32(r),
         "prover_id": _b32(pid),
-        "sectors": [{"id": s.sector_id, "comm_r": _b32(s.comm_r)} for s in pub],
+        "sectors": [{"id": s.sector_id, "comm_r": _b32(c)} | f for s, c, f in zip(pub, comm_r, flags)],
         **extra,
         "partitions": parts,
     }
+
+
+def _fresh(x, copy: bool):
+    """``x`` itself, or (``copy``) a copy sharing nothing: a marshal round trip, which is 15 times
+    faster than ``copy.deepcopy`` on these lists of byte values (a padded 32 GiB WindowPoSt copies
+    2,348 sector proofs)."""
+    return marshal.loads(marshal.dumps(x)) if copy else x
+
+
+def _synthetic_sectors(pub: list, plan: list) -> dict[int, dict]:
+    """Openings of the synthetic public sectors, by position in ``pub``, for every leaf any
+    partition challenges: one sparse tree per sector (WinningPoSt repeats its sector in every
+    position), all built together (:func:`cuzk.sector.post_synthetic.synthetic_openings`)."""
+    want: dict[int, set] = {}
+    for slots, ch in plan:
+        for g, row in zip(slots, ch):
+            if isinstance(pub[g], SyntheticSector):
+                want.setdefault(pub[g].sector_id, set()).update(row.tolist())
+    if not want:
+        return {}
+    first = {}
+    for s in pub:
+        first.setdefault(s.sector_id, s)
+    ids = sorted(want)
+    opened = dict(zip(ids, synthetic_openings([first[i] for i in ids], [sorted(want[i]) for i in ids])))
+    return {g: opened[s.sector_id] for g, s in enumerate(pub) if s.sector_id in opened}
 
 
 def _check_sealed_proofs(s: SealedSector, proofs: list[dict]) -> None:
@@ -574,7 +620,8 @@ SCHEMA = {
         "prover_id": BYTES32,
         "sectors": {"type": "array", "minItems": 1, "items": {
             "type": "object", "required": ["id", "comm_r"],
-            "properties": {"id": NAT, "comm_r": BYTES32}}},
+            "properties": {"id": NAT, "comm_r": BYTES32, "synthetic": {"const": True}}}},
+        "synthetic": {"const": True},
         "winning_sector_set": {"type": "object", "required": ["size", "index"],
                                "properties": {"size": nat(1), "index": NAT}},
         "partitions": {"type": "array", "minItems": 1, "items": {"type": "array", "items": _SECTOR_PROOF}},
@@ -601,6 +648,8 @@ def _check_header(doc: dict, path) -> PoStParams:
     for i, s in enumerate(secs):
         if _int(s["comm_r"]) >= R:
             raise PoStError(path, f"sectors/{i}/comm_r", "not a canonical Fr element")
+    if doc.get("synthetic", False) != any(s.get("synthetic", False) for s in secs):
+        raise PoStError(path, "synthetic", "must be true exactly when some sector is marked synthetic")
     if p.kind == "winning":
         ws = doc.get("winning_sector_set")
         if ws is None:

@@ -64,6 +64,7 @@ __all__ = [
     "tree_path",
     "verify_tree_path",
     "hash_paths",
+    "comm_r_many",
     "comm_r",
     "replicate",
 ]
@@ -257,10 +258,17 @@ def hash_paths(leaves, levels, memo: PoseidonMemo | None = None) -> np.ndarray:
     return out
 
 
+def comm_r_many(comm_c, comm_r_last) -> np.ndarray:
+    """comm_r = Poseidon₂(comm_c, comm_r_last) with tag 3 (``PoseidonFunction::hash2``, as
+    ``StackedDrg`` seals and ``FallbackPoSt`` verifies it) for k sectors at once: two int arrays of
+    k canonical Fr values → (k,) int array."""
+    return poseidon_many([comm_c, comm_r_last], arity=2)
+
+
 def comm_r(comm_c: bytes, comm_r_last: bytes) -> bytes:
-    """comm_r = Poseidon₂(comm_c, comm_r_last) with tag 3 (``PoseidonFunction::hash2``), 32 bytes LE."""
+    """:func:`comm_r_many` of one sector, 32 bytes LE in and out."""
     c, rl = nodes_to_fr(comm_c, "comm_c"), nodes_to_fr(comm_r_last, "comm_r_last")
-    return fr_to_nodes(poseidon_many([c, rl], arity=2)).tobytes()
+    return fr_to_nodes(comm_r_many(c, rl)).tobytes()
 
 
 def _root_bytes(levels) -> bytes:
