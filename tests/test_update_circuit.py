@@ -12,11 +12,13 @@ from the commitments' bytes.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cuzk.backend.cuda import cuda_available
 from cuzk.circuits import update as cu
 from cuzk.hash.poseidon import R
 from cuzk.r1cs import ConstraintSystem, Unsatisfied, lc
@@ -211,3 +213,64 @@ def test_values_of_another_shape_refused(update):
         cu.public_inputs(0, **{**pub, "h": 2})
     with pytest.raises(ValueError, match="witness mode"):
         cu.synthesize(ConstraintSystem(shape=True, witness=True), cu.shape_by_name("update-2KiB"))
+
+
+def test_update_file_round_trip_through_the_registry(update, tmp_path):
+    """An update file (cuzk.sector.update_doc) read back through the registry's family gives the
+    values and public inputs of the in-memory proof; a changed comm_r_new or data leaf is refused
+    naming the field."""
+    from cuzk.circuits.registry import ShapeMismatchError, family_of, shape_by_name
+    from cuzk.sector import update_doc as ud
+    from cuzk.sector.jsondoc import write_doc
+
+    key, comm_c, _, out, pub, proof = update
+    doc = ud.to_doc(7, SIZE, 1, comm_c, out["comm_r_old"], out["comm_d_new"], out["comm_r_new"], [proof])
+    path = tmp_path / "7.update.json"
+    write_doc(path, doc)
+    shape = shape_by_name("update-2KiB")
+    fam = family_of(shape)
+    got = fam.read(path)
+    fam.check(got, path, shape)
+    assert fam.partitions(got) == 1 and fam.label(got) == "7"
+    assert fam.public_inputs(got, 0) == cu.public_inputs(0, **pub)
+    want = cu.values(proof, 0, **pub)
+    v = fam.values(got, 0)
+    assert v["inputs"] == want["inputs"] and (v["path_d_new"] == want["path_d_new"]).all()
+    assert all((a == b).all() for a, b in zip(v["path_r_new"], want["path_r_new"]))
+    with pytest.raises(ShapeMismatchError):
+        fam.check(got, path, shape_by_name("test-only-update-1KiB"))
+    for field, edit in (("partitions/0/comm_r_new", lambda d: d["comm_r_new"].__setitem__(0, d["comm_r_new"][0] ^ 1)),
+                        ("partitions/0/comm_d_new",
+                         lambda d: d["partitions"][0]["challenge_proofs"][4]["leaf_d_new"].__setitem__(0, 9)),
+                        ("h", lambda d: d.__setitem__("h", 2))):
+        bad = json.loads(path.read_text())
+        edit(bad)
+        write_doc(tmp_path / "bad.json", bad)
+        with pytest.raises(ud.UpdateFileError) as e:
+            fam.read(tmp_path / "bad.json")
+        assert e.value.field == field and "bad.json" in str(e.value)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not cuda_available(), reason="needs CuPy and a CUDA device")
+def test_groth16_proof_of_the_real_update_on_cuda(update, built):
+    """Setup, proof and verification of the 2 KiB partition on the cuda backend (1.7 M constraints:
+    about 15 minutes on the 2-core CPU machine, hence the GPU); a proof does not verify against a
+    changed comm_r_new or comm_d_new."""
+    from cuzk.backend import get_backend
+    from cuzk.groth16 import DevelopmentSetupWarning, Prover, setup, verify
+
+    *_, pub, _ = update
+    r1cs, cs, _ = built
+    ins, aux = (list(map(int, a)) for a in cs.assignment())
+    with get_backend("cuda") as gpu, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DevelopmentSetupWarning)
+        pk = setup(r1cs, gpu)
+        with Prover(pk, r1cs, gpu) as p:
+            proof = p.prove(ins, aux)
+    inputs = cu.public_inputs(0, **pub)
+    assert verify(pk.vk, proof, inputs)
+    for i in (2, 3):
+        bad = list(inputs)
+        bad[i] = (bad[i] + 1) % R
+        assert not verify(pk.vk, proof, bad)

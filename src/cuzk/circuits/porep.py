@@ -54,7 +54,7 @@ from ..r1cs.poseidon import insert, poseidon_hash
 from ..r1cs.sha256 import sha254_hash2
 from ..sector import SECTOR_SIZES, challenge_counts
 from .commd import SectorGeometry
-from .costs import CALLED, tabled, write_table
+from .costs import tabled
 from ..sector.graph import BASE_DEGREE, EXP_DEGREE
 from ..sector.replica import tree_arities, tree_shape
 
@@ -492,14 +492,6 @@ def _fixed_parts() -> dict:
     out = {"globals": _count(glob), "challenge": _count(chal), "encode": _count(enc)}
     out["encode"]["aux"] -= 2
     return out
-
-
-def write_cost_table() -> None:
-    """Rebuild ``gadget_costs.json`` (:mod:`cuzk.circuits.costs`) from every gadget the PoRep
-    shapes count (after a gadget changes; the tests compare the table with builds)."""
-    for shape in SHAPES.values():
-        _parts(shape)
-    write_table(sorted(CALLED))
 
 
 def _parts(shape: PoRepShape) -> list[tuple[int, dict]]:

@@ -343,12 +343,8 @@ def _challenge_checks(cs: ConstraintSystem, shape: UpdateShape, c_bits, hsel, ph
 
 
 def synthesize(cs: ConstraintSystem, shape: UpdateShape, values: dict | None = None) -> dict:
-    """Build one partition's circuit into ``cs`` (shape and/or witness mode).
-
-    Args:
-        cs: the constraint system.
-        shape: the circuit shape.
-        values: :func:`values` output; required when ``cs.has_values``.
+    """Build one SnapDeals partition into ``cs`` (shape and/or witness mode): ``values``
+    (:func:`values`) are required when ``cs.has_values``.
 
     Returns:
         refs for tests: ``c_bits`` (k, log2 N), each challenge's bits (little-endian) as the
