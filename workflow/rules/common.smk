@@ -38,20 +38,41 @@ def _sectors():
             raise WorkflowError(
                 f"config.yaml: sector {sid}: {size} is a test-only shape, not a Filecoin sector size"
             )
-        shape = registry.sector_shape(CIRCUIT, size)
+        circuit = "update" if "update" in s else CIRCUIT
+        shape = (
+            registry.update_shape(size)
+            if "update" in s
+            else registry.sector_shape(CIRCUIT, size)
+        )
         if shape is None:
             raise WorkflowError(
-                f"config.yaml: sector {sid}: circuit {CIRCUIT} has no shape for {size} sectors"
+                f"config.yaml: sector {sid}: circuit {circuit} has no shape for {size} sectors"
             )
         out[sid] = dict(s, shape=shape)
     return out
 
 
 SECTORS = _sectors()
-# sectors sealed here from data (they have the sealed data PoSt reads), synthetic ones, and those
-# whose C1 comes from elsewhere (config c1: path)
+# sectors sealed here from data (they have the sealed data PoSt and SnapDeals read), synthetic
+# ones, SnapDeals updates, and those whose C1 comes from elsewhere (config c1: path)
 SEALED_SIDS = [sid for sid, s in SECTORS.items() if "data" in s or "generate" in s]
 SYNTHETIC_SIDS = [sid for sid, s in SECTORS.items() if s.get("synthetic")]
+UPDATE_SIDS = [sid for sid, s in SECTORS.items() if "update" in s]
+
+
+def _check_updates():
+    """Each update names a sector sealed here of its own size."""
+    for sid in UPDATE_SIDS:
+        s = SECTORS[sid]
+        cc = str(s["update"]["cc"])
+        if cc not in SEALED_SIDS or SECTORS[cc]["sector_size"] != s["sector_size"]:
+            raise WorkflowError(
+                f"config.yaml: sector {sid}: update.cc {cc} is not a {s['sector_size']} sector sealed "
+                f"here (one with data or generate)"
+            )
+
+
+_check_updates()
 
 
 def sid_pattern(sids):
@@ -159,10 +180,12 @@ IMPORTED_SIDS = [
 
 
 def sector_c1(sid):
-    """A sector's C1 file: the configured one (c1: path; in Filecoin's form, its conversion by
-    import_c1) or the one prepare writes."""
+    """A sector's input file: the configured C1 (c1: path; in Filecoin's form, its conversion by
+    import_c1), the one prepare writes, or a SnapDeals sector's (update_vanilla)."""
     if sid in IMPORTED_SIDS:
         return R.imported_c1(sid)
+    if sid in UPDATE_SIDS:
+        return R.update(sid)
     return SECTORS[sid].get("c1") or R.c1(sid)
 
 
@@ -271,6 +294,23 @@ def batch_witness_dirs(wc):
     return [R.witness(sid) for sid in BATCHES[wc.batch]]
 
 
+def update_sealed(wc):
+    """The sealed file of the CC sector an update encodes its data into."""
+    return R.sealed(SECTORS[wc.sid]["update"]["cc"])
+
+
+def update_data(wc):
+    """The deal data file of an update (a missing one stops the run as sector_data does)."""
+    path = SECTORS[wc.sid]["update"]["data"]
+    if not os.path.exists(path) and not os.path.exists(R.update(wc.sid)):
+        stop_before_run(
+            SectorInputError(
+                f"config.yaml: sector {wc.sid}: update data file {path} does not exist"
+            )
+        )
+    return [path]
+
+
 def post_shape(wc):
     return POSTS[f"{wc.kind}-{wc.size}"]["shape"]
 
@@ -330,11 +370,13 @@ def report_records():
                 "sid": [
                     sid
                     for sid in SECTORS
-                    if sid not in SYNTHETIC_SIDS and "c1" not in SECTORS[sid]
+                    if sid not in SYNTHETIC_SIDS + UPDATE_SIDS
+                    and "c1" not in SECTORS[sid]
                 ]
             },
         ),
         ("prepare_synthetic", "{sid}", {"sid": SYNTHETIC_SIDS}),
+        ("update_vanilla", "{sid}", {"sid": UPDATE_SIDS}),
         ("check_c1", "{sid}", {"sid": SECTORS}),
         ("pce_extract", "{shape}", {"shape": SHAPES}),
         ("setup", "{shape}", {"shape": SHAPES}),
@@ -548,6 +590,8 @@ def _planned_jobs():
     for sid, s in SECTORS.items():
         if s.get("synthetic"):
             yield "prepare_synthetic", "prepare_synthetic", s["shape"], 1, 1, R.c1(sid)
+        elif sid in UPDATE_SIDS:
+            yield "update_vanilla", "prepare", s["shape"], 1, 1, R.update(sid)
         elif "c1" not in s:
             yield "prepare", "prepare", s["shape"], 1, 1, R.c1(sid)
         elif sid in IMPORTED_SIDS:

@@ -9,7 +9,8 @@ forms (fallback PoSt, :mod:`cuzk.circuits.post`), ``update-*`` / ``test-only-upd
 
 The workflow names sector sizes as Filecoin does ("2KiB", "32GiB") plus two test-only sizes;
 :data:`WORKFLOW_SIZES` lists them, :func:`sector_shape` and :func:`post_shape` give the shape a
-configured size is proved with (the one place the workflow's ``common.smk`` learns them).
+configured size is proved with, :func:`update_shape` a SnapDeals sector's (the one place the
+workflow's ``common.smk`` learns them).
 
 A family knows how to read its *input file* (the vanilla proofs a witness is made from: a comm_d
 C1, a PoRep C1, a PoSt vanilla file, a SnapDeals file), check it against a shape, count its partitions, and give
@@ -31,7 +32,7 @@ from ..sector.update_doc import UpdateFileError, partition_proof, publics, read_
 from . import commd, porep, post, update
 
 __all__ = ["ShapeMismatchError", "Family", "SHAPES", "shape_by_name", "family_of", "WORKFLOW_SIZES", "POREP_CIRCUITS",
-           "POST_KINDS", "sector_shape", "post_shape"]
+           "POST_KINDS", "sector_shape", "post_shape", "update_shape"]
 
 
 class ShapeMismatchError(CuzkError, ValueError):
@@ -171,6 +172,12 @@ def sector_shape(circuit: str, size: str) -> str | None:
         mod = porep if circuit == "porep" else commd
         return mod.shape_for(FILECOIN_SIZES[size]).name
     return _TEST_SIZE_SHAPES.get((circuit, size))
+
+
+def update_shape(size: str) -> str | None:
+    """The SnapDeals shape name of sectors of ``size`` (a :data:`WORKFLOW_SIZES` name); None for
+    the test-only sizes (the update circuit's smallest is 1 KiB)."""
+    return update.shape_for(FILECOIN_SIZES[size]).name if size in FILECOIN_SIZES else None
 
 
 def post_shape(kind: str, size: str) -> str | None:
