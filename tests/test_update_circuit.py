@@ -274,3 +274,21 @@ def test_groth16_proof_of_the_real_update_on_cuda(update, built):
         bad = list(inputs)
         bad[i] = (bad[i] + 1) % R
         assert not verify(pk.vk, proof, bad)
+
+
+@pytest.mark.parametrize("size", [2048, 32 << 10])
+def test_synthetic_update_equals_the_update_of_its_full_sector(size):
+    """The structured synthetic file (no tree built) is byte for byte the file generate_update
+    makes from the whole repeating sector with full trees; it verifies and is marked synthetic."""
+    from cuzk.sector import update_doc as ud
+    from cuzk.sector.update_synthetic import structured_sector, synthetic_update
+
+    K, D, comm_c = structured_sector(9)
+    n = size // 32
+    key = b"".join(K[v % 8].to_bytes(32, "little") for v in range(n))
+    data = b"".join(D[v % 8].to_bytes(32, "little") for v in range(n))
+    root = build_tree(key, su.tree_r_shape(size))[-1][0]
+    full, _ = ud.generate_update(4, key, data, comm_c, int(root).to_bytes(32, "little"), size)
+    doc = synthetic_update(4, size, 9)
+    assert doc == full | {"synthetic": True}
+    ud.verify_update(doc)

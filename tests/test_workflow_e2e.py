@@ -359,7 +359,8 @@ def test_update_sectors_are_batched_like_porep(tmp_path):
     """SnapDeals sectors: their own shape (update-2KiB), PCE, key and batches of max_batch_size,
     one synthesis job per partition, memory declared from the model, proofs verified per sector
     (dry run); then the real chain up to one partition's witness (the CC sector sealed, the update
-    file written and checked, the PCE, the witness), which satisfies the PCE's R1CS."""
+    file written and checked, the PCE, the witness), which satisfies the PCE's R1CS; and the DAG
+    of a synthetic 32 GiB update."""
     import re
 
     from cuzk.r1cs.pce import read_pce
@@ -404,3 +405,15 @@ def test_update_sectors_are_batched_like_porep(tmp_path):
     r1cs.check([int(x) for x in ins] + [int(x) for x in aux])
     assert [int(x) for x in ins[1:]] == [1] + [int.from_bytes(bytes(doc[k]), "little")
                                              for k in ("comm_r_old", "comm_d_new", "comm_r_new")]
+
+    # a synthetic 32 GiB update: 16 partitions, one synthesis job each, all in one update-32GiB batch
+    cfg.write_text(UPDATE_CONFIG.split("sectors:")[0].format(results=res, pid="0d" * 32)
+                   + "sectors:\n  - {id: 31, update: {synthetic: true}, sector_size: 32GiB}\n")
+    r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--configfile", str(cfg)], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    blocks = re.split(r"\n(?=rule |localrule )", r.stdout)
+    assert sum(b.startswith("rule synthesize:") and "sid=31" in b for b in blocks) == 16
+    assert any(b.startswith("rule prove:") and "batch=update-32GiB-b0" in b for b in blocks)
+    want = declared_gb(predict_step_bytes("prepare_synthetic", shape_by_name("update-32GiB").stats()))
+    assert any(b.startswith("rule update_vanilla:") and f"mem_gb={want}," in b for b in blocks)

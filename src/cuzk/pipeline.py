@@ -45,6 +45,7 @@ from .sector.post import generate_post, read_sealed, write_post
 from .sector.prepare import dev_randomness, load_payload
 from .sector.replica import fr_to_nodes
 from .sector.update_doc import generate_update
+from .sector.update_synthetic import synthetic_update
 from .sector.synthetic import synthetic_c1
 from .sector import filecoin_c1, prepare_sector, read_c1
 from .sector.c1 import C1Error, build_c1, write_c1
@@ -225,7 +226,9 @@ def post_vanilla(kind: str, shape_name: str, sealed_paths, out, randomness: str,
 
 
 def update_vanilla(sector: dict, sealed_path, out, shape_name: str, mem_json=None, mem_gb=None) -> None:
-    """A SnapDeals sector's input file: the deal data of ``sector["update"]["data"]`` (Fr32-padded)
+    """A SnapDeals sector's input file: with ``sector["update"]["synthetic"]`` a structured synthetic
+    sector of any size (:func:`cuzk.sector.update_synthetic.synthetic_update`, seeded by the id;
+    ``sealed_path`` unused), else the deal data of ``sector["update"]["data"]`` (Fr32-padded)
     encoded into the replica of the sealed sector file ``sealed_path`` (its tree_r_last leaves,
     comm_c, comm_r_last), every partition proved (:func:`cuzk.sector.update_doc.generate_update`,
     h = h_default) and written as ``out``. The new replica itself is not kept. Memory: the
@@ -239,6 +242,10 @@ def update_vanilla(sector: dict, sealed_path, out, shape_name: str, mem_json=Non
     shape = shape_by_name(shape_name)
     if family_of(shape).name != "update":
         raise ValueError(f"update_vanilla: {shape_name} is not a SnapDeals shape")
+    if sector["update"].get("synthetic"):
+        with measured("update_vanilla", mem_json, predict_step_bytes("prepare_synthetic", shape.stats()), mem_gb):
+            write_doc(out, synthetic_update(int(sector["id"]), shape.sector_size, int(sector["id"])))
+        return
     sealed = read_sealed(sealed_path)
     if sealed.sector_size != shape.sector_size:
         raise ValueError(f"{sealed_path}: a {sealed.sector_size}-byte sector; shape {shape_name} updates "

@@ -61,9 +61,11 @@ UPDATE_SIDS = [sid for sid, s in SECTORS.items() if "update" in s]
 
 
 def _check_updates():
-    """Each update names a sector sealed here of its own size."""
+    """Each update names a sector sealed here of its own size (or is synthetic)."""
     for sid in UPDATE_SIDS:
         s = SECTORS[sid]
+        if s["update"].get("synthetic"):
+            continue
         cc = str(s["update"]["cc"])
         if cc not in SEALED_SIDS or SECTORS[cc]["sector_size"] != s["sector_size"]:
             raise WorkflowError(
@@ -295,13 +297,26 @@ def batch_witness_dirs(wc):
 
 
 def update_sealed(wc):
-    """The sealed file of the CC sector an update encodes its data into."""
-    return R.sealed(SECTORS[wc.sid]["update"]["cc"])
+    """The sealed file of the CC sector an update encodes its data into (none: synthetic)."""
+    u = SECTORS[wc.sid]["update"]
+    return [] if u.get("synthetic") else [R.sealed(u["cc"])]
+
+
+def update_step(sid):
+    """The memory model step of sector ``sid``'s update_vanilla job: a synthetic file is sparse
+    (no sector in memory), a real update holds the sector's trees as sealing does."""
+    return "prepare_synthetic" if SECTORS[sid]["update"].get("synthetic") else "prepare"
+
+
+def update_step_wc(wc):
+    return update_step(wc.sid)
 
 
 def update_data(wc):
     """The deal data file of an update (a missing one stops the run as sector_data does)."""
-    path = SECTORS[wc.sid]["update"]["data"]
+    path = SECTORS[wc.sid]["update"].get("data")
+    if path is None:
+        return []
     if not os.path.exists(path) and not os.path.exists(R.update(wc.sid)):
         stop_before_run(
             SectorInputError(
@@ -458,13 +473,15 @@ def _declared(step, shape, threads, batch):
 def job_memory(rule, step, shape=None, threads=1, batch=1):
     """Resources {"mem_gb", "mem_mb"} of a rule, one prediction: the memory model's with headroom,
     raised per retry (attempt), refused when over --resources mem_gb (Snakemake would silently
-    lower the request and run the job anyway). ``shape``, ``batch``: values or input functions.
+    lower the request and run the job anyway). ``step``, ``shape``, ``batch``: values or input
+    functions.
     """
 
     def gb(wildcards, attempt):
+        st = step(wildcards) if callable(step) else step
         sh = shape(wildcards) if callable(shape) else shape
         b = batch(wildcards) if callable(batch) else batch
-        declared = _declared(step, sh, threads, b)
+        declared = _declared(st, sh, threads, b)
         return _refusal(budget.attempt_gb, rule, declared, attempt, _budget_gb())
 
     def mb(wildcards, attempt):
@@ -591,7 +608,7 @@ def _planned_jobs():
         if s.get("synthetic"):
             yield "prepare_synthetic", "prepare_synthetic", s["shape"], 1, 1, R.c1(sid)
         elif sid in UPDATE_SIDS:
-            yield "update_vanilla", "prepare", s["shape"], 1, 1, R.update(sid)
+            yield "update_vanilla", update_step(sid), s["shape"], 1, 1, R.update(sid)
         elif "c1" not in s:
             yield "prepare", "prepare", s["shape"], 1, 1, R.c1(sid)
         elif sid in IMPORTED_SIDS:

@@ -21,7 +21,7 @@ rule update_vanilla:
     conda:
         "../envs/cuzk.yaml"
     resources:
-        **job_memory("update_vanilla", "prepare", shape=sector_shape),
+        **job_memory("update_vanilla", update_step_wc, shape=sector_shape),
     params:
         sector=sector,
         shape=sector_shape,

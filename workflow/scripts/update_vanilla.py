@@ -4,7 +4,7 @@ from cuzk.pipeline import start_log, update_vanilla
 start_log(snakemake.log[0])
 update_vanilla(
     snakemake.params.sector,
-    snakemake.input.sealed,
+    (list(snakemake.input.sealed) or [None])[0],  # none for a synthetic update
     snakemake.output.vanilla,
     snakemake.params.shape,
     mem_json=snakemake.output.mem,

@@ -12,7 +12,8 @@ The document a SnapDeals Groth16 proof is made from (what a C1 file is to PoRep)
 Fields follow upstream's ``PartitionProof`` / ``ChallengeProof`` (``storage-proofs-update/src/
 vanilla.rs``); paths are leaves up, ``index`` the node's place among its siblings (as
 :func:`cuzk.sector.replica.tree_path`), tree_d_new's a plain list of siblings
-(:func:`cuzk.sector.commd.merkle_path`). This is cuzk's own layout, not Filecoin's serde one.
+(:func:`cuzk.sector.commd.merkle_path`); ``"synthetic": true`` marks a structured synthetic
+sector (:mod:`cuzk.sector.update_synthetic`). This is cuzk's own layout, not Filecoin's serde one.
 Written with :func:`cuzk.sector.jsondoc.write_doc`; reading checks the schema, the partition count and every partition with
 :func:`cuzk.sector.update.verify_partition`.
 """
@@ -54,6 +55,7 @@ SCHEMA = {
     "properties": {
         "format": {"const": FORMAT}, "sector_id": NAT, "sector_size": nat(32), "h": nat(0, 64),
         "comm_c": BYTES32, "comm_r_old": BYTES32, "comm_d_new": BYTES32, "comm_r_new": BYTES32,
+        "synthetic": {"const": True},
         "partitions": {"type": "array", "minItems": 1, "items": {
             "type": "object", "required": ["apex_leafs", "challenge_proofs"],
             "properties": {"apex_leafs": {"type": "array", "items": BYTES32},
