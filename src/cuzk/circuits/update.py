@@ -198,7 +198,8 @@ def values(proof: su.PartitionProof, k: int, *, sector_size: int, h: int, comm_r
         ``path_d_new`` (k, apex_depth) siblings below the apex leaves.
 
     Raises:
-        UpdateError: bad k, h or size, or a proof not of the shape's sizes.
+        UpdateError: bad k or h, or a proof not of the shape's sizes. ValueError: a size without
+            a SnapDeals shape.
     """
     shape = shape_for(sector_size)
     cps = proof.challenge_proofs
