@@ -1,5 +1,7 @@
 """Memory sampler and budget checks."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -156,9 +158,14 @@ def test_kernel_peak_reaches_the_record_and_the_report(tmp_path):
     df = load_steps([path, old])
     assert df["rss_kernel_peak_gib"].iloc[0] == pytest.approx(rep.kernel_peak_bytes / GIB)
     assert np.isnan(df["rss_kernel_peak_gib"].iloc[1])
-    write_report([path], [], tmp_path / "steps.tsv", tmp_path / "summary.md", tmp_path / "plots")
+    verify = []   # a SnapDeals sector's result beside a PoRep one's: counted apart
+    for sid, shape in ((1, "porep-2KiB"), (2, "update-2KiB")):
+        verify.append(tmp_path / f"{sid}.json")
+        verify[-1].write_text(json.dumps({"verified": True, "partitions": 1, "shape": shape}))
+    write_report([path], verify, tmp_path / "steps.tsv", tmp_path / "summary.md", tmp_path / "plots")
     assert "rss_kernel_peak_gib" in (tmp_path / "steps.tsv").read_text().splitlines()[0]
     summary = (tmp_path / "summary.md").read_text()
+    assert "proofs verified (PoRep sectors and PoSt): 2 of 2 (SnapDeals sectors among them: 1)" in summary
     assert "peak RSS GiB (sampled) | peak RSS GiB (kernel)" in summary
     assert f"| {rep.kernel_peak_bytes / GIB:.3f} |" in summary
 

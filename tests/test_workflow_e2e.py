@@ -358,3 +358,83 @@ def test_post_rules_have_priority_over_porep(tmp_path):
     synth = sum(v for (r_, _), v in prio.items() if r_ == "synthesize")
     assert 0 < synth < min(top(r_, f"shape={porep}") for r_ in ("pce_extract", "setup"))
     assert synth < top("prove")
+
+
+UPDATE_CONFIG = """backend: cpu
+threads: 2
+results: {results}
+max_batch_size: 2
+randomness: e2e-update
+prover_id: "{pid}"
+circuit: porep-commd
+post: {{winning: false, window: false}}
+sectors:
+  - {{id: 1, generate: 1, sector_size: 2KiB}}
+  - {{id: 21, update: {{cc: 1, data: {data}}}, sector_size: 2KiB}}
+  - {{id: 22, update: {{cc: 1, data: {data}}}, sector_size: 2KiB}}
+  - {{id: 23, update: {{cc: 1, data: {data}}}, sector_size: 2KiB}}
+"""
+
+
+def test_update_sectors_are_batched_like_porep(tmp_path):
+    """SnapDeals sectors: their own shape (update-2KiB), PCE, key and batches of max_batch_size,
+    one synthesis job per partition, memory declared from the model, proofs verified per sector
+    (dry run); then the real chain up to one partition's witness (the CC sector sealed, the update
+    file written and checked, the PCE, the witness), which satisfies the PCE's R1CS; and the DAG
+    of a synthetic 32 GiB update."""
+    import re
+
+    from cuzk.r1cs.pce import read_pce
+    from cuzk.r1cs.witness import read_witness
+    from cuzk.sector.update_doc import read_update
+
+    data = tmp_path / "deal.txt"
+    data.write_bytes(b"Deal data for a SnapDeals update of a 2 KiB CC sector.\n" * 20)
+    cfg = tmp_path / "config.yaml"
+    res = tmp_path / "results"
+    cfg.write_text(UPDATE_CONFIG.format(results=res, pid="0d" * 32, data=data))
+    r = _snakemake(cfg, "-n")
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    jobs = {}
+    for block in re.split(r"\n(?=rule |localrule )", r.stdout):
+        m, w = re.match(r"(?:local)?rule (\w+):", block), re.search(r"wildcards: (.*)", block)
+        if m and w:
+            jobs[(m.group(1), w.group(1))] = block
+    for sid in ("21", "22", "23"):
+        for rule in ("update_vanilla", "check_c1", "verify"):
+            assert (rule, f"sid={sid}") in jobs, (rule, sid)
+        assert ("synthesize", f"sid={sid}, k=0") in jobs
+    assert ("prepare", "sid=1") in jobs and ("update_vanilla", "sid=1") not in jobs
+    assert {w for (rule, w) in jobs if rule == "prove"} == {
+        "batch=update-2KiB-b0", "batch=update-2KiB-b1", "batch=porep-commd-2KiB-b0"}
+    stats = shape_by_name("update-2KiB").stats()
+    for rule, step, wc, threads, batch in (("setup", "setup", "shape=update-2KiB", 2, 1),
+                                           ("prove", "prove", "batch=update-2KiB-b0", 2, 2),
+                                           ("synthesize", "synthesize", "sid=21, k=0", 1, 1)):
+        want = declared_gb(predict_step_bytes(step, stats, threads=threads, batch=batch))
+        assert f"mem_gb={want}," in jobs[(rule, wc)], (rule, jobs[(rule, wc)])
+
+    wit = res / "witness" / "21" / "partition-0.wit"
+    cmd = _cmd(cfg)
+    r = subprocess.run(cmd[:3] + [str(wit)] + cmd[3:], cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    doc = read_update(res / "update" / "21.update.json")   # checked again on read
+    assert doc["sector_id"] == 21 and len(doc["partitions"]) == 1
+    assert json.loads((res / "c1" / "21.checked.json").read_text())["shape"] == "update-2KiB"
+    r1cs, _ = read_pce(res / "pce" / "update-2KiB.pce")
+    ins, aux = read_witness(wit)
+    r1cs.check([int(x) for x in ins] + [int(x) for x in aux])
+    assert [int(x) for x in ins[1:]] == [1] + [int.from_bytes(bytes(doc[k]), "little")
+                                             for k in ("comm_r_old", "comm_d_new", "comm_r_new")]
+
+    # a synthetic 32 GiB update: 16 partitions, one synthesis job each, all in one update-32GiB batch
+    cfg.write_text(UPDATE_CONFIG.split("sectors:")[0].format(results=res, pid="0d" * 32)
+                   + "sectors:\n  - {id: 31, update: {synthetic: true}, sector_size: 32GiB}\n")
+    r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--configfile", str(cfg)], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    blocks = re.split(r"\n(?=rule |localrule )", r.stdout)
+    assert sum(b.startswith("rule synthesize:") and "sid=31" in b for b in blocks) == 16
+    assert any(b.startswith("rule prove:") and "batch=update-32GiB-b0" in b for b in blocks)
+    want = declared_gb(predict_step_bytes("prepare_synthetic", shape_by_name("update-32GiB").stats()))
+    assert any(b.startswith("rule update_vanilla:") and f"mem_gb={want}," in b for b in blocks)

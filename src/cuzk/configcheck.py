@@ -41,6 +41,8 @@ def config_problems(config: dict, schema: dict) -> list[str]:
     for i, s in enumerate(config.get("sectors") or []):
         if isinstance(s, dict):
             paths += [(["sectors", str(i), k], s[k]) for k in ("data", "c1") if k in s]
+            if isinstance(s.get("update"), dict) and "data" in s["update"]:
+                paths.append((["sectors", str(i), "update", "data"], s["update"]["data"]))
     for place, value in paths:
         why = _path_problem(value)
         if why and value is not None:

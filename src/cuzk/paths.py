@@ -55,6 +55,10 @@ class Results:
         """A sector's C1 given in Filecoin's form (config ``c1``), converted to cuzk's."""
         return f"{self.root}/c1/{sid}.imported.c1.json"
 
+    def update(self, sid) -> str:
+        """A SnapDeals sector's input file (its partition vanilla proofs, :mod:`cuzk.sector.update_doc`)."""
+        return f"{self.root}/update/{sid}.update.json"
+
     def checked(self, sid) -> str:
         """A sector's check record: its C1 checked once, trusted later by SHA-256."""
         return f"{self.root}/c1/{sid}.checked.json"

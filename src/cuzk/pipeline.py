@@ -41,9 +41,14 @@ from .r1cs.pce import check_pce_file, read_pce, read_pce_header, write_pce
 from .r1cs.witness import check_witness_file, read_witness_compact, write_witness_compact
 from .sector.jsondoc import admit, load_checked, read_record
 from .sector.porep_c1 import write_porep_c1
-from .sector.post import generate_post, partition_count, write_post
+from .sector.fr32 import pad_sector
+from .sector.jsondoc import write_doc
+from .sector.post import generate_post, partition_count, read_sealed, write_post
 from .sector.post_synthetic import SyntheticSector
-from .sector.prepare import dev_randomness
+from .sector.prepare import dev_randomness, load_payload
+from .sector.replica import fr_to_nodes
+from .sector.update_doc import generate_update
+from .sector.update_synthetic import synthetic_update
 from .sector.synthetic import synthetic_c1
 from .sector import filecoin_c1, prepare_sector, read_c1
 from .sector.c1 import C1Error, build_c1, write_c1
@@ -237,6 +242,38 @@ def post_vanilla(kind: str, shape_name: str, sealed_paths, out, randomness: str,
         doc = generate_post(kind, sectors, bytes(rnd), bytes.fromhex(prover_id_hex),
                             sector_count=shape.sector_count, challenge_count=shape.challenge_count)
         write_post(out, doc)
+
+
+def update_vanilla(sector: dict, sealed_path, out, shape_name: str, mem_json=None, mem_gb=None) -> None:
+    """A SnapDeals sector's input file: with ``sector["update"]["synthetic"]`` a structured synthetic
+    sector of any size (:func:`cuzk.sector.update_synthetic.synthetic_update`, seeded by the id;
+    ``sealed_path`` unused), else the deal data of ``sector["update"]["data"]`` (Fr32-padded)
+    encoded into the replica of the sealed sector file ``sealed_path`` (its tree_r_last leaves,
+    comm_c, comm_r_last), every partition proved (:func:`cuzk.sector.update_doc.generate_update`,
+    h = h_default) and written as ``out``. The new replica itself is not kept. Memory: the
+    ``prepare`` model (both hold a sector's trees).
+
+    Raises:
+        ValueError: ``shape_name`` is not a SnapDeals shape, or the sealed sector's size differs.
+        SectorInputError: the data file (see :func:`cuzk.sector.prepare.load_payload`).
+        PoStError: a bad sealed-sector file.
+    """
+    shape = shape_by_name(shape_name)
+    if family_of(shape).name != "update":
+        raise ValueError(f"update_vanilla: {shape_name} is not a SnapDeals shape")
+    if sector["update"].get("synthetic"):
+        with measured("update_vanilla", mem_json, predict_step_bytes("prepare_synthetic", shape.stats()), mem_gb):
+            write_doc(out, synthetic_update(int(sector["id"]), shape.sector_size, int(sector["id"])))
+        return
+    sealed = read_sealed(sealed_path)
+    if sealed.sector_size != shape.sector_size:
+        raise ValueError(f"{sealed_path}: a {sealed.sector_size}-byte sector; shape {shape_name} updates "
+                         f"{shape.sector_size}-byte sectors")
+    data = pad_sector(load_payload(sector["update"]["data"], shape.sector_size), shape.sector_size)
+    with measured("update_vanilla", mem_json, predict_step_bytes("prepare", shape.stats()), mem_gb):
+        doc, _ = generate_update(int(sector["id"]), fr_to_nodes(sealed.tree_r_last[0]).tobytes(), data,
+                                 sealed.comm_c, sealed.comm_r_last, shape.sector_size)
+        write_doc(out, doc)
 
 
 def pce_extract(shape_name: str, out, mem_json=None, mem_gb=None) -> None:
@@ -590,8 +627,9 @@ def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None
         res = {"proof": label, "shape": shape.name, "partitions": len(proofs), "verified": True,
                "synthetic": bool(inp.get("synthetic", False)), "proof_file": str(proof_path),
                "proof_sha256": file_digest(proof_path)}
-        if "sector_id" in inp:
-            res |= {"sector_id": inp["sector_id"], "comm_d": bytes(inp["comm_d"]).hex()}
+        if "sector_id" in inp:  # a sector's commitments (a SnapDeals file's comm_d is comm_d_new)
+            res |= {"sector_id": inp["sector_id"]} | {
+                k: bytes(inp[k]).hex() for k in ("comm_d", "comm_d_new", "comm_r_new") if k in inp}
         atomic_write_text(out_json, json.dumps(res, indent=2) + "\n")
         return res
 

@@ -207,6 +207,13 @@ def _run_plot(tl: pd.DataFrame, budget_gb: float | None, path: Path) -> None:
     plt.close(fig)
 
 
+def _is_update(shape_name) -> bool:
+    """Whether a verify result's shape is a SnapDeals one (the registry's update family)."""
+    from .circuits.registry import SHAPES, family_of
+
+    return shape_name in SHAPES and family_of(SHAPES[shape_name]).name == "update"
+
+
 def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir, budget_gb: float | None = None) -> pd.DataFrame:
     """Write steps.tsv, summary.md and the plots (per rule, and ``run.png``: the whole run's
     RSS against ``budget_gb``, the run's ``--resources mem_gb``, and its GPU memory); return the
@@ -239,7 +246,8 @@ def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir, budg
     lines = [
         "# cuzk batch report",
         "",
-        f"- proofs verified (PoRep sectors and PoSt): {sum(v['verified'] for v in verified)} of {len(verified)}",
+        f"- proofs verified (PoRep sectors and PoSt): {sum(v['verified'] for v in verified)} of {len(verified)}"
+        f" (SnapDeals sectors among them: {sum(_is_update(v.get('shape')) for v in verified)})",
         f"- wall time from the first step's start to the last step's end: {end - start:.1f} s "
         f"(steps running: {_busy_seconds(df):.1f} s; the rest had no step running: job start-up, scheduling, gaps between runs)",
         f"- dominant rule: {by_rule.index[0]} ({by_rule['seconds'].iloc[0]:.1f} s over {int(by_rule['jobs'].iloc[0])} jobs)",

@@ -39,23 +39,46 @@ def _sectors():
             raise WorkflowError(
                 f"config.yaml: sector {sid}: {size} is a test-only shape, not a Filecoin sector size"
             )
-        shape = registry.sector_shape(CIRCUIT, size)
+        circuit = "update" if "update" in s else CIRCUIT
+        shape = (
+            registry.update_shape(size)
+            if "update" in s
+            else registry.sector_shape(CIRCUIT, size)
+        )
         if shape is None:
             raise WorkflowError(
-                f"config.yaml: sector {sid}: circuit {CIRCUIT} has no shape for {size} sectors"
+                f"config.yaml: sector {sid}: circuit {circuit} has no shape for {size} sectors"
             )
         out[sid] = dict(s, shape=shape)
     return out
 
 
 SECTORS = _sectors()
-# sectors sealed here from data (they have the sealed data PoSt reads), synthetic ones (PoRep:
-# a sparse synthetic C1; PoSt: sparse synthetic tree_r_last openings), and those whose C1 comes
-# from elsewhere (config c1: path)
+# sectors sealed here from data (they have the sealed data PoSt and SnapDeals read), synthetic
+# ones (PoRep: a sparse synthetic C1; PoSt: sparse synthetic tree_r_last openings), SnapDeals
+# updates, and those whose C1 comes from elsewhere (config c1: path)
 SEALED_SIDS = [sid for sid, s in SECTORS.items() if "data" in s or "generate" in s]
 SYNTHETIC_SIDS = [sid for sid, s in SECTORS.items() if s.get("synthetic")]
 # the sectors proved with PoRep (config porep: false proves only the PoSt targets)
 POREP_SECTORS = SECTORS if config.get("porep", True) else {}
+UPDATE_SIDS = [sid for sid, s in SECTORS.items() if "update" in s]
+
+
+def _check_updates():
+    """Each update names a sector sealed here of its own size (or is synthetic)."""
+    for sid in UPDATE_SIDS:
+        s = SECTORS[sid]
+        if s["update"].get("synthetic"):
+            continue
+        cc = str(s["update"]["cc"])
+        if cc not in SEALED_SIDS or SECTORS[cc]["sector_size"] != s["sector_size"]:
+            raise WorkflowError(
+                f"config.yaml: sector {sid}: update.cc {cc} is not a {s['sector_size']} sector sealed "
+                f"here (one with data or generate)"
+            )
+
+
+_check_updates()
 
 
 def sid_pattern(sids):
@@ -165,10 +188,12 @@ IMPORTED_SIDS = [
 
 
 def sector_c1(sid):
-    """A sector's C1 file: the configured one (c1: path; in Filecoin's form, its conversion by
-    import_c1) or the one prepare writes."""
+    """A sector's input file: the configured C1 (c1: path; in Filecoin's form, its conversion by
+    import_c1), the one prepare writes, or a SnapDeals sector's (update_vanilla)."""
     if sid in IMPORTED_SIDS:
         return R.imported_c1(sid)
+    if sid in UPDATE_SIDS:
+        return R.update(sid)
     return SECTORS[sid].get("c1") or R.c1(sid)
 
 
@@ -277,6 +302,36 @@ def batch_witness_dirs(wc):
     return [R.witness(sid) for sid in BATCHES[wc.batch]]
 
 
+def update_sealed(wc):
+    """The sealed file of the CC sector an update encodes its data into (none: synthetic)."""
+    u = SECTORS[wc.sid]["update"]
+    return [] if u.get("synthetic") else [R.sealed(u["cc"])]
+
+
+def update_step(sid):
+    """The memory model step of sector ``sid``'s update_vanilla job: a synthetic file is sparse
+    (no sector in memory), a real update holds the sector's trees as sealing does."""
+    return "prepare_synthetic" if SECTORS[sid]["update"].get("synthetic") else "prepare"
+
+
+def update_step_wc(wc):
+    return update_step(wc.sid)
+
+
+def update_data(wc):
+    """The deal data file of an update (a missing one stops the run as sector_data does)."""
+    path = SECTORS[wc.sid]["update"].get("data")
+    if path is None:
+        return []
+    if not os.path.exists(path) and not os.path.exists(R.update(wc.sid)):
+        stop_before_run(
+            SectorInputError(
+                f"config.yaml: sector {wc.sid}: update data file {path} does not exist"
+            )
+        )
+    return [path]
+
+
 def post_shape(wc):
     return POSTS[f"{wc.kind}-{wc.size}"]["shape"]
 
@@ -367,6 +422,11 @@ def report_records():
             "prepare_synthetic",
             "{sid}",
             {"sid": [sid for sid in SYNTHETIC_SIDS if sid in POREP_SECTORS]},
+        ),
+        (
+            "update_vanilla",
+            "{sid}",
+            {"sid": [sid for sid in UPDATE_SIDS if sid in POREP_SECTORS]},
         ),
         ("check_c1", "{sid}", {"sid": POREP_SECTORS}),
         ("pce_extract", "{shape}", {"shape": SHAPES}),
@@ -593,6 +653,8 @@ def _planned_jobs():
     for sid, s in POREP_SECTORS.items():
         if s.get("synthetic"):
             yield "prepare_synthetic", "prepare_synthetic", s["shape"], 1, 1, R.c1(sid)
+        elif sid in UPDATE_SIDS:
+            yield "update_vanilla", update_step(sid), s["shape"], 1, 1, R.update(sid)
         elif "c1" not in s:
             yield "prepare", "prepare", s["shape"], 1, 1, R.c1(sid)
         elif sid in IMPORTED_SIDS:

@@ -4,12 +4,13 @@
 # elsewhere (config c1: path) skips this step. Every C1 is then checked once (check_c1).
 
 
-# With PoSt on, prepare also writes the sealed-sector file (tree_r_last, comm_c) PoSt reads.
+# With PoSt or SnapDeals on, prepare also writes the sealed-sector file (tree_r_last, comm_c)
+# PoSt and update_vanilla read.
 rule prepare:
     input:
         data=sector_data,
     output:
-        **({"sealed": R.sealed("{sid}")} if POST_KINDS else {}),
+        **({"sealed": R.sealed("{sid}")} if POST_KINDS or UPDATE_SIDS else {}),
         c1=R.c1("{sid}"),
         mem=R.record("prepare", "{sid}"),
     log:

@@ -4,7 +4,7 @@
 adds (aux, constraints, non-zeros): the result comes from ``gadget_costs.json`` when the table
 holds it (microseconds), else from the build (seconds: SHA-256 and labeling gadgets), cached in
 the process. The tests rebuild every entry and compare (``tests/test_porep_circuit.py``);
-:func:`write_table` regenerates the file after a gadget changes.
+``cuzk.circuits.registry.write_cost_table()`` regenerates the file after a gadget changes.
 """
 
 from __future__ import annotations

@@ -48,13 +48,13 @@ import numpy as np
 from ..sector.challenges import size_name as _size_name
 from ..hash.poseidon import R
 from ..r1cs import ConstraintSystem, alloc_bits, lc
-from ..r1cs.gadgets import num_to_bits, pack_bits
+from ..r1cs.gadgets import num_to_bits
 from ..r1cs.labeling import TOTAL_PARENTS, create_label_num
 from ..r1cs.poseidon import insert, poseidon_hash
-from ..r1cs.sha256 import sha254_node
+from ..r1cs.sha256 import sha254_hash2
 from ..sector import SECTOR_SIZES, challenge_counts
 from .commd import SectorGeometry
-from .costs import CALLED, tabled, write_table
+from .costs import tabled
 from ..sector.graph import BASE_DEGREE, EXP_DEGREE
 from ..sector.replica import tree_arities, tree_shape
 
@@ -62,7 +62,6 @@ __all__ = ["PoRepShape", "SHAPES", "shape_by_name", "shape_for", "witness_from_c
            "synthesize", "INPUTS_PER_CHALLENGE"]
 
 NUM_BITS = 255  #: bits of AllocatedNum::to_bits_le (Fr::NUM_BITS)
-CAPACITY = 254  #: bits packed into one Fr (Fr::CAPACITY)
 PARENTS = BASE_DEGREE + EXP_DEGREE
 INPUTS_PER_CHALLENGE = 1 + PARENTS + 1 + 1 + 1  #: comm_d path, 14 parents, challenge, tree_r_last, c_x
 
@@ -261,10 +260,7 @@ def _commd_inclusion(cs, leaf, depth: int, index, siblings, root, input_refs, ga
         bit = alloc_bits(cs, (k, 1), bits_v[:, level:level + 1] if v else None, gadget=f"{gadget}/index_bit")
         sib = cs.alloc_aux(k, siblings[:, level] if v else None)
         nodes = insert(cs, cur, bit, sib[:, None], gadget=f"{gadget}/insert")
-        lb = num_to_bits(cs, nodes[:, 0], NUM_BITS, gadget=f"{gadget}/to_bits")
-        rb = num_to_bits(cs, nodes[:, 1], NUM_BITS, gadget=f"{gadget}/to_bits")
-        digest = sha254_node(cs, lb, rb, order="le", gadget=f"{gadget}/sha256")
-        cur = pack_bits(cs, digest[:, :CAPACITY], gadget=f"{gadget}/pack")
+        cur = sha254_hash2(cs, nodes[:, 0], nodes[:, 1], gadget=gadget)
         path_bits.append(bit)
     _pack_into_input(cs, np.concatenate(path_bits, axis=1), input_refs, f"{gadget}/path_input")
     _equal(cs, cur, np.repeat(root, k), f"{gadget}/root")
@@ -496,14 +492,6 @@ def _fixed_parts() -> dict:
     out = {"globals": _count(glob), "challenge": _count(chal), "encode": _count(enc)}
     out["encode"]["aux"] -= 2
     return out
-
-
-def write_cost_table() -> None:
-    """Rebuild ``gadget_costs.json`` (:mod:`cuzk.circuits.costs`) from every gadget the PoRep
-    shapes count (after a gadget changes; the tests compare the table with builds)."""
-    for shape in SHAPES.values():
-        _parts(shape)
-    write_table(sorted(CALLED))
 
 
 def _parts(shape: PoRepShape) -> list[tuple[int, dict]]:

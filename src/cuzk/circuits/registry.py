@@ -3,15 +3,17 @@
 A shape name picks its family: ``porep-commd-*`` / ``test-only-commd-*`` (the comm_d inclusion
 circuit, :mod:`cuzk.circuits.commd`), ``porep-*`` / ``test-only-porep-*`` (StackedDRG,
 :mod:`cuzk.circuits.porep`), ``winning-post-*`` / ``window-post-*`` and their ``test-only-``
-forms (fallback PoSt, :mod:`cuzk.circuits.post`). The workflow's steps go through
+forms (fallback PoSt, :mod:`cuzk.circuits.post`), ``update-*`` / ``test-only-update-*``
+(SnapDeals, :mod:`cuzk.circuits.update`). The workflow's steps go through
 :func:`family_of` so they never branch on the family themselves.
 
 The workflow names sector sizes as Filecoin does ("2KiB", "32GiB") plus two test-only sizes;
 :data:`WORKFLOW_SIZES` lists them, :func:`sector_shape` and :func:`post_shape` give the shape a
-configured size is proved with (the one place the workflow's ``common.smk`` learns them).
+configured size is proved with, :func:`update_shape` a SnapDeals sector's (the one place the
+workflow's ``common.smk`` learns them).
 
 A family knows how to read its *input file* (the vanilla proofs a witness is made from: a comm_d
-C1, a PoRep C1, a PoSt vanilla file), check it against a shape, count its partitions, and give
+C1, a PoRep C1, a PoSt vanilla file, a SnapDeals file), check it against a shape, count its partitions, and give
 each partition's values (for synthesis) and public inputs (for verification).
 """
 
@@ -26,10 +28,11 @@ from ..sector.c1 import C1Error, read_c1, verify_c1
 from ..sector.porep_c1 import read_porep_c1, verify_porep_c1
 from ..sector.post import PoStError, read_post, verify_post
 from ..sector.challenges import size_name
-from . import commd, porep, post
+from ..sector.update_doc import UpdateFileError, partition_proof, publics, read_update, verify_update
+from . import commd, porep, post, update
 
 __all__ = ["ShapeMismatchError", "Family", "SHAPES", "shape_by_name", "family_of", "WORKFLOW_SIZES", "POREP_CIRCUITS",
-           "POST_KINDS", "sector_shape", "post_shape"]
+           "POST_KINDS", "sector_shape", "post_shape", "update_shape"]
 
 
 class ShapeMismatchError(CuzkError, ValueError):
@@ -63,10 +66,10 @@ class Family:
     """One circuit family's operations (all take the shape first where they need it).
 
     Attributes:
-        name: "porep-commd", "porep" or "post".
+        name: "porep-commd", "porep", "post" or "update".
         read: path → input dict, fully checked (typed errors name the file and field).
         verify: (input dict, path) → None: the checks ``read`` runs, on a parsed document.
-        error: the typed error of its input files (``C1Error`` or ``PoStError``).
+        error: the typed error of its input files (``C1Error``, ``PoStError``, ``UpdateFileError``).
         check: (input, path, shape) → None; raises :class:`ShapeMismatchError`.
         partitions: input → number of partitions (proofs) it needs.
         values: (input, partition) → the synthesis values of that partition.
@@ -102,7 +105,17 @@ FAMILIES = {
                    post.public_inputs, post.synthesize, lambda doc: f"{post.params_of(doc).kind}-post", "PoSt"),
 }
 
-SHAPES: dict[str, Any] = {**commd.SHAPES, **porep.SHAPES, **post.SHAPES}
+def _check_update(doc: dict, path, shape) -> None:
+    if doc["sector_size"] != shape.sector_size:
+        raise _mismatch(path, f"a SnapDeals sector of {doc['sector_size']} bytes", shape)
+
+
+FAMILIES["update"] = Family(
+    "update", read_update, verify_update, UpdateFileError, _check_update, lambda doc: len(doc["partitions"]),
+    lambda doc, k: update.values(partition_proof(doc, k), k, **publics(doc)),
+    lambda doc, k: update.public_inputs(k, **publics(doc)), update.synthesize, lambda doc: str(doc["sector_id"]))
+
+SHAPES: dict[str, Any] = {**commd.SHAPES, **porep.SHAPES, **post.SHAPES, **update.SHAPES}
 
 
 def shape_by_name(name: str):
@@ -120,6 +133,8 @@ def family_of(shape) -> Family:
         return FAMILIES["porep"]
     if isinstance(shape, post.PoStShape):
         return FAMILIES["post"]
+    if isinstance(shape, update.UpdateShape):
+        return FAMILIES["update"]
     raise TypeError(f"not a circuit shape: {shape!r}")
 
 
@@ -159,6 +174,12 @@ def sector_shape(circuit: str, size: str) -> str | None:
     return _TEST_SIZE_SHAPES.get((circuit, size))
 
 
+def update_shape(size: str) -> str | None:
+    """The SnapDeals shape name of sectors of ``size`` (a :data:`WORKFLOW_SIZES` name); None for
+    the test-only sizes (the update circuit's smallest is 1 KiB)."""
+    return update.shape_for(FILECOIN_SIZES[size]).name if size in FILECOIN_SIZES else None
+
+
 def post_shape(kind: str, size: str) -> str | None:
     """The shape name of ``kind`` PoSt ("winning" or "window") over sectors of ``size`` (a
     :data:`WORKFLOW_SIZES` name), with Filecoin's counts; None when there is none.
@@ -184,6 +205,10 @@ UPSTREAM = {
     # filecoin-proofs/src/constants.rs, next to WINDOW_POST_SECTOR_COUNT (no input rows)
     "window-post-32GiB": {"circuit_constraints": 125_279_217},
     "window-post-64GiB": {"circuit_constraints": 129_887_900},
+    # storage-proofs-update/tests/circuit.rs (TestConstraintSystem / BenchCS: no input rows)
+    "update-2KiB": {"circuit_constraints": 1_705_039, "inputs": 5},
+    "update-32GiB": {"circuit_constraints": 81_049_499, "inputs": 5},
+    "test-only-update-32KiB": {"circuit_constraints": 6_760_091, "inputs": 5},
 }
 
 
@@ -236,3 +261,13 @@ def format_shape_table(rows: list[dict]) -> str:
     out.append("constraints: R1CS rows, one per public input included (as bellperson counts them); "
                "circuit_constraints: the same without those rows (rust-fil-proofs' WindowPoSt figures).")
     return "\n".join(out)
+
+
+def write_cost_table() -> None:
+    """Rebuild ``gadget_costs.json`` (:mod:`cuzk.circuits.costs`) from every tabled gadget the
+    shapes count (after a gadget changes; the tests compare the table with builds)."""
+    from .costs import CALLED, write_table
+
+    for shape in SHAPES.values():
+        shape.stats()
+    write_table(sorted(CALLED))

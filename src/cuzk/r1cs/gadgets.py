@@ -222,3 +222,47 @@ def enforce_equal(cs: ConstraintSystem, x, y, gadget: str = "enforce_equal") -> 
     if xf.shape[0] == 0:
         return
     cs.enforce(lc(xf), cs.one(xf.shape[0]), lc(yf), gadget=gadget)
+
+
+def pick(cs: ConstraintSystem, cond, a, b, gadget: str = "pick") -> np.ndarray:
+    """``c = cond ? a : b`` elementwise (rust-fil-proofs ``pick``,
+    ``storage-proofs-core/src/gadgets/insertion.rs``): one constraint ``(b − a)·cond = b − c``.
+
+    Args:
+        cond: ``(k,)`` refs of boolean variables (not constrained here); a, b: ``(k,)`` refs.
+
+    Returns:
+        ``(k,)`` int64 refs of the new aux variables.
+    """
+    cr, ar, br = _refs(cond), _refs(a), _refs(b)
+    val = None
+    if cs.has_values:
+        val = np.where(cs.value(cr, dtype=object) == 1, cs.value(ar, dtype=object), cs.value(br, dtype=object))
+    c = cs.alloc_aux(cr.shape[0], val)
+    if cr.shape[0]:
+        cs.enforce(lc(br) - lc(ar), lc(cr), lc(br) - lc(c), gadget=gadget)
+    return c
+
+
+def select(cs: ConstraintSystem, table, bits, gadget: str = "select") -> np.ndarray:
+    """Row i's element of ``table`` at index Σ 2^j·bits[i, j] (rust-fil-proofs ``select``,
+    ``insertion.rs``): halves the candidates once per bit, most significant bit first, with
+    :func:`pick` -- 2^n − 1 constraints per row.
+
+    Args:
+        table: ``(k, 2^n)`` refs; bits: ``(k, n)`` refs of boolean variables, little-endian.
+
+    Returns:
+        ``(k,)`` int64 refs.
+
+    Raises:
+        ValueError: the table's width is not 2^n.
+    """
+    state, b = _refs(table), _refs(bits)
+    if state.ndim != 2 or b.ndim != 2 or state.shape[1] != 1 << b.shape[1]:
+        raise ValueError(f"select: table (k, 2^n) and bits (k, n) expected, got {state.shape}, {b.shape}")
+    for j in range(b.shape[1] - 1, -1, -1):
+        half = state.shape[1] // 2
+        state = np.stack([pick(cs, b[:, j], state[:, half + i], state[:, i], gadget=gadget)
+                          for i in range(half)], axis=1)
+    return state[:, 0]

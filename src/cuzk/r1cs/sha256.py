@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gadgets import boolean
+from .gadgets import boolean, num_to_bits, pack_bits
 from .system import LC, ConstraintSystem, R, lc
 
 NOT_OFFSET = 1 << 61
@@ -785,6 +785,27 @@ def sha254_node(cs: ConstraintSystem, left_bits, right_bits, order: str = "le",
     return np.ascontiguousarray(digest)
 
 
+def sha254_hash2(cs: ConstraintSystem, a_refs, b_refs, gadget: str = "sha254_hash2") -> np.ndarray:
+    """Filecoin's ``Sha256Function::hash2_circuit`` on two Fr numbers, k pairs at once.
+
+    Each number to its 255 little-endian bits (``to_bits_le``: booleanity and one packing
+    constraint, ``{gadget}/to_bits``), :func:`sha254_node` of the two (``{gadget}/sha256``) and the
+    digest's 254 low bits packed into a new number (``{gadget}/pack``) -- 45,379 constraints a
+    pair, the per-hash figure behind rust-fil-proofs' ``test_apex_por_gadget`` counts
+    (``storage-proofs-update/src/gadgets.rs``).
+
+    Args:
+        a_refs, b_refs: ``(k,)`` int64 refs of the left and right numbers.
+
+    Returns:
+        ``(k,)`` int64 refs of the digests (aux).
+    """
+    lb = num_to_bits(cs, a_refs, 255, gadget=f"{gadget}/to_bits")
+    rb = num_to_bits(cs, b_refs, 255, gadget=f"{gadget}/to_bits")
+    digest = sha254_node(cs, lb, rb, order="le", gadget=f"{gadget}/sha256")
+    return pack_bits(cs, digest[:, :CAPACITY], gadget=f"{gadget}/pack")
+
+
 __all__ = [
     "BIT0",
     "BIT1",
@@ -796,6 +817,7 @@ __all__ = [
     "const_bits",
     "literal_kinds",
     "literal_values",
+    "sha254_hash2",
     "sha254_node",
     "sha256",
     "sha256_compress",

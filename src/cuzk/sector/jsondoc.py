@@ -99,6 +99,21 @@ def load_json(path, error: ErrorFactory):
     return loads(Path(path).read_bytes(), path, error)
 
 
+def write_doc(path, doc) -> None:
+    """Write a sector JSON document compactly and atomically (``cuzk.fileio``)."""
+    atomic_write_text(path, json.dumps(doc, separators=(",", ":")) + "\n")
+
+
+def read_verified(path, error: ErrorFactory, verify: Callable[[dict, str], None]):
+    """Read a document strictly (:func:`load_json`) and check it fully with ``verify(doc, path)``.
+
+    Raises:
+        the caller's ``error`` (reading faults, and whatever ``verify`` raises); OSError.
+    """
+    doc = load_json(path, error)
+    verify(doc, os.fspath(path))
+    return doc
+
 def admit(path, record_out, verify: Callable[[dict, str], None], error: ErrorFactory, **facts) -> dict:
     """Check a document fully once and record its digest for later steps.
 

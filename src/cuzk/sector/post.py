@@ -62,7 +62,6 @@ import io
 import json
 import marshal
 import math
-import os
 import zipfile
 from dataclasses import dataclass
 from typing import Sequence
@@ -72,9 +71,9 @@ import numpy as np
 from ..errors import CuzkError
 from .c1 import check_schema
 from .challenges import size_name as _size_name
-from ..fileio import atomic_open, atomic_write_text
+from ..fileio import atomic_open
 from ..hash.poseidon import R
-from .jsondoc import BYTES32, NAT, load_json, nat
+from .jsondoc import BYTES32, NAT, nat, read_verified, write_doc
 from .porep_c1 import merkle_proof
 from .post_synthetic import SyntheticSector, synthetic_openings
 from .replica import comm_r as hash_comm_r, fr_to_nodes, hash_paths, nodes_to_fr, tree_arities, tree_shape
@@ -748,7 +747,7 @@ def _check_proof_structure(path, f: str, pr: dict, arities: list[int], challenge
 
 def write_post(path, doc: dict) -> None:
     """Write a vanilla PoSt dict as JSON atomically (``cuzk.fileio``)."""
-    atomic_write_text(path, json.dumps(doc, separators=(",", ":")) + "\n")
+    write_doc(path, doc)
 
 
 def read_post(path) -> dict:
@@ -757,6 +756,4 @@ def read_post(path) -> dict:
     Raises:
         PoStError: names the file and the first bad field. OSError: unreadable file.
     """
-    doc = load_json(path, PoStError)
-    verify_post(doc, os.fspath(path))
-    return doc
+    return read_verified(path, PoStError, verify_post)
