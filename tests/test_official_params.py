@@ -118,3 +118,26 @@ def test_cli_params_verify(tmp_path, monkeypatch, capsys):
     assert str(d / some) in err and "digest" in err
     assert main(["params", "verify", name]) == 2
     assert "not a file of Filecoin's parameters.json" in capsys.readouterr().err
+
+
+def test_official_key_used_only_for_identical_shapes(tmp_path, monkeypatch):
+    from cuzk.circuits.registry import shape_by_name
+    shape = shape_by_name("porep-2KiB")
+    name = porep_file(2048)
+    d = tmp_path / "params"
+    d.mkdir()
+    manifest = {name: {"cid": "Qm-test", "digest": hashlib.blake2b(b"key").hexdigest()[:32], "sector_size": 2048}}
+    # absent: development keys (None); test-only and PoSt shapes have no official file
+    assert official.official_key(shape, d, manifest) is None
+    assert official.official_key(shape_by_name("test-only-porep-256B"), d, manifest) is None
+    (d / name).write_bytes(b"key")
+    assert official.official_key(shape_by_name("window-post-2KiB"), d, manifest) is None
+    # present for a shape whose R1CS is not upstream's yet: refused, naming the file and why
+    with pytest.raises(official.OfficialKeyRefused, match=f"{name}: shape: porep-2KiB's constraint system is not yet identical"):
+        official.official_key(shape, d, manifest)
+    # once a shape is identical, the digest-checked file is its key, and a tampered one is refused
+    monkeypatch.setattr(official, "IDENTICAL_SHAPES", frozenset({"porep-2KiB"}))
+    assert official.official_key(shape, d, manifest) == d / name
+    (d / name).write_bytes(b"kez")
+    with pytest.raises(OfficialParamsError, match=f"{name}: digest"):
+        official.official_key(shape, d, manifest)

@@ -234,3 +234,20 @@ def test_memo_hashes_each_preimage_once():
     assert memo((0, 1)) == P.poseidon_hash([0, 1]) and len(memo) == 6
     with pytest.raises(ValueError):
         memo.many([[R_MINUS_ONE + 1, 0]])
+
+
+
+@pytest.mark.parametrize("arity", [2, 8, 11])
+def test_optimized_constants_give_neptunes_vectors(arity):
+    # neptune's compressed round constants and sparse matrices (what its circuit.rs is built from)
+    # hash to the published vectors, as the plain algorithm does; one changed constant does not
+    x = list(range(arity))
+    assert P.hash_optimized(x, arity) == NEPTUNE_STANDARD[arity] == P.poseidon_hash(x, arity)
+    oc = P.optimized_constants(arity)
+    t, (rf, rp) = arity + 1, P.round_numbers(arity)
+    assert len(oc.compressed) == t * rf + rp and len(oc.sparse) == rp
+    assert all(len(w) == t and len(v) == t - 1 for w, v in oc.sparse)
+    i = t * rf // 2 + rp // 2  # a partial round's constant
+    bad = oc.compressed[:i] + ((oc.compressed[i] + 1) % R,) + oc.compressed[i + 1:]
+    assert P.hash_optimized(x, arity, constants=P.OptimizedConstants(bad, oc.mds, oc.pre_sparse, oc.sparse)) \
+        != NEPTUNE_STANDARD[arity]

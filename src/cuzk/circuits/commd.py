@@ -27,6 +27,11 @@ from ..sector import SECTOR_SIZES, challenge_counts
 
 NODE_BITS = 254  # an Fr32 node: 32 bytes with the top two bits zero
 
+#: What one :func:`cuzk.r1cs.sha256.sha254_node` of two 254-bit nodes adds (the message's top two
+#: bits of each half are constant zeros), measured on a build at k = 1; the tests check
+#: :meth:`CommDShape.stats`, which sums it, against built circuits.
+_SHA254_NODE = {"aux": 44_812, "constraints": 44_858, "nnz_a": 102_881, "nnz_b": 44_890, "nnz_c": 96_332}
+
 
 class SectorGeometry:
     """Node count and comm_d tree depth of a shape with a ``sector_size`` (bytes)."""
@@ -55,22 +60,32 @@ class CommDShape(SectorGeometry):
     test_only: bool = False
 
     def stats(self) -> dict:
-        """Exact sizes of one partition's R1CS without building it.
+        """Exact sizes of one partition's R1CS without building it, term by term from the gadgets
+        (:func:`synthesize`); the tests compare it with built circuits.
 
-        Per challenge and level: 45,621 constraints (sha254 node 44,874, swap 2·254, path bits
-        254, index bit 1), 45,575 aux; per challenge 256 more constraints (leaf bits, index and
-        root packing) and 254 aux; plus one input row per public input and ONE (k + 2).
-        Non-zeros likewise. The formulas are checked against built circuits in the tests.
+        Per challenge and level (254 = NODE_BITS): the sha254 node (:data:`_SHA254_NODE`); the
+        swap, 2·254 rows ``bit · (s − c) = l − c`` (nnz 1/2/2); 254 path bits and 1 index bit,
+        booleanity ``(1 − v) · v = 0`` (nnz 2/1/0); the index bit's term in the index packing;
+        aux: sibling, left and right bits (3·254) and the index bit. Per challenge: 254 leaf bits
+        (aux and booleanity), the index and root packings ``Σ 2^i·b_i · 1 = x`` (A: the bits, B:
+        ONE, C: x). Plus one input row (one A entry) per public input and ONE (k + 2).
         """
-        k, d = self.challenges, self.depth
-        constraints = k * (45_621 * d + 256) + k + 2
+        k, d, nb, node = self.challenges, self.depth, NODE_BITS, _SHA254_NODE
+        level = {"aux": node["aux"] + 3 * nb + 1,
+                 "constraints": node["constraints"] + 2 * nb + nb + 1,
+                 "nnz_a": node["nnz_a"] + 2 * nb + 2 * (nb + 1) + 1,
+                 "nnz_b": node["nnz_b"] + 4 * nb + (nb + 1),
+                 "nnz_c": node["nnz_c"] + 4 * nb}
+        per = {"aux": nb, "constraints": nb + 2, "nnz_a": 2 * nb + nb, "nnz_b": nb + 2, "nnz_c": 2}
+        inputs = k + 2
+        constraints = k * (level["constraints"] * d + per["constraints"]) + inputs
         return {
-            "inputs": k + 2,
-            "aux": k * (45_575 * d + 254),
+            "inputs": inputs,
+            "aux": k * (level["aux"] * d + per["aux"]),
             "constraints": constraints,
-            "nnz_a": k * (92_657 * d + 509) + 2,
-            "nnz_b": k * (57_404 * d + 510),
-            "nnz_c": k * (97_348 * d + 2),
+            "nnz_a": k * (level["nnz_a"] * d + per["nnz_a"]) + inputs,
+            "nnz_b": k * (level["nnz_b"] * d + per["nnz_b"]),
+            "nnz_c": k * (level["nnz_c"] * d + per["nnz_c"]),
             "domain": 1 << (constraints - 1).bit_length(),
             "sector_size": self.sector_size,
             "partitions": self.partitions,

@@ -35,8 +35,11 @@ Poseidon hashes are costed as neptune's ``circuit.rs`` (``legacy=True`` in
 :func:`cuzk.r1cs.poseidon.poseidon_hash`), which rust-fil-proofs uses. Constraint counts are
 therefore upstream's: ``tests/test_porep_circuit.py`` rebuilds upstream's
 ``test_stacked_input_circuit_poseidon_base_8`` circuit (8 nodes, 2 layers, 1 challenge) and
-checks its 22 inputs and 1,199,620 constraints. Non-zero counts differ where our linear
-combinations differ (neptune's sparse-matrix Poseidon rounds, for one).
+checks its 22 inputs and 1,199,620 constraints. Every gadget writes upstream's linear
+combinations (bellperson's boolean, ``to_bits_le`` and ``Boolean::and``/``xor`` forms, neptune's
+compressed-constant, sparse-matrix Poseidon rounds), so the non-zeros of A, B and C also equal
+upstream's: ``tests/test_porep_circuit.py`` checks the 32 GiB figures curio's cuzk extracted
+(:data:`cuzk.circuits.registry.UPSTREAM`).
 """
 
 from __future__ import annotations
@@ -67,12 +70,6 @@ INPUTS_PER_CHALLENGE = 1 + PARENTS + 1 + 1 + 1  #: comm_d path, 14 parents, chal
 
 # column of a challenge's public inputs
 _IN_COMMD, _IN_PARENTS, _IN_CHALLENGE, _IN_RLAST, _IN_CX = 0, 1, 1 + PARENTS, 2 + PARENTS, 3 + PARENTS
-
-UPSTREAM = {
-    # rust-fil-proofs figures for one partition (cuzk's "Constraint count" notes, curio docs)
-    "porep-32GiB": {"constraints": 130_278_869, "inputs": 328, "nnz": 722_388_891},
-}
-
 
 @dataclass(frozen=True)
 class PoRepShape(SectorGeometry):

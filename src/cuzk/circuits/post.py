@@ -113,7 +113,7 @@ class PoStShape:
 
         Per sector (S): 3 aux + a Poseidon₂ hash, comm_r's inputize and equality (1 constraint each).
         Per challenge (k = S·C): leaf + bits + siblings aux; per bit a booleanity constraint
-        (nnz 1/2/0); per level ``insert`` + Poseidon (:func:`gadget_cost`); root equality and
+        ((1 − v)·v = 0: nnz 2/1/0); per level ``insert`` + Poseidon (:func:`gadget_cost`); root equality and
         challenge packing (1 constraint each). Plus one input row per input, ONE included.
         ``circuit_constraints`` leaves the input rows out (rust-fil-proofs' count).
         ``post_path_values`` and ``wide_aux`` size the memory model's PoSt terms
@@ -132,8 +132,8 @@ class PoStShape:
             "aux": S * (3 + h2["aux"]) + k * (1 + nbits + sum(a - 1 for a in ar) + lv["aux"]),
             "constraints": constraints,
             "circuit_constraints": circuit,
-            "nnz_a": S * (h2["nnz_a"] + 2) + k * (nbits + lv["nnz_a"] + nbits + 1) + inputs,
-            "nnz_b": S * (h2["nnz_b"] + 2) + k * (2 * nbits + lv["nnz_b"] + 2),
+            "nnz_a": S * (h2["nnz_a"] + 2) + k * (2 * nbits + lv["nnz_a"] + nbits + 1) + inputs,
+            "nnz_b": S * (h2["nnz_b"] + 2) + k * (nbits + lv["nnz_b"] + 2),
             "nnz_c": S * (h2["nnz_c"] + 2) + k * (lv["nnz_c"] + 2),
             "domain": max(2, 1 << (constraints - 1).bit_length()),
             "sector_size": self.sector_size,

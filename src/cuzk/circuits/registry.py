@@ -196,9 +196,11 @@ def post_shape(kind: str, size: str) -> str | None:
 
 # rust-fil-proofs' published figures for one partition (constraints as they count them)
 UPSTREAM = {
-    # curio's cuzk and rust-fil-proofs: 130,278,869 constraints, 328 inputs, 722,388,891 non-zeros
-    # (A + B + C); the count includes one row per public input, as ours does
-    "porep-32GiB": {"constraints": 130_278_869, "inputs": 328, "nnz": 722_388_891},
+    # curio's cuzk PCE extraction of rust-fil-proofs' circuit (extern/cuzk/cuzk-project.md, "PCE
+    # Extraction" table: a RecordingCS that drops zero coefficients and appends one A-only row per
+    # public input, as ours): constraints, inputs, aux and the non-zeros of A, B and C
+    "porep-32GiB": {"constraints": 130_278_869, "inputs": 328, "aux": 130_169_893,
+                    "nnz_a": 309_405_051, "nnz_b": 130_327_340, "nnz_c": 282_656_500, "nnz": 722_388_891},
     # storage-proofs-porep/tests/stacked_circuit.rs (8 nodes, base-8 trees, 2 layers, 1 challenge);
     # bellperson's TestConstraintSystem counts no input rows
     "test-only-porep-256B": {"circuit_constraints": 1_199_620, "inputs": 22},

@@ -30,8 +30,8 @@ from ..errors import CuzkError
 from ..fileio import file_identity
 from .keys import cache_dir
 
-__all__ = ["DEFAULT_PARAMS_DIR", "MANIFEST", "OfficialParamsError", "blake2b_digest", "params_dir", "porep_file",
-           "read_manifest", "verify_official"]
+__all__ = ["DEFAULT_PARAMS_DIR", "IDENTICAL_SHAPES", "MANIFEST", "OfficialKeyRefused", "OfficialParamsError",
+           "blake2b_digest", "official_key", "params_dir", "porep_file", "read_manifest", "verify_official"]
 
 MANIFEST = Path(__file__).with_name("parameters.json")
 DEFAULT_PARAMS_DIR = Path("/var/tmp/filecoin-proof-parameters")
@@ -135,3 +135,46 @@ def verify_official(name: str, directory=None, manifest: dict | None = None) -> 
     except (OSError, AttributeError):
         pass  # a read-only cache only costs the hash next time
     return path
+
+
+#: Shapes whose R1CS is rust-fil-proofs' own: rows in its enforce order (input rows last), columns in
+#: its allocation order, the same coefficients. Only these may be proved with Filecoin's keys. The
+#: PoRep shapes' rows now carry upstream's linear combinations (the 32 GiB non-zeros per matrix
+#: equal upstream's), but their rows and columns are still in our vectorized block order (no
+#: permutation to upstream's yet), so none qualifies.
+IDENTICAL_SHAPES: frozenset = frozenset()
+
+
+class OfficialKeyRefused(OfficialParamsError):
+    """An official key is present for a shape whose R1CS is not identical to rust-fil-proofs'
+    (a proof made with it would not verify); names the file and says why."""
+
+
+def official_key(shape, directory=None, manifest: dict | None = None) -> Path | None:
+    """Filecoin's ``.params`` for a PoRep ``shape`` in ``directory`` (:func:`params_dir`), digest-checked
+    (:func:`verify_official`), if it is there and the shape may use it.
+
+    Returns:
+        The file's path, or None when the directory holds no official file for the shape (then the
+        workflow makes development keys) or the shape has none (test-only and PoSt shapes: PoSt
+        files are told apart only by the circuit identifier's hash).
+
+    Raises:
+        OfficialKeyRefused: the file is present but ``shape.name`` is not in
+            :data:`IDENTICAL_SHAPES` (checked before the digest, so a 44 GiB file is not read).
+        OfficialParamsError: the file is present with the wrong digest.
+    """
+    if getattr(shape, "kind", None) != "porep" or shape.test_only:
+        return None
+    manifest = read_manifest() if manifest is None else manifest
+    name = porep_file(shape.sector_size, ".params", manifest)
+    path = params_dir(directory) / name
+    if not path.is_file():
+        return None
+    if shape.name not in IDENTICAL_SHAPES:
+        raise OfficialKeyRefused(path, "shape", f"{shape.name}'s constraint system is not yet identical to "
+                                 "rust-fil-proofs' (its rows and columns are in cuzk's block order, not upstream's "
+                                 "enforce/allocation order), so a proof with this key would not verify; remove the "
+                                 "file from the parameter directory or point params_dir elsewhere to use "
+                                 "development keys")
+    return verify_official(name, directory, manifest)

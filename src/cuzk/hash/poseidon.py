@@ -26,7 +26,9 @@ does (facts taken from neptune's sources; file names below are in that repositor
 
 neptune's default hash mode ("OptimizedStatic": compressed round constants, a pre-sparse matrix and
 sparse matrices in the partial rounds) is an algebraic rewrite that yields the same digest; neptune's
-own tests assert equality with the plain "Correct" mode. This module implements the plain algorithm.
+own tests assert equality with the plain "Correct" mode. This module implements the plain algorithm;
+:func:`optimized_constants` derives neptune's rewritten constants (what its ``circuit.rs`` gadget,
+used by rust-fil-proofs, is built from) and is checked against the plain digest in the tests.
 
 Domain tags (``HashType::domain_tag`` in ``src/hash_type.rs``), with ``s = 0`` for
 ``Strength::Standard`` and ``s = 2^32`` for ``Strength::Strengthened``:
@@ -327,6 +329,148 @@ def params(arity: int, strength: str = STANDARD) -> PoseidonParams:
         mds=tuple(tuple(_MPZ(v) for v in row) for row in mds),
         merkle_tag=merkle_tree_tag(arity, strength),
     )
+
+
+# --- neptune's optimized ("OptimizedStatic") constants -------------------------------------------
+
+
+def _inv_matrix(m: list[list[int]]) -> list[list[int]]:
+    """Inverse of a square matrix over Fr (Gauss-Jordan; the inverse is unique, so the algorithm
+    need not be neptune's ``matrix::invert``). Raises ValueError if singular."""
+    n = len(m)
+    a = [[int(x) % R for x in row] + [int(i == j) for j in range(n)] for i, row in enumerate(m)]
+    for c in range(n):
+        piv = next((r for r in range(c, n) if a[r][c]), None)
+        if piv is None:
+            raise ValueError("singular matrix")
+        a[c], a[piv] = a[piv], a[c]
+        inv = pow(a[c][c], -1, R)
+        a[c] = [x * inv % R for x in a[c]]
+        for r in range(n):
+            if r != c and a[r][c]:
+                f = a[r][c]
+                a[r] = [(x - f * y) % R for x, y in zip(a[r], a[c])]
+    return [row[n:] for row in a]
+
+
+def _mat_mul(a, b) -> list[list[int]]:
+    return [[sum(x * y for x, y in zip(row, col)) % R for col in zip(*b)] for row in a]
+
+
+def _left_apply(m, v) -> list[int]:
+    """M·v, v a column vector (neptune ``matrix::left_apply_matrix``)."""
+    return [sum(x * y for x, y in zip(row, v)) % R for row in m]
+
+
+@dataclass(frozen=True)
+class OptimizedConstants:
+    """neptune's ``PoseidonConstants`` fields its circuit uses (``src/poseidon.rs``
+    ``new_from_parameters``, ``src/preprocessing.rs``, ``src/mds.rs``), as canonical ints.
+
+    Attributes:
+        compressed: ``compressed_round_constants``: t·R_F + R_P constants (the first round's t
+            pre-round keys, then t "post" keys per full round but the last, one per partial round).
+        mds: M (t×t), applied as a row vector times M (neptune ``product_mds_with_matrix``).
+        pre_sparse: ``pre_sparse_matrix`` (t×t), used instead of M after the last first-half
+            full round.
+        sparse: ``sparse_matrixes``: R_P pairs (w_hat (t,), v_rest (t − 1,)), one per partial
+            round: new[0] = Σ_i w_hat[i]·s[i], new[j] = s[j] + v_rest[j − 1]·s[0].
+    """
+
+    compressed: tuple
+    mds: tuple
+    pre_sparse: tuple
+    sparse: tuple
+
+
+def _derive(m):
+    """(m_prime, m_double_prime) of neptune ``derive_mds_matrices``."""
+    t = len(m)
+    m_hat_inv = _inv_matrix([row[1:] for row in m[1:]])
+    prime = [[int(j == 0) for j in range(t)]] + [[0] + list(row[1:]) for row in m[1:]]
+    v = list(m[0][1:])
+    w = [row[0] for row in m[1:]]
+    w_hat = _left_apply(m_hat_inv, w)
+    dprime = [[m[0][0]] + v] + [[w_hat[i - 1]] + [int(j == i) for j in range(1, t)] for i in range(1, t)]
+    return prime, dprime
+
+
+@functools.lru_cache(maxsize=None)
+def optimized_constants(arity: int, strength: str = STANDARD) -> OptimizedConstants:
+    """neptune's optimized constants for ``params(arity, strength)`` (cached per process).
+
+    ``compress_round_constants`` with every partial round preprocessed (rust-fil-proofs' constants
+    come from ``PoseidonConstants::new``, which preprocesses all R_P), and
+    ``factor_to_sparse_matrixes(transpose(M), R_P)``.
+    """
+    p = params(arity, strength)
+    t, rf, rp = p.t, p.full_rounds, p.partial_rounds
+    m = [[int(x) for x in row] for row in p.mds]
+    m_inv = _inv_matrix(m)
+    rk = [[int(c) for c in p.round_constants[r * t:(r + 1) * t]] for r in range(rf + rp)]
+    half = rf // 2
+    res = list(rk[0])
+    for i in range(half - 1):  # every partial round preprocessed: end = half − 1
+        res += _left_apply(m_inv, rk[i + 1])
+    final = half + rp
+    acc = list(rk[final])
+    partial = []
+    for i in range(rp):
+        inv = _left_apply(m_inv, acc)
+        partial.append(inv[0])
+        inv[0] = 0
+        acc = [(x + y) % R for x, y in zip(rk[final - i - 1], inv)]
+    res += _left_apply(m_inv, acc)
+    res += partial[::-1]
+    for i in range(1, half):
+        res += _left_apply(m_inv, rk[i + final])
+    assert len(res) == t * rf + rp
+    base = [list(col) for col in zip(*m)]  # transpose(M)
+    cur, dps = base, []
+    for _ in range(rp):
+        prime, dprime = _derive(cur)
+        dps.append(dprime)
+        cur = _mat_mul(base, prime)
+    dps.reverse()
+    sparse = tuple((tuple(row[0] for row in d), tuple(d[0][1:])) for d in dps)
+    return OptimizedConstants(tuple(res), tuple(map(tuple, m)), tuple(map(tuple, cur)), sparse)
+
+
+def hash_optimized(inputs: Sequence[int], arity: int, domain_tag: int | None = None,
+                   strength: str = STANDARD, constants: OptimizedConstants | None = None) -> int:
+    """One digest computed neptune's optimized way (the order of operations of its ``circuit.rs``,
+    one element at a time) from ``constants`` (default :func:`optimized_constants`): a reference
+    for the circuit built from them; it equals :func:`poseidon_hash` (the plain algorithm)."""
+    p = params(arity, strength)
+    oc = constants or optimized_constants(arity, strength)
+    t, half = p.t, p.full_rounds // 2
+    s = [p.merkle_tag if domain_tag is None else int(domain_tag)] + [int(x) % R for x in inputs]
+    s += [0] * (t - len(s))
+    s = [(x + c) % R for x, c in zip(s, oc.compressed[:t])]
+    k = t
+
+    def mul(m, v):
+        return [sum(v[i] * m[i][j] for i in range(t)) % R for j in range(t)]
+
+    for r in range(p.full_rounds + p.partial_rounds):
+        full = r < half or r >= half + p.partial_rounds
+        last = r == p.full_rounds + p.partial_rounds - 1
+        if full:
+            s = [pow(x, 5, R) for x in s]
+            if not last:
+                s = [(x + c) % R for x, c in zip(s, oc.compressed[k:k + t])]
+                k += t
+        else:
+            s[0] = (pow(s[0], 5, R) + oc.compressed[k]) % R
+            k += 1
+        if r == half - 1:
+            s = mul(oc.pre_sparse, s)
+        elif half - 1 < r < half + p.partial_rounds:
+            w_hat, v_rest = oc.sparse[r - half]
+            s = [sum(w * x for w, x in zip(w_hat, s)) % R] + [(s[j] + v_rest[j - 1] * s[0]) % R for j in range(1, t)]
+        else:
+            s = mul(oc.mds, s)
+    return s[1]
 
 
 # --- the permutation -----------------------------------------------------------------------------

@@ -60,7 +60,8 @@ def _ints_to_bits(xp, vals, nbits: int):
 
 
 def boolean(cs: ConstraintSystem, refs, gadget: str = "boolean") -> None:
-    """Enforce v · (v − 1) = 0 for every ref (any shape): n = refs.size constraints.
+    """Enforce (1 − v) · v = 0 for every ref (any shape): n = refs.size constraints, in
+    bellperson's form (``AllocatedBit::alloc``: A = ONE − v, B = v, C = 0).
 
     Args:
         refs: int array of refs, any shape.
@@ -71,8 +72,8 @@ def boolean(cs: ConstraintSystem, refs, gadget: str = "boolean") -> None:
     if k == 0:
         return
     def rows():
-        # B = -1·ONE + 1·v; ONE first so each row is already in column order
-        yield lc(v), lc(np.stack([cs.one(k), v], axis=1), (-1, 1)), None
+        # ONE first so each row is already in column order
+        yield lc(np.stack([cs.one(k), v], axis=1), (1, -1)), lc(v), None
 
     cs.enforce_lazy(k, rows, gadget=gadget)
 
@@ -98,7 +99,8 @@ def alloc_bits(cs: ConstraintSystem, shape, values=None, gadget: str = "alloc_bi
 def num_to_bits(cs: ConstraintSystem, x_refs, nbits: int, gadget: str = "num_to_bits") -> np.ndarray:
     """Decompose k values into nbits little-endian bits each.
 
-    Constraints: booleanity of the k·nbits bits, and k packings Σ 2^i·b_i · 1 = x.
+    Constraints: booleanity of the k·nbits bits, and k packings 0 · 0 = Σ 2^i·b_i − x
+    (bellperson's ``AllocatedNum::to_bits_le`` "unpacking constraint": everything in C).
 
     Args:
         x_refs: ``(k,)`` int64 refs.
@@ -121,7 +123,7 @@ def num_to_bits(cs: ConstraintSystem, x_refs, nbits: int, gadget: str = "num_to_
         values = _ints_to_bits(cs.xp, cs.value(x), nbits)
     bits = cs.alloc_aux((k, nbits), values)
     boolean(cs, bits, gadget=f"{gadget}/boolean")
-    cs.enforce_lazy(k, lambda: [(lc(bits, _pow2(nbits)), cs.one(k), lc(x))], gadget=gadget)
+    cs.enforce_lazy(k, lambda: [(None, None, lc(x, -1) + lc(bits, _pow2(nbits)))], gadget=gadget)
     return bits
 
 

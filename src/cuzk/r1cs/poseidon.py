@@ -19,11 +19,17 @@ later argumentcomputer/neptune):
 Constraints per hash: ``3·(t·R_F + R_P) + 1`` — **238** (arity 2), **388** (arity 8), **460**
 (arity 11). neptune's test ``test_poseidon_hash`` in ``src/circuit2.rs`` asserts 237 (U2), 387 (U8)
 for ``poseidon_hash_num`` and one more for ``poseidon_hash_allocated``, i.e. the same numbers.
-neptune evaluates the rounds in its sparse-matrix form (``pre_sparse_matrix``, ``sparse_matrixes``,
-compressed round constants), an algebraic rewrite with the same S-box count; the linear
-combinations (hence the non-zeros of A, B, C and the variable values other than S-box inputs)
-differ from ours. Our plain form lets the partial-round linear combinations grow: in the partial
-rounds the S-box input has up to t + R_P terms (all S-box outputs since the last full round).
+That default (``legacy=False``) form uses the plain rounds; its linear combinations are ours.
+
+**legacy=True: neptune's ``circuit.rs`` exactly** (what rust-fil-proofs' PoRep and PoSt circuits
+call): the same variables, constraints, linear combinations and coefficients, in neptune's order.
+It runs on neptune's rewritten constants (:func:`cuzk.hash.poseidon.optimized_constants`:
+compressed round constants, ``pre_sparse_matrix`` after the last first-half full round, one sparse
+matrix per partial round); state elements are linear combinations (``Elt::Num``) until an S-box
+allocates them (``ensure_allocated``: ``lc · ONE = x``); an S-box is ``x2 = x·x`` (first round:
+``(x + pre)²``), ``x4 = x2·x2``, ``y = x4·x + post`` (C = y − post·ONE), so the allocated y carries
+the next round's compressed key; the tag's first-round S-box is a constant; the digest is state[1]
+allocated. 311 / 505 / 598 constraints for arities 2 / 8 / 11 (rust-fil-proofs' tests).
 
 **Merkle inclusion** (:func:`merkle_path_poseidon`). Per level, the current node is inserted among
 the level's arity − 1 siblings at the position given by the level's index bits (little-endian),
@@ -77,9 +83,6 @@ def _refs(x) -> np.ndarray:
     return np.asarray(x, dtype=np.int64)
 
 
-# S-box kinds in a template: constant input (no constraints), input used as it is (3 constraints:
-# x², x⁴, x⁵), input allocated first (4: neptune circuit.rs's ensure_allocated, then the 3)
-_CONST, _DIRECT, _ALLOC = 0, 1, 2
 
 
 # --------------------------------------------------------------------------------------------
@@ -104,7 +107,7 @@ class _Template:
 
 
 @functools.lru_cache(maxsize=None)
-def _template(arity: int, n: int, tag: int, strength: str, legacy: bool = False) -> _Template:
+def _template(arity: int, n: int, tag: int, strength: str) -> _Template:
     p = _nat.params(arity, strength)
     t = p.t
     rc = [[int(c) for c in row] for row in p.round_constants_array()]
@@ -124,19 +127,10 @@ def _template(arity: int, n: int, tag: int, strength: str, legacy: bool = False)
         rnd = []
         for i in rows:
             nz = [j for j in range(len(live)) if C[i][j]]
-            if legacy and not nz:
-                kind = _CONST  # a constant input (the domain tag in round 0): no variables
-            elif legacy and r > 0:
-                kind = _ALLOC  # neptune's Elt::Num input, allocated first
-            else:
-                kind = _DIRECT
             rnd.append((i, np.array([live[j] for j in nz], dtype=np.int64),
-                        tuple(C[i][j] for j in nz), c0[i], kind))
+                        tuple(C[i][j] for j in nz), c0[i]))
         # S-box outputs replace their rows: unit vectors on new slots (constants stay constants)
-        for i, *_, kind in rnd:
-            if kind == _CONST:
-                c0[i] = pow(c0[i], 5, R)
-                continue
+        for i, *_ in rnd:
             live.append(nslots)
             for row in C:
                 row.append(0)
@@ -185,6 +179,156 @@ def _lc_of(cs: ConstraintSystem, slot_refs: np.ndarray, slots, coeffs, const) ->
 # --------------------------------------------------------------------------------------------
 
 
+# --------------------------------------------------------------------------------------------
+# neptune circuit.rs (what rust-fil-proofs builds): an op list over slots
+# --------------------------------------------------------------------------------------------
+
+_ONE = -1  # the slot of the constant ONE in a linear combination {slot: coeff}
+
+
+@dataclass(frozen=True)
+class _Program:
+    """neptune ``circuit.rs`` ``poseidon_hash`` as a list of ops, each allocating one variable
+    and enforcing one constraint, in neptune's order. Slots: j < n input j, n + i op i's variable,
+    ``_ONE`` the constant. ``ops[i] = (a, b, c)``: three tuples of (slot, coeff) pairs (zero
+    coefficients dropped, as bellperson's recording systems drop them); the constraint is
+    a · b = c + v_i, i.e. v_i = a·b − c (``c`` omits the op's own variable, coefficient 1)."""
+
+    n: int
+    ops: tuple
+
+
+def _lc_items(d: dict) -> tuple:
+    return tuple((s, c % R) for s, c in sorted(d.items()) if c % R)
+
+
+@functools.lru_cache(maxsize=None)
+def _legacy_program(arity: int, tag: int, strength: str) -> _Program:
+    oc = _nat.optimized_constants(arity, strength)
+    p = _nat.params(arity, strength)
+    t, half, rp = p.t, p.full_rounds // 2, p.partial_rounds
+    n = arity
+    ops: list = []
+
+    def op(a: dict, b: dict, c: dict) -> int:
+        ops.append((_lc_items(a), _lc_items(b), _lc_items(c)))
+        return n + len(ops) - 1
+
+    def alloc(e):  # Elt::ensure_allocated (enforce = true)
+        if isinstance(e, int):
+            return e
+        return op(e, {_ONE: 1}, {})
+
+    def as_lc(e) -> dict:
+        return {e: 1} if isinstance(e, int) else e
+
+    def sbox(e, pre, post):  # quintic_s_box / quintic_s_box_pre_add (mul_sum's C: res − post)
+        x = alloc(e)
+        xa = {x: 1, _ONE: pre} if pre is not None else {x: 1}
+        x2 = op(xa, xa, {})
+        x4 = op({x2: 1}, {x2: 1}, {})
+        return op(xa, {x4: 1}, {_ONE: -post} if post is not None else {})
+
+    def mix(els, m):  # product_mds_with_matrix: new[j] = Σ_i e_i·m[i][j]
+        out = []
+        for j in range(t):
+            acc: dict = {}
+            for i in range(t):
+                for slot, c in as_lc(els[i]).items():
+                    acc[slot] = (acc.get(slot, 0) + c * m[i][j]) % R
+            out.append(acc)
+        return out
+
+    def mix_sparse(els, w_hat, v_rest):
+        first: dict = {}
+        for i in range(t):
+            for slot, c in as_lc(els[i]).items():
+                first[slot] = (first.get(slot, 0) + c * w_hat[i]) % R
+        out = [first]
+        for j in range(1, t):
+            acc = dict(as_lc(els[j]))
+            for slot, c in as_lc(els[0]).items():
+                acc[slot] = (acc.get(slot, 0) + c * v_rest[j - 1]) % R
+            out.append(acc)
+        return out
+
+    cr = oc.compressed
+    els: list = [{_ONE: tag % R}] + list(range(n))
+    off = 0
+    for r in range(p.full_rounds + rp):
+        full = r < half or r >= half + rp
+        last = r == p.full_rounds + rp - 1
+        if r == 0:
+            pre, post = cr[0:t], cr[t:2 * t]
+            off = 2 * t
+            tagv = (pow((els[0][_ONE] + pre[0]) % R, 5, R) + post[0]) % R
+            els = [{_ONE: tagv}] + [sbox(els[i], pre[i], post[i]) for i in range(1, t)]
+        elif full:
+            post = None if last else cr[off:off + t]
+            off += 0 if last else t
+            els = [sbox(els[i], None, None if post is None else post[i]) for i in range(t)]
+        else:
+            els[0] = sbox(els[0], None, cr[off])
+            off += 1
+        if r == half - 1:
+            els = mix(els, oc.pre_sparse)
+        elif half - 1 < r < half + rp:
+            els = mix_sparse(els, *oc.sparse[r - half])
+        else:
+            els = mix(els, oc.mds)
+    assert off == len(cr)
+    alloc(els[1])  # the digest: elements[1].ensure_allocated
+    return _Program(n=n, ops=tuple(ops))
+
+
+def _program_lc(cs: ConstraintSystem, refs: np.ndarray, items: tuple) -> LC:
+    k = refs.shape[0]
+    out = LC.zero()
+    const = [c for s, c in items if s == _ONE]
+    if const:
+        out = lc(cs.one(k), const[0])
+    slots = [s for s, _ in items if s != _ONE]
+    if slots:
+        out = out + lc(refs[:, slots], tuple(c for s, c in items if s != _ONE))
+    return out
+
+
+def _program_eval(vals: np.ndarray, items: tuple):
+    """Σ coeff·vals[:, slot] (+ constant) over a (k, slots) object array, not reduced."""
+    acc = 0
+    for s, c in items:
+        acc = acc + (c if s == _ONE else vals[:, s] * c)
+    return acc
+
+
+def _legacy_hash(cs: ConstraintSystem, x: np.ndarray, arity: int, tag: int, strength: str,
+                 gadget: str) -> np.ndarray:
+    """k hashes as neptune's ``circuit.rs`` ``poseidon_hash``: variables of one hash contiguous
+    in neptune's allocation order, rows op by op (k rows each)."""
+    prog = _legacy_program(arity, tag, strength)
+    k, n = x.shape
+    nops = len(prog.ops)
+    vals = None
+    if cs.has_values:
+        vals = np.empty((k, n + nops), dtype=object)
+        vals[:, :n] = cs.value(x, dtype=object)
+        for i, (a, b, c) in enumerate(prog.ops):
+            av = _program_eval(vals, a)
+            bv = _program_eval(vals, b)
+            cv = _program_eval(vals, c)
+            vals[:, n + i] = np.mod(av * bv - cv, _P)
+    out = cs.alloc_aux((k, nops), None if vals is None else vals[:, n:])
+    refs = np.concatenate([x, out], axis=1)
+    if k:
+        def rows():
+            for i, (a, b, c) in enumerate(prog.ops):
+                yield (_program_lc(cs, refs, a), _program_lc(cs, refs, b),
+                       lc(refs[:, n + i]) + _program_lc(cs, refs, c) if c else lc(refs[:, n + i]))
+
+        cs.enforce_lazy(nops * k, rows, gadget=f"{gadget}/sbox")
+    return out[:, -1]
+
+
 def poseidon_hash(cs: ConstraintSystem, inputs_refs, arity: int, domain_tag: int | None = None,
                   gadget: str = "poseidon", strength: str = _nat.STANDARD, legacy: bool = False) -> np.ndarray:
     """k Poseidon hashes at once (neptune's permutation; constraints as neptune's circuit).
@@ -225,7 +369,11 @@ def poseidon_hash(cs: ConstraintSystem, inputs_refs, arity: int, domain_tag: int
     tag = p.merkle_tag if domain_tag is None else int(domain_tag)
     if not 0 <= tag < R:
         raise ValueError(f"poseidon_hash: domain tag {tag:#x} is not a canonical Fr element")
-    tpl = _template(arity, n, tag, strength, bool(legacy))
+    if legacy:
+        if n != arity:
+            raise ValueError(f"poseidon_hash: neptune's circuit.rs hashes exactly {arity} inputs, got {n}")
+        return _legacy_hash(cs, x, arity, tag, strength, gadget)
+    tpl = _template(arity, n, tag, strength)
     t = p.t
 
     slot_refs = np.empty((k, tpl.nslots), dtype=np.int64)
@@ -246,10 +394,8 @@ def poseidon_hash(cs: ConstraintSystem, inputs_refs, arity: int, domain_tag: int
 
     name = f"{gadget}/sbox"
     for r, rnd in enumerate(tpl.sboxes):
-        var = [s for s, e in enumerate(rnd) if e[4] != _CONST]
-        pre = [s for s in var if rnd[s][4] == _ALLOC]
-        ns = len(var)
-        vin = v2 = v4 = v5 = None
+        ns = len(rnd)
+        v2 = v4 = v5 = None
         if state is not None:
             xs = state + rcs[r][:, None]  # (t, k): round constants added
             rows = [e for e, *_ in rnd]
@@ -259,27 +405,21 @@ def poseidon_hash(cs: ConstraintSystem, inputs_refs, arity: int, domain_tag: int
             x5 = np.mod(x4 * xin, _P)
             xs[rows] = x5
             state = np.mod(mds @ xs, _P)
-            vin, v2, v4, v5 = xin[pre].T, x2[var].T, x4[var].T, x5[var].T
-        ra = cs.alloc_aux((k, len(pre)), vin) if pre else None
+            v2, v4, v5 = x2.T, x4.T, x5.T
         r2 = cs.alloc_aux((k, ns), v2)
         r4 = cs.alloc_aux((k, ns), v4)
         r5 = cs.alloc_aux((k, ns), v5)
         slot_refs[:, nxt:nxt + ns] = r5
 
-        def rows(rnd=rnd, var=var, pre=pre, ra=ra, r2=r2, r4=r4, r5=r5):
-            for j, s in enumerate(var):
-                _, slots, coeffs, const, kind = rnd[s]
+        def rows(rnd=rnd, r2=r2, r4=r4, r5=r5):
+            for j, (_, slots, coeffs, const) in enumerate(rnd):
                 xl = _lc_of(cs, slot_refs, slots, coeffs, const)
-                if kind == _ALLOC:
-                    a = lc(ra[:, pre.index(s)])
-                    yield xl, cs.one(k), a
-                    xl = a
                 yield xl, xl, lc(r2[:, j])
                 yield lc(r2[:, j]), lc(r2[:, j]), lc(r4[:, j])
                 yield lc(r4[:, j]), xl, lc(r5[:, j])
 
         if k:
-            cs.enforce_lazy((3 * ns + len(pre)) * k, rows, gadget=name)
+            cs.enforce_lazy(3 * ns * k, rows, gadget=name)
         nxt += ns
     assert nxt == tpl.nslots
 

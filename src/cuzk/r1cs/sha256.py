@@ -381,6 +381,10 @@ class _Sha:
 
         def rows():
             a, b = _base(xl), _base(yl)
+            # bellperson's Boolean::xor puts the plain variable of (Not, Is) first (2a in A)
+            sw = (xl != a) & (yl == b)
+            if sw.any():
+                a, b = np.where(sw, b, a), np.where(sw, a, b)
             # C row sorted by final column (c is the newest variable): keeps enforce's fast path
             swap = _col_key(a) > _col_key(b)
             abc = np.stack([np.where(swap, b, a), np.where(swap, a, b), c], axis=-1).reshape(n, 3)
@@ -409,8 +413,10 @@ class _Sha:
                 xl, yl = x.l[:, gi], y.l[:, gi]
                 for (ka, kb), cols in self._groups(kx[gi], ky[gi]):
                     n = self.k * cols.shape[0]
-                    yield (self._expr(n, [(xl[:, cols].reshape(n), ka, 1)]),
-                           self._expr(n, [(yl[:, cols].reshape(n), kb, 1)]),
+                    xs, ys = xl[:, cols].reshape(n), yl[:, cols].reshape(n)
+                    if ka == NEG and kb == VAR:  # bellperson: and_not(is, not), the variable in A
+                        xs, ys, ka, kb = ys, xs, kb, ka
+                    yield (self._expr(n, [(xs, ka, 1)]), self._expr(n, [(ys, kb, 1)]),
                            lc(r[:, cols].reshape(n)))
 
             self.cs.enforce_lazy(r.size, rows, gadget=f"{self.g}/and")

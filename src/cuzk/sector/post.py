@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import marshal
 import math
 import zipfile
