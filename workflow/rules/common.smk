@@ -595,11 +595,12 @@ def damaged_before_run():
     for path, why in bad:
         # a batch's proofs folder is its rule's output: the whole folder goes, so it is proved again
         aside = os.path.dirname(path) if os.path.dirname(path) in proof_dirs else path
+        moved = f"{aside}.damaged"
         if os.path.exists(aside):
-            if os.path.isdir(aside + ".damaged"):
-                shutil.rmtree(aside + ".damaged")
-            os.replace(aside, aside + ".damaged")
-        lines.append(f"  {path}: {why}\n    (moved aside to {aside}.damaged)")
+            if os.path.isdir(moved):
+                shutil.rmtree(moved)
+            os.replace(aside, moved)
+        lines.append(f"  {path}: {why}\n    (moved aside to {moved})")
     raise WorkflowError(
         "damaged intermediate files, found before any job ran:\n"
         + "\n".join(lines)
