@@ -50,19 +50,23 @@ def _no_constant(text: str):
 
 
 def _depth(doc) -> int:
-    depth, level = 0, [doc]
-    while level:
-        depth += 1
-        if depth > MAX_DEPTH:
-            return depth
-        nxt = []
+    """Levels of nesting of a parsed document (a scalar is one level, ``{"a": [1]}`` three),
+    counted up to MAX_DEPTH + 1. Only containers are carried to the next level, so a level of
+    32-byte arrays costs one comprehension each, not a loop over its bytes."""
+    depth, level = 1, [doc] if type(doc) in _CONTAINERS else []
+    while level and depth <= MAX_DEPTH:
+        nxt, deeper = [], False
         for x in level:
-            if isinstance(x, dict):
-                nxt.extend(x.values())
-            elif isinstance(x, list):
-                nxt.extend(x)
+            vals = x.values() if type(x) is dict else x
+            if vals:
+                deeper = True
+                nxt += [v for v in vals if type(v) in _CONTAINERS]
+        depth += deeper
         level = nxt
     return depth
+
+
+_CONTAINERS = (dict, list)  # what json.loads builds for objects and arrays
 
 
 def loads(data: bytes, path, error: ErrorFactory):
