@@ -14,8 +14,9 @@ from cuzk.memory.model import predict_step_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 
+THREADS = 2  # setup and prove on both of the CI machine's cores (they run alone)
 CONFIG = """backend: cpu
-threads: 1
+threads: {threads}
 results: {results}
 max_batch_size: 1
 randomness: sweep
@@ -24,9 +25,10 @@ allow_test_shapes: true
 circuit: porep-commd
 post: {{winning: false, window: false}}
 sectors:
-  - {{id: 1, generate: 1, sector_size: test-only-256B}}
-  - {{id: 2, synthetic: true, sector_size: test-only-256B}}
+  - {{id: 1, generate: 1, sector_size: test-only-128B}}
+  - {{id: 2, synthetic: true, sector_size: test-only-128B}}
 """
+SHAPE = "test-only-commd-128B"  # one partition: the fewest jobs per point
 
 
 def test_sample_run_sums_the_process_tree(tmp_path):
@@ -43,9 +45,9 @@ def test_sample_run_sums_the_process_tree(tmp_path):
 @pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
 def test_sweep_measures_each_budget(tmp_path):
     cfg = tmp_path / "config.yaml"
-    cfg.write_text(CONFIG.format(results=tmp_path / "unused", pid="00" * 32))
-    st = shape_by_name("test-only-commd-256B").stats()
-    tight = max(declared_gb(predict_step_bytes(s, st, threads=1)) for s in ("setup", "prove", "pce_extract"))
+    cfg.write_text(CONFIG.format(results=tmp_path / "unused", pid="00" * 32, threads=THREADS))
+    st = shape_by_name(SHAPE).stats()
+    tight = max(declared_gb(predict_step_bytes(s, st, threads=THREADS)) for s in ("setup", "prove", "pce_extract"))
     points = sweep(cfg, [tight, tight + 2], cores=2, out=tmp_path / "sw", snakefile=ROOT / "Snakefile",
                    interval=0.2)
     assert [p.budget_gb for p in points] == [tight, tight + 2]

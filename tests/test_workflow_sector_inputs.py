@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SHAPE = "test-only-commd-256B"
 pytestmark = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
 
+THREADS = 2  # setup and prove on both of the CI machine's cores (they run alone)
 CONFIG = """backend: cpu
-threads: 1
+threads: {threads}
 results: {results}
 max_batch_size: 3
 randomness: inputs
@@ -58,7 +59,7 @@ def _tightest_budget() -> int:
     """The largest mem_gb any job of this config declares: the smallest budget that runs them all."""
     st = shape_by_name(SHAPE).stats()
     steps = ("prepare", "check_c1", "synthesize", "pce_extract", "setup", "prove", "verify", "report")
-    return max(declared_gb(predict_step_bytes(s, st, threads=1, batch=3)) for s in steps)
+    return max(declared_gb(predict_step_bytes(s, st, threads=THREADS, batch=3)) for s in steps)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +69,7 @@ def run(tmp_path_factory):
     ext.parent.mkdir()
     _external_c1(ext)
     cfg = tmp / "config.yaml"
-    cfg.write_text(CONFIG.format(results=tmp / "results", pid="00" * 32, ext=ext))
+    cfg.write_text(CONFIG.format(results=tmp / "results", pid="00" * 32, ext=ext, threads=THREADS))
     budget = _tightest_budget()
     first = _run(cfg, budget)
     again = _run(cfg, budget)
@@ -115,7 +116,7 @@ def test_budget_below_one_job_stops_before_any_job(tmp_path):
     ext = tmp_path / "s3.c1.json"
     _external_c1(ext)
     cfg = tmp_path / "config.yaml"
-    cfg.write_text(CONFIG.format(results=tmp_path / "results", pid="00" * 32, ext=ext))
+    cfg.write_text(CONFIG.format(results=tmp_path / "results", pid="00" * 32, ext=ext, threads=THREADS))
     out = _run(cfg, _tightest_budget() - 1)
     assert out.returncode != 0
     assert "the memory model predicts" in out.stderr and "Rule " in out.stderr
@@ -153,15 +154,31 @@ def test_c1_changed_after_its_check_is_refused_by_the_steps_that_read_it(tmp_pat
         pipeline.synthesize_partition(c1p, rec, tmp_path / "s.pce", 2, tmp_path / "p2.wit")
 
 
+def test_damaged_intermediates_are_found(run, tmp_path):
+    """The check made while the DAG is built (``damaged_files``) passes the run's intermediate
+    files and names a cut copy of each kind: PCE, key, verifying key, proof, witness, check record."""
+    res, *_ = run
+    files = [res / "pce" / f"{SHAPE}.pce", res / "params" / f"{SHAPE}.params", res / "params" / f"{SHAPE}.vk",
+             next((res / "proofs").glob("*/1.proof")), res / "witness" / "1" / "partition-0.wit",
+             res / "c1" / "1.checked.json"]
+    assert pipeline.damaged_files(files) == []
+    cut = []
+    for f in files:   # past the middle: half a two-partition proof file is one whole proof
+        cut.append(tmp_path / f.name)
+        cut[-1].write_bytes(f.read_bytes()[: f.stat().st_size // 2 + 1])
+    assert [p for p, _ in pipeline.damaged_files(cut)] == list(map(str, cut))
+
+
 def test_damaged_intermediates_stop_the_run_before_any_job_and_are_rebuilt(run):
-    """After a complete run: a truncated PCE and a proof file with a flipped byte are found while
-    the DAG is built; the run stops naming both, before any job (no good output is deleted),
-    the damaged files are moved aside, and the next run rebuilds them, every proof verified."""
+    """After a complete run: a truncated key (.params) and a proof file with a flipped byte are
+    found while the DAG is built; the run stops naming both, before any job (no good output is
+    deleted), the damaged files are moved aside, and the next run rebuilds them (setup, prove,
+    verify: no witness is made again), every proof verified."""
     res, ext, budget, first, _ = run
     assert first.returncode == 0, first.stderr[-4000:]
     cfg = res.parent / "config.yaml"
-    pce = res / "pce" / f"{SHAPE}.pce"
-    pce.write_bytes(pce.read_bytes()[:-100])
+    key = res / "params" / f"{SHAPE}.params"   # rebuilt by setup; synthesis does not read it
+    key.write_bytes(key.read_bytes()[:-100])
     proof_dir = next((res / "proofs").iterdir())
     proof = next(proof_dir.glob("*.proof"))
     raw = bytearray(proof.read_bytes())
@@ -172,12 +189,15 @@ def test_damaged_intermediates_stop_the_run_before_any_job_and_are_rebuilt(run):
     out = _run(cfg, budget)
     assert out.returncode != 0
     err = out.stderr + out.stdout
-    assert str(pce) in err and str(proof) in err and "before any job ran" in err
-    assert not pce.exists() and Path(str(pce) + ".damaged").exists()
+    assert str(key) in err and str(proof) in err and "before any job ran" in err
+    assert not key.exists() and Path(str(key) + ".damaged").exists()
     assert not proof_dir.exists() and Path(str(proof_dir) + ".damaged").is_dir()
     assert witness.stat().st_mtime == before      # nothing else was touched
     again = _run(cfg, budget)
     assert again.returncode == 0, again.stderr[-4000:]
+    log = again.stdout + again.stderr
+    assert "rule setup:" in log and "rule prove:" in log and "rule synthesize:" not in log
+    assert witness.stat().st_mtime == before
     for sid in ("1", "2", "3"):
         assert json.loads((res / "verify" / f"{sid}.json").read_text())["verified"]
-    assert pce.exists() and proof_dir.is_dir()
+    assert key.exists() and proof_dir.is_dir()

@@ -44,6 +44,7 @@ upstream's: ``tests/test_porep_circuit.py`` checks the 32 GiB figures curio's cu
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -131,6 +132,9 @@ SHAPES: dict[str, PoRepShape] = {
     "test-only-porep-2KiB-1c": PoRepShape("test-only-porep-2KiB-1c", 2048, 1, 1, 2, test_only=True),
     # several partitions at test size: the workflow's per-partition jobs, as at 32 GiB
     "test-only-porep-256B-2p": PoRepShape("test-only-porep-256B-2p", 256, 2, 1, 2, test_only=True),
+    # one layer (base parents only): the family's steps end to end at about half the 256 B
+    # circuit (673,324 constraints, domain 2^20), what the CPU test of the steps proves
+    "test-only-porep-256B-1L": PoRepShape("test-only-porep-256B-1L", 256, 1, 1, 1, test_only=True),
 }
 
 
@@ -421,17 +425,21 @@ def _diff(a: dict, b: dict) -> dict:
     return {key: a[key] - b[key] for key in a}
 
 
+@functools.lru_cache(maxsize=2)
+def _commd_levels(d: int) -> dict:
+    """Counts of a built comm_d inclusion of ``d`` levels (1 and 2: shared by every depth)."""
+    def f(cs):
+        ins = cs.alloc_input(1)
+        leaf = cs.alloc_aux(1)
+        root = cs.alloc_aux(1)
+        _commd_inclusion(cs, leaf, d, None, None, root, ins, "p")
+    return _count(f)
+
+
 @tabled
 def _commd_part(depth: int) -> dict:
     """comm_d inclusion of one path of ``depth`` levels (linear in depth: two small builds)."""
-    def build(d):
-        def f(cs):
-            ins = cs.alloc_input(1)
-            leaf = cs.alloc_aux(1)
-            root = cs.alloc_aux(1)
-            _commd_inclusion(cs, leaf, d, None, None, root, ins, "p")
-        return _count(f)
-    one, two = build(1), build(2)
+    one, two = _commd_levels(1), _commd_levels(2)
     per = _diff(two, one)
     return {key: one[key] + (depth - 1) * per[key] - (2 if key == "aux" else 0) for key in one}
 

@@ -194,6 +194,7 @@ def write_params(path, pk: ProvingKey, known_good: bool = True) -> None:
 
 _WRITE_BLOCK = 1 << 26  # bytes per write: bounds the temporary copy of a non-contiguous view
 QUERIES = ("h", "l", "a", "b_g1", "b_g2")  # bellperson's order of the point vectors in a .params file
+_QUERY_GROUPS = tuple(zip(QUERIES, (G1, G1, G1, G1, G2)))  # (vector, its group)
 
 
 def write_resident_params(path, key: "ResidentKey", rows: int = 1 << 20) -> str:
@@ -370,7 +371,7 @@ def check_params_file(path) -> None:
         data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     r = _Reader(path, data)
     _read_vk(r, False)
-    for name, grp in zip(QUERIES, (G1, G1, G1, G1, G2)):
+    for name, grp in _QUERY_GROUPS:
         n = r.u32(f"{name} length")
         r.take(n * grp.uncompressed_size, f"{name} ({n} points)")
 
@@ -407,15 +408,17 @@ def read_params(path, check: bool | None = None) -> ProvingKey:
                 _mark_checked(digest, path)  # same content checked under another name
     elif check is None:
         check = False
+    # the layout first (every length fits the file), so that a truncated file is refused before
+    # any subgroup check (about 35 µs a point)
     r = _Reader(path, data)
-    vk = _read_vk(r, check)
-    h = r.points(G1, "h", check)
-    l_ = r.points(G1, "l", check)
-    a = r.points(G1, "a", check)
-    b_g1 = r.points(G1, "b_g1", check)
-    b_g2 = r.points(G2, "b_g2", check)
+    vk = _read_vk(r, False)
+    h, l_, a, b_g1, b_g2 = (r.points(grp, name, False) for name, grp in _QUERY_GROUPS)
     if b_g1.shape[0] != b_g2.shape[0]:
         raise KeyFileError(path, None, f"b_g1 has {b_g1.shape[0]} points but b_g2 has {b_g2.shape[0]}")
     if check:
+        r = _Reader(path, data)
+        vk = _read_vk(r, True)
+        for name, grp in _QUERY_GROUPS:
+            r.points(grp, name, True)
         _mark_checked(digest, path)
     return ProvingKey(vk, h, l_, a, b_g1, b_g2, digest=digest)

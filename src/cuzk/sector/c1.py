@@ -246,7 +246,7 @@ def check_schema(c1: dict, schema: dict, path, error=None) -> None:
         field = "/".join(map(str, e.path[1:])) if getattr(e, "path", None) else "<root>"
         first = f"{field or '<root>'}: {str(e.message)[:160]}"
     if _small(c1):
-        errors = sorted(itertools.islice(jsonschema.Draft202012Validator(schema).iter_errors(c1), 21),
+        errors = sorted(itertools.islice(_Lister(schema).iter_errors(c1), 21),
                         key=lambda e: list(map(str, e.path)))
         if errors:
             msg = "; ".join(f"{'/'.join(map(str, e.path)) or '<root>'}: {e.message[:120]}" for e in errors[:20])
@@ -257,6 +257,34 @@ def check_schema(c1: dict, schema: dict, path, error=None) -> None:
 
 
 _LIST_ALL_NODES = 2000
+
+
+def _int_range(items) -> tuple[float, float] | None:
+    """(minimum, maximum) of an item schema that is only an integer range (BYTES32's bytes), else None."""
+    if not isinstance(items, dict) or items.get("type") != "integer" or not set(items) <= {"type", "minimum", "maximum"}:
+        return None
+    return items.get("minimum", -math.inf), items.get("maximum", math.inf)
+
+
+_ITEMS = jsonschema.Draft202012Validator.VALIDATORS["items"]
+
+
+def _items(validator, items, instance, schema):
+    """jsonschema's ``items`` keyword, with integer-range items checked in one loop: only an element
+    that is not a plain int in range is walked by jsonschema, so the errors are the same, without
+    a sub-validator per byte (about 93 % of the walk of a C1, whose values are mostly bytes)."""
+    bounds = _int_range(items)
+    if bounds is None or not isinstance(instance, list) or "prefixItems" in schema:
+        yield from _ITEMS(validator, items, instance, schema)
+        return
+    lo, hi = bounds
+    for i, x in enumerate(instance):
+        if type(x) is not int or not lo <= x <= hi:
+            yield from validator.descend(x, items, path=i)
+
+
+#: The validator that lists a small document's schema violations (Draft 2020-12).
+_Lister = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"items": _items})
 
 
 def _small(doc) -> bool:
