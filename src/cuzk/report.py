@@ -17,6 +17,7 @@ import pandas as pd
 matplotlib.use("Agg")  # files only, never a screen
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
+from .circuits.registry import SHAPES, family_of
 from .fileio import atomic_dir, atomic_write_text
 from .groth16 import file_digest
 from .memory.record import read_record
@@ -209,8 +210,6 @@ def _run_plot(tl: pd.DataFrame, budget_gb: float | None, path: Path) -> None:
 
 def _is_update(shape_name) -> bool:
     """Whether a verify result's shape is a SnapDeals one (the registry's update family)."""
-    from .circuits.registry import SHAPES, family_of
-
     return shape_name in SHAPES and family_of(SHAPES[shape_name]).name == "update"
 
 

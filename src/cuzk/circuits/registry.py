@@ -30,6 +30,7 @@ from ..sector.post import PoStError, read_post, verify_post
 from ..sector.challenges import size_name
 from ..sector.update_doc import UpdateFileError, partition_proof, publics, read_update, verify_update
 from . import commd, porep, post, update
+from .costs import CALLED, write_table
 
 __all__ = ["ShapeMismatchError", "Family", "SHAPES", "shape_by_name", "family_of", "WORKFLOW_SIZES", "POREP_CIRCUITS",
            "POST_KINDS", "sector_shape", "post_shape", "update_shape"]
@@ -268,8 +269,6 @@ def format_shape_table(rows: list[dict]) -> str:
 def write_cost_table() -> None:
     """Rebuild ``gadget_costs.json`` (:mod:`cuzk.circuits.costs`) from every tabled gadget the
     shapes count (after a gadget changes; the tests compare the table with builds)."""
-    from .costs import CALLED, write_table
-
     for shape in SHAPES.values():
         shape.stats()
     write_table(sorted(CALLED))
