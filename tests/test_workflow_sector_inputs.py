@@ -1,5 +1,5 @@
 """Sector inputs at scale, in small: the workflow's mechanics for 32 GiB sectors on a test-only
-shape with two partitions (porep-commd, test-only-256B): a sector from data, a synthetic one, and
+shape with two partitions (porep-commd, test-only-128B-2p): a sector from data, a synthetic one, and
 a C1 file made elsewhere, each checked once (check_c1), synthesized one job per partition,
 proved in a batch and verified; under the tightest budget that runs every job; and a C1 changed
 after its check refused by the steps that read it."""
@@ -19,7 +19,7 @@ from cuzk.memory.record import read_record
 from cuzk.sector.c1 import C1Error, build_c1, write_c1
 
 ROOT = Path(__file__).resolve().parents[1]
-SHAPE = "test-only-commd-256B"
+SHAPE = "test-only-commd-128B-2p"
 pytestmark = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
 
 THREADS = 2  # setup and prove on both of the CI machine's cores (they run alone)
@@ -33,9 +33,9 @@ allow_test_shapes: true
 circuit: porep-commd
 post: {{winning: false, window: false}}
 sectors:
-  - {{id: 1, generate: 1, sector_size: test-only-256B}}
-  - {{id: 2, synthetic: true, sector_size: test-only-256B}}
-  - {{id: 3, c1: {ext}, sector_size: test-only-256B}}
+  - {{id: 1, generate: 1, sector_size: test-only-128B-2p}}
+  - {{id: 2, synthetic: true, sector_size: test-only-128B-2p}}
+  - {{id: 3, c1: {ext}, sector_size: test-only-128B-2p}}
 """
 
 
