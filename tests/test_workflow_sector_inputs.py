@@ -1,5 +1,5 @@
 """Sector inputs at scale, in small: the workflow's mechanics for 32 GiB sectors on a test-only
-shape with two partitions (porep-commd, test-only-256B): a sector from data, a synthetic one, and
+shape with two partitions (porep-commd, test-only-128B-2p): a sector from data, a synthetic one, and
 a C1 file made elsewhere, each checked once (check_c1), synthesized one job per partition,
 proved in a batch and verified; under the tightest budget that runs every job; and a C1 changed
 after its check refused by the steps that read it."""
@@ -19,7 +19,7 @@ from cuzk.memory.record import read_record
 from cuzk.sector.c1 import C1Error, build_c1, write_c1
 
 ROOT = Path(__file__).resolve().parents[1]
-SHAPE = "test-only-commd-256B"
+SHAPE = "test-only-commd-128B-2p"
 pytestmark = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
 
 THREADS = 2  # setup and prove on both of the CI machine's cores (they run alone)
@@ -33,9 +33,9 @@ allow_test_shapes: true
 circuit: porep-commd
 post: {{winning: false, window: false}}
 sectors:
-  - {{id: 1, generate: 1, sector_size: test-only-256B}}
-  - {{id: 2, synthetic: true, sector_size: test-only-256B}}
-  - {{id: 3, c1: {ext}, sector_size: test-only-256B}}
+  - {{id: 1, generate: 1, sector_size: test-only-128B-2p}}
+  - {{id: 2, synthetic: true, sector_size: test-only-128B-2p}}
+  - {{id: 3, c1: {ext}, sector_size: test-only-128B-2p}}
 """
 
 
@@ -170,34 +170,35 @@ def test_damaged_intermediates_are_found(run, tmp_path):
 
 
 def test_damaged_intermediates_stop_the_run_before_any_job_and_are_rebuilt(run):
-    """After a complete run: a truncated key (.params) and a proof file with a flipped byte are
-    found while the DAG is built; the run stops naming both, before any job (no good output is
-    deleted), the damaged files are moved aside, and the next run rebuilds them (setup, prove,
-    verify: no witness is made again), every proof verified."""
+    """After a complete run: a truncated witness and a proof file with a flipped byte are found
+    while the DAG is built; the run stops naming both, before any job (no good output is
+    deleted), the damaged files are moved aside, and the next run rebuilds them (that witness,
+    the batch's proofs and what reads them; the key and the other witnesses are kept), every
+    proof verified."""
     res, ext, budget, first, _ = run
     assert first.returncode == 0, first.stderr[-4000:]
     cfg = res.parent / "config.yaml"
-    key = res / "params" / f"{SHAPE}.params"   # rebuilt by setup; synthesis does not read it
-    key.write_bytes(key.read_bytes()[:-100])
+    wit = res / "witness" / "3" / "partition-1.wit"
+    wit.write_bytes(wit.read_bytes()[:-100])
     proof_dir = next((res / "proofs").iterdir())
     proof = next(proof_dir.glob("*.proof"))
     raw = bytearray(proof.read_bytes())
     raw[20] ^= 0x10
     proof.write_bytes(bytes(raw))
-    witness = res / "witness" / "1" / "partition-0.wit"
-    before = witness.stat().st_mtime
+    kept = [res / "witness" / "1" / "partition-0.wit", res / "params" / f"{SHAPE}.params"]
+    before = [p.stat().st_mtime for p in kept]
     out = _run(cfg, budget)
     assert out.returncode != 0
     err = out.stderr + out.stdout
-    assert str(key) in err and str(proof) in err and "before any job ran" in err
-    assert not key.exists() and Path(str(key) + ".damaged").exists()
+    assert str(wit) in err and str(proof) in err and "before any job ran" in err
+    assert not wit.exists() and Path(str(wit) + ".damaged").exists()
     assert not proof_dir.exists() and Path(str(proof_dir) + ".damaged").is_dir()
-    assert witness.stat().st_mtime == before      # nothing else was touched
+    assert [p.stat().st_mtime for p in kept] == before      # nothing else was touched
     again = _run(cfg, budget)
     assert again.returncode == 0, again.stderr[-4000:]
     log = again.stdout + again.stderr
-    assert "rule setup:" in log and "rule prove:" in log and "rule synthesize:" not in log
-    assert witness.stat().st_mtime == before
+    assert "rule synthesize:" in log and "rule prove:" in log and "rule setup:" not in log
+    assert [p.stat().st_mtime for p in kept] == before
     for sid in ("1", "2", "3"):
         assert json.loads((res / "verify" / f"{sid}.json").read_text())["verified"]
-    assert key.exists() and proof_dir.is_dir()
+    assert wit.exists() and proof_dir.is_dir()

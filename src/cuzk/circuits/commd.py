@@ -110,6 +110,8 @@ def _filecoin_shapes() -> dict[str, CommDShape]:
 SHAPES: dict[str, CommDShape] = _filecoin_shapes() | {
     "test-only-commd-128B": CommDShape("test-only-commd-128B", 128, 1, 1, test_only=True),
     "test-only-commd-256B": CommDShape("test-only-commd-256B", 256, 2, 1, test_only=True),
+    # two partitions at the smallest size (depth 2, domain 2^17: half the 256 B shape's key and proofs)
+    "test-only-commd-128B-2p": CommDShape("test-only-commd-128B-2p", 128, 2, 1, test_only=True),
 }
 
 

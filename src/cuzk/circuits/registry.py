@@ -153,6 +153,7 @@ _TEST_SIZE_SHAPES = {
     ("porep", "test-only-256B-2p"): "test-only-porep-256B-2p",
     ("porep-commd", "test-only-128B"): "test-only-commd-128B",
     ("porep-commd", "test-only-256B"): "test-only-commd-256B",
+    ("porep-commd", "test-only-128B-2p"): "test-only-commd-128B-2p",
     ("winning", "test-only-256B"): "test-only-winning-post-256B-3",
     ("window", "test-only-256B"): "test-only-window-post-256B-2x2",
 }
