@@ -608,6 +608,29 @@ def test_worker_killed_by_sigkill_names_out_of_memory():
         pool.run("keys", [(None, b"")])
 
 
+def test_worker_alive_without_a_reply_is_stopped_after_the_timeout():
+    """A worker alive but stuck (SIGSTOP: a stopped process never replies, never dies) ends the
+    request after the pool's reply timeout with WorkerStalledError naming it and the op; the pool
+    is closed and its processes gone, the stopped one included."""
+    import os
+    import signal
+    import time
+
+    pool = workers.WorkerPool(2)
+    procs = list(pool._procs)
+    pool.run("keys", [(None, b"")] * 2)  # both workers up (spawned, imported)
+    pool.reply_timeout_s = 1.0
+    small, big = (workers.scalars_to_bytes(rand_fr(1 << k)) for k in (4, 17))  # big: seconds on one core
+    t = time.monotonic()
+    with pytest.raises(workers.WorkerStalledError) as err:
+        pool.run_overlapped("ntt", [(("ntt",), small), (("ntt",), big)], lambda: os.kill(procs[1].pid, signal.SIGSTOP))
+    elapsed = time.monotonic() - t
+    assert err.value.workers == [1] and err.value.op == "ntt" and err.value.seconds >= 1.0
+    assert "gave no reply to 'ntt'" in str(err.value) and isinstance(err.value, workers.WorkerError)
+    assert 1.0 <= elapsed < 10, elapsed
+    assert pool.closed and not any(p.is_alive() for p in procs)
+
+
 def test_death_causes():
     assert workers.death_cause(-9)[1].startswith("most likely out of memory")
     assert workers.death_cause(-11) == ("was killed by SIGSEGV", "")

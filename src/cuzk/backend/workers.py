@@ -24,6 +24,7 @@ import multiprocessing as mp
 import operator
 import signal
 import threading
+import time
 import traceback
 import weakref
 from multiprocessing.connection import wait as mp_wait
@@ -74,6 +75,29 @@ class WorkerDiedError(WorkerError):
     def in_step(self, step: str, note: str = "") -> "WorkerDiedError":
         """The same error naming the step it ended (``cuzk.pipeline.measured``) and a note."""
         return WorkerDiedError(self.worker, self.pid, self.op, self.exitcode, step, note)
+
+
+REPLY_TIMEOUT_S = 6 * 3600.0
+"""Seconds a request may wait for its reply before the pool stops it (``WorkerStalledError``):
+a worker alive but stuck (a deadlock, a stopped process) would otherwise hold the step forever.
+Generous: the longest worker request measured is minutes (a 2^27 NTT, the CPU MSMs of a 32 GiB
+partition); a step that needs more sets ``WorkerPool.reply_timeout_s``."""
+
+
+class WorkerStalledError(WorkerError):
+    """Workers alive but without a reply past the pool's ``reply_timeout_s`` (the pool is closed).
+
+    Attributes:
+        workers: the positions still without a reply.
+        op: the request ("msm", "ntt", …).
+        seconds: how long the request waited.
+    """
+
+    def __init__(self, workers: list[int], op: str, seconds: float):
+        self.workers, self.op, self.seconds = workers, op, seconds
+        super().__init__(f"worker process(es) {', '.join(map(str, workers))} gave no reply to {op!r} in "
+                         f"{seconds:.0f} s (alive but stuck: stopped, deadlocked, or swapping); the pool "
+                         "was stopped")
 
 
 def death_cause(exitcode: int | None) -> tuple[str, str]:
@@ -523,6 +547,9 @@ def _shutdown(procs: list, conns: list) -> None:
         if p.is_alive():  # busy on an abandoned request
             p.terminate()
             p.join(timeout=2)
+        if p.is_alive():  # stopped (SIGTERM stays pending) or ignoring it
+            p.kill()
+            p.join(timeout=2)
     for conn in conns:
         conn.close()
     procs.clear()
@@ -552,6 +579,7 @@ class WorkerPool:
         self._lock = threading.Lock()  # one request/reply exchange at a time
         self._keys = itertools.count(1)
         self._pending_drops: list = []  # keys discarded by finalizers, dropped at the next exchange
+        self.reply_timeout_s = REPLY_TIMEOUT_S
         self._finalizer = weakref.finalize(self, _shutdown, self._procs, self._conns)
         try:
             for i in range(size):
@@ -596,6 +624,7 @@ class WorkerPool:
                 stays usable).
             WorkerDiedError: a worker ended before its reply (the pool is closed); the message
                 names the worker, the op and the likely cause (SIGKILL: out of memory).
+            WorkerStalledError: no reply within ``reply_timeout_s`` (the pool is closed).
         """
         return self.run_overlapped(op, jobs, None)[0]
 
@@ -654,12 +683,18 @@ class WorkerPool:
     def _replies(self, op: str, conns: list) -> list:
         """Every reply of ``conns``, watching the workers meanwhile: a worker that ends before
         its reply raises WorkerDiedError at once (not after the others finish, and not a bare
-        EOFError), whether or not its pipe reports the end."""
+        EOFError), whether or not its pipe reports the end; workers alive without a reply past
+        ``reply_timeout_s`` raise WorkerStalledError."""
         procs = self._procs[: len(conns)]
         out: list = [None] * len(conns)
         pending = set(range(len(conns)))
+        start = time.monotonic()
         while pending:
-            ready = set(mp_wait([conns[i] for i in pending] + [procs[i].sentinel for i in pending]))
+            left = start + self.reply_timeout_s - time.monotonic()
+            ready = set(mp_wait([conns[i] for i in pending] + [procs[i].sentinel for i in pending],
+                                timeout=max(0.0, left)))
+            if not ready and time.monotonic() - start >= self.reply_timeout_s:
+                raise WorkerStalledError(sorted(pending), op, time.monotonic() - start)
             for i in sorted(pending):
                 if conns[i] in ready:
                     try:
