@@ -124,6 +124,8 @@ def test_sbatch_asks_mem_from_the_model_and_cpus_from_threads(slurm_run):
         assert mem >= MB_PER_GB + SNAKEMAKE_JOB_MB and (mem - SNAKEMAKE_JOB_MB) % MB_PER_GB == 0, c
         threaded = "--comment rule_setup_" in c or "--comment rule_prove_" in c
         assert f"--cpus-per-task={THREADS if threaded else 1}" in c, c
+    # the evidence a reader of the run wants (pytest -s shows it): the calls and the status checks
+    print("\n".join(calls + [line for line in out.splitlines() if "squeue" in line][:5]))
 
 
 def test_second_run_does_nothing(slurm_run):
