@@ -39,10 +39,9 @@ from .paths import partition_witness, proof_file
 from .r1cs import ConstraintSystem
 from .r1cs.pce import check_pce_file, read_pce, read_pce_header, write_pce
 from .r1cs.witness import check_witness_file, read_witness_compact, write_witness_compact
-from .sector.jsondoc import admit, load_checked, read_record
+from .sector.jsondoc import admit, load_checked, read_record, write_doc
 from .sector.porep_c1 import write_porep_c1
 from .sector.fr32 import pad_sector
-from .sector.jsondoc import write_doc
 from .sector.post import generate_post, partition_count, read_sealed, write_post
 from .sector.post_synthetic import SyntheticSector
 from .sector.prepare import dev_randomness, load_payload
