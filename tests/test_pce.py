@@ -5,7 +5,7 @@ import pytest
 
 from cuzk.backend import get_backend
 from cuzk.circuits import synthetic
-from cuzk.field import FR
+from cuzk.field import FR, to_limbs
 from cuzk.r1cs import ConstraintSystem, lc, uint32_add, alloc_bits
 from cuzk.r1cs.pce import PCEFormatError, read_pce, read_pce_header, write_pce
 
@@ -206,22 +206,29 @@ def test_witness_limbs_equal_witness_ints_and_range_is_checked(tmp_path):
     assert str(q) in str(e.value)
 
 
-@pytest.mark.parametrize("chunk", [None, 2])
-def test_compact_assignment_writes_the_same_file(tmp_path, monkeypatch, chunk):
+@pytest.mark.parametrize("as_limbs", [False, True])
+def test_compact_assignment_writes_the_same_file(tmp_path, as_limbs):
     """``write_witness_compact(cs.assignment_compact())`` (no Python int per value: what the
     synthesis step writes) gives the bytes of ``write_witness`` over ``cs.assignment()``, for a
     synthetic circuit and for values at every storage boundary (0, 1, 2, 2^64 − 1, 2^64, r − 1);
-    also when the wide values are converted in chunks smaller than their count."""
-    from cuzk.r1cs import system
+    also when the values were given as limbs (``alloc_aux_limbs``, what synthesis workers
+    return), which read back as the same ints (``value``, ``value_limbs``)."""
     from cuzk.r1cs.witness import read_witness, write_witness, write_witness_compact
 
-    if chunk:
-        monkeypatch.setattr(system, "_COMPACT_CHUNK", chunk)
-
     r = FR.modulus
+    vals = [0, 1, 2, 2**64 - 1, 2**64, r - 1, 1, 0, 2**200]
     edge = ConstraintSystem(shape=True, witness=True)
     edge.alloc_input((2,), np.array([5, 2**64], dtype=object))
-    edge.alloc_aux((9,), np.array([0, 1, 2, 2**64 - 1, 2**64, r - 1, 1, 0, 2**200], dtype=object))
+    if as_limbs:
+        refs = edge.alloc_aux_limbs((3, 3), to_limbs(vals, 4).reshape(3, 3, 4))
+        assert [int(v) for v in edge.value(refs.reshape(-1), dtype=object)] == vals
+        assert np.array_equal(edge.value_limbs(refs), to_limbs(vals, 4).reshape(3, 3, 4))
+        with pytest.raises(ValueError, match="below r"):
+            edge.alloc_aux_limbs(1, to_limbs([r], 4))
+        with pytest.raises(ValueError, match="shape"):
+            edge.alloc_aux_limbs(2, to_limbs([1], 4))
+    else:
+        edge.alloc_aux((9,), np.array(vals, dtype=object))
     syn = ConstraintSystem(shape=True, witness=True)
     synthetic.synthesize(syn, 300, 4, 0.8, seed=9)
     for name, cs in (("edge", edge), ("synthetic", syn)):

@@ -130,9 +130,10 @@ def _steps(sub) -> None:
                                         gpu_mem_limit_gb=a.gpu_mem_limit_gb),
         pce, (("--params",), {**req, "help": "the proving key to write (bellperson .params layout)"}),
         (("--vk",), {**req, "help": "the verifying key to write"}), be, th, gm)
-    add("synthesize", "C1 or PoSt vanilla file -> witness files", lambda a: pipeline.synthesize_sector(a.c1, a.pce, a.out, a.mem_json),
+    add("synthesize", "C1 or PoSt vanilla file -> witness files",
+        lambda a: pipeline.synthesize_sector(a.c1, a.pce, a.out, a.mem_json, threads=a.threads),
         (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}), pce,
-        (("--out", "-o"), {**req, "help": "witness directory"}))
+        (("--out", "-o"), {**req, "help": "witness directory"}), th)
     add("prove", "prove a batch of sectors of one shape", lambda a: pipeline.prove_batch(
         a.pce, a.params, a.c1, a.witness, a.out, a.backend, a.threads, a.mem_json, gpu_mem_limit_gb=a.gpu_mem_limit_gb),
         pce, (("--params",), {**req, "help": "the shape's proving key (`cuzk setup`)"}),

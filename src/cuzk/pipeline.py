@@ -37,6 +37,7 @@ from .memory.model import predict_step_bytes
 from .memory.record import set_field
 from .paths import partition_witness, proof_file
 from .r1cs import ConstraintSystem
+from .r1cs.parallel import synthesis_workers
 from .r1cs.pce import check_pce_file, read_pce, read_pce_header, write_pce
 from .r1cs.witness import check_witness_file, read_witness_compact, write_witness_compact
 from .sector.jsondoc import admit, load_checked, read_record, write_doc
@@ -403,9 +404,12 @@ def _read_input(path, shape, checked=None) -> dict:
     return inp
 
 
-def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=None, mem_gb=None) -> Path:
+def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=None, mem_gb=None,
+                         threads: int = 1) -> Path:
     """One partition's witness file of a checked input (a sector's C1): a job of its own, so a
     32 GiB sector's ten partitions run as ten jobs, as many at once as cores and ``mem_gb`` allow.
+    ``threads`` > 1 computes the Poseidon values in that many worker processes
+    (``cuzk.r1cs.parallel``).
 
     Raises:
         C1Error: the file changed since its check, or has no such partition.
@@ -418,7 +422,9 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
     if not 0 <= partition < n:
         raise fam.error(c1_path, "partitions", f"has {n} partition(s), partition {partition} was asked for")
     stats = shape.stats()
-    with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats), mem_gb):
+    # the workers fork first, while no sampler or progress thread runs in this process
+    with synthesis_workers(threads), \
+            measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, threads=threads), mem_gb):
         cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"])
         with bars.watch(lambda: cs.num_aux, stats["aux"], f"synthesize {Path(c1_path).name} partition {partition}", "aux"):
             fam.synthesize(cs, shape, fam.values(inp, partition))
@@ -426,9 +432,10 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
     return Path(out)
 
 
-def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None) -> list[Path]:
+def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, threads: int = 1) -> list[Path]:
     """Witness files (one per partition, ``out_dir/partition-<k>.wit``) for one input file (a
-    sector's C1, or a PoSt vanilla file).
+    sector's C1, or a PoSt vanilla file). ``threads`` > 1 computes the Poseidon values in that
+    many worker processes (``cuzk.r1cs.parallel``): a PoSt partition is nearly all of them.
 
     Raises:
         C1Error, PoStError: the input file is malformed or inconsistent.
@@ -441,7 +448,8 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None) -> list
     n = fam.partitions(inp)
     stats = shape.stats()
     done = [0, None]   # aux of the partitions written, the current constraint system
-    with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, partitions=n), mem_gb), \
+    with synthesis_workers(threads), \
+            measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, threads=threads, partitions=n), mem_gb), \
             atomic_dir(out_dir) as tmp, \
             bars.watch(lambda: done[0] + (done[1].num_aux if done[1] else 0), n * stats["aux"],
                        f"synthesize {Path(c1_path).name}", "aux"):

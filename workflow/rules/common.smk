@@ -678,7 +678,7 @@ def _planned_jobs():
         yield rules["post_vanilla"], vanilla, p["shape"], 1, 1, R.post_vanilla(
             p["kind"], p["size"]
         ), n
-        yield rules["synthesize"], "synthesize", p["shape"], 1, 1, R.witness(job), n
+        yield rules["synthesize"], "synthesize", p["shape"], THREADS, 1, R.witness(job), n
         yield rules["prove"], "prove", p["shape"], THREADS, 1, R.proofs(job), n
         yield rules["verify"], "verify", p["shape"], 1, 1, R.verified(job), n
 

@@ -59,11 +59,13 @@ for _kind in POST_KINDS:
         priority: POST_PRIORITY[_kind]
         conda:
             "../envs/cuzk.yaml"
+        threads: THREADS
         resources:
             **job_memory(
                 _post["synthesize"],
                 "synthesize",
                 shape=post_shape,
+                threads=THREADS,
                 partitions=post_partitions,
             ),
         script:

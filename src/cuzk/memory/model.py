@@ -48,11 +48,13 @@ def prove_bench_bytes(constraints: int, threads: int = 1) -> int:
 # WindowPoSt (23,490 inclusion proofs x 72 values, 202 MB of JSON): 1.50 GiB peak, 0.045 GiB of
 # it imports (benchmarks/results/postscale). Every PoSt step that reads the file pays it.
 POST_VANILLA_BYTES_PER_VALUE = 883.0
-# synthesize: bytes per wide aux beyond the 21 B/aux every aux costs. Peaks of 326.1 MB and
-# 1,014.7 MB at 1,284,576 and 5,138,304 wide of 1,296,576 and 5,186,304 aux (WindowPoSt
-# partitions of 24 and 96 synthetic 32 GiB sectors, 2-core machine, the file read whole too):
-# (688.6 MB - 21 B x 3.89 M aux - 883 B x 51,840 values) / 3.85 M wide = 146 B
-WIDE_AUX_SYNTH = 146.0
+# synthesize: bytes per wide aux beyond the 21 B/aux every aux costs: the value store keeps a
+# wide value as 32 bytes of limbs (plus slot and flag). Peaks of 162.9 MB and 492.5 MB at
+# 1,284,576 and 5,138,304 wide of 1,296,576 and 5,186,304 aux (WindowPoSt partitions of 24 and
+# 96 synthetic 32 GiB sectors, one process, 2-core machine, the file read whole too;
+# benchmarks/results/postscale/measure_post_synthesize.py, 2026-12-02):
+# (329.6 MB - 21 B x 3.89 M aux - 883 B x 51,840 values) / 3.85 M wide = 52.5 B
+WIDE_AUX_SYNTH = 53.0
 # post_vanilla over synthetic sectors: bytes per 32-byte value of the file made. A full 32 GiB
 # WindowPoSt partition (2,349 distinct synthetic sectors, 1,691,280 values, 202.7 MB of JSON)
 # peaked at 1.15 GiB, 0.045 GiB of it imports, while its JSON was written (2-core machine): 703 B
@@ -71,10 +73,10 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # one partition's witness (witness mode, shared small ints): 0.10 GiB at 2 KiB (aux 2.69 M),
     # 2.72 GiB at 32 GiB (aux 130.2 M, H200 host, stop 12: written from the value store, no int
     # per value): 20.4 B per aux; the checked C1 read whole (a 32 GiB synthetic C1 is 38 MB)
-    # A PoSt witness is nearly all Poseidon values, which the value store keeps as gmpy2 integers
-    # (112 B each, plus slot, flag and pointer) until the witness file's limbs are made: the
-    # "wide_aux" slope (WIDE_AUX_SYNTH), measured on WindowPoSt partitions of 24 and 96 sectors
-    # with the 32 GiB tree (1.3 M and 5.2 M aux; benchmarks/results/postscale), beside the 21 B/aux
+    # A PoSt witness is nearly all Poseidon values, which the value store keeps as limbs, the
+    # witness file's form: the "wide_aux" slope (WIDE_AUX_SYNTH), measured on WindowPoSt
+    # partitions of 24 and 96 sectors with the 32 GiB tree (1.3 M and 5.2 M aux), beside the
+    # 21 B/aux; with threads > 1, SYNTH_WORKER_BYTES per worker process
     "synthesize": {"const": 256 << 20, "aux": 21.0, "wide_aux": WIDE_AUX_SYNTH, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     # the full check of an input file when it enters: 0.28 GiB for a 32 GiB synthetic C1 (35 s on
     # the H200 host, 18 s on the 2-core machine), 0.09 GiB at 2 KiB
@@ -88,6 +90,11 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     "report": {"const": 160 << 20},  # pandas + matplotlib
 }
 STEPS_WITH_WORKERS = ("setup", "prove")
+# A synthesis worker (``cuzk.r1cs.parallel``, forked from the step's process before its witness
+# store exists): ~75 MiB at its start plus ~95 KiB per row of a chunk of arity-8 Poseidon
+# hashes (490 values a row as gmpy2 integers, then their limbs); chunks hold at most
+# ``parallel.MAX_ROWS`` (1,024) rows. Measured 98 MiB at 240-row chunks (2-core machine).
+SYNTH_WORKER_BYTES = 256 << 20
 
 # Host side of setup and prove on the cuda backend (no worker processes; the NTT domain, the
 # MSMs and the key's points live on the GPU, and the key never lives on the host: setup writes it
@@ -139,6 +146,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
     total = BASE_PROCESS_BYTES
     if step in STEPS_WITH_WORKERS and threads > 1 and not on_gpu:
         total += threads * WORKER_PROCESS_BYTES
+    if step == "synthesize" and threads > 1:
+        total += threads * SYNTH_WORKER_BYTES
     for key, c in coeffs.items():
         total += c * stats.get(key, 0) * (max(1, partitions) if key == "post_path_values" else 1)
     if step == "prove" and batch > 1 and not on_gpu:   # cuda holds one partition's witness at a time

@@ -64,8 +64,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..field import FR, from_limbs, to_limbs
 from ..hash import poseidon as _nat
 from .gadgets import boolean
+from .parallel import active_workers, map_rows
 from .system import LC, ConstraintSystem, R, lc
 
 __all__ = [
@@ -301,23 +303,41 @@ def _program_eval(vals: np.ndarray, items: tuple):
     return acc
 
 
+def _legacy_values(prog: _Program, inputs: np.ndarray) -> np.ndarray:
+    """The values of a program's ops for k hashes: ``(k, n)`` object inputs → ``(k, nops)``
+    object array of canonical ints (gmpy2), op by op, vectorized over the k hashes."""
+    k, n = inputs.shape
+    vals = np.empty((k, n + len(prog.ops)), dtype=object)
+    vals[:, :n] = inputs
+    for i, (a, b, c) in enumerate(prog.ops):
+        vals[:, n + i] = np.mod(_program_eval(vals, a) * _program_eval(vals, b) - _program_eval(vals, c), _P)
+    return vals[:, n:]
+
+
+def _legacy_limbs(inputs: np.ndarray, arity: int, tag: int, strength: str) -> np.ndarray:
+    """A synthesis worker's share of :func:`_legacy_hash`: ``(kc, n, 4)`` uint64 input limbs →
+    ``(kc, nops, 4)`` uint64 limbs of the op values."""
+    kc, n, _ = inputs.shape
+    out = _legacy_values(_legacy_program(arity, tag, strength), from_limbs(inputs.reshape(-1, FR.limbs)).reshape(kc, n))
+    return to_limbs(out.reshape(-1), FR.limbs).reshape(kc, -1, FR.limbs)
+
+
 def _legacy_hash(cs: ConstraintSystem, x: np.ndarray, arity: int, tag: int, strength: str,
                  gadget: str) -> np.ndarray:
     """k hashes as neptune's ``circuit.rs`` ``poseidon_hash``: variables of one hash contiguous
-    in neptune's allocation order, rows op by op (k rows each)."""
+    in neptune's allocation order, rows op by op (k rows each). In witness mode the values are
+    computed by the synthesis workers when a pool is active (``cuzk.r1cs.parallel``)."""
     prog = _legacy_program(arity, tag, strength)
     k, n = x.shape
     nops = len(prog.ops)
-    vals = None
-    if cs.has_values:
-        vals = np.empty((k, n + nops), dtype=object)
-        vals[:, :n] = cs.value(x, dtype=object)
-        for i, (a, b, c) in enumerate(prog.ops):
-            av = _program_eval(vals, a)
-            bv = _program_eval(vals, b)
-            cv = _program_eval(vals, c)
-            vals[:, n + i] = np.mod(av * bv - cv, _P)
-    out = cs.alloc_aux((k, nops), None if vals is None else vals[:, n:])
+    if not cs.has_values:
+        out = cs.alloc_aux((k, nops))
+    else:
+        limbs = map_rows(_legacy_limbs, cs.value_limbs(x), arity, tag, strength) if active_workers() else None
+        if limbs is not None:
+            out = cs.alloc_aux_limbs((k, nops), limbs)
+        else:
+            out = cs.alloc_aux((k, nops), _legacy_values(prog, cs.value(x, dtype=object)))
     refs = np.concatenate([x, out], axis=1)
     if k:
         def rows():

@@ -29,14 +29,13 @@ from ..backend.base import CompactAssignment
 from ..errors import CuzkError
 from ..field.sparse import CSRMatrix
 from ..field import FR, to_limbs
+from .values import ValueStore, below_r, u64_to_int_array
 
 R = FR.modulus
 _MPZ = gmpy2.mpz
 _MPZ_TYPE = type(_MPZ(0))
-_U64_LIMIT = 1 << 64
 _INPUT_KEY_BASE = -(1 << 62)  # sort key of input i is _INPUT_KEY_BASE + i: below every aux
 _KEY_MAX = np.iinfo(np.int64).max
-_COMPACT_CHUNK = 1 << 18  # values per to_limbs call in _ValueStore.compact
 _to_mpz = np.frompyfunc(_MPZ, 1, 1)
 
 INPUT_GADGET = "input"  # gadget name of the appended rows ``input_i * 0 = 0``
@@ -208,130 +207,6 @@ def _sort_key(refs: np.ndarray) -> np.ndarray:
     return key
 
 
-# --------------------------------------------------------------------------------------------
-# witness storage
-# --------------------------------------------------------------------------------------------
-
-
-_SMALL_MPZ = np.array([_MPZ(i) for i in range(256)], dtype=object)  # shared: mpz is immutable
-
-
-def _u64_to_int_array(u: np.ndarray) -> np.ndarray:
-    """1-D uint64 array → object array of mpz, same length.
-
-    Values below 256 (nearly every witness value: bits) point at shared mpz objects of a table
-    (a take, no object created per value: ~10x faster and 4x less memory than an mpz per value);
-    the rest get their own mpz.
-    """
-    small = u < _SMALL_MPZ.shape[0]
-    out = _SMALL_MPZ.take(np.where(small, u, 0).astype(np.intp))
-    big = np.flatnonzero(~small)
-    if big.shape[0]:
-        out[big] = np.fromiter(map(_MPZ, u[big].tolist()), dtype=object, count=big.shape[0])
-    return out
-
-
-def _grown(arr: np.ndarray, used: int, need: int) -> np.ndarray:
-    """arr if it holds need elements, else a copy of its first ``used`` elements in an array of
-    max(need, 2·len) (doubling: amortized O(1) per element). np.empty: slots past ``used`` are
-    written before they are read, and untouched pages of a fresh allocation cost nothing."""
-    cap = arr.shape[0]
-    if need <= cap:
-        return arr
-    out = np.empty(max(need, 2 * cap), dtype=arr.dtype)
-    out[:used] = arr[:used]
-    return out
-
-
-class _ValueStore:
-    """Growable store: a uint64 slot per variable; values ≥ 2^64 live in a side object array
-    of mpz and their slot holds the position there (a bool flag array marks them).
-
-    Args:
-        capacity: slots allocated up front. A good guess of the final count (a circuit's aux
-            count) saves the doubling copies, whose fresh pages can cost more than computing
-            the values (page faults).
-    """
-
-    def __init__(self, capacity: int = 1024):
-        self.n = 0
-        self._u = np.empty(capacity, dtype=np.uint64)
-        self._big = np.empty(capacity, dtype=bool)
-        self._bigarr = np.empty(64, dtype=object)
-        self._nbig = 0
-
-    def append(self, vals: np.ndarray) -> None:
-        """vals: 1-D uint64 array, or object array of canonical ints (< r)."""
-        n = vals.shape[0]
-        lo, hi = self.n, self.n + n
-        self._u = _grown(self._u, lo, hi)
-        self._big = _grown(self._big, lo, hi)
-        if vals.dtype == np.uint64:
-            self._u[lo:hi] = vals
-            self._big[lo:hi] = False
-        else:
-            fits = np.asarray(vals < _U64_LIMIT, dtype=bool)
-            if fits.all():
-                self._u[lo:hi] = vals.astype(np.uint64)
-                self._big[lo:hi] = False
-            else:
-                seg = np.zeros(n, dtype=np.uint64)
-                seg[fits] = vals[fits].astype(np.uint64)
-                bigpos = np.flatnonzero(~fits)
-                nb, start = bigpos.shape[0], self._nbig
-                seg[bigpos] = np.arange(start, start + nb, dtype=np.uint64)
-                # converted once here (not the whole side list again at every gather)
-                self._bigarr = _grown(self._bigarr, start, start + nb)
-                self._bigarr[start:start + nb] = np.fromiter(map(_MPZ, vals[bigpos].tolist()),
-                                                             dtype=object, count=nb)
-                self._nbig += nb
-                self._u[lo:hi] = seg
-                self._big[lo:hi] = ~fits
-        self.n = hi
-
-    def _ints(self, u: np.ndarray, flags: np.ndarray) -> np.ndarray:
-        """Slots u (uint64) with big-value flags → object array of mpz."""
-        out = _u64_to_int_array(u)
-        if flags.any():
-            out[flags] = self._bigarr[u[flags].astype(np.intp)]
-        return out
-
-    def gather(self, idx: np.ndarray) -> np.ndarray:
-        """1-D idx → uint64 array if no value there is ≥ 2^64, else an int array (mpz)."""
-        u = self._u[idx]
-        flags = self._big[idx]
-        if not flags.any():
-            return u
-        return self._ints(u, flags)
-
-    def compact(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The values as a witness file stores them, with no Python int per value: (is_bit
-        ``(n,)`` bool: the value is 0 or 1, bits ``(nb,)`` uint8 of those, wide ``(n − nb, 4)``
-        uint64 canonical limbs of the others, in order)."""
-        u, big = self._u[: self.n], self._big[: self.n]
-        is_bit = ~big & (u <= 1)
-        rest = np.flatnonzero(~is_bit)
-        ur, br = u[rest], big[rest]
-        wide = np.zeros((len(rest), FR.limbs), dtype=np.uint64)
-        wide[~br, 0] = ur[~br]
-        big = np.flatnonzero(br)
-        # in chunks: to_limbs holds ~100 bytes of temporaries per value, which at a 32 GiB
-        # WindowPoSt partition (127 M values, nearly all wide) would more than double the peak
-        for lo in range(0, len(big), _COMPACT_CHUNK):
-            at = big[lo:lo + _COMPACT_CHUNK]
-            wide[at] = to_limbs(self._bigarr[ur[at].astype(np.intp)], FR.limbs)
-        return is_bit, u[is_bit].astype(np.uint8), wide
-
-    def all_ints(self, chunk: int = 1 << 20) -> np.ndarray:
-        """Every value, (n,) object array of mpz; converted in chunks of ``chunk`` values so the
-        temporaries stay small (and their memory is reused)."""
-        out = np.empty(self.n, dtype=object)
-        for lo in range(0, self.n, chunk):
-            hi = min(lo + chunk, self.n)
-            out[lo:hi] = self._ints(self._u[lo:hi], self._big[lo:hi])
-        return out
-
-
 def _int_list_array(values) -> np.ndarray:
     """Python ints / nested lists → int64/uint64 array, or object array for big or mixed values
     (numpy alone would turn [2**64 - 1, 1] into float64).
@@ -448,8 +323,8 @@ class ConstraintSystem:
         self._run_gadgets: list[int] = []
         self._consumed = False
         if self.has_values:
-            self._in_vals = _ValueStore(64)
-            self._aux_vals = _ValueStore(max(int(aux_capacity or 0), 1024))
+            self._in_vals = ValueStore(64)
+            self._aux_vals = ValueStore(max(int(aux_capacity or 0), 1024))
             self._in_vals.append(np.ones(1, dtype=np.uint64))
 
     # --- variables ---------------------------------------------------------------------------
@@ -511,6 +386,35 @@ class ConstraintSystem:
         self.num_aux += n
         return refs.reshape(shape)
 
+    def alloc_aux_limbs(self, shape, limbs: np.ndarray) -> np.ndarray:
+        """Allocate aux variables whose values come as limbs (what synthesis workers return: no
+        Python int per value on either side).
+
+        Args:
+            shape: int or tuple, the shape of the returned ref array.
+            limbs: ``shape + (4,)`` uint64 canonical little-endian limbs of Fr values.
+
+        Returns:
+            int64 array of refs j (the new aux indices), in C order, of the given shape.
+
+        Raises:
+            RuntimeError: the system keeps no witness. ValueError: limbs of another shape or
+            dtype, or a value not below r.
+        """
+        if not self.has_values:
+            raise RuntimeError("alloc_aux_limbs(): this ConstraintSystem keeps no witness (witness=False)")
+        shape = self._shape(shape)
+        if not (isinstance(limbs, np.ndarray) and limbs.dtype == np.uint64 and limbs.shape == shape + (FR.limbs,)):
+            raise ValueError(f"alloc_aux_limbs: limbs must be a uint64 array of shape {shape + (FR.limbs,)}, got "
+                             f"{getattr(limbs, 'dtype', type(limbs))} {getattr(limbs, 'shape', '')}")
+        flat = limbs.reshape(-1, FR.limbs)
+        if not below_r(flat).all():
+            raise ValueError("alloc_aux_limbs: a value is not below r")
+        start, n = self.num_aux, flat.shape[0]
+        self._aux_vals.append_limbs(flat)
+        self.num_aux += n
+        return np.arange(start, start + n, dtype=np.int64).reshape(shape)
+
     def _check_refs(self, refs: np.ndarray) -> None:
         if refs.size == 0:
             return
@@ -521,6 +425,15 @@ class ConstraintSystem:
             )
 
     # --- values ------------------------------------------------------------------------------
+
+    def _value_refs(self, refs, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(refs as int64, flattened, mask of the input refs), checked, for a value read."""
+        if not self.has_values:
+            raise RuntimeError(f"{what}(): this ConstraintSystem keeps no witness (witness=False)")
+        refs = np.asarray(refs, dtype=np.int64)
+        flat = refs.reshape(-1)
+        self._check_refs(flat)
+        return refs, flat, flat < 0
 
     def value(self, refs, dtype=None) -> np.ndarray:
         """Values of variables (vectorized gather, on the host).
@@ -537,12 +450,7 @@ class ConstraintSystem:
             RuntimeError: the system keeps no witness. IndexError: a ref is not allocated.
             OverflowError: dtype uint64 asked but some value is ≥ 2^64.
         """
-        if not self.has_values:
-            raise RuntimeError("value(): this ConstraintSystem keeps no witness (witness=False)")
-        refs = np.asarray(refs, dtype=np.int64)
-        flat = refs.reshape(-1)
-        self._check_refs(flat)
-        neg = flat < 0
+        refs, flat, neg = self._value_refs(refs, "value")
         if not neg.any():
             out = self._aux_vals.gather(flat)
         elif neg.all():
@@ -554,8 +462,8 @@ class ConstraintSystem:
                 out = np.empty(flat.shape[0], dtype=np.uint64)
             else:
                 out = np.empty(flat.shape[0], dtype=object)
-                va = va if va.dtype == object else _u64_to_int_array(va)
-                vi = vi if vi.dtype == object else _u64_to_int_array(vi)
+                va = va if va.dtype == object else u64_to_int_array(va)
+                vi = vi if vi.dtype == object else u64_to_int_array(vi)
             out[~neg] = va
             out[neg] = vi
         if dtype is not None:
@@ -564,10 +472,22 @@ class ConstraintSystem:
                     raise OverflowError("value(dtype=uint64): some value is ≥ 2^64")
             elif np.dtype(dtype) == object:
                 if out.dtype != object:
-                    out = _u64_to_int_array(out)
+                    out = u64_to_int_array(out)
             else:
                 raise ValueError(f"value(): dtype must be None, np.uint64 or object, not {dtype}")
         return out.reshape(refs.shape)
+
+    def value_limbs(self, refs) -> np.ndarray:
+        """Values of variables as ``refs.shape + (4,)`` uint64 canonical little-endian limbs.
+
+        Raises:
+            RuntimeError: the system keeps no witness. IndexError: a ref is not allocated.
+        """
+        refs, flat, neg = self._value_refs(refs, "value_limbs")
+        out = np.empty((flat.shape[0], FR.limbs), dtype=np.uint64)
+        out[~neg] = self._aux_vals.gather_limbs(flat[~neg])
+        out[neg] = self._in_vals.gather_limbs(-flat[neg] - 1)
+        return out.reshape(refs.shape + (FR.limbs,))
 
     def assignment(self) -> tuple[np.ndarray, np.ndarray]:
         """The witness as int arrays (mpz, canonical).
@@ -922,7 +842,7 @@ class R1CS:
     def _as_w(self, w) -> np.ndarray:
         w = np.asarray(w)
         if w.dtype != object:
-            w = _u64_to_int_array(w.astype(np.uint64).reshape(-1))
+            w = u64_to_int_array(w.astype(np.uint64).reshape(-1))
         if w.shape != (self.num_vars,):
             raise ValueError(f"assignment has shape {w.shape}, expected ({self.num_vars},)")
         return w
