@@ -11,7 +11,9 @@ from cuzk.backend import GPUMemoryError
 from cuzk.backend.cuda.plan import compute_h_device_bytes, msm_device_bytes, ntt_device_bytes
 from cuzk.circuits.registry import shape_by_name
 from cuzk.errors import CuzkError
+from cuzk.backend.cuda.pieces import STAGING_BYTES
 from cuzk.memory.gpu_plan import RUNTIME_SLACK, plan_prove, plan_setup
+from cuzk.memory.model import predict_step_bytes
 
 GIB = 1 << 30
 LIMITS = (1, 4, 8, 16, 24, 48, None)
@@ -91,7 +93,7 @@ def test_prove_plan_choices():
     p16 = plan_prove(big, None, None, 10, 16 * GIB)
     assert p16.peak <= 16 * GIB and p16.in_flight == 10 and p16.passes == 1
     # the host budget bounds the partitions whose scalars wait on the host
-    lim = plan_prove(big, None, None, 10, 16 * GIB, host_limit=100 * GIB)
+    lim = plan_prove(big, None, None, 10, 16 * GIB, host_limit=64 * GIB)
     assert lim.in_flight < 10 and lim.passes > 1 and lim.transfer_bytes > p16.transfer_bytes
     with pytest.raises(ValueError):
         plan_prove(st, None, None, 0, GIB)
@@ -113,3 +115,38 @@ def test_setup_plans():
         plan_setup(small, 256 << 20)
     assert e.value.op == "setup" and e.value.limit == 256 << 20 and e.value.requested > 256 << 20
     assert plan_setup(small, None).limit is None
+
+
+def _host(stats, p) -> int:
+    """The plan's host bytes written out: two staging buffers; per partition in flight w and the
+    H scalars (A, B over every variable, L: views of w); the host H phase's a, b, c padded to n."""
+    nv, n = stats["inputs"] + stats["aux"], stats["domain"]
+    own = sum(q.points for q in p.queries if q.name in ("a", "b_g1") and q.points != nv)
+    per = 32 * (nv + own + n - 1)
+    return 2 * STAGING_BYTES + (p.in_flight * per if p.scalars_on_host else 0) + (3 * 32 * n if p.h_phase == "host" else 0)
+
+
+@pytest.mark.parametrize("shape", ["porep-2KiB", "porep-32GiB"])
+def test_prove_plan_host_bytes_within_host_limit(shape):
+    stats = shape_by_name(shape).stats()
+    one = None
+    for gib in (0.25, 1, 16, 24, 48):
+        prev = 0
+        for host_gib in (1, 8, 24, 64, 100, None):
+            hl = None if host_gib is None else host_gib * GIB
+            try:
+                p = plan_prove(stats, None, None, 10, int(gib * GIB), host_limit=hl)
+            except GPUMemoryError:
+                continue
+            assert p.host_bytes == _host(stats, p), (shape, gib, host_gib)
+            if p.scalars_on_host:
+                one = _host(stats, plan_prove(stats, None, None, 1, int(gib * GIB)))
+                if hl is not None and one <= hl:
+                    assert p.host_bytes <= hl, (shape, gib, host_gib)
+                assert p.in_flight >= prev   # more host room: never fewer partitions in flight
+                prev = p.in_flight
+            base = predict_step_bytes("prove", stats, backend="cuda", partitions=10)
+            assert predict_step_bytes("prove", stats, backend="cuda", partitions=10, gpu_mem_limit=int(gib * GIB),
+                                      host_limit=hl) == base + p.host_bytes
+    assert one is not None
+    assert plan_prove(stats, None, None, 10, None).host_bytes == 0

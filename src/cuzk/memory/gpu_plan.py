@@ -41,6 +41,7 @@ from ..backend.cuda.plan import (
     ntt_memory_plan,
     ntt_split,
 )
+from ..backend.cuda.pieces import STAGING_BYTES
 
 QUERIES = ("h", "l", "a", "b_g1", "b_g2")
 """The proving key's MSM queries, in the order ``Prover`` runs them."""
@@ -115,6 +116,8 @@ class ProvePlan:
         peak: predicted device peak (bytes).
         transfer_bytes: bytes over the bus for the whole batch (key passes, witnesses, scalar
             round trips, the host H phase's traffic).
+        host_bytes: host memory the schedule adds to a prove on the cuda backend
+            (``prove_host_bytes``): staging buffers, waiting scalars, the host H phase's arrays.
     """
 
     limit: int | None
@@ -129,6 +132,7 @@ class ProvePlan:
     parts: dict = field(compare=False)
     peak: int = 0
     transfer_bytes: int = 0
+    host_bytes: int = 0
 
     def query(self, name: str) -> QueryPlan:
         """The ``QueryPlan`` named ``name``."""
@@ -161,6 +165,31 @@ def query_points(stats: dict, density_a: int | None = None, density_b: int | Non
     """Points of each query of a shape's key: H n − 1, L aux, A #density_a, B_G1/B_G2 #density_b."""
     c = _counts(stats, density_a, density_b)
     return {"h": c["n"] - 1, "l": c["aux"], "a": c["da"], "b_g1": c["db"], "b_g2": c["db"]}
+
+
+def host_scalar_bytes(stats: dict, density_a: int | None = None, density_b: int | None = None) -> int:
+    """Host bytes one partition's MSM scalars take while they wait there (``scalars_on_host``):
+    w (L's scalars, and A's and B's when their query covers every variable, are views of it;
+    ``Prover.prove_group``), A's and B's own selections otherwise, and the n − 1 H scalars."""
+    c = _counts(stats, density_a, density_b)
+    own = (0 if c["da"] == c["nv"] else c["da"]) + (0 if c["db"] == c["nv"] else c["db"])
+    return (c["nv"] + own + c["n"] - 1) * _FR_BYTES
+
+
+def prove_host_bytes(stats: dict, density_a: int | None, density_b: int | None, in_flight: int,
+                     scalars_on_host: bool, h_phase: str) -> int:
+    """Host bytes a device-limited prove adds on the cuda backend, beside what every prove holds
+    (``cuzk.memory.model``): the two pinned staging buffers bases go through (the key itself stays
+    in its mapped file, pages handed back per chunk), ``in_flight`` partitions' waiting scalars
+    (``host_scalar_bytes``) when ``scalars_on_host``, and the "host" H phase's three arrays of n
+    (a, b, c zero-padded, their evaluations written over them)."""
+    c = _counts(stats, density_a, density_b)
+    total = 2 * STAGING_BYTES
+    if scalars_on_host:
+        total += in_flight * host_scalar_bytes(stats, density_a, density_b)
+    if h_phase == "host":
+        total += 3 * c["n"] * _FR_BYTES
+    return total
 
 
 def spmv_block_bytes(rows: int, nnz: int) -> int:
@@ -229,8 +258,10 @@ def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bo
     passes = -(-batch // in_flight)
     key = sum(q.nbytes * (1 if q.resident else passes) for q in queries)
     per = c["nv"] * _FR_BYTES
-    if scalars_on_host:
-        per += 2 * (c["da"] + c["db"] + c["aux"] + c["n"] - 1) * _FR_BYTES
+    if scalars_on_host:   # down once (w shared, host_scalar_bytes), up per query (B's twice)
+        own = (0 if c["da"] == c["nv"] else c["da"]) + (0 if c["db"] == c["nv"] else c["db"])
+        per += (c["nv"] + own + c["n"] - 1) * _FR_BYTES
+        per += (c["da"] + 2 * c["db"] + c["aux"] + c["n"] - 1) * _FR_BYTES
     if h_phase == "host":
         per += 3 * c["rows"] * _FR_BYTES + H_HOST_TRAFFIC * c["n"] * _FR_BYTES + c["nnz"] * 8 + 3 * c["rows"] * 8
     return key + batch * per
@@ -252,8 +283,8 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         density_a, density_b: points of the A and B queries (default: every variable).
         batch: partitions proved together (≥ 1).
         limit: device bytes (None: no limit).
-        host_limit: host bytes the streamed key and the waiting scalars may take (None: any):
-            bounds the partitions in flight when scalars wait on the host.
+        host_limit: host bytes the schedule may add (``prove_host_bytes``; None: any): bounds
+            the partitions in flight when scalars wait on the host (at least one).
         step: named in the error.
 
     Raises:
@@ -270,7 +301,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         parts = prove_parts(stats, density_a, density_b, qs, False, 1, "device", ("fused", 0), 0, 0)
         return ProvePlan(None, batch, 1, qs, False, "device", ("fused", 0), 0, 0, parts, parts["peak"],
                          _transfers(c, qs, batch, 1, False, "device"))
-    vec = (c["da"] + c["db"] + c["aux"] + n - 1) * _FR_BYTES
+    per_host = host_scalar_bytes(stats, density_a, density_b)
     split_min = ntt_split(n)[0] if n >= 4 else 0
     mean_row = -(-max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"]) // max(1, c["rows"]))
     best, best_key, smallest = None, None, None
@@ -279,7 +310,8 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         key_host = sum(pts[q] * POINT_BYTES * GROUP_WORDS[q] for q in QUERIES if q not in resident)
         for on_host, h_phase in itertools.product((False, True), ("device", "host")):
             if on_host:
-                cap = batch if host_limit is None else max(1, (host_limit - key_host) // max(1, vec))
+                fixed = prove_host_bytes(stats, density_a, density_b, 0, True, h_phase)
+                cap = batch if host_limit is None else max(1, (host_limit - fixed) // per_host)
                 flights = [min(batch, cap)]
             else:
                 flights = range(batch, 0, -1)
@@ -348,7 +380,8 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
     parts = parts_of(qs, sched, rows_b)
     qs = tuple(qs)
     return ProvePlan(limit, batch, P, qs, on_host, h_phase, sched, rows_b, rows_b * mean_row, parts, parts["peak"],
-                     _transfers(c, qs, batch, P, on_host, h_phase))
+                     _transfers(c, qs, batch, P, on_host, h_phase),
+                     prove_host_bytes(stats, density_a, density_b, P, on_host, h_phase))
 
 
 # --- setup ----------------------------------------------------------------------------------
@@ -418,5 +451,5 @@ def plan_setup(stats: dict, limit: int | None, step: str = "setup") -> SetupPlan
 
 
 __all__ = ["GROUP_WORDS", "H_HOST_TRAFFIC", "POINT_BYTES", "ProvePlan", "QUERIES", "QueryPlan", "RUNTIME_SLACK",
-           "SetupPlan", "msm_step_bytes", "plan_prove", "plan_setup", "prove_parts", "query_points", "setup_parts",
-           "spmv_block_bytes"]
+           "SetupPlan", "host_scalar_bytes", "msm_step_bytes", "plan_prove", "plan_setup", "prove_host_bytes",
+           "prove_parts", "query_points", "setup_parts", "spmv_block_bytes"]

@@ -99,12 +99,12 @@ class SpMVOps(DeviceRuntime):
         return dev
 
     @_guard("spmv")
-    def spmv_blocks(self, mats, w, rows: int, nnz: int):
+    def spmv_blocks(self, mats, w, rows: int, nnz: int, pad_to: int | None = None):
         """``Backend.spmv_blocks`` on the GPU: per row block (at most ``rows`` rows and ``nnz``
         entries of each matrix, one row at least) each matrix's slices of the (possibly mapped)
         host CSR arrays are uploaded (their pages handed back), multiplied (``spmv_csr``), the
-        three products checked (``fr_first_unsat``) and copied into host arrays; nothing is
-        cached but the coefficient tables.
+        three products checked (``fr_first_unsat``) and copied into host arrays (zeros up to
+        ``pad_to``); nothing is cached but the coefficient tables.
 
         Raises:
             ValueError: len(w) differs from the columns, the row counts differ, or a column index
@@ -116,7 +116,7 @@ class SpMVOps(DeviceRuntime):
         for m in mats:
             if m.shape[0] != total or m.shape[1] != w.shape[0]:
                 raise ValueError(f"spmv: matrix of shape {m.shape} for {total} rows and {w.shape[0]} values")
-        outs = [np.empty((total, 4), dtype=np.uint64) for _ in mats]
+        outs = [np.zeros((max(total, pad_to or 0), 4), dtype=np.uint64) for _ in mats]
         tables = []
         for m in mats:
             hit = self._coeff_tables.get(id(m.coeffs))
