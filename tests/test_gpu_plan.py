@@ -150,3 +150,40 @@ def test_prove_plan_host_bytes_within_host_limit(shape):
                                       host_limit=hl) == base + p.host_bytes
     assert one is not None
     assert plan_prove(stats, None, None, 10, None).host_bytes == 0
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_setup_plans_with_blocked_products_fit(shape):
+    """The transposed products in column slices and row blocks when whole they do not fit: every
+    accepted plan's peak ≤ L, recomputed here from its blocks; 32 GiB PoRep at 16 and 24 GiB."""
+    stats = shape_by_name(shape).stats()
+    nv = stats["inputs"] + stats["aux"]
+    nnz = max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"])
+    rows, n = stats["constraints"], stats["domain"]
+    whole = RUNTIME_SLACK + rows * 32 + nnz * 64 + 2 * nv * 32 + (rows + 1) * 8 + 4 * nv * 8
+    accepted = []
+    for gib in (0.25, 0.5, 1, 2, 4, 8, 12, 16, 24, 32, 48, 96):
+        limit = int(gib * GIB)
+        try:
+            p = plan_setup(stats, limit)
+        except GPUMemoryError as e:
+            assert e.op == "setup" and e.requested > limit and e.limit == limit
+            assert not accepted, "a larger limit was refused after a smaller one fit"
+            continue
+        accepted.append(gib)
+        assert p.peak <= limit
+        if p.spmv_cols:
+            assert whole > limit   # blocks only when the whole products do not fit
+            spmv = p.spmv_rows * 56 + p.spmv_nnz * 96 + p.spmv_cols * 168
+            assert -(-nv // p.spmv_cols) * p.spmv_cols >= nv and 1 <= p.spmv_nnz <= nnz
+            assert p.spmv_rows >= 1 and p.spmv_nnz >= min(nnz, max(1 << 16, nnz // 64))
+        else:
+            assert whole <= limit
+            spmv = whole - RUNTIME_SLACK
+        assert p.parts["spmv_t"] == spmv
+        lag = n * 32 + ntt_device_bytes(n, p.ntt[1]) + rows * 32
+        assert p.peak == RUNTIME_SLACK + max(lag, spmv, p.parts["fixed_base"])
+    if shape != "porep-2KiB":
+        assert 16 in accepted and 24 in accepted
+        p16 = plan_setup(stats, 16 * GIB)
+        assert p16.spmv_cols and p16.spmv_cols < nv   # columns sliced at 16 GiB

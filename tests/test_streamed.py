@@ -38,12 +38,12 @@ def _setup(r1cs, bk, plan=None):
         return setup(r1cs, bk, TOXIC, plan=plan)
 
 
-@pytest.mark.parametrize("width", [1, 7, 64])
-def test_sliced_setup_gives_the_same_key(cpu, circuit, width):
+@pytest.mark.parametrize("width,blocks", [(1, (0, 0, 0)), (7, (3, 5, 4)), (64, (0, 0, 0))])
+def test_sliced_setup_gives_the_same_key(cpu, circuit, width, blocks):
     r1cs = circuit[0]
     whole = _setup(r1cs, cpu)
     steps = []
-    plan = SetupPlan(limit=1 << 30, ntt=("whole", 0), slice=width, parts={})
+    plan = SetupPlan(1 << 30, ("whole", 0), width, {}, 0, *blocks)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DevelopmentSetupWarning)
         sliced = setup(r1cs, cpu, TOXIC, step=lambda d, t: steps.append((d, t)), plan=plan)

@@ -372,6 +372,18 @@ class Backend(abc.ABC):
             raise ValueError(f"spmv_t: matrix has {m.shape[0]} rows but the vector has {self.length(x)} entries")
         return self.spmv(m.transpose(), x)
 
+    def spmv_t_blocks(self, m: CSRMatrix, x, rows: int, nnz: int, cols: int):
+        """Mᵀ·x left in host memory (``offload``-ed), computed ``cols`` columns at a time, each
+        over row blocks of at most ``rows`` rows and ``nnz`` entries (at least one row) whose
+        slices are uploaded for it (cuda: nothing cached; the device holds one column slice's
+        sums and one block). ``x``: a device array or an ``offload``-ed one. Default (the cpu
+        backend): ``spmv_t`` whole.
+
+        Raises:
+            ValueError: len(x) != rows.
+        """
+        return self.offload(self.spmv_t(m, x))
+
     @abc.abstractmethod
     def concat(self, parts: Sequence):
         """The device arrays ``parts`` one after the other, as a new device array."""

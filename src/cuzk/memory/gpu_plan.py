@@ -60,6 +60,16 @@ MIN_SPMV_ROWS = 1 << 10
 _SPMV_T_NNZ_BYTES = 64
 """Device bytes per non-zero ``spmv_t`` holds at its peak (the cached CSR, the argsort and its
 scratch, the transposed index arrays; see ``SpMVOps.spmv_t``): an upper estimate."""
+SPMV_T_BLOCK_NNZ_BYTES = 96
+"""Device bytes per entry of a row block of ``spmv_t_blocks`` at its peak (the block's columns
+and ids, the column filter's mask, prefix sums and kept copies, then ``transpose_split``'s sort,
+its scratch and the transposed arrays): an upper estimate."""
+SPMV_T_BLOCK_ROW_BYTES = 56
+"""Device bytes per row of such a block (x's rows, the row offsets and their filtered copy)."""
+SPMV_T_COL_BYTES = 168
+"""Device bytes per column of a column slice of ``spmv_t_blocks`` (the accumulated sums, the
+block's product, the per-column counts and offsets of ``transpose_split``, and its virtual rows,
+at least one per column: offsets, partial sums, the second product's index arrays)."""
 
 
 def _gib(b: int) -> str:
@@ -398,6 +408,9 @@ class SetupPlan:
             by slice from u, v, w waiting on the host).
         parts: device bytes per phase: "lagrange", "spmv_t", "fixed_base"; "peak" the largest
             plus ``RUNTIME_SLACK``.
+        spmv_rows, spmv_nnz, spmv_cols: the transposed products' row blocks (most rows and
+            entries) and column slices (``Backend.spmv_t_blocks``, the Lagrange basis on the
+            host); spmv_cols 0: each matrix whole on the device (``spmv_t``).
     """
 
     limit: int | None
@@ -405,31 +418,65 @@ class SetupPlan:
     slice: int
     parts: dict = field(compare=False)
     peak: int = 0
+    spmv_rows: int = 0
+    spmv_nnz: int = 0
+    spmv_cols: int = 0
 
 
-def setup_parts(stats: dict, ntt_plan: tuple, fb_slice: int) -> dict:
+def spmv_t_block_bytes(rows: int, nnz: int, cols: int) -> int:
+    """Device bytes of ``spmv_t_blocks`` over row blocks of ``rows`` rows and ``nnz`` entries and
+    column slices of ``cols`` columns (an upper estimate)."""
+    return rows * SPMV_T_BLOCK_ROW_BYTES + nnz * SPMV_T_BLOCK_NNZ_BYTES + cols * SPMV_T_COL_BYTES
+
+
+def setup_parts(stats: dict, ntt_plan: tuple, fb_slice: int, spmv_blocks: tuple | None = None) -> dict:
     """Device bytes of each phase of the sliced setup (see ``SetupPlan``): "lagrange" (τ's powers,
-    their inverse NTT by ``ntt_plan``, the constraint rows' slice), "spmv_t" (the Lagrange basis,
-    the largest matrix's ``spmv_t`` at ``_SPMV_T_NNZ_BYTES`` per non-zero, its output and the
-    partial sums of split columns), "fixed_base" (three uploaded slices of u, v, w, the slice's
-    scalars twice, and ``fixed_base_mul``'s work space and products for the G2 group)."""
+    their inverse NTT by ``ntt_plan``, the constraint rows' slice), "spmv_t" (whole: the Lagrange
+    basis, the largest matrix's ``spmv_t`` at ``_SPMV_T_NNZ_BYTES`` per non-zero, its output and
+    the partial sums of split columns; with ``spmv_blocks`` = (rows, nnz, cols):
+    ``spmv_t_block_bytes``), "fixed_base" (three uploaded slices of u, v, w, the slice's scalars
+    twice, and ``fixed_base_mul``'s work space and products for the G2 group)."""
     n, rows, nv = stats["domain"], stats["constraints"], stats["inputs"] + stats["aux"]
     nnz = max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"])
     lag = n * _FR_BYTES + ntt_device_bytes(n, ntt_plan[1]) + rows * _FR_BYTES
-    spmv = rows * _FR_BYTES + nnz * _SPMV_T_NNZ_BYTES + 2 * nv * _FR_BYTES + (rows + 1) * 8 + 4 * nv * 8
+    if spmv_blocks:
+        spmv = spmv_t_block_bytes(*spmv_blocks)
+    else:
+        spmv = rows * _FR_BYTES + nnz * _SPMV_T_NNZ_BYTES + 2 * nv * _FR_BYTES + (rows + 1) * 8 + 4 * nv * 8
     fb = 5 * fb_slice * _FR_BYTES + fb_slice * (32 + (48 + 12 + 24 + 24) * 4 * 2) + 8160 * 192
     parts = {"lagrange": lag, "spmv_t": spmv, "fixed_base": fb}
     parts["peak"] = RUNTIME_SLACK + max(parts.values())
     return parts
 
 
+def _spmv_t_blocks(stats: dict, room: int) -> tuple | None:
+    """(rows, nnz, cols) of ``spmv_t_blocks`` within ``room`` device bytes: the fewest column
+    slices (each one more read of the matrix) whose blocks still hold at least 1/64 of the
+    largest matrix (and 2^16 entries), rows per block bounded by entries per block; then the
+    largest blocks. None when not even one column fits beside a smallest block."""
+    nv = stats["inputs"] + stats["aux"]
+    nnz = max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"], 1)
+    want = min(nnz, max(1 << 16, nnz // 64))
+    per = SPMV_T_BLOCK_NNZ_BYTES + SPMV_T_BLOCK_ROW_BYTES
+    slices = 1
+    while True:
+        cols = -(-nv // slices)
+        e = min(nnz, (room - cols * SPMV_T_COL_BYTES) // per)
+        if e >= want or (cols == 1 and e >= 1):
+            return e, e, cols
+        if cols == 1:
+            return None
+        slices = max(slices + 1, -(-nv // max(1, (room - want * per) // SPMV_T_COL_BYTES)) if room > want * per else slices * 2)
+
+
 def plan_setup(stats: dict, limit: int | None, step: str = "setup") -> SetupPlan:
-    """The setup schedule of a shape under a device limit: the Lagrange NTT whole or split and
-    the largest fixed-base slice that fit.
+    """The setup schedule of a shape under a device limit: the Lagrange NTT whole or split, the
+    transposed products whole (``spmv_t``) or in column slices and row blocks
+    (``spmv_t_blocks``, ``_spmv_t_blocks``) and the largest fixed-base slice that fit.
 
     Raises:
-        GPUMemoryError: the sparse products (which have no smaller schedule) or the smallest NTT
-            and slice do not fit (op = step; requested = the smallest peak).
+        GPUMemoryError: the smallest NTT, product blocks and slice do not fit (op = step;
+            requested = the smallest peak).
     """
     n = stats["domain"]
     if limit is None:
@@ -442,14 +489,18 @@ def plan_setup(stats: dict, limit: int | None, step: str = "setup") -> SetupPlan
     per = 5 * _FR_BYTES + 32 + (48 + 12 + 24 + 24) * 4 * k2
     sl = max(1024, min(fixed_base_slice(k2, fb_room), fb_room // per)) if fb_room > 0 else 1024
     parts = setup_parts(stats, ntt or ("split", ntt_split(n)[0]), sl)
-    if ntt is None or parts["peak"] > limit:
+    blocks = None
+    if RUNTIME_SLACK + parts["spmv_t"] > limit:   # the whole products do not fit: blocks
+        blocks = _spmv_t_blocks(stats, limit - RUNTIME_SLACK)
+        parts = setup_parts(stats, ntt or ("split", ntt_split(n)[0]), sl, blocks or (1, 1, 1))
+    if ntt is None or parts["peak"] > limit or (blocks is None and RUNTIME_SLACK + parts["spmv_t"] > limit):
         raise GPUMemoryError(step, parts["peak"], limit,
                              f"its smallest schedule (split NTT, {sl} scalars per fixed-base slice) needs "
                              f"{_gib(parts['peak'])} (largest phase: {max(('lagrange', 'spmv_t', 'fixed_base'), key=parts.get)}), "
                              f"over the limit of {_gib(limit)}")
-    return SetupPlan(limit, ntt, sl, parts, parts["peak"])
+    return SetupPlan(limit, ntt, sl, parts, parts["peak"], *(blocks or (0, 0, 0)))
 
 
 __all__ = ["GROUP_WORDS", "H_HOST_TRAFFIC", "POINT_BYTES", "ProvePlan", "QUERIES", "QueryPlan", "RUNTIME_SLACK",
            "SetupPlan", "host_scalar_bytes", "msm_step_bytes", "plan_prove", "plan_setup", "prove_host_bytes",
-           "prove_parts", "query_points", "setup_parts", "spmv_block_bytes"]
+           "prove_parts", "query_points", "setup_parts", "spmv_block_bytes", "spmv_t_block_bytes"]
