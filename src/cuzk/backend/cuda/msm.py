@@ -507,12 +507,12 @@ class CUDAMSMContext(MSMContext):
         nb = min(2, max(1, -(-self.size // m)))
         bufs = [cp.empty((m, aw), dtype=cp.uint32) for _ in range(nb)]
         err = cp.zeros(1, dtype=cp.uint32)
-        copied, pending, staging = [None] * nb, [None, None], self._staging_buffers(m)
+        copied, sent, pending, staging = [None] * nb, [0] * nb, [None, None], self._staging_buffers(m)
         dev = self._be._device_id
 
         def load(b, lo, hi):
             with cp.cuda.Device(dev):
-                self._be.bus_bytes += self._stage(host, lo, hi, bufs[b], side, staging, pending)
+                sent[b] = self._stage(host, lo, hi, bufs[b], side, staging, pending)
                 with side:
                     self._decode(bufs[b][: hi - lo], err)
                 copied[b] = side.record()
@@ -524,6 +524,7 @@ class CUDAMSMContext(MSMContext):
         try:
             for b, lo, hi in feed_pieces(self.size, m, load, used, lambda ev: ev.synchronize(), nb):
                 cp.cuda.get_current_stream().wait_event(copied[b])
+                self._be.bus_bytes += sent[b]   # counted in this thread (restore() counts here too)
                 yield lo, bufs[b][: hi - lo]
         finally:
             side.synchronize()
