@@ -117,11 +117,12 @@ def test_setup_plans():
     assert plan_setup(small, None).limit is None
 
 
-def _host(stats, p) -> int:
+def _host(stats, p, known=False) -> int:
     """The plan's host bytes written out: two staging buffers; per partition in flight w and the
-    H scalars (A, B over every variable, L: views of w); the host H phase's a, b, c padded to n."""
+    H scalars, and A's and B's own copies unless ``known`` densities cover every variable (then
+    views of w, as L is); the host H phase's a, b, c padded to n."""
     nv, n = stats["inputs"] + stats["aux"], stats["domain"]
-    own = sum(q.points for q in p.queries if q.name in ("a", "b_g1") and q.points != nv)
+    own = sum(q.points for q in p.queries if q.name in ("a", "b_g1") and (q.points != nv or not known))
     per = 32 * (nv + own + n - 1)
     return 2 * STAGING_BYTES + (p.in_flight * per if p.scalars_on_host else 0) + (3 * 32 * n if p.h_phase == "host" else 0)
 
@@ -146,8 +147,14 @@ def test_prove_plan_host_bytes_within_host_limit(shape):
                 assert p.in_flight >= prev   # more host room: never fewer partitions in flight
                 prev = p.in_flight
             base = predict_step_bytes("prove", stats, backend="cuda", partitions=10)
+            per_worst = 32 * (3 * (stats["inputs"] + stats["aux"]) + stats["domain"] - 1)
+            slack = per_worst if p.scalars_on_host and p.in_flight < 10 else 0
             assert predict_step_bytes("prove", stats, backend="cuda", partitions=10, gpu_mem_limit=int(gib * GIB),
-                                      host_limit=hl) == base + p.host_bytes
+                                      host_limit=hl) == base + p.host_bytes + slack
+            # with the key's densities given and full, A and B are views of w on the host
+            nv = stats["inputs"] + stats["aux"]
+            pk = plan_prove(stats, nv, nv, 10, int(gib * GIB), host_limit=hl)
+            assert pk.host_bytes == _host(stats, pk, known=True)
     assert one is not None
     assert plan_prove(stats, None, None, 10, None).host_bytes == 0
 
@@ -187,3 +194,23 @@ def test_setup_plans_with_blocked_products_fit(shape):
         assert 16 in accepted and 24 in accepted
         p16 = plan_setup(stats, 16 * GIB)
         assert p16.spmv_cols and p16.spmv_cols < nv   # columns sliced at 16 GiB
+
+
+def test_limited_setup_declares_the_key_on_the_host():
+    """Under a limit setup fills the key in host memory: the model adds the key's bytes (IC and
+    the five queries, every variable in A and B), u, v, w and, with blocked products, the
+    Lagrange basis."""
+    from cuzk.memory.gpu_plan import setup_host_bytes
+
+    st = shape_by_name("porep-32GiB").stats()
+    nv = st["inputs"] + st["aux"]
+    # every variable in A and B (densities unknown here): above the 47.3 GB of the real key file
+    key = (st["inputs"] + st["domain"] - 1 + st["aux"] + 2 * nv) * 96 + nv * 192
+    assert key > 47.3e9
+    base = predict_step_bytes("setup", st, backend="cuda")
+    for gib in (16, 24, 48):
+        p = plan_setup(st, gib * GIB)
+        extra = key + 3 * nv * 32 + (st["constraints"] * 32 if p.spmv_cols else 0)
+        assert setup_host_bytes(st, p) == extra
+        assert predict_step_bytes("setup", st, backend="cuda", gpu_mem_limit=gib * GIB) == base + extra
+    assert predict_step_bytes("setup", st, backend="cuda", gpu_mem_limit=GIB) == base   # refused: nothing added

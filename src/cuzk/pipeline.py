@@ -321,7 +321,8 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
     shape = shape_of_pce(pce)
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
     rec = StepRecord("setup", gpu_mem_limit_bytes=limit)
-    with measured("setup", mem_json, predict_step_bytes("setup", shape.stats(), threads=threads, backend=backend_kind(backend)), mem_gb,
+    with measured("setup", mem_json, predict_step_bytes("setup", shape.stats(), threads=threads, backend=backend_kind(backend),
+                                                        gpu_mem_limit=limit), mem_gb,
                   rec) as sampler:
         r1cs, _ = read_pce(pce)
         with step_backend(backend, threads, limit, rec) as bk, warnings.catch_warnings():

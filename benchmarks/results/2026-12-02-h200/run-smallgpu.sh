@@ -69,16 +69,12 @@ def save():
     json.dump(out, open(f"{OUT}/smallgpu.json", "w"), indent=1)
 
 def run(label, bk, prover, plan, key_vk):
-    times, ok = [], []
+    ok = []
     reset = reset_peak()
     b0, t0 = bk.bus_bytes, time.perf_counter()
-    stage = lambda j: (pub, prover.stage_compact(cw, defer=plan is not None))
-    done = lambda item: (times.append(item.seconds), ok.append(item.verified))
-    check = lambda p, pb: verify(key_vk, p, pb)
-    if plan is None:
-        prover.prove_many(list(range(P)), stage, check, done)
-    else:
-        prover.prove_groups(list(range(P)), stage, check, done, plan)
+    args = (list(range(P)), lambda j: (pub, prover.stage_compact(cw, defer=plan is not None)),
+            lambda p, pb: verify(key_vk, p, pb), lambda item: ok.append(item.verified))
+    prover.prove_many(*args) if plan is None else prover.prove_groups(*args, plan)   # grouped under a limit
     wall = time.perf_counter() - t0
     pt = {"limit_gib": label, "s_per_proof": wall / P, "verified": sum(ok), "gpu_peak_bytes": bk.gpu_peak_bytes,
           "host_rss_peak_bytes": status("VmHWM"), "host_rss_peak_reset": reset, "host_rss_end_bytes": status("VmRSS"),

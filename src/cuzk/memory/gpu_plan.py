@@ -177,13 +177,19 @@ def query_points(stats: dict, density_a: int | None = None, density_b: int | Non
     return {"h": c["n"] - 1, "l": c["aux"], "a": c["da"], "b_g1": c["db"], "b_g2": c["db"]}
 
 
+def _own_selections(c: dict, density_a: int | None, density_b: int | None) -> int:
+    """Scalars of A's and B's own host copies: none for a query over every variable (a view of
+    w); a density not given (None) counts as its own copy of every variable (an upper bound)."""
+    return sum(c[k] for k, d in (("da", density_a), ("db", density_b)) if d is None or c[k] != c["nv"])
+
+
 def host_scalar_bytes(stats: dict, density_a: int | None = None, density_b: int | None = None) -> int:
     """Host bytes one partition's MSM scalars take while they wait there (``scalars_on_host``):
     w (L's scalars, and A's and B's when their query covers every variable, are views of it;
-    ``Prover.prove_group``), A's and B's own selections otherwise, and the n − 1 H scalars."""
+    ``Prover.prove_group``), A's and B's own selections otherwise (``_own_selections``), and the
+    n − 1 H scalars."""
     c = _counts(stats, density_a, density_b)
-    own = (0 if c["da"] == c["nv"] else c["da"]) + (0 if c["db"] == c["nv"] else c["db"])
-    return (c["nv"] + own + c["n"] - 1) * _FR_BYTES
+    return (c["nv"] + _own_selections(c, density_a, density_b) + c["n"] - 1) * _FR_BYTES
 
 
 def prove_host_bytes(stats: dict, density_a: int | None, density_b: int | None, in_flight: int,
@@ -264,12 +270,12 @@ def _device_h_schedule(stats, density_a, density_b, room) -> tuple | None:
     return compute_h_memory_plan(n, None if room is None else room - around, twiddles=False)
 
 
-def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bool, h_phase: str) -> int:
+def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bool, h_phase: str,
+               own: int = 0) -> int:
     passes = -(-batch // in_flight)
     key = sum(q.nbytes * (1 if q.resident else passes) for q in queries)
     per = c["nv"] * _FR_BYTES
-    if scalars_on_host:   # down once (w shared, host_scalar_bytes), up per query (B's twice)
-        own = (0 if c["da"] == c["nv"] else c["da"]) + (0 if c["db"] == c["nv"] else c["db"])
+    if scalars_on_host:   # down once (w shared, ``own`` selections: host_scalar_bytes), up per query (B's twice)
         per += (c["nv"] + own + c["n"] - 1) * _FR_BYTES
         per += (c["da"] + 2 * c["db"] + c["aux"] + c["n"] - 1) * _FR_BYTES
     if h_phase == "host":
@@ -312,6 +318,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         return ProvePlan(None, batch, 1, qs, False, "device", ("fused", 0), 0, 0, parts, parts["peak"],
                          _transfers(c, qs, batch, 1, False, "device"))
     per_host = host_scalar_bytes(stats, density_a, density_b)
+    own = _own_selections(c, density_a, density_b)
     split_min = ntt_split(n)[0] if n >= 4 else 0
     mean_row = -(-max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"]) // max(1, c["rows"]))
     best, best_key, smallest = None, None, None
@@ -343,7 +350,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
                     smallest = peak
                 if peak > limit:
                     continue
-                cand = (_transfers(c, qs, batch, P, on_host, h_phase), key_host, peak)
+                cand = (_transfers(c, qs, batch, P, on_host, h_phase, own), key_host, peak)
                 if best_key is None or cand < best_key:
                     best_key, best = cand, (resident, on_host, h_phase, P, sched)
                 break   # the largest P that fits
@@ -390,7 +397,7 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
     parts = parts_of(qs, sched, rows_b)
     qs = tuple(qs)
     return ProvePlan(limit, batch, P, qs, on_host, h_phase, sched, rows_b, rows_b * mean_row, parts, parts["peak"],
-                     _transfers(c, qs, batch, P, on_host, h_phase),
+                     _transfers(c, qs, batch, P, on_host, h_phase, _own_selections(c, density_a, density_b)),
                      prove_host_bytes(stats, density_a, density_b, P, on_host, h_phase))
 
 
@@ -469,6 +476,18 @@ def _spmv_t_blocks(stats: dict, room: int) -> tuple | None:
         slices = max(slices + 1, -(-nv // max(1, (room - want * per) // SPMV_T_COL_BYTES)) if room > want * per else slices * 2)
 
 
+def setup_host_bytes(stats: dict, plan: SetupPlan) -> int:
+    """Host bytes the sliced setup (cuda, under a limit: ``setup(plan=...)``) adds beside what
+    every setup holds (``cuzk.memory.model``): the key's point arrays, filled slice by slice and
+    written out after (IC and the five queries, every variable in A and B: an upper bound), u, v,
+    w waiting on the host, and the Lagrange basis there when the products run in blocks."""
+    nv = stats["inputs"] + stats["aux"]
+    pts = query_points(stats)
+    key = stats["inputs"] * POINT_BYTES + sum(pts[q] * POINT_BYTES * GROUP_WORDS[q] for q in QUERIES)
+    lag = stats["constraints"] * _FR_BYTES if plan.spmv_cols else 0
+    return key + 3 * nv * _FR_BYTES + lag
+
+
 def plan_setup(stats: dict, limit: int | None, step: str = "setup") -> SetupPlan:
     """The setup schedule of a shape under a device limit: the Lagrange NTT whole or split, the
     transposed products whole (``spmv_t``) or in column slices and row blocks
@@ -502,5 +521,5 @@ def plan_setup(stats: dict, limit: int | None, step: str = "setup") -> SetupPlan
 
 
 __all__ = ["GROUP_WORDS", "H_HOST_TRAFFIC", "POINT_BYTES", "ProvePlan", "QUERIES", "QueryPlan", "RUNTIME_SLACK",
-           "SetupPlan", "host_scalar_bytes", "msm_step_bytes", "plan_prove", "plan_setup", "prove_host_bytes",
+           "SetupPlan", "host_scalar_bytes", "setup_host_bytes", "msm_step_bytes", "plan_prove", "plan_setup", "prove_host_bytes",
            "prove_parts", "query_points", "setup_parts", "spmv_block_bytes", "spmv_t_block_bytes"]

@@ -129,7 +129,9 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
         gpu_mem_limit: the cuda backend's device limit (bytes; None: none). A cuda prove under
             a limit adds its schedule's host memory (``gpu_plan.ProvePlan.host_bytes``: staging
             buffers, waiting scalars, the host H phase) for max(partitions, batch × the shape's
-            partitions) partitions, the schedule ``plan_prove`` picks with ``host_limit``.
+            partitions) partitions, the schedule ``plan_prove`` picks with ``host_limit``; a
+            cuda setup under a limit adds the sliced path's (``gpu_plan.setup_host_bytes``: the
+            key filled on the host).
         host_limit: the ``host_limit`` of that schedule (bytes; None: any).
 
     Raises:
@@ -152,11 +154,23 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
         total += (batch - 1) * 64 * stats.get("aux", 0)
     if step == "prove" and on_gpu and gpu_mem_limit is not None and "domain" in stats:
         from ..backend.base import GPUMemoryError
-        from .gpu_plan import plan_prove
+        from .gpu_plan import host_scalar_bytes, plan_prove
 
         jobs = max(partitions, batch * int(stats.get("partitions", 1)))
-        try:
-            total += plan_prove(stats, None, None, jobs, gpu_mem_limit, host_limit=host_limit).host_bytes
+        try:   # densities unknown here: A's and B's host copies counted whole (an upper bound)
+            p = plan_prove(stats, None, None, jobs, gpu_mem_limit, host_limit=host_limit)
         except GPUMemoryError:   # no schedule fits: the step refuses before any work
+            p = None
+        if p is not None:
+            # the step plans with the key's densities: its smaller partitions may fill the host
+            # room one partition further than these
+            total += p.host_bytes + (host_scalar_bytes(stats) if p.scalars_on_host and p.in_flight < jobs else 0)
+    if step == "setup" and on_gpu and gpu_mem_limit is not None and "domain" in stats:
+        from ..backend.base import GPUMemoryError
+        from .gpu_plan import plan_setup, setup_host_bytes
+
+        try:
+            total += setup_host_bytes(stats, plan_setup(stats, gpu_mem_limit))
+        except GPUMemoryError:
             pass
     return int(total)

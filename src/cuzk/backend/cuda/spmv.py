@@ -37,7 +37,7 @@ def column_filter(ip, idx, ids, c0: int, c1: int, xp=np):
     −c0): (row offsets int64, columns uint32, ids). ``xp``: numpy or cupy."""
     keep = (idx >= c0) & (idx < c1)
     kc = xp.zeros(idx.shape[0] + 1, dtype=xp.int64)
-    xp.cumsum(keep, out=kc[1:])
+    xp.cumsum(keep, dtype=xp.int64, out=kc[1:])
     return kc[ip], (idx[keep] - c0).astype(xp.uint32), ids[keep]
 
 
