@@ -241,6 +241,28 @@ def test_spmv_small_and_empty(gpu, cpu):
         gpu.spmv(bad, gpu.to_device(w))
 
 
+@pytest.mark.parametrize("rows_b,nnz_b,cols_b", [(10**6, 10**8, 10**6), (97, 300, 64), (400, 1500, 37), (5, 9, 500)])
+def test_spmv_t_blocks_equal_spmv_t(gpu, cpu, monkeypatch, rows_b, nnz_b, cols_b):
+    """The setup's transposed product in column slices and row blocks (``spmv_t_blocks``, x on the
+    device or offloaded) equals the unchunked ``spmv_t`` and the CPU backend's, on random input
+    with a long column split into virtual rows (``_SPMV_T_ROW`` lowered to 64)."""
+    from cuzk.backend.cuda import spmv as spmv_mod
+
+    monkeypatch.setattr(spmv_mod, "_SPMV_T_ROW", 64)
+    coeffs = [0, 1, R - 1, 2] + rand_fr(20)
+    m, _ = _random_csr(2000, 300, 3, coeffs)
+    m.indices[::3] = 0   # column 0 in a third of the entries, as ONE is
+    x = rand_fr(2000)
+    xd = gpu.to_device(x)
+    want = host(gpu, gpu.spmv_t(m, xd))
+    assert want == [int(v) for v in cpu.spmv_t(m, int_array(x))]
+    for xin in (xd, gpu.offload(xd)):
+        got = gpu.spmv_t_blocks(m, xin, rows_b, nnz_b, cols_b)
+        assert host(gpu, gpu.restore(got, 0, len(got))) == want
+    with pytest.raises(ValueError):
+        gpu.spmv_t_blocks(m, gpu.to_device(x[:-1]), rows_b, nnz_b, cols_b)
+
+
 def test_spmv_from_mapped_pce_in_slices(gpu, cpu, tmp_path, monkeypatch):
     """The prove step's path: A, B, C read as views of the mapped PCE file (``read_pce(mapped=True)``)
     and uploaded in slices (a tiny slice size here, so every array takes many) give the CPU

@@ -60,15 +60,18 @@ def test_limited_proofs_equal_unlimited():
         want = [p.to_bytes() for p in _prove_all(pk, r1cs, bk, wits, None)]
     st = _stats(r1cs)
     seen = set()
-    # this shape's smallest setup schedule needs about 67 MiB (spmv_t), its smallest prove one 53:
-    # 72 MiB puts the H phase on the host, 96 keeps it on the device with the scalars on the host,
+    # this shape's smallest setup schedule needs about 59 MiB (the transposed products in column
+    # slices and row blocks below 67), its smallest prove one 53: 60 MiB blocks setup's products,
+    # 72 puts the H phase on the host, 96 keeps it on the device with the scalars on the host,
     # 192 streams only the key, 512 none (both planners are asked below, as the workflow does)
-    for mib in (72, 96, 192, 512):
+    for mib in (60, 72, 96, 192, 512):
         limit = mib * MIB
         plan = plan_prove(st, len(pk.a), len(pk.b_g1), len(wits), limit)
         seen.add((plan.h_phase, plan.scalars_on_host, plan.streamed))
         with get_backend("cuda", gpu_mem_limit=limit) as bk:
-            key = _key(r1cs, bk, plan_setup(st, limit))
+            sp = plan_setup(st, limit)
+            assert bool(sp.spmv_cols) == (mib == 60)
+            key = _key(r1cs, bk, sp)
             assert all((getattr(key, q) == getattr(pk, q)).all() for q in ("h", "l", "a", "b_g1", "b_g2"))
             got = [p.to_bytes() for p in _prove_all(key, r1cs, bk, wits, plan)]
             assert got == want, (mib, plan)

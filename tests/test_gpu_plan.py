@@ -11,7 +11,9 @@ from cuzk.backend import GPUMemoryError
 from cuzk.backend.cuda.plan import compute_h_device_bytes, msm_device_bytes, ntt_device_bytes
 from cuzk.circuits.registry import shape_by_name
 from cuzk.errors import CuzkError
+from cuzk.backend.cuda.pieces import STAGING_BYTES
 from cuzk.memory.gpu_plan import RUNTIME_SLACK, plan_prove, plan_setup
+from cuzk.memory.model import predict_step_bytes
 
 GIB = 1 << 30
 LIMITS = (1, 4, 8, 16, 24, 48, None)
@@ -91,7 +93,7 @@ def test_prove_plan_choices():
     p16 = plan_prove(big, None, None, 10, 16 * GIB)
     assert p16.peak <= 16 * GIB and p16.in_flight == 10 and p16.passes == 1
     # the host budget bounds the partitions whose scalars wait on the host
-    lim = plan_prove(big, None, None, 10, 16 * GIB, host_limit=100 * GIB)
+    lim = plan_prove(big, None, None, 10, 16 * GIB, host_limit=64 * GIB)
     assert lim.in_flight < 10 and lim.passes > 1 and lim.transfer_bytes > p16.transfer_bytes
     with pytest.raises(ValueError):
         plan_prove(st, None, None, 0, GIB)
@@ -113,3 +115,102 @@ def test_setup_plans():
         plan_setup(small, 256 << 20)
     assert e.value.op == "setup" and e.value.limit == 256 << 20 and e.value.requested > 256 << 20
     assert plan_setup(small, None).limit is None
+
+
+def _host(stats, p, known=False) -> int:
+    """The plan's host bytes written out: two staging buffers; per partition in flight w and the
+    H scalars, and A's and B's own copies unless ``known`` densities cover every variable (then
+    views of w, as L is); the host H phase's a, b, c padded to n."""
+    nv, n = stats["inputs"] + stats["aux"], stats["domain"]
+    own = sum(q.points for q in p.queries if q.name in ("a", "b_g1") and (q.points != nv or not known))
+    per = 32 * (nv + own + n - 1)
+    return 2 * STAGING_BYTES + (p.in_flight * per if p.scalars_on_host else 0) + (3 * 32 * n if p.h_phase == "host" else 0)
+
+
+@pytest.mark.parametrize("shape", ["porep-2KiB", "porep-32GiB"])
+def test_prove_plan_host_bytes_within_host_limit(shape):
+    stats = shape_by_name(shape).stats()
+    one = None
+    for gib in (0.25, 1, 16, 24, 48):
+        prev = 0
+        for host_gib in (1, 8, 24, 64, 100, None):
+            hl = None if host_gib is None else host_gib * GIB
+            try:
+                p = plan_prove(stats, None, None, 10, int(gib * GIB), host_limit=hl)
+            except GPUMemoryError:
+                continue
+            assert p.host_bytes == _host(stats, p), (shape, gib, host_gib)
+            if p.scalars_on_host:
+                one = _host(stats, plan_prove(stats, None, None, 1, int(gib * GIB)))
+                if hl is not None and one <= hl:
+                    assert p.host_bytes <= hl, (shape, gib, host_gib)
+                assert p.in_flight >= prev   # more host room: never fewer partitions in flight
+                prev = p.in_flight
+            base = predict_step_bytes("prove", stats, backend="cuda", partitions=10)
+            per_worst = 32 * (3 * (stats["inputs"] + stats["aux"]) + stats["domain"] - 1)
+            slack = per_worst if p.scalars_on_host and p.in_flight < 10 else 0
+            assert predict_step_bytes("prove", stats, backend="cuda", partitions=10, gpu_mem_limit=int(gib * GIB),
+                                      host_limit=hl) == base + p.host_bytes + slack
+            # with the key's densities given and full, A and B are views of w on the host
+            nv = stats["inputs"] + stats["aux"]
+            pk = plan_prove(stats, nv, nv, 10, int(gib * GIB), host_limit=hl)
+            assert pk.host_bytes == _host(stats, pk, known=True)
+    assert one is not None
+    assert plan_prove(stats, None, None, 10, None).host_bytes == 0
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_setup_plans_with_blocked_products_fit(shape):
+    """The transposed products in column slices and row blocks when whole they do not fit: every
+    accepted plan's peak ≤ L, recomputed here from its blocks; 32 GiB PoRep at 16 and 24 GiB."""
+    stats = shape_by_name(shape).stats()
+    nv = stats["inputs"] + stats["aux"]
+    nnz = max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"])
+    rows, n = stats["constraints"], stats["domain"]
+    whole = RUNTIME_SLACK + rows * 32 + nnz * 64 + 2 * nv * 32 + (rows + 1) * 8 + 4 * nv * 8
+    accepted = []
+    for gib in (0.25, 0.5, 1, 2, 4, 8, 12, 16, 24, 32, 48, 96):
+        limit = int(gib * GIB)
+        try:
+            p = plan_setup(stats, limit)
+        except GPUMemoryError as e:
+            assert e.op == "setup" and e.requested > limit and e.limit == limit
+            assert not accepted, "a larger limit was refused after a smaller one fit"
+            continue
+        accepted.append(gib)
+        assert p.peak <= limit
+        if p.spmv_cols:
+            assert whole > limit   # blocks only when the whole products do not fit
+            spmv = p.spmv_rows * 56 + p.spmv_nnz * 96 + p.spmv_cols * 168
+            assert -(-nv // p.spmv_cols) * p.spmv_cols >= nv and 1 <= p.spmv_nnz <= nnz
+            assert p.spmv_rows >= 1 and p.spmv_nnz >= min(nnz, max(1 << 16, nnz // 64))
+        else:
+            assert whole <= limit
+            spmv = whole - RUNTIME_SLACK
+        assert p.parts["spmv_t"] == spmv
+        lag = n * 32 + ntt_device_bytes(n, p.ntt[1]) + rows * 32
+        assert p.peak == RUNTIME_SLACK + max(lag, spmv, p.parts["fixed_base"])
+    if shape != "porep-2KiB":
+        assert 16 in accepted and 24 in accepted
+        p16 = plan_setup(stats, 16 * GIB)
+        assert p16.spmv_cols and p16.spmv_cols < nv   # columns sliced at 16 GiB
+
+
+def test_limited_setup_declares_the_key_on_the_host():
+    """Under a limit setup fills the key in host memory: the model adds the key's bytes (IC and
+    the five queries, every variable in A and B), u, v, w and, with blocked products, the
+    Lagrange basis."""
+    from cuzk.memory.gpu_plan import setup_host_bytes
+
+    st = shape_by_name("porep-32GiB").stats()
+    nv = st["inputs"] + st["aux"]
+    # every variable in A and B (densities unknown here): above the 47.3 GB of the real key file
+    key = (st["inputs"] + st["domain"] - 1 + st["aux"] + 2 * nv) * 96 + nv * 192
+    assert key > 47.3e9
+    base = predict_step_bytes("setup", st, backend="cuda")
+    for gib in (16, 24, 48):
+        p = plan_setup(st, gib * GIB)
+        extra = key + 3 * nv * 32 + (st["constraints"] * 32 if p.spmv_cols else 0)
+        assert setup_host_bytes(st, p) == extra
+        assert predict_step_bytes("setup", st, backend="cuda", gpu_mem_limit=gib * GIB) == base + extra
+    assert predict_step_bytes("setup", st, backend="cuda", gpu_mem_limit=GIB) == base   # refused: nothing added

@@ -38,12 +38,12 @@ def _setup(r1cs, bk, plan=None):
         return setup(r1cs, bk, TOXIC, plan=plan)
 
 
-@pytest.mark.parametrize("width", [1, 7, 64])
-def test_sliced_setup_gives_the_same_key(cpu, circuit, width):
+@pytest.mark.parametrize("width,blocks", [(1, (0, 0, 0)), (7, (3, 5, 4)), (64, (0, 0, 0))])
+def test_sliced_setup_gives_the_same_key(cpu, circuit, width, blocks):
     r1cs = circuit[0]
     whole = _setup(r1cs, cpu)
     steps = []
-    plan = SetupPlan(limit=1 << 30, ntt=("whole", 0), slice=width, parts={})
+    plan = SetupPlan(1 << 30, ("whole", 0), width, {}, 0, *blocks)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DevelopmentSetupWarning)
         sliced = setup(r1cs, cpu, TOXIC, step=lambda d, t: steps.append((d, t)), plan=plan)
@@ -96,3 +96,36 @@ def test_grouped_prover_refuses_unsatisfied(cpu):
     plan = _plan(r1cs, True, "host", 9, 1, 1)
     with Prover(pk, r1cs, cpu, plan=plan) as pr, pytest.raises(Unsatisfied):
         pr.prove_group([pr.stage(ins, bad)], plan)
+
+
+def _all_dense(cs, seed):
+    """Bits y, their neighbours' products z, two public bits: every variable (ONE included) in a
+    booleanity row v·v = v, so in A and in B (the prover shares w's host copy as A's and B's
+    scalars then)."""
+    import random
+
+    rng = random.Random(seed)
+    ys = [rng.randrange(2) for _ in range(30)]
+    x = cs.alloc_input(2, [ys[0], ys[1]])
+    y = cs.alloc_aux(30, ys)
+    z = cs.alloc_aux(29, [a * b for a, b in zip(ys, ys[1:])])
+    cs.enforce(y[:-1], y[1:], z, "product")
+    cs.enforce(x, x, x, "bit")
+    cs.enforce(y, y, y, "bit")
+    cs.enforce(z, z, z, "bit")
+    cs.enforce(cs.one(1), cs.one(1), cs.one(1), "one")
+    cs.enforce(x, cs.one(2), y[:2], "public")
+
+
+def test_grouped_proofs_with_shared_host_scalars(cpu):
+    r1cs, ins, aux = build(_all_dense, 1)
+    assert all(r1cs.density_a) and all(r1cs.density_b)
+    pk = _setup(r1cs, cpu)
+    wits = [(ins, aux)] + [build(_all_dense, seed)[1:] for seed in (2, 3)]
+    plan = _plan(r1cs, True, "host", 11, 3, len(wits))
+    with Prover(pk, r1cs, cpu) as single:
+        want = [single.prove(i, a, r=5, s=6) for i, a in wits]
+    with Prover(pk, r1cs, cpu, plan=plan) as grouped:
+        got = grouped.prove_group([grouped.stage(*w) for w in wits], plan, r=5, s=6)
+    assert [p.to_bytes() for p in got] == [p.to_bytes() for p in want]
+    assert all(verify(pk.vk, p, w[0][1:]) for p, w in zip(got, wits))

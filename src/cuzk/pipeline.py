@@ -322,7 +322,8 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
     shape = shape_of_pce(pce)
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
     rec = StepRecord("setup", gpu_mem_limit_bytes=limit)
-    with measured("setup", mem_json, predict_step_bytes("setup", shape.stats(), threads=threads, backend=backend_kind(backend)), mem_gb,
+    with measured("setup", mem_json, predict_step_bytes("setup", shape.stats(), threads=threads, backend=backend_kind(backend),
+                                                        gpu_mem_limit=limit), mem_gb,
                   rec) as sampler:
         r1cs, _ = read_pce(pce)
         with step_backend(backend, threads, limit, rec) as bk, warnings.catch_warnings():
@@ -525,9 +526,10 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     inputs = [_read_input(p, shape, rec) for p, rec in zip(c1_paths, records)]
     labels = [fam.label(inp) for inp in inputs]
     jobs = [(i, k) for i, inp in enumerate(inputs) for k in range(fam.partitions(inp))]
-    pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n, backend=backend_kind(backend),
-                              partitions=len(jobs))
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
+    host_limit = None if mem_gb is None else int(mem_gb * 2**30) // 2   # what waiting scalars may take
+    pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n, backend=backend_kind(backend),
+                              partitions=len(jobs), gpu_mem_limit=limit, host_limit=host_limit)
     rec = StepRecord("prove", sectors=n, gpu_mem_limit_bytes=limit)  # staging figures are added before measured() writes it
     rec.phase_seconds = phases = {}
     clock = [0.0]
@@ -548,8 +550,7 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
             # work when not even its smallest schedule fits); partitions in flight from it
             plan = None
             if bk.name == "cuda" and limit is not None:
-                plan = plan_prove(shape.stats(), len(pk.a), len(pk.b_g1), len(jobs), limit,
-                                  host_limit=None if mem_gb is None else int(mem_gb * 2**30) // 2)
+                plan = plan_prove(shape.stats(), len(pk.a), len(pk.b_g1), len(jobs), limit, host_limit=host_limit)
                 rec.gpu_predicted_bytes = plan.peak
                 progress.info("prove: under the %.2f GiB GPU limit, %d partition(s) share each pass over the key "
                               "(%s resident), predicted peak %.2f GiB", limit / 2**30, plan.in_flight,

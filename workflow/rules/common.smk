@@ -8,6 +8,7 @@ import shutil
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 
+from cuzk.backend import gpu_mem_limit_bytes
 from cuzk.circuits import registry
 from cuzk.circuits.registry import shape_by_name
 from cuzk.field import FR
@@ -500,8 +501,16 @@ def _declared(step, shape, threads, batch, partitions=1):
     and prove on the GPU when the backend resolves to cuda)."""
     stats = shape_by_name(shape).stats() if shape else None
     kind = "cuda" if JOB_GPUS else "cpu"
+    budget_gb = _budget_gb()
     predicted = predict_step_bytes(
-        step, stats, threads=threads, batch=batch, backend=kind, partitions=partitions
+        step,
+        stats,
+        threads=threads,
+        batch=batch,
+        backend=kind,
+        partitions=partitions,
+        gpu_mem_limit=gpu_mem_limit_bytes(GPU_MEM_LIMIT_GB),
+        host_limit=None if budget_gb is None else int(budget_gb * 2**30) // 2,
     )
     return budget.declared_gb(predicted)
 

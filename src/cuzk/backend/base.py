@@ -330,22 +330,25 @@ class Backend(abc.ABC):
         """Elements ``lo:hi`` of an ``offload``-ed array as a new device array."""
         return self.slice(h, lo, hi)
 
-    def spmv_blocks(self, mats: Sequence[CSRMatrix], w, rows: int, nnz: int):
+    def spmv_blocks(self, mats: Sequence[CSRMatrix], w, rows: int, nnz: int, pad_to: int | None = None):
         """The products M·w of matrices with equal rows (A, B, C) left in host memory, computed
         in row blocks of at most ``rows`` rows and ``nnz`` entries per matrix (at least one row),
         each block's slices uploaded for it (none cached); the blocks checked for a·b = c.
+        ``pad_to``: each product zero-padded to that length (what ``compute_h_host`` takes
+        without a copy).
 
         Returns:
             (list of ``offload``-ed products, the first row i with y0[i]·y1[i] ≠ y2[i] or None).
         """
         ys = [self.spmv(m, w) for m in mats]
         bad = self.first_unsatisfied(*ys) if len(ys) == 3 else None
-        return [self.offload(y) for y in ys], bad
+        return [self.offload(self.pad(y, pad_to) if pad_to else y) for y in ys], bad
 
     def compute_h_host(self, a, b, c, n: int, chunk: int):
         """``compute_h`` of ``offload``-ed a, b, c (up to n elements each, zero-padded to n), with
         the device holding the result and blocks of ``chunk`` elements (cuda: the split schedule
-        reading a, b, c from the host). Returns the n − 1 H scalars (device array)."""
+        reading a, b, c from the host; inputs already n long are consumed: their host memory
+        takes the evaluations). Returns the n − 1 H scalars (device array)."""
         return self.compute_h(*(self.pad(self.restore(x, 0, len(x)), n) for x in (a, b, c)), n)
 
     def drop_cached(self, m: CSRMatrix) -> None:
@@ -368,6 +371,18 @@ class Backend(abc.ABC):
         if self.length(x) != m.shape[0]:
             raise ValueError(f"spmv_t: matrix has {m.shape[0]} rows but the vector has {self.length(x)} entries")
         return self.spmv(m.transpose(), x)
+
+    def spmv_t_blocks(self, m: CSRMatrix, x, rows: int, nnz: int, cols: int):
+        """Mᵀ·x left in host memory (``offload``-ed), computed ``cols`` columns at a time, each
+        over row blocks of at most ``rows`` rows and ``nnz`` entries (at least one row) whose
+        slices are uploaded for it (cuda: nothing cached; the device holds one column slice's
+        sums and one block). ``x``: a device array or an ``offload``-ed one. Default (the cpu
+        backend): ``spmv_t`` whole.
+
+        Raises:
+            ValueError: len(x) != rows.
+        """
+        return self.offload(self.spmv_t(m, x))
 
     @abc.abstractmethod
     def concat(self, parts: Sequence):

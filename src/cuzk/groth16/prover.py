@@ -175,7 +175,7 @@ class CosetQuotient:
             Unsatisfied: a constraint fails; raised before any MSM.
         """
         cs = self.r1cs
-        (a, b, c), row = bk.spmv_blocks((cs.A, cs.B, cs.C), wd, plan.spmv_rows, plan.spmv_block_nnz)
+        (a, b, c), row = bk.spmv_blocks((cs.A, cs.B, cs.C), wd, plan.spmv_rows, plan.spmv_block_nnz, pad_to=self.n)
         times.add("spmv", time.perf_counter() - since)
         if row is not None:
             raise Unsatisfied(row, cs.gadget_of(row), "the prover refuses this witness")
@@ -512,6 +512,7 @@ class Prover(ResidentBases):
         if plan.h_phase == "host" and not isinstance(self.quotient, CosetQuotient):
             raise ValueError("the host H phase needs the CosetQuotient")
         keep = bk.offload if plan.scalars_on_host else (lambda x: x)
+        full_a, full_b = bool(self.dens_a.all()), bool(self.dens_b.all())
         vecs: list = []
         for st in staged:
             if st.owner is not self:
@@ -520,8 +521,15 @@ class Prover(ResidentBases):
             t = time.perf_counter()
             wd = st.upload.ready()
             st.upload.array = None          # w's only reference is wd from here
-            one = {"a": keep(bk.select(wd, self.dens_a)), "b": keep(bk.select(wd, self.dens_b)),
-                   self.private: keep(bk.slice(wd, self.num_inputs, st.length))}
+            if plan.scalars_on_host:   # w once on the host: L, and A and B over every variable, are views of it
+                wh = bk.offload(wd)
+                one = {"a": wh if full_a else keep(bk.select(wd, self.dens_a)),
+                       "b": wh if full_b else keep(bk.select(wd, self.dens_b)),
+                       self.private: wh[self.num_inputs : st.length]}
+                del wh
+            else:
+                one = {"a": bk.select(wd, self.dens_a), "b": bk.select(wd, self.dens_b),
+                       self.private: bk.slice(wd, self.num_inputs, st.length)}
             if plan.h_phase == "host":
                 h = self.quotient.h_scalars_host(bk, wd, tm, t, plan)
             else:

@@ -182,7 +182,7 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None, step=None, plan: Se
         DevelopmentSetupWarning, always.
     """
     if plan is not None and plan.limit is not None:
-        return _setup_sliced(r1cs, backend, toxic, step, plan.slice)
+        return _setup_sliced(r1cs, backend, toxic, step, plan)
     points, sc = setup_scalars(r1cs, backend, toxic)
     # All G1 vectors as one array of scalars (one pool round per slice, not five).
     names = ("ic", "h", "l", "a", "b_g1")
@@ -201,21 +201,29 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None, step=None, plan: Se
     return ProvingKey(vk=vk, b_g2=b_g2, **g1_arrays)
 
 
-def _setup_sliced(r1cs, bk: Backend, toxic: dict | None, step, width: int) -> ProvingKey:
+def _setup_sliced(r1cs, bk: Backend, toxic: dict | None, step, plan: SetupPlan) -> ProvingKey:
     """``setup`` under a device limit: τ's Lagrange basis, then u, v, w = Aᵀ·L, Bᵀ·L, Cᵀ·L one
-    matrix at a time, each moved to host memory (``Backend.offload``) and the matrix's device
-    copy dropped; then, ``width`` variables (or H powers) at a time, the slice's query scalars
-    formed on the device from restored slices (``_combo``, the density masks) and their
-    fixed-base products written into the host arrays of the key. The same key as the whole-array
-    path for the same toxic waste; the device holds one slice's arrays at a time."""
+    matrix at a time into host memory: whole (``spmv_t``, then ``Backend.offload`` and the
+    matrix's device copy dropped) or, when the plan says so (``plan.spmv_cols``), with L on the
+    host and the products in column slices and row blocks (``Backend.spmv_t_blocks``); then,
+    ``plan.slice`` variables (or H powers) at a time, the slice's query scalars formed on the
+    device from restored slices (``_combo``, the density masks) and their fixed-base products
+    written into the host arrays of the key. The same key as the whole-array path for the same
+    toxic waste; the device holds one slice's arrays at a time."""
     r = FR.modulus
+    width = plan.slice
     n = domain_size(r1cs.num_constraints)
     tau, alpha, beta, gamma, delta = toxic_waste(toxic, n)
     lag = bk.slice(bk.lagrange_basis(tau, n), 0, r1cs.num_constraints)
     uvw = []
-    for m in (r1cs.A, r1cs.B, r1cs.C):
-        uvw.append(bk.offload(bk.spmv_t(m, lag)))
-        bk.drop_cached(m)
+    if plan.spmv_cols:
+        lag = bk.offload(lag)
+        for m in (r1cs.A, r1cs.B, r1cs.C):
+            uvw.append(bk.spmv_t_blocks(m, lag, plan.spmv_rows, plan.spmv_nnz, plan.spmv_cols))
+    else:
+        for m in (r1cs.A, r1cs.B, r1cs.C):
+            uvw.append(bk.offload(bk.spmv_t(m, lag)))
+            bk.drop_cached(m)
     del lag
     ni, nv = r1cs.num_inputs, r1cs.num_inputs + r1cs.num_aux
     dens_a = np.asarray(r1cs.density_a, dtype=bool)

@@ -41,6 +41,7 @@ from ..backend.cuda.plan import (
     ntt_memory_plan,
     ntt_split,
 )
+from ..backend.cuda.pieces import STAGING_BYTES
 
 QUERIES = ("h", "l", "a", "b_g1", "b_g2")
 """The proving key's MSM queries, in the order ``Prover`` runs them."""
@@ -59,6 +60,16 @@ MIN_SPMV_ROWS = 1 << 10
 _SPMV_T_NNZ_BYTES = 64
 """Device bytes per non-zero ``spmv_t`` holds at its peak (the cached CSR, the argsort and its
 scratch, the transposed index arrays; see ``SpMVOps.spmv_t``): an upper estimate."""
+SPMV_T_BLOCK_NNZ_BYTES = 96
+"""Device bytes per entry of a row block of ``spmv_t_blocks`` at its peak (the block's columns
+and ids, the column filter's mask, prefix sums and kept copies, then ``transpose_split``'s sort,
+its scratch and the transposed arrays): an upper estimate."""
+SPMV_T_BLOCK_ROW_BYTES = 56
+"""Device bytes per row of such a block (x's rows, the row offsets and their filtered copy)."""
+SPMV_T_COL_BYTES = 168
+"""Device bytes per column of a column slice of ``spmv_t_blocks`` (the accumulated sums, the
+block's product, the per-column counts and offsets of ``transpose_split``, and its virtual rows,
+at least one per column: offsets, partial sums, the second product's index arrays)."""
 
 
 def _gib(b: int) -> str:
@@ -115,6 +126,8 @@ class ProvePlan:
         peak: predicted device peak (bytes).
         transfer_bytes: bytes over the bus for the whole batch (key passes, witnesses, scalar
             round trips, the host H phase's traffic).
+        host_bytes: host memory the schedule adds to a prove on the cuda backend
+            (``prove_host_bytes``): staging buffers, waiting scalars, the host H phase's arrays.
     """
 
     limit: int | None
@@ -129,6 +142,7 @@ class ProvePlan:
     parts: dict = field(compare=False)
     peak: int = 0
     transfer_bytes: int = 0
+    host_bytes: int = 0
 
     def query(self, name: str) -> QueryPlan:
         """The ``QueryPlan`` named ``name``."""
@@ -161,6 +175,37 @@ def query_points(stats: dict, density_a: int | None = None, density_b: int | Non
     """Points of each query of a shape's key: H n − 1, L aux, A #density_a, B_G1/B_G2 #density_b."""
     c = _counts(stats, density_a, density_b)
     return {"h": c["n"] - 1, "l": c["aux"], "a": c["da"], "b_g1": c["db"], "b_g2": c["db"]}
+
+
+def _own_selections(c: dict, density_a: int | None, density_b: int | None) -> int:
+    """Scalars of A's and B's own host copies: none for a query over every variable (a view of
+    w); a density not given (None) counts as its own copy of every variable (an upper bound)."""
+    return sum(c[k] for k, d in (("da", density_a), ("db", density_b)) if d is None or c[k] != c["nv"])
+
+
+def host_scalar_bytes(stats: dict, density_a: int | None = None, density_b: int | None = None) -> int:
+    """Host bytes one partition's MSM scalars take while they wait there (``scalars_on_host``):
+    w (L's scalars, and A's and B's when their query covers every variable, are views of it;
+    ``Prover.prove_group``), A's and B's own selections otherwise (``_own_selections``), and the
+    n − 1 H scalars."""
+    c = _counts(stats, density_a, density_b)
+    return (c["nv"] + _own_selections(c, density_a, density_b) + c["n"] - 1) * _FR_BYTES
+
+
+def prove_host_bytes(stats: dict, density_a: int | None, density_b: int | None, in_flight: int,
+                     scalars_on_host: bool, h_phase: str) -> int:
+    """Host bytes a device-limited prove adds on the cuda backend, beside what every prove holds
+    (``cuzk.memory.model``): the two pinned staging buffers bases go through (the key itself stays
+    in its mapped file, pages handed back per chunk), ``in_flight`` partitions' waiting scalars
+    (``host_scalar_bytes``) when ``scalars_on_host``, and the "host" H phase's three arrays of n
+    (a, b, c zero-padded, their evaluations written over them)."""
+    c = _counts(stats, density_a, density_b)
+    total = 2 * STAGING_BYTES
+    if scalars_on_host:
+        total += in_flight * host_scalar_bytes(stats, density_a, density_b)
+    if h_phase == "host":
+        total += 3 * c["n"] * _FR_BYTES
+    return total
 
 
 def spmv_block_bytes(rows: int, nnz: int) -> int:
@@ -225,12 +270,14 @@ def _device_h_schedule(stats, density_a, density_b, room) -> tuple | None:
     return compute_h_memory_plan(n, None if room is None else room - around, twiddles=False)
 
 
-def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bool, h_phase: str) -> int:
+def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bool, h_phase: str,
+               own: int = 0) -> int:
     passes = -(-batch // in_flight)
     key = sum(q.nbytes * (1 if q.resident else passes) for q in queries)
     per = c["nv"] * _FR_BYTES
-    if scalars_on_host:
-        per += 2 * (c["da"] + c["db"] + c["aux"] + c["n"] - 1) * _FR_BYTES
+    if scalars_on_host:   # down once (w shared, ``own`` selections: host_scalar_bytes), up per query (B's twice)
+        per += (c["nv"] + own + c["n"] - 1) * _FR_BYTES
+        per += (c["da"] + 2 * c["db"] + c["aux"] + c["n"] - 1) * _FR_BYTES
     if h_phase == "host":
         per += 3 * c["rows"] * _FR_BYTES + H_HOST_TRAFFIC * c["n"] * _FR_BYTES + c["nnz"] * 8 + 3 * c["rows"] * 8
     return key + batch * per
@@ -252,8 +299,8 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         density_a, density_b: points of the A and B queries (default: every variable).
         batch: partitions proved together (≥ 1).
         limit: device bytes (None: no limit).
-        host_limit: host bytes the streamed key and the waiting scalars may take (None: any):
-            bounds the partitions in flight when scalars wait on the host.
+        host_limit: host bytes the schedule may add (``prove_host_bytes``; None: any): bounds
+            the partitions in flight when scalars wait on the host (at least one).
         step: named in the error.
 
     Raises:
@@ -270,7 +317,8 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         parts = prove_parts(stats, density_a, density_b, qs, False, 1, "device", ("fused", 0), 0, 0)
         return ProvePlan(None, batch, 1, qs, False, "device", ("fused", 0), 0, 0, parts, parts["peak"],
                          _transfers(c, qs, batch, 1, False, "device"))
-    vec = (c["da"] + c["db"] + c["aux"] + n - 1) * _FR_BYTES
+    per_host = host_scalar_bytes(stats, density_a, density_b)
+    own = _own_selections(c, density_a, density_b)
     split_min = ntt_split(n)[0] if n >= 4 else 0
     mean_row = -(-max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"]) // max(1, c["rows"]))
     best, best_key, smallest = None, None, None
@@ -279,7 +327,8 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         key_host = sum(pts[q] * POINT_BYTES * GROUP_WORDS[q] for q in QUERIES if q not in resident)
         for on_host, h_phase in itertools.product((False, True), ("device", "host")):
             if on_host:
-                cap = batch if host_limit is None else max(1, (host_limit - key_host) // max(1, vec))
+                fixed = prove_host_bytes(stats, density_a, density_b, 0, True, h_phase)
+                cap = batch if host_limit is None else max(1, (host_limit - fixed) // per_host)
                 flights = [min(batch, cap)]
             else:
                 flights = range(batch, 0, -1)
@@ -301,7 +350,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
                     smallest = peak
                 if peak > limit:
                     continue
-                cand = (_transfers(c, qs, batch, P, on_host, h_phase), key_host, peak)
+                cand = (_transfers(c, qs, batch, P, on_host, h_phase, own), key_host, peak)
                 if best_key is None or cand < best_key:
                     best_key, best = cand, (resident, on_host, h_phase, P, sched)
                 break   # the largest P that fits
@@ -348,7 +397,8 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
     parts = parts_of(qs, sched, rows_b)
     qs = tuple(qs)
     return ProvePlan(limit, batch, P, qs, on_host, h_phase, sched, rows_b, rows_b * mean_row, parts, parts["peak"],
-                     _transfers(c, qs, batch, P, on_host, h_phase))
+                     _transfers(c, qs, batch, P, on_host, h_phase, _own_selections(c, density_a, density_b)),
+                     prove_host_bytes(stats, density_a, density_b, P, on_host, h_phase))
 
 
 # --- setup ----------------------------------------------------------------------------------
@@ -365,6 +415,9 @@ class SetupPlan:
             by slice from u, v, w waiting on the host).
         parts: device bytes per phase: "lagrange", "spmv_t", "fixed_base"; "peak" the largest
             plus ``RUNTIME_SLACK``.
+        spmv_rows, spmv_nnz, spmv_cols: the transposed products' row blocks (most rows and
+            entries) and column slices (``Backend.spmv_t_blocks``, the Lagrange basis on the
+            host); spmv_cols 0: each matrix whole on the device (``spmv_t``).
     """
 
     limit: int | None
@@ -372,31 +425,77 @@ class SetupPlan:
     slice: int
     parts: dict = field(compare=False)
     peak: int = 0
+    spmv_rows: int = 0
+    spmv_nnz: int = 0
+    spmv_cols: int = 0
 
 
-def setup_parts(stats: dict, ntt_plan: tuple, fb_slice: int) -> dict:
+def spmv_t_block_bytes(rows: int, nnz: int, cols: int) -> int:
+    """Device bytes of ``spmv_t_blocks`` over row blocks of ``rows`` rows and ``nnz`` entries and
+    column slices of ``cols`` columns (an upper estimate)."""
+    return rows * SPMV_T_BLOCK_ROW_BYTES + nnz * SPMV_T_BLOCK_NNZ_BYTES + cols * SPMV_T_COL_BYTES
+
+
+def setup_parts(stats: dict, ntt_plan: tuple, fb_slice: int, spmv_blocks: tuple | None = None) -> dict:
     """Device bytes of each phase of the sliced setup (see ``SetupPlan``): "lagrange" (τ's powers,
-    their inverse NTT by ``ntt_plan``, the constraint rows' slice), "spmv_t" (the Lagrange basis,
-    the largest matrix's ``spmv_t`` at ``_SPMV_T_NNZ_BYTES`` per non-zero, its output and the
-    partial sums of split columns), "fixed_base" (three uploaded slices of u, v, w, the slice's
-    scalars twice, and ``fixed_base_mul``'s work space and products for the G2 group)."""
+    their inverse NTT by ``ntt_plan``, the constraint rows' slice), "spmv_t" (whole: the Lagrange
+    basis, the largest matrix's ``spmv_t`` at ``_SPMV_T_NNZ_BYTES`` per non-zero, its output and
+    the partial sums of split columns; with ``spmv_blocks`` = (rows, nnz, cols):
+    ``spmv_t_block_bytes``), "fixed_base" (three uploaded slices of u, v, w, the slice's scalars
+    twice, and ``fixed_base_mul``'s work space and products for the G2 group)."""
     n, rows, nv = stats["domain"], stats["constraints"], stats["inputs"] + stats["aux"]
     nnz = max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"])
     lag = n * _FR_BYTES + ntt_device_bytes(n, ntt_plan[1]) + rows * _FR_BYTES
-    spmv = rows * _FR_BYTES + nnz * _SPMV_T_NNZ_BYTES + 2 * nv * _FR_BYTES + (rows + 1) * 8 + 4 * nv * 8
+    if spmv_blocks:
+        spmv = spmv_t_block_bytes(*spmv_blocks)
+    else:
+        spmv = rows * _FR_BYTES + nnz * _SPMV_T_NNZ_BYTES + 2 * nv * _FR_BYTES + (rows + 1) * 8 + 4 * nv * 8
     fb = 5 * fb_slice * _FR_BYTES + fb_slice * (32 + (48 + 12 + 24 + 24) * 4 * 2) + 8160 * 192
     parts = {"lagrange": lag, "spmv_t": spmv, "fixed_base": fb}
     parts["peak"] = RUNTIME_SLACK + max(parts.values())
     return parts
 
 
+def _spmv_t_blocks(stats: dict, room: int) -> tuple | None:
+    """(rows, nnz, cols) of ``spmv_t_blocks`` within ``room`` device bytes: the fewest column
+    slices (each one more read of the matrix) whose blocks still hold at least 1/64 of the
+    largest matrix (and 2^16 entries), rows per block bounded by entries per block; then the
+    largest blocks. None when not even one column fits beside a smallest block."""
+    nv = stats["inputs"] + stats["aux"]
+    nnz = max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"], 1)
+    want = min(nnz, max(1 << 16, nnz // 64))
+    per = SPMV_T_BLOCK_NNZ_BYTES + SPMV_T_BLOCK_ROW_BYTES
+    slices = 1
+    while True:
+        cols = -(-nv // slices)
+        e = min(nnz, (room - cols * SPMV_T_COL_BYTES) // per)
+        if e >= want or (cols == 1 and e >= 1):
+            return e, e, cols
+        if cols == 1:
+            return None
+        slices = max(slices + 1, -(-nv // max(1, (room - want * per) // SPMV_T_COL_BYTES)) if room > want * per else slices * 2)
+
+
+def setup_host_bytes(stats: dict, plan: SetupPlan) -> int:
+    """Host bytes the sliced setup (cuda, under a limit: ``setup(plan=...)``) adds beside what
+    every setup holds (``cuzk.memory.model``): the key's point arrays, filled slice by slice and
+    written out after (IC and the five queries, every variable in A and B: an upper bound), u, v,
+    w waiting on the host, and the Lagrange basis there when the products run in blocks."""
+    nv = stats["inputs"] + stats["aux"]
+    pts = query_points(stats)
+    key = stats["inputs"] * POINT_BYTES + sum(pts[q] * POINT_BYTES * GROUP_WORDS[q] for q in QUERIES)
+    lag = stats["constraints"] * _FR_BYTES if plan.spmv_cols else 0
+    return key + 3 * nv * _FR_BYTES + lag
+
+
 def plan_setup(stats: dict, limit: int | None, step: str = "setup") -> SetupPlan:
-    """The setup schedule of a shape under a device limit: the Lagrange NTT whole or split and
-    the largest fixed-base slice that fit.
+    """The setup schedule of a shape under a device limit: the Lagrange NTT whole or split, the
+    transposed products whole (``spmv_t``) or in column slices and row blocks
+    (``spmv_t_blocks``, ``_spmv_t_blocks``) and the largest fixed-base slice that fit.
 
     Raises:
-        GPUMemoryError: the sparse products (which have no smaller schedule) or the smallest NTT
-            and slice do not fit (op = step; requested = the smallest peak).
+        GPUMemoryError: the smallest NTT, product blocks and slice do not fit (op = step;
+            requested = the smallest peak).
     """
     n = stats["domain"]
     if limit is None:
@@ -409,14 +508,18 @@ def plan_setup(stats: dict, limit: int | None, step: str = "setup") -> SetupPlan
     per = 5 * _FR_BYTES + 32 + (48 + 12 + 24 + 24) * 4 * k2
     sl = max(1024, min(fixed_base_slice(k2, fb_room), fb_room // per)) if fb_room > 0 else 1024
     parts = setup_parts(stats, ntt or ("split", ntt_split(n)[0]), sl)
-    if ntt is None or parts["peak"] > limit:
+    blocks = None
+    if RUNTIME_SLACK + parts["spmv_t"] > limit:   # the whole products do not fit: blocks
+        blocks = _spmv_t_blocks(stats, limit - RUNTIME_SLACK)
+        parts = setup_parts(stats, ntt or ("split", ntt_split(n)[0]), sl, blocks or (1, 1, 1))
+    if ntt is None or parts["peak"] > limit or (blocks is None and RUNTIME_SLACK + parts["spmv_t"] > limit):
         raise GPUMemoryError(step, parts["peak"], limit,
                              f"its smallest schedule (split NTT, {sl} scalars per fixed-base slice) needs "
                              f"{_gib(parts['peak'])} (largest phase: {max(('lagrange', 'spmv_t', 'fixed_base'), key=parts.get)}), "
                              f"over the limit of {_gib(limit)}")
-    return SetupPlan(limit, ntt, sl, parts, parts["peak"])
+    return SetupPlan(limit, ntt, sl, parts, parts["peak"], *(blocks or (0, 0, 0)))
 
 
 __all__ = ["GROUP_WORDS", "H_HOST_TRAFFIC", "POINT_BYTES", "ProvePlan", "QUERIES", "QueryPlan", "RUNTIME_SLACK",
-           "SetupPlan", "msm_step_bytes", "plan_prove", "plan_setup", "prove_parts", "query_points", "setup_parts",
-           "spmv_block_bytes"]
+           "SetupPlan", "host_scalar_bytes", "setup_host_bytes", "msm_step_bytes", "plan_prove", "plan_setup", "prove_host_bytes",
+           "prove_parts", "query_points", "setup_parts", "spmv_block_bytes", "spmv_t_block_bytes"]

@@ -1,7 +1,8 @@
 """Memory model: predicted peak host bytes of each step, from plain shape numbers.
 
 Imports nothing of cuzk but :mod:`cuzk.memory.budget`, which turns a prediction into a declaration
-(headroom) and checks budgets; its names are re-exported here for older callers. Every constant
+(headroom) and checks budgets (its names are re-exported here for older callers), and, for a
+device-limited prove, the pure planner :mod:`cuzk.memory.gpu_plan` (imported on use). Every constant
 below is a measured slope or intercept (the runs are under ``benchmarks/results``). Each step writes its measured peak beside
 the prediction (``rss_predicted_bytes``) so the report can put them side by side.
 """
@@ -117,7 +118,8 @@ STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
 
 
 def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, batch: int = 1,
-                       backend: str = "cpu", partitions: int = 1) -> int:
+                       backend: str = "cpu", partitions: int = 1, gpu_mem_limit: int | None = None,
+                       host_limit: int | None = None) -> int:
     """Predicted peak host RSS in bytes of a workflow step (its process and children).
 
     Args:
@@ -131,6 +133,13 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
             to): setup and prove on cuda use ``STEP_COEFFICIENTS_CUDA``.
         partitions: partitions of the PoSt target the step reads the vanilla file of (it holds
             all of them): multiplies the "post_path_values" term.
+        gpu_mem_limit: the cuda backend's device limit (bytes; None: none). A cuda prove under
+            a limit adds its schedule's host memory (``gpu_plan.ProvePlan.host_bytes``: staging
+            buffers, waiting scalars, the host H phase) for max(partitions, batch × the shape's
+            partitions) partitions, the schedule ``plan_prove`` picks with ``host_limit``; a
+            cuda setup under a limit adds the sliced path's (``gpu_plan.setup_host_bytes``: the
+            key filled on the host).
+        host_limit: the ``host_limit`` of that schedule (bytes; None: any).
 
     Raises:
         KeyError: unknown step.
@@ -152,4 +161,25 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
         total += c * stats.get(key, 0) * (max(1, partitions) if key == "post_path_values" else 1)
     if step == "prove" and batch > 1 and not on_gpu:   # cuda holds one partition's witness at a time
         total += (batch - 1) * 64 * stats.get("aux", 0)
+    if step == "prove" and on_gpu and gpu_mem_limit is not None and "domain" in stats:
+        from ..backend.base import GPUMemoryError
+        from .gpu_plan import host_scalar_bytes, plan_prove
+
+        jobs = max(partitions, batch * int(stats.get("partitions", 1)))
+        try:   # densities unknown here: A's and B's host copies counted whole (an upper bound)
+            p = plan_prove(stats, None, None, jobs, gpu_mem_limit, host_limit=host_limit)
+        except GPUMemoryError:   # no schedule fits: the step refuses before any work
+            p = None
+        if p is not None:
+            # the step plans with the key's densities: its smaller partitions may fill the host
+            # room one partition further than these
+            total += p.host_bytes + (host_scalar_bytes(stats) if p.scalars_on_host and p.in_flight < jobs else 0)
+    if step == "setup" and on_gpu and gpu_mem_limit is not None and "domain" in stats:
+        from ..backend.base import GPUMemoryError
+        from .gpu_plan import plan_setup, setup_host_bytes
+
+        try:
+            total += setup_host_bytes(stats, plan_setup(stats, gpu_mem_limit))
+        except GPUMemoryError:
+            pass
     return int(total)

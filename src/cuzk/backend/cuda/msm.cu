@@ -61,6 +61,37 @@ extern "C" __global__ void fq_from_mont(const uint4* __restrict__ a, uint4* __re
     GRID_STRIDE(i, n) fp_store(out, i, fp_from_mont(fp_load<FqParams>(a, i)));
 }
 
+// In place: buf holds n points as zcash uncompressed encodings (96 K bytes each, K = 1 for G1, 2
+// for G2: big-endian Fq elements x then y, over Fq2 c1 before c0; flags in the top 3 bits of the
+// first byte, 0x40 = infinity, 0x80 = compressed); each becomes the device layout (24 K
+// little-endian 32-bit limbs, x then y, c0 before c1, canonical; infinity all zeros), what
+// fq_to_mont takes. The host reference is runtime._encoding_to_limbs. A compressed flag sets *err.
+// Each thread reads its whole point into registers before writing it back.
+#ifdef MSM_G2
+#define DEC_K 2
+#else
+#define DEC_K 1
+#endif
+extern "C" __global__ void points_decode(u32* __restrict__ buf, u64 n, u32* __restrict__ err) {
+    GRID_STRIDE(i, n) {
+        u32* pt = buf + i * (24 * DEC_K);
+        u32 w[24 * DEC_K];
+#pragma unroll
+        for (int j = 0; j < 24 * DEC_K; j++) w[j] = pt[j];   // the whole point first: then overwrite it
+        const u32 flags = w[0] & 0xFFu;                     // the first byte (little-endian load)
+        if (flags & 0x80u) atomicOr(err, 1u);
+        const bool inf = (flags & 0x40u) != 0;
+        w[0] &= 0xFFFFFF1Fu;                                // flag bits cleared
+#pragma unroll
+        for (int e = 0; e < 2 * DEC_K; e++) {
+            const int d = DEC_K == 2 ? (e ^ 1) : e;         // Fq2: the encoding's c1 is the device's second word
+#pragma unroll
+            for (int j = 0; j < 12; j++)                    // limb j = big-endian word 11 - j, byte-swapped
+                pt[d * 12 + j] = inf ? 0u : __byte_perm(w[e * 12 + 11 - j], 0, 0x0123);
+        }
+    }
+}
+
 // sc: n scalars (Fr, Montgomery if from_mont else canonical); out: n x 8 canonical words;
 // flags: bit 0 = scalar is 1 (summed apart), bit 1 = negate the point.
 extern "C" __global__ void msm_prep(const uint4* __restrict__ sc, int from_mont, uint4* __restrict__ out,

@@ -14,14 +14,13 @@ whose partial sums are added. ``MSMOps``: the backend's point arrays, ``msm_cont
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import gmpy2
 import numpy as np
 
 from ...curve import G1, Group
-from ...fileio import release_pages
 from ..base import MSMContext, fixed_base_point
+from .pieces import feed_pieces, stage_rows, staging_rows
 from .plan import (
     MIN_MSM_CHUNK,
     _CHUNK,
@@ -39,7 +38,6 @@ from .runtime import (
     DeviceRuntime,
     HostFr,
     _Q,
-    _encoding_to_limbs,
     _grid,
     _guard,
     _host_limbs,
@@ -94,7 +92,7 @@ class CUDAMSMContext(MSMContext):
         self._aw, self._xw = 24 * k, 48 * k    # uint32 words per affine / XYZZ point
         self._be = backend
         self._closed = False
-        self._host = None                      # (n, aw) uint32 canonical limbs when not resident
+        self._host = None                      # (n, 96 k) uint8 encodings (a view of the key) when not resident
         self.last_chunks = 0                   # chunks the last msm ran in (1 = whole)
         if device_bases is not None:
             if device_bases.ndim != 2 or device_bases.shape[1] != self._aw:
@@ -113,65 +111,75 @@ class CUDAMSMContext(MSMContext):
             need = n * self._aw * 4 + min(n, _UPLOAD_SLICE) * self._aw * 4 + msm_device_bytes(min(n, _RESERVE_POINTS), k)
             avail = backend._mem_avail(need)
             resident = avail is None or need <= avail
-        if not resident:
-            self._host = _encoding_to_limbs(group, raw)
+        if not resident:   # the caller's array as it is (a mapped key file's view): no host copy
+            self._host = raw
             self._bases = None
             return
         self._bases = self._upload_encoded(raw)
 
-    def _upload(self, canon: np.ndarray):
-        """(m, aw) uint32 canonical limbs (host) → device affine Montgomery array, converted in
-        slices of ``_UPLOAD_SLICE`` points (one slice of canonical limbs on the device at a time)."""
-        cp = self._be.cp
-        m = canon.shape[0]
-        out = cp.empty((m, self._aw), dtype=cp.uint32)
-        words = self._aw // 12                 # Fq elements per point
-        for lo in range(0, m, _UPLOAD_SLICE):
-            hi = min(m, lo + _UPLOAD_SLICE)
-            part = cp.asarray(canon[lo:hi])
-            self._k("fq_to_mont")((_grid(words * (hi - lo), 256),), (256,), (part, out[lo:hi], _u64(words * (hi - lo))))
-            del part
-        return out
+    def _decode(self, buf, err) -> None:
+        """In place on the current stream: (m, aw) uint32 rows holding uncompressed encodings →
+        affine Montgomery points (``points_decode``, then ``fq_to_mont``); a compressed encoding
+        sets ``err[0]``."""
+        m = int(buf.shape[0])
+        if m:
+            self._k("points_decode")((_grid(m, 128),), (128,), (buf, _u64(m), err))
+            words = self._aw // 12 * m          # Fq elements
+            self._k("fq_to_mont")((_grid(words, 256),), (256,), (buf, buf, _u64(words)))
+
+    def _check_decoded(self, err, stream=None) -> None:
+        """ValueError when ``_decode`` saw a compressed encoding (waits for ``stream``: default
+        the current one)."""
+        if int(err.get(stream=stream)[0]):
+            raise ValueError(f"{self.group.name} bases: compressed encoding in an uncompressed array")
 
     def _upload_encoded(self, raw: np.ndarray):
         """(m, 96 k) uint8 uncompressed encodings (host; a view of a mapped key file is read once,
-        slice by slice, and its pages handed back) → device affine Montgomery array. Each slice
-        goes through one pinned buffer and is decoded on the GPU (``_encoding_to_limbs`` with
-        cupy: about four slices of device bytes at a time, the room ``_UPLOAD_SLICE`` limbs
-        reserve), so host memory holds one slice, never the key.
+        chunk by chunk, and its pages handed back) → device affine Montgomery array. The chunks go
+        through two pinned staging buffers (``pieces.stage_rows``) straight into the output's
+        bytes and are decoded there (``_decode``): host memory holds the staging buffers, never
+        the key, and the device nothing beyond the output.
 
         Raises:
             ValueError: a compressed encoding in the array.
         """
-        import cupyx  # part of CuPy (optional): imported on use
-
         cp = self._be.cp
         m = raw.shape[0]
         out = cp.empty((m, self._aw), dtype=cp.uint32)
         if m == 0:
             return out
-        words = self._aw // 12                 # Fq elements per point
-        rows = min(m, max(1, _UPLOAD_SLICE // 4))
-        pinned = cupyx.empty_pinned((rows, raw.shape[1]), dtype=np.uint8)
         stream = cp.cuda.get_current_stream()
-        for lo in range(0, m, rows):
-            hi = min(m, lo + rows)
-            np.copyto(pinned[: hi - lo], raw[lo:hi])
-            release_pages(raw[lo:hi])
-            part = cp.empty((hi - lo, raw.shape[1]), dtype=cp.uint8)
-            part.set(pinned[: hi - lo], stream=stream)
-            limbs = _encoding_to_limbs(self.group, part, cp)
-            self._k("fq_to_mont")((_grid(words * (hi - lo), 256),), (256,), (limbs, out[lo:hi], _u64(words * (hi - lo))))
-            stream.synchronize()               # the pinned buffer is refilled next
-            del part, limbs
+        err = cp.zeros(1, dtype=cp.uint32)
+        self._stage(raw, 0, m, out, stream, self._staging_buffers(m), [None, None])
+        self._decode(out, err)
+        self._check_decoded(err)             # synchronizes: the staging buffers are free again
         return out
+
+    def _staging_buffers(self, m: int) -> list:
+        """Two pinned host buffers of ``pieces.STAGING_BYTES`` (fewer rows when m is smaller)."""
+        import cupyx  # part of CuPy (optional): imported on use
+
+        rows = max(1, min(m, staging_rows(self._aw * 4)))
+        return [cupyx.empty_pinned((rows, self._aw * 4), dtype=np.uint8) for _ in range(2)]
+
+    def _stage(self, host: np.ndarray, lo: int, hi: int, dst, stream, staging: list, pending: list) -> int:
+        """Rows lo:hi of the host encodings into device rows ``dst[: hi − lo]`` (their bytes) on
+        ``stream`` through the pinned ``staging`` buffers (``pieces.stage_rows``); returns bytes."""
+        cp = self._be.cp
+        dst8 = dst[: hi - lo].view(cp.uint8)
+
+        def send(view, off):
+            dst8[off : off + view.shape[0]].set(view, stream=stream)
+            return stream.record()
+
+        return stage_rows(host, lo, hi, staging, send, lambda ev: ev.synchronize(), pending)
 
     def encoded(self, lo: int, hi: int) -> np.ndarray:
         """Bases ``lo:hi`` as ``(hi − lo, group.uncompressed_size)`` uint8 uncompressed encodings
         (host; converted on the GPU): how a resident key is written to a ``.params`` file."""
         cp = self._be.cp
         if self._bases is None:
-            return _limbs_to_encoding(self.group, self._host[lo:hi])
+            return np.array(self._host[lo:hi])
         dev = self._bases[lo:hi]
         words = 2 * _coord_words(self.group) * int(dev.shape[0])   # Fq elements
         canon = cp.empty_like(dev)
@@ -405,7 +413,7 @@ class CUDAMSMContext(MSMContext):
             part = bases = sub = None
             requested = None
             try:
-                bases = self._upload(self._host[lo:hi]) if upload else self._bases[lo:hi]
+                bases = self._upload_encoded(self._host[lo:hi]) if upload else self._bases[lo:hi]
                 sub = CUDAMSMContext(self._be, self.group, None, device_bases=bases)
                 part = sub._combine(*sub.msm_device(sc[lo:hi] if on_device else _CanonLimbs(limbs[lo:hi]), c=c,
                                                     profile=profile), profile)
@@ -483,55 +491,43 @@ class CUDAMSMContext(MSMContext):
             yield lo, self._bases[lo : lo + m]
 
     def _streamed_pieces(self, m: int):
-        """(lo, device bases) per piece of m points of the host bases, double-buffered: piece j + 1
-        is copied (helper thread: host → pinned buffer, then the side stream: pinned → device
-        buffer and ``fq_to_mont`` in place) while the caller uses piece j on its stream. A
-        buffer is refilled only after the caller's work on it (an event recorded when the caller
-        asks for the next piece) and after its previous copy finished."""
-        import cupyx  # part of CuPy (optional): imported on use
+        """(lo, device bases) per piece of m points of the host encodings, double-buffered
+        (``pieces.feed_pieces``): a helper thread stages piece j + 1 (``_stage``: the mapped file
+        through two pinned buffers, pages handed back) into the other device buffer on a side
+        stream and decodes it there (``_decode``) while the caller uses piece j on its stream. A
+        device buffer is reloaded only after the caller's work on it (an event recorded when the
+        caller asks for the next piece).
 
+        Raises:
+            ValueError: a compressed encoding in a piece (before the caller gets it).
+        """
         cp = self._be.cp
-        n, host, aw = self.size, self._host, self._aw
-        words = aw // 12
-        npieces = -(-n // m)
+        host, aw = self._host, self._aw
         side = cp.cuda.Stream(non_blocking=True)
-        nb = min(2, npieces)
+        nb = min(2, max(1, -(-self.size // m)))
         bufs = [cp.empty((m, aw), dtype=cp.uint32) for _ in range(nb)]
-        pinned = [cupyx.empty_pinned((m, aw), dtype=np.uint32) for _ in range(nb)]
-        copied, used = [None] * nb, [None] * nb
+        err = cp.zeros(1, dtype=cp.uint32)
+        copied, sent, pending, staging = [None] * nb, [0] * nb, [None, None], self._staging_buffers(m)
         dev = self._be._device_id
-        conv = self._k("fq_to_mont")
 
-        def send(j):
-            b, lo = j % nb, j * m
-            hi = min(n, lo + m)
+        def load(b, lo, hi):
             with cp.cuda.Device(dev):
-                if used[b] is not None:
-                    used[b].synchronize()     # the compute stream is done with this device buffer
-                if copied[b] is not None:
-                    copied[b].synchronize()   # and the pinned buffer's last copy has left
-                np.copyto(pinned[b][: hi - lo], host[lo:hi])
+                sent[b] = self._stage(host, lo, hi, bufs[b], side, staging, pending)
                 with side:
-                    bufs[b][: hi - lo].set(pinned[b][: hi - lo], stream=side)
-                    conv((_grid(words * (hi - lo), 256),), (256,), (bufs[b], bufs[b], _u64(words * (hi - lo))))
-                    copied[b] = side.record()
-            self._be.bus_bytes += (hi - lo) * aw * 4
-            return b, lo, hi
+                    self._decode(bufs[b][: hi - lo], err)
+                copied[b] = side.record()
+                self._check_decoded(err, side)   # before the caller's MSM meets a garbage point
 
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cuzk-bases") as pool:
-            nxt = pool.submit(send, 0)
-            try:
-                for j in range(npieces):
-                    b, lo, hi = nxt.result()
-                    cur = cp.cuda.get_current_stream()
-                    cur.wait_event(copied[b])
-                    nxt = pool.submit(send, j + 1) if j + 1 < npieces else None
-                    yield lo, bufs[b][: hi - lo]
-                    used[b] = cur.record()
-            finally:
-                if nxt is not None:
-                    nxt.result()
-                side.synchronize()
+        def used(b):
+            return cp.cuda.get_current_stream().record()
+
+        try:
+            for b, lo, hi in feed_pieces(self.size, m, load, used, lambda ev: ev.synchronize(), nb):
+                cp.cuda.get_current_stream().wait_event(copied[b])
+                self._be.bus_bytes += sent[b]   # counted in this thread (restore() counts here too)
+                yield lo, bufs[b][: hi - lo]
+        finally:
+            side.synchronize()
 
     def _combine(self, wins, ones, c: int, profile: dict | None):
         """Window sums (and the ones sum) from ``msm_device`` → the MSM's point (host, arkworks)."""

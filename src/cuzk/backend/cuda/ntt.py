@@ -360,7 +360,10 @@ class NTTOps(DeviceRuntime):
         hosts = []
         for x in xs:
             self._split_ntt(x, out, True, chunk, post=to_coset, bufs=(g1, g2))
-            host = out.get()
+            # a host input is read by now: its memory takes the evaluations (3 host arrays, not 6)
+            host = x if isinstance(x, np.ndarray) and x.shape == out.shape else out.get()
+            if host is x:
+                out.get(out=host)
             self._split_ntt(host, out, False, chunk, bufs=(g1, g2))
             out.get(out=host)
             hosts.append(host)
@@ -386,8 +389,9 @@ class NTTOps(DeviceRuntime):
     @_guard("compute_h")
     def compute_h_host(self, a, b, c, n: int, chunk: int):
         """``Backend.compute_h_host`` on the GPU: the split schedule (``_h_split``) reading a, b, c
-        (``HostFr``, zero-padded to n on the host) from host memory, blocks of ``chunk``
-        elements; the device holds the result and three blocks. Same values as ``compute_h``.
+        (``HostFr``, zero-padded to n on the host; one already n long is used in place and
+        overwritten) from host memory, blocks of ``chunk`` elements; the device holds the result
+        and three blocks, the host three arrays of n. Same values as ``compute_h``.
 
         Raises:
             ValueError: n not a power of two ≤ 2^27, an input longer than n, or chunk < √n.
@@ -399,6 +403,9 @@ class NTTOps(DeviceRuntime):
         for x in (a, b, c):
             if len(x) > n:
                 raise ValueError(f"compute_h_host: {len(x)} values for a domain of {n}")
+            if len(x) == n and x.mont.dtype == np.uint64 and x.mont.flags.c_contiguous and x.mont.flags.writeable:
+                xs.append(x.mont)   # consumed: _h_split writes the evaluations over it
+                continue
             full = np.zeros((n, 4), dtype=np.uint64)
             full[: len(x)] = x.mont
             xs.append(full)

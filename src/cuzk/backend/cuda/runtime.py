@@ -327,6 +327,12 @@ class HostFr:
     def __len__(self) -> int:
         return int(self.mont.shape[0])
 
+    def __getitem__(self, sl: slice) -> "HostFr":
+        """Elements ``sl`` as a HostFr over the same host memory (a view, no copy)."""
+        if not isinstance(sl, slice):
+            raise TypeError("HostFr takes slices only")
+        return HostFr(self.mont[sl])
+
 
 def _guard(op: str):
     """Method decorator of ``CUDABackend``: CuPy's OutOfMemoryError → ``GPUMemoryError`` naming ``op``."""

@@ -17,6 +17,65 @@ _SPMV_T_ROW = 4096   # most entries one lane group sums in ``spmv_t`` (longer co
 _UPLOAD_ROWS = 1 << 25  # entries per host-to-device slice of an index array (≤ 256 MB as int64)
 
 
+def row_blocks(mats, rows: int, nnz: int):
+    """(r0, r1) row blocks of matrices with equal rows: at most ``rows`` rows and ``nnz`` entries
+    of each matrix per block, one row at least (host CSR arrays, possibly mapped)."""
+    total = mats[0].shape[0]
+    r0 = 0
+    while r0 < total:
+        r1 = min(total, r0 + max(1, rows))
+        for m in mats:
+            ip = m.indptr
+            r1 = min(r1, max(r0 + 1, int(np.searchsorted(ip, int(ip[r0]) + nnz, side="right")) - 1))
+        yield r0, r1
+        r0 = r1
+
+
+def column_filter(ip, idx, ids, c0: int, c1: int, xp=np):
+    """The entries of a CSR block (``ip`` row offsets from 0, column ``idx`` and coefficient id
+    ``ids`` arrays) whose column is in [c0, c1), as a CSR block over those columns (shifted by
+    −c0): (row offsets int64, columns uint32, ids). ``xp``: numpy or cupy."""
+    keep = (idx >= c0) & (idx < c1)
+    kc = xp.zeros(idx.shape[0] + 1, dtype=xp.int64)
+    xp.cumsum(keep, dtype=xp.int64, out=kc[1:])
+    return kc[ip], (idx[keep] - c0).astype(xp.uint32), ids[keep]
+
+
+def transpose_split(indptr, idx, ids, cols: int, K: int, xp=np):
+    """Mᵀ of a CSR block (``indptr`` int64 from 0, ``idx`` columns < cols, ``ids``), as CSR rows
+    of at most K entries: each column c becomes max(1, ⌈count/K⌉) virtual rows (a column's
+    entries sorted by column, stably: M's row order), so that no thread of ``spmv_csr`` walks a
+    whole long column (the ONE variable sits in millions of rows).
+
+    Returns:
+        (vptr int64 (V + 1), rows uint32 (nnz), ids (nnz), vstart int64 (cols + 1)): virtual row v
+        holds entries vptr[v]:vptr[v + 1] of the transposed order; column c's virtual rows are
+        vstart[c]:vstart[c + 1] (V = vstart[-1]; V == cols: vptr is the columns' own offsets).
+    """
+    nnz = idx.shape[0]
+    order = xp.argsort(idx, kind="stable") if xp is np else xp.argsort(idx)
+    col_sorted = idx[order]
+    t_rows = (xp.searchsorted(indptr, order, side="right") - 1).astype(xp.uint32)
+    t_ids = ids[order]
+    del order
+    counts = xp.bincount(col_sorted, minlength=cols).astype(xp.int64)
+    del col_sorted
+    nv = xp.maximum(1, (counts + K - 1) // K)
+    vstart = xp.zeros(cols + 1, dtype=xp.int64)
+    xp.cumsum(nv, out=vstart[1:])
+    cstart = xp.zeros(cols + 1, dtype=xp.int64)
+    xp.cumsum(counts, out=cstart[1:])
+    V = int(vstart[-1])
+    if V == cols:
+        return cstart, t_rows, t_ids, vstart
+    v = xp.arange(V, dtype=xp.int64)
+    col_of_v = xp.searchsorted(vstart, v, side="right") - 1
+    vptr = xp.empty(V + 1, dtype=xp.int64)
+    vptr[:V] = xp.minimum(cstart[col_of_v] + (v - vstart[col_of_v]) * K, cstart[col_of_v + 1])
+    vptr[V] = nnz
+    return vptr, t_rows, t_ids, vstart
+
+
 class SpMVOps(DeviceRuntime):
     """Sparse products of ``CUDABackend`` (a mixin), with the device CSR cache (``_csr``,
     ``_coeff_tables``)."""
@@ -99,50 +158,31 @@ class SpMVOps(DeviceRuntime):
         return dev
 
     @_guard("spmv")
-    def spmv_blocks(self, mats, w, rows: int, nnz: int):
+    def spmv_blocks(self, mats, w, rows: int, nnz: int, pad_to: int | None = None):
         """``Backend.spmv_blocks`` on the GPU: per row block (at most ``rows`` rows and ``nnz``
         entries of each matrix, one row at least) each matrix's slices of the (possibly mapped)
         host CSR arrays are uploaded (their pages handed back), multiplied (``spmv_csr``), the
-        three products checked (``fr_first_unsat``) and copied into host arrays; nothing is
-        cached but the coefficient tables.
+        three products checked (``fr_first_unsat``) and copied into host arrays (zeros up to
+        ``pad_to``); nothing is cached but the coefficient tables.
 
         Raises:
             ValueError: len(w) differs from the columns, the row counts differ, or a column index
                 or coefficient id outside the matrix.
         """
-        cp = self.cp
         w = self._check(w)
         total = mats[0].shape[0]
         for m in mats:
             if m.shape[0] != total or m.shape[1] != w.shape[0]:
                 raise ValueError(f"spmv: matrix of shape {m.shape} for {total} rows and {w.shape[0]} values")
-        outs = [np.empty((total, 4), dtype=np.uint64) for _ in mats]
-        tables = []
-        for m in mats:
-            hit = self._coeff_tables.get(id(m.coeffs))
-            tables.append(hit[1] if hit is not None and hit[0]() is m.coeffs else
-                          (self.to_device(m.coeffs) if len(m.coeffs) else cp.zeros((1, 4), dtype=cp.uint64)))
-        bad, r0 = None, 0
-        while r0 < total:
-            r1 = min(total, r0 + max(1, rows))
-            for m in mats:   # at most nnz entries of each matrix (one row at least)
-                ip = m.indptr
-                r1 = min(r1, max(r0 + 1, int(np.searchsorted(ip, int(ip[r0]) + nnz, side="right")) - 1))
+        outs = [np.zeros((max(total, pad_to or 0), 4), dtype=np.uint64) for _ in mats]
+        tables = [self._coeff_table(m) for m in mats]
+        bad = None
+        for r0, r1 in row_blocks(mats, rows, nnz):
             ys = []
             for m, table in zip(mats, tables):
-                e0, e1 = int(m.indptr[r0]), int(m.indptr[r1])
-                ip = np.asarray(m.indptr[r0 : r1 + 1], dtype=np.int64) - e0
-                parts = []
-                for arr, bound in ((m.indices, m.shape[1]), (m.coeff_ids, len(m.coeffs))):
-                    piece = np.asarray(arr[e0:e1])
-                    if e1 > e0 and (int(piece.min()) < 0 or int(piece.max()) >= bound):
-                        raise ValueError("spmv: a column index or coefficient id is outside the matrix")
-                    parts.append(cp.asarray(piece.astype(np.uint32, copy=False)))
-                    release_pages(piece)
-                self.bus_bytes += ip.nbytes + 8 * (e1 - e0)
-                ys.append(self._spmv_launch(cp.asarray(ip), parts[0], parts[1], table,
-                                            self._log_lanes(e1 - e0, r1 - r0), w, r1 - r0))
-                del parts
+                ip, idx, ids = self._block_arrays(m, r0, r1)
+                ys.append(self._spmv_launch(ip, idx, ids, table, self._log_lanes(int(idx.shape[0]), r1 - r0), w, r1 - r0))
+                del ip, idx, ids
             if bad is None and len(ys) == 3:
                 row = self.first_unsatisfied(*ys)
                 bad = None if row is None else r0 + row
@@ -150,8 +190,35 @@ class SpMVOps(DeviceRuntime):
                 y.get(out=out[r0:r1])
                 self.bus_bytes += int(y.nbytes)
             del ys
-            r0 = r1
         return [HostFr(o) for o in outs], bad
+
+    def _block_arrays(self, m: CSRMatrix, r0: int, r1: int):
+        """Rows r0:r1 of the host CSR ``m`` on the device: (row offsets int64 from 0, columns
+        uint32, coefficient ids uint32), each checked against the matrix's bounds; the mapped
+        pages handed back.
+
+        Raises:
+            ValueError: a column index or coefficient id outside the matrix.
+        """
+        cp = self.cp
+        e0, e1 = int(m.indptr[r0]), int(m.indptr[r1])
+        ip = np.asarray(m.indptr[r0 : r1 + 1], dtype=np.int64) - e0
+        parts = []
+        for arr, bound in ((m.indices, m.shape[1]), (m.coeff_ids, len(m.coeffs))):
+            piece = np.asarray(arr[e0:e1])
+            if e1 > e0 and (int(piece.min()) < 0 or int(piece.max()) >= bound):
+                raise ValueError("spmv: a column index or coefficient id is outside the matrix")
+            parts.append(cp.asarray(piece.astype(np.uint32, copy=False)))
+            release_pages(piece)
+        self.bus_bytes += ip.nbytes + 8 * (e1 - e0)
+        return cp.asarray(ip), parts[0], parts[1]
+
+    def _coeff_table(self, m: CSRMatrix):
+        """``m``'s Montgomery coefficient table on the device (cached one if any, not cached)."""
+        hit = self._coeff_tables.get(id(m.coeffs))
+        if hit is not None and hit[0]() is m.coeffs:
+            return hit[1]
+        return self.to_device(m.coeffs) if len(m.coeffs) else self.cp.zeros((1, 4), dtype=self.cp.uint64)
 
     def drop_cached(self, m: CSRMatrix) -> None:
         """Forget ``m``'s device CSR arrays (they are uploaded again on next use)."""
@@ -229,31 +296,66 @@ class SpMVOps(DeviceRuntime):
         if nnz == 0:
             return cp.zeros((cols, 4), dtype=cp.uint64)
         indptr, idx, ids, table, _ = self._csr_device(m)
-        order = cp.argsort(idx)
-        col_sorted = idx[order]
-        t_idx = (cp.searchsorted(indptr, order, side="right") - 1).astype(cp.uint32)  # row of each entry
-        t_ids = ids[order]
-        del order
-        counts = cp.bincount(col_sorted, minlength=cols).astype(cp.int64)
-        del col_sorted
-        # virtual rows: column c gives max(1, ceil(count / K)) rows of ≤ K entries
-        K = _SPMV_T_ROW
-        nv = cp.maximum(1, (counts + K - 1) // K)
-        vstart = cp.zeros(cols + 1, dtype=cp.int64)
-        cp.cumsum(nv, out=vstart[1:])
-        cstart = cp.zeros(cols + 1, dtype=cp.int64)
-        cp.cumsum(counts, out=cstart[1:])
+        return self._spmv_t_device(indptr, idx, ids, table, x, cols)
+
+    def _spmv_t_device(self, indptr, idx, ids, table, x, cols: int):
+        """Mᵀ·x of a device CSR block (``transpose_split``: columns of more than ``_SPMV_T_ROW``
+        entries in virtual rows, whose partial sums a second ``spmv_csr`` with coefficient 1
+        adds); a new device array of ``cols``."""
+        cp = self.cp
+        nnz = int(idx.shape[0])
+        if nnz == 0:
+            return cp.zeros((cols, 4), dtype=cp.uint64)
+        vptr, t_rows, t_ids, vstart = transpose_split(indptr, idx, ids, cols, _SPMV_T_ROW, cp)
         V = int(vstart[-1])
         if V == cols:
-            return self._spmv_launch(cstart, t_idx, t_ids, table, self._log_lanes(nnz, cols), x, cols)
-        v = cp.arange(V, dtype=cp.int64)
-        col_of_v = cp.searchsorted(vstart, v, side="right") - 1
-        vptr = cp.empty(V + 1, dtype=cp.int64)
-        vptr[:V] = cp.minimum(cstart[col_of_v] + (v - vstart[col_of_v]) * K, cstart[col_of_v + 1])
-        vptr[V] = nnz
-        del v, col_of_v
-        partial = self._spmv_launch(vptr, t_idx, t_ids, table, self._log_lanes(nnz, V), x, V)
-        del vptr, t_idx, t_ids
+            return self._spmv_launch(vptr, t_rows, t_ids, table, self._log_lanes(nnz, cols), x, cols)
+        partial = self._spmv_launch(vptr, t_rows, t_ids, table, self._log_lanes(nnz, V), x, V)
+        del vptr, t_rows, t_ids
         one = self._const(1)
         return self._spmv_launch(vstart, cp.arange(V, dtype=cp.uint32), cp.zeros(V, dtype=cp.uint32), one,
                                  self._log_lanes(V, cols), partial, cols)
+
+    @_guard("spmv_t")
+    def spmv_t_blocks(self, m: CSRMatrix, x, rows: int, nnz: int, cols: int):
+        """``Backend.spmv_t_blocks`` on the GPU: Mᵀ·x into host memory, ``cols`` columns at a
+        time (a device array of them accumulates), each over row blocks of at most ``rows``
+        rows and ``nnz`` entries whose slices of the (possibly mapped) host CSR arrays are
+        uploaded for it (``_block_arrays``), filtered to the columns (``column_filter``) and
+        transposed (``_spmv_t_device``); x's rows of the block restored from the host when x is
+        offloaded. Nothing is cached but the coefficient table; the matrix is read once per
+        column slice.
+
+        Returns:
+            ``HostFr`` of length cols of ``m``.
+
+        Raises:
+            ValueError: len(x) != rows of ``m``, or a malformed matrix.
+        """
+        cp = self.cp
+        R, C = m.shape
+        host_x = isinstance(x, HostFr)
+        if not host_x:
+            x = self._check(x)
+        if len(x) != R:
+            raise ValueError(f"spmv_t: matrix has {R} rows but the vector has {len(x)} entries")
+        out = np.zeros((C, 4), dtype=np.uint64)
+        table = self._coeff_table(m)
+        width = max(1, cols)
+        for c0 in range(0, C, width):
+            c1 = min(C, c0 + width)
+            y = cp.zeros((c1 - c0, 4), dtype=cp.uint64)
+            for r0, r1 in row_blocks([m], rows, nnz):
+                ip, idx, ids = self._block_arrays(m, r0, r1)
+                if idx.shape[0] and (c0, c1) != (0, C):
+                    ip, idx, ids = column_filter(ip, idx, ids, c0, c1, cp)
+                if idx.shape[0]:
+                    xb = self.restore(x, r0, r1) if host_x else x[r0:r1]
+                    part = self._spmv_t_device(ip, idx, ids, table, xb, c1 - c0)
+                    del ip, idx, ids, xb
+                    self._launch_ew("fr_add", c1 - c0, y, part, y)
+                    del part
+            y.get(out=out[c0:c1])
+            self.bus_bytes += int(y.nbytes)
+            del y
+        return HostFr(out)

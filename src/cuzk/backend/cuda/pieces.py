@@ -1,0 +1,140 @@
+"""Host side of streaming MSM bases to the device in pieces (``CUDAMSMContext.msm_many`` over bases
+that stay in host memory): no CuPy here, so the schedule is CPU-tested with numpy arrays standing
+in for device buffers and for pinned staging buffers.
+
+The bases stay as the key file stores them (uncompressed encodings, a read-only view of the
+mapped ``.params`` file): each piece is read from the mapping through a few small staging
+buffers (pinned on cuda) and each staged chunk's file pages are handed back (``release_pages``),
+so host memory holds the staging buffers, never the key (≈ 47 GB at a 32 GiB partition).
+
+Two levels of double buffering:
+
+- ``stage_rows``: rows ``lo:hi`` go into a device buffer chunk by chunk through ``len(staging)``
+  host buffers; a staging buffer is refilled only after its previous chunk's copy has left
+  (``wait`` on the token ``send`` returned);
+- ``feed_pieces``: piece j + 1 is loaded into the other device slot by a helper thread while the
+  caller uses piece j; a slot is reloaded only after the caller is done with it (``wait`` on the
+  token ``used`` gives when the caller asks for the next piece).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
+
+import numpy as np
+
+from ...fileio import release_pages
+
+STAGING_BYTES = 64 << 20
+"""Bytes of each of the two host staging buffers a streamed query goes through (pinned on cuda):
+what host memory holds of the key while it streams."""
+
+
+def piece_ranges(n: int, m: int) -> list[tuple[int, int]]:
+    """(lo, hi) of the pieces of ``m`` rows (the last one shorter) that cover ``n`` rows.
+
+    Raises:
+        ValueError: m < 1 or n < 0.
+    """
+    if m < 1 or n < 0:
+        raise ValueError(f"pieces of {m} rows over {n} rows")
+    return [(lo, min(n, lo + m)) for lo in range(0, n, m)]
+
+
+def staging_rows(row_bytes: int, staging_bytes: int = STAGING_BYTES) -> int:
+    """Rows of ``row_bytes`` bytes one staging buffer holds (at least one)."""
+    return max(1, staging_bytes // max(1, row_bytes))
+
+
+def stage_rows(src: np.ndarray, lo: int, hi: int, staging: list, send: Callable, wait: Callable,
+               pending: list) -> int:
+    """Copy rows ``lo:hi`` of ``src`` (a host array; pages of a mapped file are handed back after
+    each chunk) to their destination through the staging buffers, chunk by chunk.
+
+    Args:
+        src: (n, w) host array (uint8 encodings, or any dtype).
+        staging: host buffers of equal row count, each (rows, w) of ``src``'s dtype.
+        send: send(buffer view, offset of the chunk from lo) starts the chunk's copy out of the
+            buffer; returns a token that ``wait`` blocks on until the buffer may be reused.
+        wait: wait(token) blocks until that copy has left its staging buffer (None: nothing).
+        pending: the last token of each staging buffer (same length as ``staging``; None when
+            free), updated here; pass the same list across calls so a buffer still being copied
+            from the previous piece is not overwritten.
+
+    Returns:
+        bytes copied.
+    """
+    rows = staging[0].shape[0]
+    done, k = 0, 0
+    for a in range(lo, hi, rows):
+        b = min(hi, a + rows)
+        s = k % len(staging)
+        if pending[s] is not None:
+            wait(pending[s])
+            pending[s] = None
+        view = staging[s][: b - a]
+        np.copyto(view, src[a:b])
+        release_pages(src[a:b])
+        pending[s] = send(view, a - lo)
+        done += view.nbytes
+        k += 1
+    return done
+
+
+def feed_pieces(n: int, m: int, load: Callable, used: Callable, wait: Callable, slots: int = 2,
+                name: str = "cuzk-bases"):
+    """Yield (slot, lo, hi) per piece of ``m`` rows of ``n`` (``piece_ranges``), in order, each
+    after ``load(slot, lo, hi)`` ran for it in one helper thread, which loads piece j + 1 into the
+    next slot while the caller holds piece j.
+
+    Args:
+        load: load(slot, lo, hi) fills device slot ``slot`` with rows lo:hi (it may return before
+            the device has them: the caller orders its own work after the copy, e.g. waits on an
+            event load recorded).
+        used: used(slot) is called when the caller asks for the piece after the one in ``slot``
+            (it is done with it); returns a token.
+        wait: wait(token) blocks until the caller's work on that slot has ended; called in the
+            helper thread before the slot is loaded again.
+        slots: device slots (2: double buffering; fewer when there are fewer pieces).
+
+    A load's error is raised to the caller at that piece; leaving early waits for the load in
+    flight.
+    """
+    ranges = piece_ranges(n, m)
+    nb = max(1, min(slots, len(ranges)))
+    tokens = [None] * nb
+
+    def run(j):
+        b = j % nb
+        if tokens[b] is not None:
+            wait(tokens[b])
+            tokens[b] = None
+        lo, hi = ranges[j]
+        load(b, lo, hi)
+        return b, lo, hi
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix=name) as pool:
+        nxt = pool.submit(run, 0) if ranges else None
+        try:
+            for j in range(len(ranges)):
+                b, lo, hi = nxt.result()
+                nxt = None
+                if j + 1 < len(ranges):
+                    if (j + 1) % nb == b:   # one slot: the caller's use must end first
+                        yield b, lo, hi
+                        tokens[b] = used(b)
+                        nxt = pool.submit(run, j + 1)
+                        continue
+                    nxt = pool.submit(run, j + 1)
+                yield b, lo, hi
+                tokens[b] = used(b)
+        finally:
+            if nxt is not None:
+                try:
+                    nxt.result()
+                except BaseException:
+                    pass
+
+
+__all__ = ["STAGING_BYTES", "feed_pieces", "piece_ranges", "stage_rows", "staging_rows"]

@@ -1,0 +1,109 @@
+"""The host side of streaming MSM bases in pieces (``cuzk.backend.cuda.pieces``) without a GPU:
+numpy arrays stand in for the device buffers and the pinned staging buffers, and copies that
+finish later (a thread pool with delays) for the asynchronous device copies and kernels. A staging
+buffer or a device slot reused too early would corrupt the data these tests compare."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from cuzk.backend.cuda import pieces
+from cuzk.backend.cuda.pieces import feed_pieces, piece_ranges, stage_rows, staging_rows
+
+
+def _mapped(tmp_path, rows, width, seed=0):
+    data = np.random.default_rng(seed).integers(0, 256, size=(rows, width), dtype=np.uint8)
+    path = tmp_path / "key.bin"
+    data.tofile(path)
+    return np.memmap(path, dtype=np.uint8, mode="r", shape=(rows, width)), data
+
+
+def test_piece_ranges():
+    assert piece_ranges(10, 4) == [(0, 4), (4, 8), (8, 10)]
+    assert piece_ranges(3, 8) == [(0, 3)] and piece_ranges(0, 5) == []
+    for n, m in ((1, 1), (97, 10), (100, 10)):
+        r = piece_ranges(n, m)
+        assert r[0][0] == 0 and r[-1][1] == n and all(b - a <= m for a, b in r)
+        assert all(r[i][1] == r[i + 1][0] for i in range(len(r) - 1))
+    with pytest.raises(ValueError):
+        piece_ranges(5, 0)
+    assert staging_rows(96, 96 * 7 + 5) == 7 and staging_rows(1 << 30, 1) == 1
+
+
+def test_stage_rows_from_a_mapped_file_with_late_copies(tmp_path, monkeypatch):
+    src, data = _mapped(tmp_path, 300, 4096)   # a row a page: every chunk is whole pages
+    released = []
+    real = pieces.release_pages
+    monkeypatch.setattr(pieces, "release_pages", lambda a: released.append(real(a)) or released[-1])
+    staging = [np.empty((37, 4096), np.uint8) for _ in range(2)]
+    dst = np.zeros((300, 4096), np.uint8)
+    sends = []
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        def send(view, off, base):
+            sends.append(view.shape[0])
+
+            def late():   # the "device copy" reads the staging buffer a little later
+                time.sleep(0.002)
+                dst[base + off : base + off + view.shape[0]] = view
+            return pool.submit(late)
+        pending = [None, None]
+        total = 0
+        for lo, hi in ((0, 120), (120, 300)):   # two pieces share the staging buffers (pending kept)
+            total += stage_rows(src, lo, hi, staging, lambda v, o, lo=lo: send(v, o, lo), lambda f: f.result(), pending)
+        for f in pending:
+            f.result()
+    assert total == data.nbytes
+    assert (dst == data).all()   # a buffer refilled before its copy left would have corrupted dst
+    assert max(sends) == 37 and sum(sends) == 300
+    assert sum(released) == data.nbytes   # the mapped file's pages handed back chunk by chunk
+
+
+def test_feed_pieces_reloads_a_slot_only_after_its_use(tmp_path):
+    src, data = _mapped(tmp_path, 500, 48, seed=1)
+    for m, slots in ((64, 2), (64, 1), (500, 2), (1000, 2), (7, 2)):
+        dev = [np.zeros((m, 48), np.uint8) for _ in range(2)]
+        staging = [np.empty((16, 48), np.uint8) for _ in range(2)]
+        pending = [None, None]
+        loads, seen, bad = [], [], []
+
+        def load(b, lo, hi):
+            loads.append(threading.current_thread().name)
+            stage_rows(src, lo, hi, staging, lambda v, o, b=b: dev[b][o : o + v.shape[0]].__setitem__(slice(None), v),
+                       lambda t: None, pending)
+
+        with ThreadPoolExecutor(max_workers=2) as work:
+            cur = {}
+
+            def used(b):   # the caller's "kernel" reads the slot a little after it asked for more
+                lo, hi = cur[b]
+
+                def late():
+                    time.sleep(0.003)
+                    if not (dev[b][: hi - lo] == data[lo:hi]).all():
+                        bad.append((lo, hi))
+                return work.submit(late)
+
+            for b, lo, hi in feed_pieces(500, m, load, used, lambda f: f.result(), slots):
+                cur[b] = (lo, hi)
+                assert (dev[b][: hi - lo] == data[lo:hi]).all()
+                seen.append((lo, hi))
+        assert seen == piece_ranges(500, m) and not bad, (m, slots)
+        assert all(n.startswith("cuzk-bases") for n in loads)
+
+
+def test_feed_pieces_raises_a_load_error_and_handles_empty():
+    def load(b, lo, hi):
+        if lo >= 20:
+            raise OSError("read failed")
+
+    got = []
+    with pytest.raises(OSError):
+        for b, lo, hi in feed_pieces(50, 10, load, lambda b: None, lambda t: None):
+            got.append(lo)
+    assert got == [0, 10]
+    assert list(feed_pieces(0, 10, load, lambda b: None, lambda t: None)) == []
