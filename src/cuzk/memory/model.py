@@ -1,16 +1,18 @@
 """Memory model: predicted peak host bytes of each step, from plain shape numbers.
 
-Imports nothing of cuzk but :mod:`cuzk.memory.budget`, which turns a prediction into a declaration
-(headroom) and checks budgets (its names are re-exported here for older callers), and, for a
-device-limited prove, the pure planner :mod:`cuzk.memory.gpu_plan` (imported on use). Every constant
+Imports :mod:`cuzk.memory.budget`, which turns a prediction into a declaration (headroom) and
+checks budgets (its names are re-exported here for older callers), and the pure planner
+:mod:`cuzk.memory.gpu_plan`, whose plans give a device-limited GPU step's host bytes. Every constant
 below is a measured slope or intercept (the runs are under ``benchmarks/results``). Each step writes its measured peak beside
 the prediction (``rss_predicted_bytes``) so the report can put them side by side.
 """
 
 from __future__ import annotations
 
+from ..backend.base import GPUMemoryError
 # re-exported: they lived here before cuzk.memory.budget held them
 from .budget import MemoryBudgetError, check_budget, declared_gb  # noqa: F401
+from .gpu_plan import host_scalar_bytes, plan_prove, plan_setup, setup_host_bytes
 
 # Python + numpy + gmpy2 + arkworks + Snakemake script overhead of a step, bytes (measured 46-48 MiB).
 BASE_PROCESS_BYTES = 64 << 20
@@ -162,9 +164,6 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
     if step == "prove" and batch > 1 and not on_gpu:   # cuda holds one partition's witness at a time
         total += (batch - 1) * 64 * stats.get("aux", 0)
     if step == "prove" and on_gpu and gpu_mem_limit is not None and "domain" in stats:
-        from ..backend.base import GPUMemoryError
-        from .gpu_plan import host_scalar_bytes, plan_prove
-
         jobs = max(partitions, batch * int(stats.get("partitions", 1)))
         try:   # densities unknown here: A's and B's host copies counted whole (an upper bound)
             p = plan_prove(stats, None, None, jobs, gpu_mem_limit, host_limit=host_limit)
@@ -175,9 +174,6 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
             # room one partition further than these
             total += p.host_bytes + (host_scalar_bytes(stats) if p.scalars_on_host and p.in_flight < jobs else 0)
     if step == "setup" and on_gpu and gpu_mem_limit is not None and "domain" in stats:
-        from ..backend.base import GPUMemoryError
-        from .gpu_plan import plan_setup, setup_host_bytes
-
         try:
             total += setup_host_bytes(stats, plan_setup(stats, gpu_mem_limit))
         except GPUMemoryError:
