@@ -328,7 +328,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         for on_host, h_phase in itertools.product((False, True), ("device", "host")):
             if on_host:
                 fixed = prove_host_bytes(stats, density_a, density_b, 0, True, h_phase)
-                cap = batch if host_limit is None else max(1, (host_limit - fixed) // per_host)
+                cap = batch if host_limit is None else max(1, int((host_limit - fixed) // per_host))
                 flights = [min(batch, cap)]
             else:
                 flights = range(batch, 0, -1)
