@@ -77,8 +77,9 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # with the 32 GiB tree (1.3 M and 5.2 M aux; benchmarks/results/postscale), beside the 21 B/aux
     "synthesize": {"const": 256 << 20, "aux": 21.0, "wide_aux": WIDE_AUX_SYNTH, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     # the full check of an input file when it enters: 0.28 GiB for a 32 GiB synthetic C1 (35 s on
-    # the H200 host, 18 s on the 2-core machine), 0.09 GiB at 2 KiB
-    "check_c1": {"const": 256 << 20},
+    # the H200 host, 18 s on the 2-core machine), 0.09 GiB at 2 KiB; a PoSt vanilla file is held
+    # whole while it is checked, as every step that read it with its full check held it
+    "check_c1": {"const": 256 << 20, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     "prove": {"domain": 1700.0, "aux": 1600.0, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     # pairing library + the C1 read whole: 0.058 GiB at 2 KiB, 0.24 GiB at 32 GiB (H200 host)
     "verify": {"const": 16 << 20, "sector_size": 0.0056, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
