@@ -64,8 +64,7 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # a synthetic sector's C1 (sparse: only the opened nodes): 0.12 GiB for a 32 GiB one (H200 host)
     "prepare_synthetic": {"const": 64 << 20},
     # 0.53 GiB at 2 KiB, 18.4 GiB at 32 GiB (H200 host, stop11): 27.1 B per non-zero + 160 MB.
-    # A non-zero costs the same in A, B or C: WindowPoSt (nnz A 7x B or C) measured 26.7 B per
-    # non-zero (24 and 96 sectors of the 32 GiB circuit, 11.7 M and 46.8 M nnz; postscale)
+    # PoSt shapes have their own slope (POST_COEFFICIENTS)
     "pce_extract": {"const": 160 << 20, "nnz": 29.0},
     "setup": {"domain": 1700.0, "aux": 1250.0},  # aux slope raised to cover porep-2KiB (9.90 GiB)
     # one partition's witness (witness mode, shared small ints): 0.10 GiB at 2 KiB (aux 2.69 M),
@@ -110,6 +109,21 @@ STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
 }
 
 
+# PoSt shapes (stats with "post_path_values") use these in place of the tables above, per (step,
+# backend): where the peak is the matrices, a PoSt non-zero costs less than a PoRep one (rows of A
+# are long Poseidon sums: 9 non-zeros per row, PoRep 5.5). Fitted to one full 32 GiB WindowPoSt
+# partition on the H200 host (1.147 G non-zeros; benchmarks/results/2026-12-01-h200/stop13/
+# run-windowpost): pce_extract peaked at 23.4 GiB, setup on the GPU at 19.1 GiB, 21.7 and 17.1 B
+# per non-zero over the constants; the slopes are about 10 % above. PCE extraction of 96 to 480
+# sectors on the 2-core machine (benchmarks/results/postscale: 27-28 B per non-zero; at 192
+# sectors the constraint system's 0.8 GB of freed blocks were still resident after finalize)
+# is within 15 % of this slope.
+POST_COEFFICIENTS: dict[tuple[str, str], dict[str, float]] = {
+    ("pce_extract", "cpu"): {"const": 160 << 20, "nnz": 24.0},
+    ("setup", "cuda"): {"const": 0.75 * (1 << 30), "nnz": 19.0},
+}
+
+
 def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, batch: int = 1,
                        backend: str = "cpu", partitions: int = 1) -> int:
     """Predicted peak host RSS in bytes of a workflow step (its process and children).
@@ -122,7 +136,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
         batch: sectors in the step; a batch reuses one parameter set and proves sectors in
             turn, so it adds only the small per-sector witness buffers (counted in "aux").
         backend: "cpu" or "cuda" (what ``cuzk.backend.backend_kind`` resolves the step's backend
-            to): setup and prove on cuda use ``STEP_COEFFICIENTS_CUDA``.
+            to): setup and prove on cuda use ``STEP_COEFFICIENTS_CUDA``; a PoSt shape's steps
+            listed in ``POST_COEFFICIENTS`` use those.
         partitions: partitions of the PoSt target the step reads the vanilla file of (it holds
             all of them): multiplies the "post_path_values" term.
 
@@ -135,6 +150,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
     on_gpu = backend == "cuda" and step in STEP_COEFFICIENTS_CUDA
     coeffs = STEP_COEFFICIENTS_CUDA[step] if on_gpu else STEP_COEFFICIENTS[step]
     stats = dict(stats or {})
+    if "post_path_values" in stats:
+        coeffs = POST_COEFFICIENTS.get((step, "cuda" if on_gpu else "cpu"), coeffs)
     stats["nnz"] = stats.get("nnz_a", 0) + stats.get("nnz_b", 0) + stats.get("nnz_c", 0)
     stats["const"] = 1
     total = BASE_PROCESS_BYTES
