@@ -322,6 +322,12 @@ def test_post_targets_prove_and_verify(tmp_path):
     summary = (res / "report" / "summary.md").read_text()
     assert "proofs verified (PoRep sectors and PoSt): 2 of 2" in summary
     assert "synthetic sectors (not real data): 0; PoSt proofs over synthetic sectors: 2" in summary
+    # reverify reads each vanilla file through its check record too
+    again = subprocess.run(["snakemake", "reverify", *_cmd(cfg)[1:]], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    table = (res / "report" / "reverify.tsv").read_text().splitlines()
+    assert len(table) == 3 and all(row.split("\t")[1] == "True" for row in table[1:])
 
 
 def test_post_rules_have_priority_over_porep(tmp_path):

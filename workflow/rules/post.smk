@@ -8,6 +8,13 @@
 # Each rule below is written once for both kinds (rule names must differ per kind); check,
 # synthesize, prove and verify run the PoRep rules' scripts on the PoSt files.
 POST_JOB = "{kind}-{size}"
+
+
+# a job name splits one way only when the kind is a PoSt kind (sizes may hold "-": test-only-256B)
+wildcard_constraints:
+    kind="|".join(registry.POST_KINDS),
+
+
 POST_TARGET = post_target("{kind}", "{size}")
 
 for _kind in POST_KINDS:
