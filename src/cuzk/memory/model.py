@@ -77,7 +77,7 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     "synthesize": {"const": 256 << 20, "aux": 21.0, "wide_aux": WIDE_AUX_SYNTH, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     # the full check of an input file when it enters: 0.28 GiB for a 32 GiB synthetic C1 (35 s on
     # the H200 host, 18 s on the 2-core machine), 0.09 GiB at 2 KiB; a PoSt vanilla file is held
-    # whole while it is checked, as every step that read it with its full check held it
+    # whole while checked (1.50 GiB for a 32 GiB WindowPoSt partition's, postscale)
     "check_c1": {"const": 256 << 20, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     "prove": {"domain": 1700.0, "aux": 1600.0, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     # pairing library + the C1 read whole: 0.058 GiB at 2 KiB, 0.24 GiB at 32 GiB (H200 host)
@@ -110,14 +110,14 @@ STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
 
 
 # PoSt shapes (stats with "post_path_values") use these in place of the tables above, per (step,
-# backend): where the peak is the matrices, a PoSt non-zero costs less than a PoRep one (rows of A
-# are long Poseidon sums: 9 non-zeros per row, PoRep 5.5). Fitted to one full 32 GiB WindowPoSt
-# partition on the H200 host (1.147 G non-zeros; benchmarks/results/2026-12-01-h200/stop13/
-# run-windowpost): pce_extract peaked at 23.4 GiB, setup on the GPU at 19.1 GiB, 21.7 and 17.1 B
-# per non-zero over the constants; the slopes are about 10 % above. PCE extraction of 96 to 480
-# sectors on the 2-core machine (benchmarks/results/postscale: 27-28 B per non-zero; at 192
-# sectors the constraint system's 0.8 GB of freed blocks were still resident after finalize)
-# is within 15 % of this slope.
+# backend): where the peak is the matrices, a PoSt non-zero costs less than a PoRep one (long
+# Poseidon rows: 9.2 non-zeros per constraint over A, B and C, PoRep 5.5). Fitted to one full
+# 32 GiB WindowPoSt partition on the H200 host (1.147 G non-zeros; benchmarks/results/
+# 2026-12-01-h200/stop13/run-windowpost): pce_extract peaked at 23.4 GiB, setup on the GPU at
+# 19.1 GiB, 21.7 and 17.1 B per non-zero over the constants; the slopes are about 10 % above.
+# PCE extraction of 96 to 480 sectors on the 2-core machine (benchmarks/results/postscale: 27-28 B
+# per non-zero; at 192 sectors the constraint system's 0.8 GB of freed blocks were still resident
+# after finalize) is within 15 % of this slope.
 POST_COEFFICIENTS: dict[tuple[str, str], dict[str, float]] = {
     ("pce_extract", "cpu"): {"const": 160 << 20, "nnz": 24.0},
     ("setup", "cuda"): {"const": 0.75 * (1 << 30), "nnz": 19.0},
