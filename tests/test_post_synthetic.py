@@ -170,8 +170,8 @@ def test_memory_model_counts_match_a_built_partition(window):
 
 
 def test_h200_windowpost_config_dry_run(tmp_path):
-    """benchmarks/configs/h200-32gib-windowpost.yaml plans exactly the WindowPoSt chain (no PoRep),
-    each job declaring the memory model's prediction for window-post-32GiB on the GPU."""
+    """benchmarks/configs/h200-32gib-windowpost.yaml plans exactly the WindowPoSt chain (no PoRep;
+    the vanilla file checked once, by check_window_post), each job declaring the memory model's prediction for window-post-32GiB on the GPU."""
     import re
     import shutil
     import subprocess
@@ -188,10 +188,11 @@ def test_h200_windowpost_config_dry_run(tmp_path):
                        cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     declared = dict(re.findall(r"rule (\w+):.*?mem_gb=(\d+)", r.stdout, re.S))
-    assert set(declared) == {"pce_extract", "post_vanilla_window", "setup", "synthesize_window_post",
-                             "prove_window_post", "verify_window_post", "report"}
+    assert set(declared) == {"pce_extract", "post_vanilla_window", "check_window_post", "setup",
+                             "synthesize_window_post", "prove_window_post", "verify_window_post", "report"}
     st = cp.shape_by_name("window-post-32GiB").stats()
     want = {"pce_extract": ("pce_extract", "cpu"), "post_vanilla_window": ("post_vanilla", "cpu"),
+            "check_window_post": ("check_c1", "cpu"),
             "setup": ("setup", "cuda"), "synthesize_window_post": ("synthesize", "cpu"),
             "prove_window_post": ("prove", "cuda"), "verify_window_post": ("verify", "cpu")}
     for rule, (step, backend) in want.items():

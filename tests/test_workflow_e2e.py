@@ -298,7 +298,12 @@ def test_post_targets_prove_and_verify(tmp_path):
         assert out == {"proof": f"{k}-post", "shape": f"test-only-{k}-post-256B-{'3' if k == 'winning' else '2x2'}",
                        "partitions": parts, "verified": True, "synthetic": True, "proof_file": str(proof),
                        "proof_sha256": hashlib.sha256(proof.read_bytes()).hexdigest()}
-        doc = read_post(res / "post" / f"{k}-test-only-256B.vanilla.json")  # checked again on read
+        van = res / "post" / f"{k}-test-only-256B.vanilla.json"
+        doc = read_post(van)  # checked again on read
+        # checked once, by its own job; synthesize, prove and verify read it through this record
+        rec = json.loads((res / "post" / f"{k}-test-only-256B.checked.json").read_text())
+        assert rec["sha256"] == hashlib.sha256(van.read_bytes()).hexdigest() and rec["label"] == f"{k}-post"
+        assert (res / "benchmarks" / f"check_{k}_post" / f"{k}-test-only-256B.mem.json").exists()
         assert len(doc["partitions"]) == parts and doc["synthetic"] is True
         marks = [(s["id"], s.get("synthetic", False)) for s in doc["sectors"]]
         if k == "window":
@@ -317,6 +322,12 @@ def test_post_targets_prove_and_verify(tmp_path):
     summary = (res / "report" / "summary.md").read_text()
     assert "proofs verified (PoRep sectors and PoSt): 2 of 2" in summary
     assert "synthetic sectors (not real data): 0; PoSt proofs over synthetic sectors: 2" in summary
+    # reverify reads each vanilla file through its check record too
+    again = subprocess.run(["snakemake", "reverify", *_cmd(cfg)[1:]], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    table = (res / "report" / "reverify.tsv").read_text().splitlines()
+    assert len(table) == 3 and all(row.split("\t")[1] == "True" for row in table[1:])
 
 
 def test_post_rules_have_priority_over_porep(tmp_path):

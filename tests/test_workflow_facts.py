@@ -41,6 +41,7 @@ def test_result_paths():
             r.verified(1)] == ["res/c1/1.c1.json", "res/sealed/1.sealed.npz", "res/pce/s.pce", "res/params/s.params",
                                "res/params/s.vk", "res/witness/1", "res/proofs/s-b0", "res/verify/1.json"]
     assert r.post_vanilla("winning", "2KiB") == "res/post/winning-2KiB.vanilla.json"
+    assert r.post_checked("winning", "2KiB") == "res/post/winning-2KiB.checked.json"
     assert r.proof(post_target("window", "2KiB"), post_label("window")) == "res/proofs/window-post-2KiB/window-post.proof"
     assert r.proof("s-b0", "{sid}") == proof_file("res/proofs/s-b0", "{sid}") == "res/proofs/s-b0/{sid}.proof"
     assert (r.benchmark("prove", "{batch}"), r.record("prove", "{batch}"), r.log("prove", "{batch}")) == (

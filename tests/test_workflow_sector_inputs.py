@@ -59,7 +59,9 @@ def _tightest_budget() -> int:
     """The largest mem_gb any job of this config declares: the smallest budget that runs them all."""
     st = shape_by_name(SHAPE).stats()
     steps = ("prepare", "check_c1", "synthesize", "pce_extract", "setup", "prove", "verify", "report")
-    return max(declared_gb(predict_step_bytes(s, st, threads=THREADS, batch=3)) for s in steps)
+    # a PoRep partition's synthesis job runs in one process (no threads)
+    return max(declared_gb(predict_step_bytes(s, st, threads=1 if s == "synthesize" else THREADS, batch=3))
+               for s in steps)
 
 
 @pytest.fixture(scope="module")
@@ -152,6 +154,59 @@ def test_c1_changed_after_its_check_is_refused_by_the_steps_that_read_it(tmp_pat
         write_c1(c1p, _external_c1(tmp_path / "fresh.c1.json"))
         pipeline.check_input(c1p, rec, SHAPE)
         pipeline.synthesize_partition(c1p, rec, tmp_path / "s.pce", 2, tmp_path / "p2.wit")
+
+
+def test_post_vanilla_checked_once_and_refused_when_changed(tmp_path, monkeypatch):
+    """A PoSt vanilla file (WindowPoSt over three synthetic sectors, two partitions) is checked
+    fully once (check_input: verify_post runs once); synthesis, the batch prove and verification
+    then trust it by its record (verify_post not run again) and make a proof that verifies. The
+    file changed after its check (a flipped leaf byte, still well-formed) is refused by each of
+    them, naming the file, before anything is written."""
+    from cuzk.circuits import registry
+    from cuzk.sector import post as sp
+
+    shape = "test-only-window-post-256B-2x2"
+    calls = []
+    real = sp.verify_post
+
+    def spy(doc, path=None):
+        calls.append(path)
+        return real(doc, path)
+
+    monkeypatch.setattr(sp, "verify_post", spy)          # read_post's full check
+    monkeypatch.setattr(registry, "verify_post", spy)    # the family's verify (check_input)
+    van, rec, pce = tmp_path / "w.vanilla.json", tmp_path / "w.checked.json", tmp_path / "w.pce"
+    pipeline.post_vanilla("window", shape, [], van, "inputs", "00" * 32, synthetic_ids=[1, 2, 3])
+    assert pipeline.check_input(van, rec, shape, partitions=2)["label"] == "window-post"
+    assert len(calls) == 1
+    pipeline.pce_extract(shape, pce)
+    pipeline.setup_params(pce, tmp_path / "w.params", tmp_path / "w.vk", backend="cpu")
+    pipeline.synthesize_sector(van, pce, tmp_path / "wit", checked=rec)
+    pipeline.prove_batch(pce, tmp_path / "w.params", [van], [tmp_path / "wit"], tmp_path / "proofs", backend="cpu",
+                         checked=[rec])
+    proof = tmp_path / "proofs" / "window-post.proof"
+    res = pipeline.verify_sector(tmp_path / "w.vk", van, proof, tmp_path / "v.json", shape_name=shape, checked=rec)
+    assert res["verified"] and res["partitions"] == 2
+    assert len(calls) == 1                                # trusted by digest in all three steps
+    pipeline.synthesize_sector(van, pce, tmp_path / "wit-full")   # without the record: checked again
+    assert len(calls) == 2
+    doc = json.loads(van.read_text())
+    doc["partitions"][1][0]["inclusion_proofs"][0]["leaf"][0] ^= 1
+    van.write_text(json.dumps(doc))
+    steps = {
+        "synthesize": lambda: pipeline.synthesize_sector(van, pce, tmp_path / "wit2", checked=rec),
+        "prove": lambda: pipeline.prove_batch(pce, tmp_path / "w.params", [van], [tmp_path / "wit"],
+                                              tmp_path / "proofs2", backend="cpu", checked=[rec]),
+        "verify": lambda: pipeline.verify_sector(tmp_path / "w.vk", van, proof, tmp_path / "v2.json",
+                                                 shape_name=shape, checked=rec),
+    }
+    for name, step in steps.items():
+        with pytest.raises(sp.PoStError) as e:
+            step()
+        assert e.value.field == "<sha256>" and str(van) in str(e.value), name
+        assert "changed after it was checked" in str(e.value), name
+    assert not any((tmp_path / n).exists() for n in ("wit2", "proofs2", "v2.json"))
+    assert len(calls) == 2
 
 
 def test_damaged_intermediates_are_found(run, tmp_path):

@@ -75,6 +75,10 @@ class Results:
         """The vanilla PoSt proofs of ``kind`` over the sectors of ``size``."""
         return f"{self.root}/post/{kind}-{size}.vanilla.json"
 
+    def post_checked(self, kind, size) -> str:
+        """The check record of a vanilla PoSt file: checked once, trusted later by SHA-256."""
+        return f"{self.root}/post/{kind}-{size}.checked.json"
+
     def pce(self, shape) -> str:
         """A circuit shape's PCE file."""
         return f"{self.root}/pce/{shape}.pce"

@@ -373,11 +373,14 @@ def import_c1(path, out, shape_name: str, sector_id: int, prover_id_hex: str, me
     return form
 
 
-def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None) -> dict:
-    """The ``check_c1`` step: check an input file (a sector's C1) fully, once, when it enters the
-    workflow, and write its check record (SHA-256 and facts, :func:`cuzk.sector.jsondoc.admit`);
-    later steps read it through the record (:func:`_read_input`) instead of checking it again
-    (about 12 s for a 32 GiB C1).
+def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitions: int = 1) -> dict:
+    """The ``check_c1`` step: check an input file (a sector's C1, a SnapDeals file, or a PoSt
+    vanilla file) fully, once, when it enters the workflow, and write its check record (SHA-256
+    and facts, :func:`cuzk.sector.jsondoc.admit`); later steps read it through the record
+    (:func:`_read_input`) instead of checking it again (about 12 s for a 32 GiB C1, 28 s for a
+    32 GiB WindowPoSt partition's vanilla file on the H200 host).
+
+    ``partitions``: of a PoSt target, for the memory prediction (the file is held whole).
 
     Returns the record. Raises the family's typed error (``C1Error``, ``PoStError``) or
     ShapeMismatchError before writing anything.
@@ -390,7 +393,7 @@ def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None) -> dict:
         fam.check(doc, p, shape)
         return {"synthetic": bool(doc.get("synthetic", False)), "label": fam.label(doc), "shape": shape.name}
 
-    with measured("check_c1", mem_json, predict_step_bytes("check_c1", shape.stats()), mem_gb):
+    with measured("check_c1", mem_json, predict_step_bytes("check_c1", shape.stats(), partitions=partitions), mem_gb):
         rec = admit(path, out, verify_and_fit, fam.error)
     progress.info("checked %s (%s%s)", path, shape.name, ", synthetic" if rec["synthetic"] else "")
     return rec
@@ -433,32 +436,39 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
     return Path(out)
 
 
-def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, threads: int = 1) -> list[Path]:
+def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked=None,
+                      threads: int = 1) -> list[Path]:
     """Witness files (one per partition, ``out_dir/partition-<k>.wit``) for one input file (a
-    sector's C1, or a PoSt vanilla file). ``threads`` > 1 computes the Poseidon values in that
-    many worker processes (``cuzk.r1cs.parallel``): a PoSt partition is nearly all of them.
+    sector's C1, or a PoSt vanilla file). ``checked``: its check record (``check_input``), so
+    the file is trusted by its SHA-256 instead of being checked again; None checks it fully.
+    ``threads`` > 1 computes the Poseidon values in that many worker processes
+    (``cuzk.r1cs.parallel``): a PoSt partition is nearly all of them.
 
     Raises:
-        C1Error, PoStError: the input file is malformed or inconsistent.
+        C1Error, PoStError: the input file is malformed or inconsistent, or changed since its
+            check record was written.
         ShapeMismatchError: the input file is for another sector size or proof setting.
     """
     shape = shape_of_pce(pce)
     fam = family_of(shape)
-    inp = _read_input(c1_path, shape)
-    digest = pce_digest(pce)
-    n = fam.partitions(inp)
-    stats = shape.stats()
-    done = [0, None]   # aux of the partitions written, the current constraint system
-    with synthesis_workers(threads), \
-            measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, threads=threads, partitions=n), mem_gb), \
-            atomic_dir(out_dir) as tmp, \
-            bars.watch(lambda: done[0] + (done[1].num_aux if done[1] else 0), n * stats["aux"],
-                       f"synthesize {Path(c1_path).name}", "aux"):
-        for k in range(n):
-            cs = done[1] = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"])
-            fam.synthesize(cs, shape, fam.values(inp, k))
-            write_witness_compact(partition_witness(tmp, k), cs.assignment_compact(), digest)
-            done[:] = [done[0] + cs.num_aux, None]
+    # the workers fork first, while this process is small (no input read yet) and runs no
+    # sampler or progress thread: a child's RSS counts the parent's pages it was forked with
+    with synthesis_workers(threads):
+        inp = _read_input(c1_path, shape, checked)
+        digest = pce_digest(pce)
+        n = fam.partitions(inp)
+        stats = shape.stats()
+        done = [0, None]   # aux of the partitions written, the current constraint system
+        with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, threads=threads, partitions=n),
+                      mem_gb), \
+                atomic_dir(out_dir) as tmp, \
+                bars.watch(lambda: done[0] + (done[1].num_aux if done[1] else 0), n * stats["aux"],
+                           f"synthesize {Path(c1_path).name}", "aux"):
+            for k in range(n):
+                cs = done[1] = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"])
+                fam.synthesize(cs, shape, fam.values(inp, k))
+                write_witness_compact(partition_witness(tmp, k), cs.assignment_compact(), digest)
+                done[:] = [done[0] + cs.num_aux, None]
     return [partition_witness(out_dir, k) for k in range(n)]
 
 
@@ -647,8 +657,8 @@ def reverify(checks, out_tsv) -> list[dict]:
     one's verify record, so the report describes the files as they are now.
 
     ``checks``: one dict per proof file with ``proof``, ``vk``, ``vanilla`` (its C1 or PoSt
-    vanilla file), ``shape``, ``json`` (its verify record) and ``checked`` (the C1 check record, or
-    None). A proof that verifies gets a fresh record (:func:`verify_sector`: the digest of the
+    vanilla file), ``shape``, ``json`` (its verify record) and ``checked`` (the input's check record,
+    or None). A proof that verifies gets a fresh record (:func:`verify_sector`: the digest of the
     file now on disk); one that does not (wrong proof, unreadable, missing) gets
     ``{"verified": false, "proof_file", "error"}``. ``out_tsv``: one row per proof (proof_file,
     verified, error). Returns the rows.

@@ -374,12 +374,13 @@ def post_vk(wc):
 
 def post_inputs(wc):
     """The prove rule's inputs of a PoSt target: the shape's PCE and parameters, the vanilla
-    proofs and the witness folder."""
+    proofs with their check record and the witness folder."""
     shape = post_shape(wc)
     return {
         "pce": R.pce(shape),
         "params": R.params(shape),
         "vanilla": [R.post_vanilla(wc.kind, wc.size)],
+        "checked": [R.post_checked(wc.kind, wc.size)],
         "wit": [R.witness(post_target(wc.kind, wc.size))],
     }
 
@@ -393,9 +394,11 @@ def post_proof(wc):
 
 
 def post_rules(kind):
-    """The PoSt rules of ``kind``, by step: {"post_vanilla", "synthesize", "prove", "verify"}."""
+    """The PoSt rules of ``kind``, by step: {"post_vanilla", "check", "synthesize", "prove",
+    "verify"}."""
     return {"post_vanilla": f"post_vanilla_{kind}"} | {
-        step: f"{step}_{kind}_post" for step in ("synthesize", "prove", "verify")
+        step: f"{step}_{kind}_post"
+        for step in ("check", "synthesize", "prove", "verify")
     }
 
 
@@ -468,7 +471,7 @@ def reverify_checks():
                 vanilla=R.post_vanilla(p["kind"], p["size"]),
                 proof=R.proof(job, post_label(p["kind"])),
                 shape=p["shape"],
-                checked=None,
+                checked=R.post_checked(p["kind"], p["size"]),
             )
         )
     return out
@@ -582,6 +585,8 @@ def _existing_intermediates():
         yield from sector_witnesses(sid)
     for b, sids in BATCHES.items():
         yield from (R.proof(b, sid) for sid in sids)
+    for p in POSTS.values():
+        yield R.post_checked(p["kind"], p["size"])
     for job in POST_JOBS:
         d = R.witness(job)
         if os.path.isdir(d):
@@ -685,6 +690,9 @@ def _planned_jobs():
         )
         vanilla = "prepare" if p["sealed"] else "post_vanilla"
         yield rules["post_vanilla"], vanilla, p["shape"], 1, 1, R.post_vanilla(
+            p["kind"], p["size"]
+        ), n
+        yield rules["check"], "check_c1", p["shape"], 1, 1, R.post_checked(
             p["kind"], p["size"]
         ), n
         yield rules["synthesize"], "synthesize", p["shape"], THREADS, 1, R.witness(job), n

@@ -3,10 +3,18 @@
 # the vanilla file, the verify record and the report say synthetic).
 # Separate targets from PoRep, never batched with it; higher priority (POST_PRIORITY, common.smk),
 # also for the PCE, key and sealed sectors they read. Per target "<kind>-<size>": vanilla proofs
-# from the sealed-sector files -> witness -> proof (verified before it is written) -> verify.
-# Each rule below is written once for both kinds (rule names must differ per kind); synthesize,
-# prove and verify run the PoRep rules' scripts on the PoSt files.
+# from the sealed-sector files -> checked once (as a C1 is: later steps trust it by its SHA-256)
+# -> witness -> proof (verified before it is written) -> verify.
+# Each rule below is written once for both kinds (rule names must differ per kind); check,
+# synthesize, prove and verify run the PoRep rules' scripts on the PoSt files.
 POST_JOB = "{kind}-{size}"
+
+
+# a job name splits one way only when the kind is a PoSt kind (sizes may hold "-": test-only-256B)
+wildcard_constraints:
+    kind="|".join(registry.POST_KINDS),
+
+
 POST_TARGET = post_target("{kind}", "{size}")
 
 for _kind in POST_KINDS:
@@ -43,11 +51,42 @@ for _kind in POST_KINDS:
         script:
             "../scripts/post_vanilla.py"
 
+    # The vanilla file checked once, fully (28 s for a 32 GiB WindowPoSt partition on the H200
+    # host); synthesize, prove and verify trust it by its SHA-256.
+    rule:
+        name:
+            _post["check"]
+        input:
+            vanilla=R.post_vanilla("{kind}", "{size}"),
+        output:
+            checked=R.post_checked(f"{{kind,{_kind}}}", "{size}"),
+            mem=R.record(_post["check"], POST_JOB),
+        log:
+            R.log(_post["check"], POST_JOB),
+        benchmark:
+            R.benchmark(_post["check"], POST_JOB)
+        priority: POST_PRIORITY[_kind]
+        conda:
+            "../envs/cuzk.yaml"
+        resources:
+            **job_memory(
+                _post["check"],
+                "check_c1",
+                shape=post_shape,
+                partitions=post_partitions,
+            ),
+        params:
+            shape=post_shape,
+            partitions=post_partitions,
+        script:
+            "../scripts/check_c1.py"
+
     rule:
         name:
             _post["synthesize"]
         input:
             vanilla=R.post_vanilla("{kind}", "{size}"),
+            checked=R.post_checked("{kind}", "{size}"),
             pce=post_pce,
         output:
             wit=directory(R.witness(_target)),
@@ -104,6 +143,7 @@ for _kind in POST_KINDS:
         input:
             vk=post_vk,
             vanilla=R.post_vanilla("{kind}", "{size}"),
+            checked=R.post_checked("{kind}", "{size}"),
             proofs=R.proofs(POST_TARGET),
         output:
             json=R.verified(_target),

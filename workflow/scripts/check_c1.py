@@ -1,4 +1,4 @@
-# Thin: check one sector's C1 file once and write its check record.
+# Thin: check one input file (a sector's C1, or a PoSt vanilla file) once and write its check record.
 from cuzk.pipeline import check_input, start_log
 
 start_log(snakemake.log[0])
@@ -8,4 +8,5 @@ check_input(
     snakemake.params.shape,
     mem_json=snakemake.output.mem,
     mem_gb=snakemake.resources.mem_gb,
+    partitions=snakemake.params.get("partitions", 1),
 )

@@ -69,8 +69,7 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # a synthetic sector's C1 (sparse: only the opened nodes): 0.12 GiB for a 32 GiB one (H200 host)
     "prepare_synthetic": {"const": 64 << 20},
     # 0.53 GiB at 2 KiB, 18.4 GiB at 32 GiB (H200 host, stop11): 27.1 B per non-zero + 160 MB.
-    # A non-zero costs the same in A, B or C: WindowPoSt (nnz A 7x B or C) measured 26.7 B per
-    # non-zero (24 and 96 sectors of the 32 GiB circuit, 11.7 M and 46.8 M nnz; postscale)
+    # PoSt shapes have their own slope (POST_COEFFICIENTS)
     "pce_extract": {"const": 160 << 20, "nnz": 29.0},
     "setup": {"domain": 1700.0, "aux": 1250.0},  # aux slope raised to cover porep-2KiB (9.90 GiB)
     # one partition's witness (witness mode, shared small ints): 0.10 GiB at 2 KiB (aux 2.69 M),
@@ -82,8 +81,9 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # 21 B/aux; with threads > 1, SYNTH_WORKER_BYTES per worker process
     "synthesize": {"const": 256 << 20, "aux": 21.0, "wide_aux": WIDE_AUX_SYNTH, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     # the full check of an input file when it enters: 0.28 GiB for a 32 GiB synthetic C1 (35 s on
-    # the H200 host, 18 s on the 2-core machine), 0.09 GiB at 2 KiB
-    "check_c1": {"const": 256 << 20},
+    # the H200 host, 18 s on the 2-core machine), 0.09 GiB at 2 KiB; a PoSt vanilla file is held
+    # whole while checked (1.50 GiB for a 32 GiB WindowPoSt partition's, postscale)
+    "check_c1": {"const": 256 << 20, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     "prove": {"domain": 1700.0, "aux": 1600.0, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     # pairing library + the C1 read whole: 0.058 GiB at 2 KiB, 0.24 GiB at 32 GiB (H200 host)
     "verify": {"const": 16 << 20, "sector_size": 0.0056, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
@@ -119,6 +119,21 @@ STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
 }
 
 
+# PoSt shapes (stats with "post_path_values") use these in place of the tables above, per (step,
+# backend): where the peak is the matrices, a PoSt non-zero costs less than a PoRep one (long
+# Poseidon rows: 9.2 non-zeros per constraint over A, B and C, PoRep 5.5). Fitted to one full
+# 32 GiB WindowPoSt partition on the H200 host (1.147 G non-zeros; benchmarks/results/
+# 2026-12-01-h200/stop13/run-windowpost): pce_extract peaked at 23.4 GiB, setup on the GPU at
+# 19.1 GiB, 21.7 and 17.1 B per non-zero over the constants; the slopes are about 10 % above.
+# PCE extraction of 96 to 480 sectors on the 2-core machine (benchmarks/results/postscale: 27-28 B
+# per non-zero; at 192 sectors the constraint system's 0.8 GB of freed blocks were still resident
+# after finalize) is within 15 % of this slope.
+POST_COEFFICIENTS: dict[tuple[str, str], dict[str, float]] = {
+    ("pce_extract", "cpu"): {"const": 160 << 20, "nnz": 24.0},
+    ("setup", "cuda"): {"const": 0.75 * (1 << 30), "nnz": 19.0},
+}
+
+
 def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, batch: int = 1,
                        backend: str = "cpu", partitions: int = 1, gpu_mem_limit: int | None = None,
                        host_limit: int | None = None) -> int:
@@ -132,7 +147,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
         batch: sectors in the step; a batch reuses one parameter set and proves sectors in
             turn, so it adds only the small per-sector witness buffers (counted in "aux").
         backend: "cpu" or "cuda" (what ``cuzk.backend.backend_kind`` resolves the step's backend
-            to): setup and prove on cuda use ``STEP_COEFFICIENTS_CUDA``.
+            to): setup and prove on cuda use ``STEP_COEFFICIENTS_CUDA``; a PoSt shape's steps
+            listed in ``POST_COEFFICIENTS`` use those.
         partitions: partitions of the PoSt target the step reads the vanilla file of (it holds
             all of them): multiplies the "post_path_values" term.
         gpu_mem_limit: the cuda backend's device limit (bytes; None: none). A cuda prove under
@@ -152,6 +168,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
     on_gpu = backend == "cuda" and step in STEP_COEFFICIENTS_CUDA
     coeffs = STEP_COEFFICIENTS_CUDA[step] if on_gpu else STEP_COEFFICIENTS[step]
     stats = dict(stats or {})
+    if "post_path_values" in stats:
+        coeffs = POST_COEFFICIENTS.get((step, "cuda" if on_gpu else "cpu"), coeffs)
     stats["nnz"] = stats.get("nnz_a", 0) + stats.get("nnz_b", 0) + stats.get("nnz_c", 0)
     stats["const"] = 1
     total = BASE_PROCESS_BYTES
