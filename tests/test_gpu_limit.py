@@ -41,14 +41,31 @@ def _key(r1cs, bk, plan=None):
         return setup(r1cs, bk, TOXIC, plan=plan)
 
 
+def _live_at_quotient(bk) -> list:
+    """Wrap the backend's compute_h and compute_h_host (this instance only) to record the pool's
+    live bytes as each starts: what the H phase holds when its NTTs begin."""
+    pool, seen = bk.cp.get_default_memory_pool(), []
+    for name in ("compute_h", "compute_h_host"):
+        def wrapped(*a, _f=getattr(bk, name), **k):
+            seen.append(int(pool.used_bytes()))
+            return _f(*a, **k)
+        setattr(bk, name, wrapped)
+    return seen
+
+
 def _prove_all(pk, r1cs, bk, wits, plan):
     out = []
+    seen = _live_at_quotient(bk) if plan is not None else []
     with Prover(pk, r1cs, bk, plan=plan) as pr:
         if plan is None:
             return [pr.prove(i, a, r=5, s=6) for i, a in wits]
         pr.prove_groups(list(range(len(wits))), lambda j: (wits[j][0][1:], pr.stage(*wits[j], defer=True)),
                         lambda p, pub: verify(pk.vk, p, pub), lambda item: out.append(item), plan, r=5, s=6)
     assert all(x.verified for x in out)
+    if plan is not None:   # the plan's count of what the H phase holds then (``h_phase_bytes``)
+        p = plan.parts
+        assert len(seen) == len(wits)
+        assert max(seen) <= p["resident"] + p["scalars"] + p["twiddles"] + p["h_held_at_quotient"] + p["slack"], (seen, p)
     return [x.proof for x in out]
 
 
