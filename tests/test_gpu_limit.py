@@ -41,21 +41,9 @@ def _key(r1cs, bk, plan=None):
         return setup(r1cs, bk, TOXIC, plan=plan)
 
 
-def _live_at_quotient(bk) -> list:
-    """Wrap the backend's compute_h and compute_h_host (this instance only) to record the pool's
-    live bytes as each starts: what the H phase holds when its NTTs begin."""
-    pool, seen = bk.cp.get_default_memory_pool(), []
-    for name in ("compute_h", "compute_h_host"):
-        def wrapped(*a, _f=getattr(bk, name), **k):
-            seen.append(int(pool.used_bytes()))
-            return _f(*a, **k)
-        setattr(bk, name, wrapped)
-    return seen
-
-
 def _prove_all(pk, r1cs, bk, wits, plan):
     out = []
-    seen = _live_at_quotient(bk) if plan is not None else []
+    seen = bk.live_at_start("compute_h", "compute_h_host") if plan is not None else []
     with Prover(pk, r1cs, bk, plan=plan) as pr:
         if plan is None:
             return [pr.prove(i, a, r=5, s=6) for i, a in wits]

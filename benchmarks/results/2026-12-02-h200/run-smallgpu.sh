@@ -63,15 +63,6 @@ def mark(what):
     print(f"[{time.perf_counter() - T0:6.1f} s] {what}; host RSS {status('VmRSS') / GIB:.2f} GiB "
           f"(peak {status('VmHWM') / GIB:.2f})", flush=True)
 
-def live_at_quotient(bk):   # the pool's live bytes as each compute_h (or compute_h_host) starts
-    pool, seen = bk.cp.get_default_memory_pool(), []
-    for name in ("compute_h", "compute_h_host"):
-        def wrapped(*a, _f=getattr(bk, name), **k):
-            seen.append(int(pool.used_bytes()))
-            return _f(*a, **k)
-        setattr(bk, name, wrapped)
-    return seen
-
 sh = shape_by_name("porep-32GiB"); fam = family_of(sh); st = sh.stats()
 r1cs, _ = read_pce(f"{R}/porep-32GiB.pce", mapped=True)
 cw = read_witness_compact(f"{R}/porep-32GiB.partition-0.wit")
@@ -83,7 +74,7 @@ def save():
     json.dump(out, open(f"{OUT}/smallgpu.json", "w"), indent=1)
 
 def run(label, bk, prover, plan, key_vk):
-    ok, seen = [], (live_at_quotient(bk) if plan is not None else [])
+    ok, seen = [], (bk.live_at_start("compute_h", "compute_h_host") if plan is not None else [])
     reset = reset_peak()
     b0, t0 = bk.bus_bytes, time.perf_counter()
     args = (list(range(P)), lambda j: (pub, prover.stage_compact(cw, defer=plan is not None)),
