@@ -66,9 +66,9 @@ def test_limited_proofs_equal_unlimited():
     st = _stats(r1cs)
     seen = set()
     # this shape's smallest setup schedule needs about 59 MiB (the transposed products in column
-    # slices and row blocks below 67), its smallest prove one 53: 60 MiB blocks setup's products,
-    # 72 puts the H phase on the host, 96 keeps it on the device with the scalars on the host,
-    # 192 streams only the key, 512 none (both planners are asked below, as the workflow does)
+    # slices and row blocks below 67): 60 MiB blocks setup's products; the prove plans (CPU,
+    # plan_prove): 60 and 72 put the H phase on the host, 96 and 192 keep it on the device with
+    # part of the key streamed, 512 streams none (both planners are asked below, as the workflow does)
     for mib in (60, 72, 96, 192, 512):
         limit = mib * MIB
         plan = plan_prove(st, len(pk.a), len(pk.b_g1), len(wits), limit)
