@@ -53,7 +53,7 @@ def _prove_all(pk, r1cs, bk, wits, plan):
     if plan is not None:   # the plan's count of what the H phase holds then (``h_phase_bytes``)
         p = plan.parts
         assert len(seen) == len(wits)
-        assert max(seen) <= p["resident"] + p["scalars"] + p["twiddles"] + p["h_held_at_quotient"] + p["slack"], (seen, p)
+        assert max(live for live, _ in seen) <= p["resident"] + p["scalars"] + p["twiddles"] + p["h_held_at_quotient"] + p["slack"], (seen, p)
     return [x.proof for x in out]
 
 

@@ -2,8 +2,8 @@
 # 10 partitions (partition 0's witness ten times, as `cuzk bench circuit` proves it) at
 # gpu_mem_limit_gb L = unlimited (skipped with SKIP_UNLIMITED=1), then LIMITS (default "48 24 16")
 # in one process. Per point, JSON as soon as it ends (a failed point is recorded with its error
-# and the next one runs): s/proof, live GPU peak, the live bytes as each compute_h started
-# against the plan's count of them, host RSS (now and the peak of the point: VmHWM reset per
+# and the next one runs): s/proof, live GPU peak, the pool's live and held bytes as each compute_h
+# started (the live ones against the plan's count of them), host RSS (now and the peak of the point: VmHWM reset per
 # point), bus bytes per proof (measured and planned), the plan (parts included), verified count.
 # The key: the resident development setup's queries copied to host files in /dev/shm (when it has
 # 50 GB free, else /tmp) and mapped read-only (resident_to_host: no .params layout, no SHA-256;
@@ -97,7 +97,7 @@ def run(label, bk, prover, plan, key_vk):
     gc.collect()   # a failed point's frames (and their device arrays) gone before the next limit
     wall = time.perf_counter() - t0
     pt.update({"s_per_proof": wall / max(1, len(ok)), "proofs": len(ok), "verified": sum(ok),
-               "gpu_peak_bytes": bk.gpu_peak_bytes, "live_at_quotient_bytes": seen,
+               "gpu_peak_bytes": bk.gpu_peak_bytes, "live_held_at_quotient_bytes": seen,
                "host_rss_peak_bytes": status("VmHWM"), "host_rss_peak_reset": reset, "host_rss_end_bytes": status("VmRSS"),
                "bus_bytes_per_proof_measured": (bk.bus_bytes - b0) / max(1, len(ok)),
                "phases_per_proof": {k: round(v / max(1, len(ok)), 3) for k, v in prover.times.seconds.items()}})
