@@ -12,7 +12,7 @@ from cuzk.backend.cuda.plan import compute_h_device_bytes, msm_device_bytes, ntt
 from cuzk.circuits.registry import shape_by_name
 from cuzk.errors import CuzkError
 from cuzk.backend.cuda.pieces import STAGING_BYTES
-from cuzk.memory.gpu_plan import RUNTIME_SLACK, plan_prove, plan_setup
+from cuzk.memory.gpu_plan import RUNTIME_SLACK, h_phase_bytes, plan_prove, plan_setup
 from cuzk.memory.model import predict_step_bytes
 
 GIB = 1 << 30
@@ -27,16 +27,18 @@ def _peak(stats, p) -> int:
     nnz = stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]
     pts = {q.name: q.points for q in p.queries}
     assert pts["h"] == n - 1 and pts["l"] == stats["aux"] and pts["b_g1"] == pts["b_g2"]
-    vec = (pts["a"] + pts["b_g1"] + pts["l"] + pts["h"]) * 32
-    held = RUNTIME_SLACK
+    vec = (pts["a"] + pts["b_g1"] + pts["l"] + pts["h"] + 1) * 32   # H: a view of an array of n
+    held = RUNTIME_SLACK + n * 32                       # and the pool's fragments: one domain array
     held += sum(q.points * 96 * (2 if q.name == "b_g2" else 1) for q in p.queries if q.resident)
     if not p.scalars_on_host:
         held += p.in_flight * vec
     if p.h_phase == "device":
         held += n // 2 * 32                              # the unsplit NTT's cached twiddles
         csr = 8 * nnz + 24 * (rows + 1)
-        h = max(32 * nv + csr + min(max(nnz, rows), 1 << 25) * 8 + 96 * rows,
-                32 * nv + csr + 96 * rows + 96 * n + compute_h_device_bytes(n, *p.h_schedule, twiddles=False))
+        h = max(csr + min(max(nnz, rows), 1 << 25) * 8,  # matrices uploaded before any w
+                32 * nv + csr + 96 * rows,               # w, the matrices, A·w, B·w, C·w
+                csr + 32 * rows + 96 * n,                # w dropped, padded one by one
+                csr + 96 * n + compute_h_device_bytes(n, *p.h_schedule, twiddles=False))
     else:
         assert p.h_schedule[0] == "split"
         blk = 3 * ((p.spmv_rows + 1) * 8 + p.spmv_block_nnz * 8 + p.spmv_rows * 32)
@@ -48,7 +50,8 @@ def _peak(stats, p) -> int:
         step += 0 if q.resident else 2 * q.piece * 96 * k
         step += q.piece * 32 if p.scalars_on_host else 0
         msm = max(msm, step)
-    select = 32 * nv + 32 * max(pts["l"], pts["a"], pts["b_g1"])
+    # w beside its canonical copy (upload), or beside a selection and its int64 indices, or L's copy
+    select = 32 * nv + max(32 * nv, 40 * max(pts["a"], pts["b_g1"]), 32 * pts["l"])
     return held + max(select, h, msm)
 
 
@@ -84,10 +87,10 @@ def test_prove_plan_choices():
     st = shape_by_name("porep-2KiB").stats()
     roomy = plan_prove(st, None, None, 10, 48 * GIB)
     assert all(q.resident for q in roomy.queries) and roomy.h_phase == "device"
-    tight = plan_prove(st, None, None, 10, 1 * GIB)
-    assert tight.streamed and tight.h_phase == "host" and tight.peak <= GIB
+    tight = plan_prove(st, None, None, 10, GIB // 2)
+    assert tight.streamed and tight.h_phase == "host" and tight.peak <= GIB // 2
     # the key crosses once per group of partitions: fewer passes, fewer key bytes per proof
-    one = plan_prove(st, None, None, 1, 1 * GIB)
+    one = plan_prove(st, None, None, 1, GIB // 2)
     assert tight.in_flight >= 1 and tight.transfer_bytes_per_proof < one.transfer_bytes_per_proof
     big = shape_by_name("porep-32GiB").stats()
     p16 = plan_prove(big, None, None, 10, 16 * GIB)
@@ -214,3 +217,92 @@ def test_limited_setup_declares_the_key_on_the_host():
         assert setup_host_bytes(st, p) == extra
         assert predict_step_bytes("setup", st, backend="cuda", gpu_mem_limit=gib * GIB) == base + extra
     assert predict_step_bytes("setup", st, backend="cuda", gpu_mem_limit=GIB) == base   # refused: nothing added
+
+
+# The 32 GiB PoRep key's query sizes in the H200 run of issue 14 (about: A's from the 48 GiB
+# plan's host bytes, 38.32 GiB, then B's from the key file's 47,373,928,632 bytes, 96 per A point
+# and 288 per B point after H and L; benchmarks/results/2026-12-02-h200/smallgpu-try2).
+POREP_32_DENSITIES = (129_670_000, 33_140_155)
+
+
+def _live_arrays(stats, p) -> dict:
+    """Device bytes live at each step of a prove plan's partition whose scalars wait longest (the
+    last of a group: the others' scalars held when not on the host), summed array by array as
+    ``Prover.prove_group`` allocates them (written out here, not through ``gpu_plan``). Steps:
+    "upload" (w beside its canonical copy), "select" (w, a selection and its int64 indices),
+    the H phase's "products" (w, the cached CSR matrices, A·w, B·w, C·w; host H phase: one row
+    block per matrix), "pad" (w dropped, one unpadded product beside three padded ones),
+    "quotient_start" (what ``compute_h`` finds live) and "quotient" (with its own arrays)."""
+    fr = 32
+    nv, n, rows = stats["inputs"] + stats["aux"], stats["domain"], stats["constraints"]
+    pts = {q.name: q.points for q in p.queries}
+    da, db, aux = pts["a"], pts["b_g1"], pts["l"]
+    live = sum(q.points * 96 * (2 if q.name == "b_g2" else 1) for q in p.queries if q.resident)
+    if not p.scalars_on_host:   # earlier partitions' a, b, L and h (a view of n), this one's a, b, L
+        live += (p.in_flight - 1) * (da + db + aux + n) * fr + (da + db + aux) * fr
+    if p.h_phase == "device":
+        live += n // 2 * fr     # twiddles an earlier partition's unsplit NTT cached
+    # a selection's int64 indices, and its values unless they are counted with the held scalars
+    sel = max(da, db) * (8 + (fr if p.scalars_on_host else 0))
+    steps = {"upload": live + 2 * nv * fr, "select": live + nv * fr + sel}
+    if p.h_phase == "device":
+        csr = sum((rows + 1) * 8 + stats[f"nnz_{m}"] * 4 * 2 for m in "abc")
+        steps["products"] = live + nv * fr + csr + 3 * rows * fr
+        steps["pad"] = live + csr + rows * fr + 3 * n * fr
+        steps["quotient_start"] = live + csr + 3 * n * fr
+        steps["quotient"] = steps["quotient_start"] + compute_h_device_bytes(n, *p.h_schedule, twiddles=False)
+    else:
+        r, e = p.spmv_rows, p.spmv_block_nnz
+        steps["products"] = live + nv * fr + 3 * ((r + 1) * 8 + e * 8 + r * fr)
+        steps["quotient_start"] = live
+        steps["quotient"] = live + compute_h_device_bytes(n, "split", p.h_schedule[1], True)
+    return steps
+
+
+@pytest.mark.parametrize("shape,densities,limits", [
+    ("porep-32GiB", POREP_32_DENSITIES, (16, 24, 48)),
+    ("porep-32GiB", (None, None), (16, 24, 48)),
+    ("porep-2KiB", (None, None), (0.5, 1, 2, 4)),
+    ("window-post-2KiB", (None, None), (1 / 16, 1 / 8, 1 / 4)),
+])
+def test_plan_parts_cover_the_arrays_live_in_the_h_phase(shape, densities, limits):
+    """At every step of the H phase (and w's upload and selections before it) the arrays the
+    prover holds, summed here one by one, fit in what the plan counts for that step without its
+    allowances (pool fragments, runtime slack), and the plan's peak ≤ L. Before this the 48 GiB
+    plan of the H200 run counted the live set right (44.8 GB at compute_h) but left 20 MB for the
+    pool's fragments; the prover now drops w and the unpadded products before the NTTs."""
+    stats = shape_by_name(shape).stats()
+    n = stats["domain"]
+    for gib in limits:
+        for batch, host_limit in ((10, 40 * GIB), (10, None), (3, None)):
+            limit = int(gib * GIB)
+            p = plan_prove(stats, *densities, batch, limit, host_limit=host_limit)
+            parts = p.parts
+            assert p.peak <= limit
+            assert parts["fragments"] == n * 32 and parts["slack"] == RUNTIME_SLACK
+            arrays = parts["resident"] + parts["scalars"] + parts["twiddles"]
+            live = _live_arrays(stats, p)
+            where = (shape, gib, batch, host_limit, p.h_phase, p.scalars_on_host, p.in_flight)
+            steps = h_phase_bytes(stats, *densities, p.h_phase, p.h_schedule, p.spmv_rows, p.spmv_block_nnz)
+            assert parts["h"] == steps["h"] and parts["h_held_at_quotient"] == steps["held_at_quotient"]
+            for step in ("products", "pad", "quotient"):
+                if step in live:
+                    assert live[step] <= arrays + steps[step], (step, where)
+            assert live["quotient_start"] <= arrays + parts["h_held_at_quotient"], where
+            for step in ("upload", "select"):
+                assert live[step] <= arrays + parts["select"], (step, where)
+            assert max(live.values()) + parts["fragments"] + parts["slack"] <= p.peak <= limit, where
+
+
+def test_h200_48_gib_plan_leaves_room_for_the_pool():
+    """The plan the H200 run failed with (48 GiB, its key's densities): the live set at
+    compute_h is now what the plan says is held then, and beside it compute_h's schedule and
+    one domain array of pool fragments fit (the run had at least 2.4 GB of them and 20 MB left)."""
+    stats = shape_by_name("porep-32GiB").stats()
+    p = plan_prove(stats, *POREP_32_DENSITIES, 10, 48 * GIB, host_limit=40 * GIB)
+    live = _live_arrays(stats, p)
+    n = stats["domain"]
+    assert p.h_phase == "device" and p.scalars_on_host
+    room = 48 * GIB - live["quotient_start"]
+    assert room - n * 32 >= compute_h_device_bytes(n, *p.h_schedule, twiddles=False) + RUNTIME_SLACK
+    assert room >= 2.4e9 + compute_h_device_bytes(n, "split", 1 << 14, twiddles=True)

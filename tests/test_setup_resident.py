@@ -214,7 +214,7 @@ def test_resident_key_written_in_slices_equals_the_host_setup_file(tmp_path):
     """The workflow's GPU setup (``setup_resident`` + ``write_resident_params``, slices converted on
     the GPU) writes the same bytes as the host key of the same toxic waste; read back (mapped,
     trusted by its identity record, streamed to the GPU slice by slice) it proves and verifies."""
-    from cuzk.groth16 import read_params, write_params, write_resident_params
+    from cuzk.groth16 import read_params, resident_to_host, write_params, write_resident_params
 
     r1cs, ins, aux = circuit(3000, 4)
     with get_backend("cuda") as g:
@@ -223,8 +223,10 @@ def test_resident_key_written_in_slices_equals_the_host_setup_file(tmp_path):
         rk = quiet(setup_resident, r1cs, g, TOXIC)
         try:
             digest = write_resident_params(tmp_path / "rk.params", rk, rows=1000)  # several slices
+            host = resident_to_host(rk, tmp_path / "host", rows=1000)   # the same slices, no .params file
         finally:
             rk.close()
+        assert all(np.array_equal(getattr(host, q), getattr(ref, q)) for q in ("h", "l", "a", "b_g1", "b_g2"))
         assert (tmp_path / "rk.params").read_bytes() == (tmp_path / "ref.params").read_bytes()
         pk = read_params(tmp_path / "rk.params")
         assert pk.digest == digest
@@ -234,6 +236,34 @@ def test_resident_key_written_in_slices_equals_the_host_setup_file(tmp_path):
             assert not verify(pk.vk, proof, [ins[1] + 1] + ins[2:])
     with get_backend("cpu") as c, Prover(ref, r1cs, c) as p:
         assert p.prove(ins, aux, r=5, s=9).to_bytes() == proof.to_bytes()
+
+
+def test_resident_key_to_host_files_is_the_key(tmp_path):
+    """``resident_to_host`` (the benchmark's key without a .params file): a resident key's
+    queries written slice by slice to one file each and mapped read-only are the setup's point
+    arrays; the Prover over them gives the same proof, which verifies (and not with other
+    public inputs). Contexts that keep their encodings (cpu, local) stand in for the GPU's."""
+    from cuzk.groth16 import resident_to_host
+    from cuzk.groth16.keys import QUERIES
+
+    r1cs, ins, aux = circuit(200, 2)
+    with get_backend("cpu", threads=1) as bk:
+        pk = quiet(setup, r1cs, bk, TOXIC)
+        rk = ResidentKey(pk.vk, {q: bk.msm_context(G2 if q == "b_g2" else G1, getattr(pk, q), local=True)
+                                 for q in QUERIES})
+        host = resident_to_host(rk, tmp_path / "key", rows=7)   # several slices per query
+        rk.close()
+        for q in QUERIES:
+            got = getattr(host, q)
+            assert got.shape == getattr(pk, q).shape and not got.flags.writeable
+            assert np.array_equal(got, getattr(pk, q)), q
+            assert (tmp_path / "key" / f"{q}.bases").stat().st_size == got.nbytes
+        with Prover(pk, r1cs, bk) as p:
+            want = p.prove(ins, aux, r=5, s=9)
+        with Prover(host, r1cs, bk) as p:
+            proof = p.prove(ins, aux, r=5, s=9)
+        assert proof.to_bytes() == want.to_bytes() and verify(host.vk, proof, ins[1:])
+        assert not verify(host.vk, proof, [ins[1] + 1] + ins[2:])
 
 
 def test_prover_takes_limb_assignments():

@@ -351,6 +351,15 @@ class Backend(abc.ABC):
         takes the evaluations). Returns the n − 1 H scalars (device array)."""
         return self.compute_h(*(self.pad(self.restore(x, 0, len(x)), n) for x in (a, b, c)), n)
 
+    def prepare_spmv(self, m: CSRMatrix) -> None:
+        """Make now what ``spmv`` caches for the matrix ``m`` (cuda: its device CSR arrays), so
+        that it is allocated before a proof's transient arrays rather than among them (see
+        ``Prover.prove_group``). Default: nothing is cached.
+
+        Raises:
+            ValueError: a malformed matrix (as ``spmv``).
+        """
+
     def drop_cached(self, m: CSRMatrix) -> None:
         """Forget what the backend caches for the matrix ``m`` (cuda: its device CSR arrays), so
         a later phase under a memory limit has the room; the next product uploads it again."""

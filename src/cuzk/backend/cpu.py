@@ -289,6 +289,13 @@ class CPUMSMContext(MSMContext):
         self._finalizer = weakref.finalize(self, pool.discard, key)
         self._finalizer.atexit = False  # at exit the pool goes anyway
 
+    def encoded(self, lo: int, hi: int) -> np.ndarray:
+        """Bases ``lo:hi`` as given (a local context keeps its encodings; others decoded them:
+        NotImplementedError, as ``MSMContext.encoded``)."""
+        if self._bases is None:
+            return super().encoded(lo, hi)
+        return np.array(self._bases[lo:hi])
+
     def load(self, need: np.ndarray | None = None) -> list | None:
         """Decode a local context's bases (idempotent, thread-safe): all of them, or only the rows
         where the bool mask ``need`` is True (``msm`` decodes just the rows whose scalar is not

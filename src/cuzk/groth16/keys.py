@@ -221,13 +221,47 @@ def write_resident_params(path, key: "ResidentKey", rows: int = 1 << 20) -> str:
     return digest
 
 
+def _resident_slices(ctx, rows: int):
+    """A resident query's encodings ``rows`` points at a time, as bytes views (``encoded``)."""
+    for lo in range(0, ctx.size, rows):
+        yield memoryview(np.ascontiguousarray(ctx.encoded(lo, min(ctx.size, lo + rows)))).cast("B")
+
+
 def _resident_chunks(key: "ResidentKey", rows: int):
     yield key.vk.to_bytes()
     for name in QUERIES:
         ctx = key.ctx[name]
         yield struct.pack(">I", ctx.size)
-        for lo in range(0, ctx.size, rows):
-            yield memoryview(np.ascontiguousarray(ctx.encoded(lo, min(ctx.size, lo + rows)))).cast("B")
+        yield from _resident_slices(ctx, rows)
+
+
+def resident_to_host(key: "ResidentKey", folder, rows: int = 1 << 21) -> ProvingKey:
+    """A resident key as a ``ProvingKey`` whose point arrays are host files mapped read-only, one
+    per query (``<folder>/<query>.bases``: the uncompressed encodings, nothing else), written
+    ``rows`` points at a time from the contexts (``MSMContext.encoded``). For a run that proves
+    under a device limit right after a development setup: no ``.params`` layout, no SHA-256
+    and no point checks (the points were computed here; the ``digest`` is empty), so a 32 GiB
+    partition's 47 GB cost the copy alone. In tmpfs (``/dev/shm``) the files are host memory
+    outside the process's RSS, and the pages the streamed MSMs hand back (``release_pages``)
+    stay there. The caller removes the folder when done.
+
+    Raises:
+        NotImplementedError: a context that cannot hand out its bases.
+        OSError: the folder cannot be written.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    arrays = {}
+    for name, grp in _QUERY_GROUPS:
+        ctx = key.ctx[name]
+        path = folder / f"{name}.bases"
+        with open(path, "wb") as f:
+            for chunk in _resident_slices(ctx, rows):
+                f.write(chunk)
+        shape = (ctx.size, grp.uncompressed_size)
+        arrays[name] = (np.memmap(path, dtype=np.uint8, mode="r", shape=shape) if ctx.size
+                        else np.empty(shape, dtype=np.uint8))
+    return ProvingKey(key.vk, **arrays)
 
 
 def _param_chunks(pk: ProvingKey):

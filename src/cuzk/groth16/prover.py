@@ -140,47 +140,56 @@ class CosetQuotient:
         self.r1cs = r1cs
         self.n = domain_size(r1cs.num_constraints)
 
-    def h_scalars(self, bk: Backend, wd, times: PhaseTimes, since: float):
+    def h_scalars(self, bk: Backend, wd, times: PhaseTimes, since: float, plan=None):
         """The H scalars of the device assignment ``wd`` (adds "spmv" — counted from ``since``,
-        when the prover began to wait for ``wd`` — "check" and "ntt" seconds to ``times``).
+        when the prover began to wait for ``wd`` — "check" and "ntt" seconds to ``times``):
+        ``products`` then ``quotient``; ``plan``: a ``ProvePlan`` whose H phase ("device" or
+        "host") they follow (None: "device", no schedule imposed).
 
         Raises:
             Unsatisfied: a constraint fails; raised before any MSM.
         """
-        cs = self.r1cs
-        a, b, c = (bk.spmv(m, wd) for m in (cs.A, cs.B, cs.C))
-        bk.synchronize()
-        times.add("spmv", time.perf_counter() - since)
+        return self.quotient(bk, self.products(bk, wd, times, since, plan), times, plan)
 
-        t = time.perf_counter()
-        row = bk.first_unsatisfied(a, b, c)
-        if row is not None:
-            raise Unsatisfied(row, cs.gadget_of(row), "the prover refuses this witness")
-        times.add("check", time.perf_counter() - t)
-
-        t = time.perf_counter()
-        h = bk.compute_h(bk.pad(a, self.n), bk.pad(b, self.n), bk.pad(c, self.n), self.n)
-        del a, b, c
-        bk.synchronize()
-        times.add("ntt", time.perf_counter() - t)
-        return h
-
-
-    def h_scalars_host(self, bk: Backend, wd, times: PhaseTimes, since: float, plan):
-        """``h_scalars`` by the "host" H phase of a ``cuzk.memory.gpu_plan.ProvePlan``: the sparse
-        products in row blocks left on the host (``Backend.spmv_blocks``, checked block by
-        block), then ``Backend.compute_h_host`` in the plan's split blocks. Same values.
+    def products(self, bk: Backend, wd, times: PhaseTimes, since: float, plan=None) -> list:
+        """[a, b, c] = [A·w, B·w, C·w], checked row by row: device arrays of the constraint rows
+        ("device" H phase: the matrices cached on the device, ``Backend.spmv``), or ``offload``-ed
+        ones zero-padded to n ("host": ``Backend.spmv_blocks`` in the plan's row blocks). The
+        caller may drop w once this returns (``Prover.prove_group`` does: w is not held while the
+        NTTs run). Adds "spmv" (since ``since``) and "check" seconds to ``times``.
 
         Raises:
-            Unsatisfied: a constraint fails; raised before any MSM.
+            Unsatisfied: a constraint fails.
         """
         cs = self.r1cs
-        (a, b, c), row = bk.spmv_blocks((cs.A, cs.B, cs.C), wd, plan.spmv_rows, plan.spmv_block_nnz, pad_to=self.n)
-        times.add("spmv", time.perf_counter() - since)
+        if plan is not None and plan.h_phase == "host":
+            abc, row = bk.spmv_blocks((cs.A, cs.B, cs.C), wd, plan.spmv_rows, plan.spmv_block_nnz, pad_to=self.n)
+            times.add("spmv", time.perf_counter() - since)
+        else:
+            abc = [bk.spmv(m, wd) for m in (cs.A, cs.B, cs.C)]
+            bk.synchronize()
+            times.add("spmv", time.perf_counter() - since)
+            t = time.perf_counter()
+            row = bk.first_unsatisfied(*abc)
+            times.add("check", time.perf_counter() - t)
         if row is not None:
             raise Unsatisfied(row, cs.gadget_of(row), "the prover refuses this witness")
+        return list(abc)
+
+    def quotient(self, bk: Backend, abc: list, times: PhaseTimes, plan=None):
+        """h = (a·b − c)/Z on a coset (``Backend.compute_h``; "host" H phase:
+        ``Backend.compute_h_host`` in the plan's split blocks) from ``products``' list, which is
+        emptied: each of a, b, c is replaced by its zero-padded copy before the next is padded
+        (the unpadded one freed at once, when the caller holds no other reference), so the device
+        holds three arrays of n, not six, when the NTTs start. Adds "ntt" seconds to ``times``."""
         t = time.perf_counter()
-        h = bk.compute_h_host(a, b, c, self.n, plan.h_schedule[1])
+        if plan is not None and plan.h_phase == "host":
+            h = bk.compute_h_host(*abc, self.n, plan.h_schedule[1])
+        else:
+            for i in range(3):
+                abc[i] = bk.pad(abc[i], self.n)
+            h = bk.compute_h(*abc, self.n)
+        abc.clear()
         bk.synchronize()
         times.add("ntt", time.perf_counter() - t)
         return h
@@ -513,6 +522,11 @@ class Prover(ResidentBases):
             raise ValueError("the host H phase needs the CosetQuotient")
         keep = bk.offload if plan.scalars_on_host else (lambda x: x)
         full_a, full_b = bool(self.dens_a.all()), bool(self.dens_b.all())
+        if plan.h_phase == "device" and isinstance(self.quotient, CosetQuotient):
+            # the cached matrices first, before any w: in chunks of their own, not carved out of
+            # freed witness-sized ones (CuPy cannot release a chunk part of which stays live)
+            for m in (self.r1cs.A, self.r1cs.B, self.r1cs.C):
+                bk.prepare_spmv(m)
         vecs: list = []
         for st in staged:
             if st.owner is not self:
@@ -530,11 +544,14 @@ class Prover(ResidentBases):
             else:
                 one = {"a": bk.select(wd, self.dens_a), "b": bk.select(wd, self.dens_b),
                        self.private: bk.slice(wd, self.num_inputs, st.length)}
-            if plan.h_phase == "host":
-                h = self.quotient.h_scalars_host(bk, wd, tm, t, plan)
+            if isinstance(self.quotient, CosetQuotient):   # w dropped before the NTTs (the plan holds none then)
+                abc = self.quotient.products(bk, wd, tm, t, plan)
+                del wd
+                h = self.quotient.quotient(bk, abc, tm, plan)
+                del abc
             else:
                 h = self.quotient.h_scalars(bk, wd, tm, t)
-            del wd
+                del wd
             one["h"] = keep(h)
             del h
             vecs.append(one)

@@ -52,6 +52,12 @@ POINT_BYTES = 96
 RUNTIME_SLACK = 48 << 20
 """Device bytes every plan keeps free for small tables (NTT factor tables, the coefficient
 table, fixed-base window tables, CuPy's rounding): not modelled one by one."""
+POOL_FRAGMENT_ARRAYS = 1
+"""Domain-size arrays (n × 32 B) every plan keeps free for the memory pool's free blocks that CuPy
+counts against its limit but cannot release (free parts of chunks that still hold a live array):
+on the H200 the 32 GiB partition's H phase found at least 2.4 GB (0.56 of such an array) held
+beyond its live arrays, the limit's last 20 MB being all the 48 GiB plan had left
+(benchmarks/results/2026-12-02-h200/smallgpu-try2). An allowance, not a bound."""
 H_HOST_TRAFFIC = H_SPLIT_HOST_PASSES + 1
 """Arrays of the domain size (n × 32 B) the "host" H phase moves over the bus per partition: the
 split ``compute_h``'s (``H_SPLIT_HOST_PASSES``) and the H scalars' download."""
@@ -224,50 +230,78 @@ def msm_step_bytes(q: QueryPlan, scalars_on_host: bool) -> int:
     return bufs + sc + msm_device_bytes(m, q.words, host_scalars=False)
 
 
+def h_phase_bytes(stats: dict, density_a: int | None, density_b: int | None, h_phase: str, h_schedule: tuple,
+                  spmv_rows: int, spmv_block_nnz: int) -> dict:
+    """Device bytes of the H phase of one partition beside the held parts, step by step as
+    ``Prover.prove_group`` runs it (``CosetQuotient.products`` then ``quotient``; w, A·w, B·w and
+    C·w of the constraint rows, their zero-padded copies of the domain's n).
+
+    "device": "cache" (the matrices' index arrays uploaded before any w, one slice of an index
+    array in flight: ``Backend.prepare_spmv``), "products" (w, the cached matrices, a, b, c),
+    "pad" (w dropped; each of a, b, c replaced by its padded copy in turn: at most one unpadded
+    one beside three padded), "quotient" (the matrices, the padded a, b, c and ``compute_h`` by
+    ``h_schedule``); "held_at_quotient" is what is live when ``compute_h`` starts.
+    "host": "products" (w and one sparse-product row block, ``spmv_block_bytes``), "quotient"
+    (w dropped, a, b, c on the host: ``compute_h_host`` split by ``h_schedule``);
+    "held_at_quotient" 0. "h" is the largest step.
+    """
+    c = _counts(stats, density_a, density_b)
+    n, rows, w = c["n"], c["rows"], c["nv"] * _FR_BYTES
+    sched, block = h_schedule
+    if h_phase == "device":
+        csr = c["nnz"] * 8 + 3 * (rows + 1) * 8
+        upload = min(max(c["nnz"], rows), 1 << 25) * 8          # one slice of an index array in flight
+        at = csr + 3 * n * _FR_BYTES
+        out = {"cache": csr + upload, "products": w + csr + 3 * rows * _FR_BYTES,
+               "pad": csr + rows * _FR_BYTES + 3 * n * _FR_BYTES,
+               "quotient": at + compute_h_device_bytes(n, sched, block, twiddles=False), "held_at_quotient": at}
+    else:
+        out = {"products": w + spmv_block_bytes(spmv_rows, spmv_block_nnz),
+               "quotient": compute_h_device_bytes(n, "split", block, True), "held_at_quotient": 0}
+    out["h"] = max(v for k, v in out.items() if k != "held_at_quotient")
+    return out
+
+
 def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queries, scalars_on_host: bool,
                 in_flight: int, h_phase: str, h_schedule: tuple, spmv_rows: int, spmv_block_nnz: int) -> dict:
     """Device bytes of each part of a prove plan and its "peak".
 
     Held throughout: "resident" (resident bases), "scalars" (``in_flight`` partitions' A, B, L, H
     scalar vectors when not on the host), "twiddles" (the unsplit NTT's cached table, n/2
-    elements, "device" H phase only) and ``RUNTIME_SLACK``. Then the largest of the phases:
-    "select" (w and one scalar vector), "h" (the H phase: "device": w, the cached matrices (and
-    one index slice in flight while they are uploaded), a, b, c, their padded copies and
-    ``compute_h`` by ``h_schedule``; "host": w and one sparse-product block, then ``compute_h``
-    split by ``h_schedule`` with a, b, c on the host), "msm" (the largest ``msm_step_bytes``).
+    elements, "device" H phase only), "fragments" (``POOL_FRAGMENT_ARRAYS``) and
+    ``RUNTIME_SLACK``. Then the largest of the phases: "select" (w beside its canonical copy
+    while it is uploaded, or beside one selected scalar vector and its int64 indices, or L's
+    copy), "h" (``h_phase_bytes``), "msm" (the largest ``msm_step_bytes``).
     """
     c = _counts(stats, density_a, density_b)
-    n, rows, w = c["n"], c["rows"], c["nv"] * _FR_BYTES
-    vec = (c["da"] + c["db"] + c["aux"] + n - 1) * _FR_BYTES
+    n, w = c["n"], c["nv"] * _FR_BYTES
+    vec = (c["da"] + c["db"] + c["aux"] + n) * _FR_BYTES   # H's n − 1 scalars: a view of compute_h's n
     held = {
         "resident": sum(q.nbytes for q in queries if q.resident),
         "scalars": 0 if scalars_on_host else in_flight * vec,
         "twiddles": (n // 2) * _FR_BYTES if h_phase == "device" else 0,
+        "fragments": POOL_FRAGMENT_ARRAYS * n * _FR_BYTES,
         "slack": RUNTIME_SLACK,
     }
     base = sum(held.values())
-    select = w + max(c["aux"], c["da"], c["db"]) * _FR_BYTES
-    sched, block = h_schedule
-    if h_phase == "device":
-        csr = c["nnz"] * 8 + 3 * (rows + 1) * 8
-        upload = min(max(c["nnz"], rows), 1 << 25) * 8          # one slice of an index array in flight
-        around = w + csr + 3 * rows * _FR_BYTES + 3 * n * _FR_BYTES
-        h = max(w + csr + upload + 3 * rows * _FR_BYTES, around + compute_h_device_bytes(n, sched, block, twiddles=False))
-    else:
-        h = max(w + spmv_block_bytes(spmv_rows, spmv_block_nnz), compute_h_device_bytes(n, "split", block, True))
+    select = w + max(w, max(c["da"], c["db"]) * (_FR_BYTES + 8), c["aux"] * _FR_BYTES)
+    hp = h_phase_bytes(stats, density_a, density_b, h_phase, h_schedule, spmv_rows, spmv_block_nnz)
     msm = max(msm_step_bytes(q, scalars_on_host) for q in queries)
-    parts = dict(held, select=select, h=h, msm=msm)
-    parts["peak"] = base + max(select, h, msm)
+    parts = dict(held, select=select, h=hp["h"], h_held_at_quotient=hp["held_at_quotient"], msm=msm)
+    parts["peak"] = base + max(select, hp["h"], msm)
     return parts
 
 
 def _device_h_schedule(stats, density_a, density_b, room) -> tuple | None:
     """The schedule ``compute_h`` picks in the "device" H phase with ``room`` bytes beside the held
-    parts (w, the cached matrices, a, b, c and their padded copies taken off first)."""
-    c = _counts(stats, density_a, density_b)
-    n, rows = c["n"], c["rows"]
-    around = c["nv"] * _FR_BYTES + c["nnz"] * 8 + 3 * (rows + 1) * 8 + 3 * rows * _FR_BYTES + 3 * n * _FR_BYTES
-    return compute_h_memory_plan(n, None if room is None else room - around, twiddles=False)
+    parts (what the H phase holds when it starts, ``h_phase_bytes``' "held_at_quotient", taken
+    off first)."""
+    at = h_phase_bytes(stats, density_a, density_b, "device", ("fused", 0), 0, 0)["held_at_quotient"]
+    return compute_h_memory_plan(stats["domain"], None if room is None else room - at, twiddles=False)
+
+
+def _phases_peak(parts: dict) -> int:
+    return max(parts["select"], parts["h"], parts["msm"])
 
 
 def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bool, h_phase: str,
@@ -340,7 +374,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
                 sched = ("split", split_min)
                 parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b, rows_b * mean_row)
                 if h_phase == "device":   # the schedule compute_h picks in the room the held parts leave
-                    held = parts["peak"] - max(parts["select"], parts["h"], parts["msm"])
+                    held = parts["peak"] - _phases_peak(parts)
                     sched = _device_h_schedule(stats, density_a, density_b, limit - held)
                     if sched is None:
                         continue
@@ -376,7 +410,7 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
         return prove_parts(stats, density_a, density_b, tuple(qs_), on_host, P, h_phase, sched_, rows_, rows_ * mean_row)
 
     base = parts_of(qs, sched, rows_b)
-    held = base["peak"] - max(base["select"], base["h"], base["msm"])
+    held = base["peak"] - _phases_peak(base)
     room = limit - held
     for i, q in enumerate(qs):   # each query's piece: the largest whose step fits the room
         if q.piece == q.points:
@@ -520,6 +554,6 @@ def plan_setup(stats: dict, limit: int | None, step: str = "setup") -> SetupPlan
     return SetupPlan(limit, ntt, sl, parts, parts["peak"], *(blocks or (0, 0, 0)))
 
 
-__all__ = ["GROUP_WORDS", "H_HOST_TRAFFIC", "POINT_BYTES", "ProvePlan", "QUERIES", "QueryPlan", "RUNTIME_SLACK",
-           "SetupPlan", "host_scalar_bytes", "setup_host_bytes", "msm_step_bytes", "plan_prove", "plan_setup", "prove_host_bytes",
+__all__ = ["GROUP_WORDS", "H_HOST_TRAFFIC", "POINT_BYTES", "POOL_FRAGMENT_ARRAYS", "ProvePlan", "QUERIES", "QueryPlan", "RUNTIME_SLACK",
+           "SetupPlan", "h_phase_bytes", "host_scalar_bytes", "setup_host_bytes", "msm_step_bytes", "plan_prove", "plan_setup", "prove_host_bytes",
            "prove_parts", "query_points", "setup_parts", "spmv_block_bytes", "spmv_t_block_bytes"]

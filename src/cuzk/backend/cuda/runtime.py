@@ -496,6 +496,19 @@ class DeviceRuntime:
         except Exception:
             pass
 
+    def live_at_start(self, *ops: str) -> list:
+        """Record the pool's (live, held) bytes (arrays in use; those plus cached free blocks,
+        which count against a limit) each time one of the methods named ``ops`` of this backend
+        instance starts (e.g. "compute_h": what a plan's H phase holds then); returns the list
+        the pairs are appended to, in call order."""
+        pool, seen = self._pool(), []
+        for name in ops:
+            def wrapped(*a, _f=getattr(self, name), **k):
+                seen.append((int(pool.used_bytes()), int(pool.total_bytes())))
+                return _f(*a, **k)
+            setattr(self, name, wrapped)
+        return seen
+
     @property
     def gpu_peak_bytes(self) -> int:
         """Most bytes of live CuPy arrays on the device (the memory pool's bytes in use) at any

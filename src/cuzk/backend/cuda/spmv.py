@@ -108,15 +108,20 @@ class SpMVOps(DeviceRuntime):
             release_pages(piece)
         return out
 
+    def _csr_hit(self, m: CSRMatrix):
+        """``m``'s cached device CSR arrays (``_csr_device``), or None."""
+        hit = self._csr.get(id(m))
+        return hit[1] if hit is not None and hit[0]() is m else None
+
     def _csr_device(self, m: CSRMatrix):
         """(indptr int64, cols uint32, coeff ids uint32, coefficient table (Montgomery), log2 G)
         of ``m`` on the device: uploaded on first use (slice by slice, checked there) and cached
         while ``m`` lives (keyed by the matrix object; the coefficient table is shared by
         matrices with the same ``coeffs`` array, as the R1CS's A, B and C are)."""
+        hit = self._csr_hit(m)
+        if hit is not None:
+            return hit
         key = id(m)
-        hit = self._csr.get(key)
-        if hit is not None and hit[0]() is m:
-            return hit[1]
         cp = self.cp
         rows, cols = m.shape
         if len(m.indptr) != rows + 1:
@@ -219,6 +224,14 @@ class SpMVOps(DeviceRuntime):
         if hit is not None and hit[0]() is m.coeffs:
             return hit[1]
         return self.to_device(m.coeffs) if len(m.coeffs) else self.cp.zeros((1, 4), dtype=self.cp.uint64)
+
+    @_guard("spmv")
+    def prepare_spmv(self, m: CSRMatrix) -> None:
+        """Upload and cache ``m``'s device CSR arrays now (``Backend.prepare_spmv``): taken while
+        the pool holds no freed transient chunk they would be carved out of."""
+        if self._csr_hit(m) is None:
+            self._csr_device(m)
+            self._pool().free_all_blocks()   # the upload slices' chunks
 
     def drop_cached(self, m: CSRMatrix) -> None:
         """Forget ``m``'s device CSR arrays (they are uploaded again on next use)."""
