@@ -164,7 +164,7 @@ def test_missing_data_file_stops_the_dry_run(tmp_path):
                        cwd=tmp_path, capture_output=True, text=True, timeout=120)
     out = r.stdout + r.stderr
     assert r.returncode != 0
-    assert f"cuzk: SectorInputError: config.yaml: sector 3: data file {missing} does not exist" in out.splitlines(), out[-3000:]
+    assert f"cuzk: SectorInputError: {cfg}: sector 3: data file {missing} does not exist" in out.splitlines(), out[-3000:]
     assert "Traceback" not in out and "InputFunctionException" not in out
     assert not (tmp_path / "results").exists()
 

@@ -34,10 +34,10 @@ def _sectors():
     for s in config["sectors"]:
         sid, size = str(s["id"]), s["sector_size"]
         if sid in out:
-            raise WorkflowError(f"config.yaml: sector id {sid} appears twice")
+            raise WorkflowError(f"{CONFIG_NAME}: sector id {sid} appears twice")
         if size.startswith("test-only") and not config.get("allow_test_shapes", False):
             raise WorkflowError(
-                f"config.yaml: sector {sid}: {size} is a test-only shape, not a Filecoin sector size"
+                f"{CONFIG_NAME}: sector {sid}: {size} is a test-only shape, not a Filecoin sector size"
             )
         circuit = "update" if "update" in s else CIRCUIT
         shape = (
@@ -47,7 +47,7 @@ def _sectors():
         )
         if shape is None:
             raise WorkflowError(
-                f"config.yaml: sector {sid}: circuit {circuit} has no shape for {size} sectors"
+                f"{CONFIG_NAME}: sector {sid}: circuit {circuit} has no shape for {size} sectors"
             )
         out[sid] = dict(s, shape=shape)
     return out
@@ -73,7 +73,7 @@ def _check_updates():
         cc = str(s["update"]["cc"])
         if cc not in SEALED_SIDS or SECTORS[cc]["sector_size"] != s["sector_size"]:
             raise WorkflowError(
-                f"config.yaml: sector {sid}: update.cc {cc} is not a {s['sector_size']} sector sealed "
+                f"{CONFIG_NAME}: sector {sid}: update.cc {cc} is not a {s['sector_size']} sector sealed "
                 f"here (one with data or generate)"
             )
 
@@ -95,7 +95,7 @@ def _posts():
             shape = registry.post_shape(kind, size)
             if shape is None:
                 raise WorkflowError(
-                    f"config.yaml: no {kind} PoSt shape for {size} sectors"
+                    f"{CONFIG_NAME}: no {kind} PoSt shape for {size} sectors"
                 )
             of_size = [sid for sid in SECTORS if SECTORS[sid]["sector_size"] == size]
             sealed = [sid for sid in of_size if sid in SEALED_SIDS]
@@ -119,7 +119,7 @@ def _posts():
 POSTS = _posts()
 if POSTS and int.from_bytes(bytes.fromhex(config["prover_id"]), "little") >= FR.modulus:
     raise WorkflowError(
-        "config.yaml: prover_id (32 bytes, little-endian) is not a canonical Fr element; PoSt hashes it as one"
+        f"{CONFIG_NAME}: prover_id (32 bytes, little-endian) is not a canonical Fr element; PoSt hashes it as one"
     )
 POREP_SHAPES = sorted({s["shape"] for s in POREP_SECTORS.values()})
 SHAPES = sorted(set(POREP_SHAPES) | {p["shape"] for p in POSTS.values()})
@@ -161,7 +161,7 @@ def sector_data(wc):
             return []
         stop_before_run(
             SectorInputError(
-                f"config.yaml: sector {wc.sid}: data file {path} does not exist"
+                f"{CONFIG_NAME}: sector {wc.sid}: data file {path} does not exist"
             )
         )
     return [path]
@@ -326,7 +326,7 @@ def update_data(wc):
     if not os.path.exists(path) and not os.path.exists(R.update(wc.sid)):
         stop_before_run(
             SectorInputError(
-                f"config.yaml: sector {wc.sid}: update data file {path} does not exist"
+                f"{CONFIG_NAME}: sector {wc.sid}: update data file {path} does not exist"
             )
         )
     return [path]
