@@ -281,15 +281,26 @@ sectors:
 def test_post_targets_prove_and_verify(tmp_path):
     """WinningPoSt and WindowPoSt as their own targets, over sealed and synthetic sectors, with
     PoRep off (porep: false): only prepare, the PoSt chain and the report run; every proof
-    verified; the synthetic sectors marked in the vanilla files, the verify records and the report."""
-    from cuzk.runlog import priority_inversions, read_run_log, ready_together
+    verified; the synthetic sectors marked in the vanilla files, the verify records and the report.
+    Run in two parts so that both PoSt proves are ready at once: everything up to them, then the
+    rest, where WinningPoSt's prove must start first (each prove takes both cores)."""
+    from cuzk.runlog import read_run_log
     from cuzk.sector.post import read_post
 
     cfg = tmp_path / "config.yaml"
     res = tmp_path / "results"
     cfg.write_text(POST_CONFIG.format(results=res, pid="0c" * 32))
+    proves = ("prove_winning_post", "prove_window_post")
+    r = _snakemake(cfg, "--omit-from", *proves)
+    assert r.returncode == 0 and not (res / "proofs").exists(), (r.stdout + r.stderr)[-3000:]
     r = _snakemake(cfg)
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    # the order, from this run's log: both proves waited from the start (their inputs existed),
+    # WinningPoSt's went first and WindowPoSt's only once it had finished
+    jobs = read_run_log(r.stderr, "the run's log")
+    win, window = (next(j for j in jobs if j.rule == p) for p in proves)
+    assert win.ready == window.ready == jobs[0].started and win is jobs[0]
+    assert window.started >= win.finished
     # window: 5 sectors, 2 per partition (the last one padded); winning: its randomness picks
     # index 3 of the sector set [11, 12, 13, 14, 15], the synthetic sector 14
     for k, parts in (("winning", 1), ("window", 3)):
@@ -308,12 +319,6 @@ def test_post_targets_prove_and_verify(tmp_path):
     assert not (res / "proofs" / "test-only-commd-256B-b0").exists()  # PoRep was not needed
     assert not list((res / "c1").glob("*.checked.json")) and not (res / "c1" / "14.c1.json").exists()
     assert sorted(p.name for p in (res / "sealed").iterdir()) == [f"{i}.sealed.npz" for i in (11, 12, 13)]
-    # the order, from this run's log: WinningPoSt's prove never waited while WindowPoSt's started
-    # (tests/test_runlog.py reads PoSt before PoRep from a real run with both)
-    jobs = read_run_log(r.stderr, "the run's log")
-    assert {"prove_winning_post", "prove_window_post"} <= {j.rule for j in jobs}
-    assert priority_inversions(jobs, {"prove_winning_post"}, {"prove_window_post"}) == []
-    print("ready together:", ready_together(jobs, {"prove_winning_post"}, {"prove_window_post"}))
     summary = (res / "report" / "summary.md").read_text()
     assert "proofs verified (PoRep sectors and PoSt): 2 of 2" in summary
     assert "synthetic sectors (not real data): 0; PoSt proofs over synthetic sectors: 2" in summary
