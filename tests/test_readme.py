@@ -96,3 +96,26 @@ def test_cross_check_install_and_one_npm_command():
             if p.is_file() and p.suffix in (".py", ".sh", ".smk", ".md") and p != Path(__file__)
             and "npm install" in p.read_text()]
     assert said == [] and "npm install" not in README
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_readme_default_batch_figures_are_the_codes():
+    """What the README says of the default batch from the registry and the memory model: the
+    2 KiB PoRep constraint count, WindowPoSt's partitions over five 2 KiB sectors, and the prove
+    (three sectors, two workers) and setup predictions with what they declare."""
+    from cuzk.memory.budget import HEADROOM
+    from cuzk.sector.post import partition_count, post_params
+
+    text = _flat(README)
+    st = registry.shape_by_name("porep-2KiB").stats()
+    assert f"five 2 KiB PoRep proofs of {st['constraints']:,} constraints each" in text
+    assert f"(WindowPoSt over five 2 KiB sectors: {partition_count(post_params('window', 2048), 5)})" in text
+    m = re.search(r"The memory model predicts ([\d.]+) GiB for a prove job of three 2 KiB sectors with 2 workers and "
+                  r"([\d.]+) GiB for the 2 KiB setup; with the ([\d.]+) headroom they declare (\d+) and (\d+)", text)
+    assert m, "the README gives the model's prove and setup figures"
+    prove, setup = predict_step_bytes("prove", st, threads=2, batch=3), predict_step_bytes("setup", st, threads=2)
+    assert m.groups() == (f"{prove / 2**30:.1f}", f"{setup / 2**30:.1f}", f"{HEADROOM:g}",
+                          str(declared_gb(prove)), str(declared_gb(setup)))
