@@ -199,7 +199,7 @@ def test_budget_refused_before_any_job_runs(tmp_path):
     prove_gb = declared_gb(predict_step_bytes("prove", st, threads=2))
     assert setup_gb > 4 and prove_gb >= setup_gb
     assert "Traceback" not in out and "InputFunctionException" not in out, out[-3000:]
-    assert f"  Rule setup: {setup_gb} GB" in out and f"  Rule prove: {prove_gb} GB" in out, out[-3000:]
+    assert f"  Rule setup: {setup_gb} GiB" in out and f"  Rule prove: {prove_gb} GiB" in out, out[-3000:]
     assert f"the smallest budget that runs this batch: --resources mem_gb={prove_gb}" in out
     assert "cannot help" in out and "mem_gb=4 is too small" in out
     assert not (tmp_path / "results" / "c1").exists()
