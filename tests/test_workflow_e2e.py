@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from cuzk.circuits.registry import shape_by_name
+from cuzk.groth16.setup import DEV_SETUP_WARNING
 from cuzk.memory.budget import declared_gb
 from cuzk.memory.model import predict_step_bytes
 
@@ -293,8 +294,11 @@ def test_post_targets_prove_and_verify(tmp_path):
     proves = ("prove_winning_post", "prove_window_post")
     r = _snakemake(cfg, "--omit-from", *proves)
     assert r.returncode == 0 and not (res / "proofs").exists(), (r.stdout + r.stderr)[-3000:]
+    # the development-keys warning on the console once in the run that makes the keys, not after
+    assert (r.stdout + r.stderr).count(DEV_SETUP_WARNING) == 1
     r = _snakemake(cfg)
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    assert DEV_SETUP_WARNING not in r.stdout + r.stderr
     # the order, from this run's log: both proves waited from the start (their inputs existed),
     # WinningPoSt's went first and WindowPoSt's only once it had finished
     jobs = read_run_log(r.stderr, "the run's log")
