@@ -29,7 +29,7 @@ from . import progress as bars
 from .groth16 import (DevelopmentSetupWarning, Prover, check_params_file, file_digest, read_params, read_proofs, read_vk, setup, setup_resident, verify,
                       write_params, write_proofs, write_resident_params, write_vk)
 from .groth16.prover import MSMS_PER_PROOF
-from .groth16.setup import RESIDENT_PHASES
+from .groth16.setup import RESIDENT_PHASES, point_counts
 from .memory import MemorySampler, StepRecord, note_backend_gpu, write_record
 from .memory.budget import check_budget
 from .memory.device import prove_device_bytes
@@ -341,13 +341,8 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
                         key.close()
                     b.update(1)
             else:   # fixed-base points, G1 then G2 (the scalars before them: about a tenth of the time)
-                with bars.bar(1, f"setup {shape.name}", "point") as b:
-
-                    def points(done, total):
-                        bars.set_total(b, total)
-                        b.update(done - b.n)
-
-                    key = setup(r1cs, bk, step=points, plan=plan)   # under a limit: sliced (gpu_plan)
+                with bars.bar(sum(point_counts(r1cs).values()), f"setup {shape.name}", "point") as b:
+                    key = setup(r1cs, bk, step=lambda done, _: b.update(done - b.n), plan=plan)   # under a limit: sliced
                 write_params(params_out, key)
             note_backend_gpu(sampler, bk, rec)
         write_vk(vk_out, key.vk)

@@ -93,11 +93,6 @@ def bar(total: float, desc: str, unit: str = "it", read=None):
         b.close()
 
 
-def set_total(b, total: float) -> None:
-    """Give a :func:`bar` its total once the work knows it (scaled as :func:`bar` would)."""
-    b.total, b.unit_scale = total, total >= SCALE_FROM
-
-
 def watch(read, total: float, desc: str, unit: str = "it"):
     """A :func:`bar` advanced only from ``read()`` (the block's own counter of work done, in
     ``unit``), so the block's loops carry no progress calls at all."""
