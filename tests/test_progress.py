@@ -43,6 +43,22 @@ def test_bar_logs_rate_and_time_left_every_interval(lines):
     assert not any("\r" in g for g in got)
 
 
+def test_time_left_is_the_average_rate(lines, monkeypatch):
+    """Units of uneven length (a prove partition: its H phase, then five quick MSMs): time left is
+    what the average since the start gives (104 s for 5 more units after 5 in 104 s), not what the
+    last quick units alone suggest (a moving average gave about a tenth of it)."""
+    import tqdm.std
+
+    clock = [0.0]
+    monkeypatch.setattr(tqdm.std, "time", lambda: clock[0])
+    with progress.bar(10, "prove x", "MSM") as b:
+        for dt in (100, 1, 1, 1, 1):
+            clock[0] += dt
+            b.update(1)
+        text = tqdm.std.tqdm.format_meter(**b.format_dict)
+    assert "5/10 [01:44<01:44," in text, text
+
+
 def test_bar_lines_are_throttled(lines):
     with progress.bar(10_000, "fast", "it") as b:
         for _ in range(10_000):
