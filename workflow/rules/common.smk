@@ -548,10 +548,11 @@ def stop_before_run(error):
 
 
 def warn_development_keys():
-    """The development-parameters warning on the console, once per run that may make a key
-    (one of this config's is missing; not for reverify or a report alone). Setup's own
+    """The development-parameters warning on the console, once per run in which a setup job
+    runs (the DAG's jobs to run, known at onstart; not for reverify or bench_all). Setup's own
     warning goes to its log file only."""
-    if any(not os.path.exists(R.params(sh)) for sh in SHAPES):
+    dag = getattr(workflow, "dag", None)  # Snakemake's; warn when it cannot tell
+    if dag is None or any(j.rule.name == "setup" for j in dag.needrun_jobs()):
         logger.warning(DEV_SETUP_WARNING)
 
 
