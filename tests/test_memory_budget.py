@@ -46,7 +46,7 @@ def test_retry_doubles_up_to_the_budget():
 
 
 def test_first_attempt_over_budget_is_refused_naming_the_rule():
-    msg = "Rule setup: the memory model predicts 13 GB (mem_gb) but --resources mem_gb=4; give --resources mem_gb=13 or more"
+    msg = "Rule setup: the memory model predicts 13 GiB (mem_gb) but --resources mem_gb=4; give --resources mem_gb=13 or more"
     with pytest.raises(MemoryBudgetError) as e:
         attempt_gb("setup", 13, 1, 4)
     assert str(e.value) == msg
@@ -66,9 +66,9 @@ def test_refuse_any_lists_every_rule_over_and_the_smallest_budget():
         refuse_any_over_budget(jobs, 8)
     lines = str(e.value).splitlines()
     assert lines[0].startswith("--resources mem_gb=8 is too small")
-    assert lines[1:3] == ["  Rule setup: 13 GB (1 job over the budget)", "  Rule prove: 20 GB (2 jobs over the budget)"]
+    assert lines[1:3] == ["  Rule setup: 13 GiB (1 job over the budget)", "  Rule prove: 20 GiB (2 jobs over the budget)"]
     assert "--resources mem_gb=20" in lines[3]
-    assert "cannot help" in lines[4] and "still needs 18 GB" in lines[4]
+    assert "cannot help" in lines[4] and "still needs 18 GiB" in lines[4]
     refuse_any_over_budget(jobs, 20)              # the smallest budget named runs every job
     with pytest.raises(MemoryBudgetError):
         refuse_any_over_budget(jobs, 19)
@@ -79,8 +79,8 @@ def test_refuse_any_advises_lowering_threads_only_when_it_fits():
     with pytest.raises(MemoryBudgetError) as e:
         refuse_any_over_budget(jobs, 13)
     msg = str(e.value)
-    assert "Rule setup" not in msg and "  Rule prove: 14 GB" in msg
-    assert "or lower threads and max_batch_size" in msg and "needs 13 GB" in msg and "cannot help" not in msg
+    assert "Rule setup" not in msg and "  Rule prove: 14 GiB" in msg
+    assert "or lower threads and max_batch_size" in msg and "needs 13 GiB" in msg and "cannot help" not in msg
 
     def never():
         raise AssertionError("no budget: the jobs are not looked at")

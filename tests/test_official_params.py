@@ -111,6 +111,9 @@ def test_cli_params_verify(tmp_path, monkeypatch, capsys):
     some = next(n for n in real if n.endswith(".vk"))
     (d / some).write_bytes(b"not the official bytes")
     monkeypatch.setenv("FIL_PROOFS_PARAMETER_CACHE", str(d))
+    assert main(["params", "verify", "--params-dir", str(tmp_path / "none")]) == 2
+    assert f"{tmp_path / 'none'}: <missing>: no such directory" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
     assert main(["params", "verify", "--params-dir", str(tmp_path / "empty")]) == 0
     assert "0 file(s)" in capsys.readouterr().out
     assert main(["params", "verify"]) == 2   # the one manifest file present is not the official one

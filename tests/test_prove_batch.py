@@ -3,6 +3,7 @@ the same proof bytes as the sequential path, the next partition staged in a back
 during the current proof, and the sequential loop's errors with nothing written."""
 
 import json
+import logging
 import threading
 import warnings
 
@@ -46,9 +47,10 @@ def batch(tmp_path_factory):
     return make_batch(tmp_path_factory.mktemp("batch"), "test-only-commd-128B", 2)
 
 
-def test_batch_overlaps_staging_and_writes_the_sequential_bytes(batch, tmp_path, monkeypatch):
+def test_batch_overlaps_staging_and_writes_the_sequential_bytes(batch, tmp_path, monkeypatch, caplog):
     """Job j + 1 is staged (in the stager thread) while job j is proved; never more than one
-    ahead; the files hold the bytes the unstaged Prover gives for the same r, s, and verify."""
+    ahead; the files hold the bytes the unstaged Prover gives for the same r, s, and verify.
+    Progress counts the five MSMs of each partition."""
     events = {"staged": [], "proved": 0, "threads": set()}
     started = [threading.Event() for _ in batch["c1"]]
     stage, prove = Prover.stage_compact, Prover.prove
@@ -74,9 +76,13 @@ def test_batch_overlaps_staging_and_writes_the_sequential_bytes(batch, tmp_path,
     rs = fixed_blinding(monkeypatch)
     mem = tmp_path / "mem.json"
     out = tmp_path / "proofs"
+    caplog.set_level(logging.INFO, logger="cuzk.progress")
     pipeline.prove_batch(batch["pce"], batch["params"], batch["c1"], batch["wit"], out, backend="cpu", threads=2,
                          mem_json=mem)
     monkeypatch.undo()
+    bars = [r.getMessage() for r in caplog.records if r.name == "cuzk.progress" and "%|" in r.getMessage()]
+    n = 5 * len(batch["c1"])   # one partition per sector here
+    assert bars[-1].startswith("prove test-only-commd-128B: 100%") and f" {n}/{n} [" in bars[-1], bars
     assert events["proved"] == len(batch["c1"]) and all(t.startswith("cuzk-stage") for t in events["threads"])
     info = json.loads(mem.read_text())
     assert info["staging_seconds"] >= info["staging_overlapped_seconds"] >= 0 and "staging_waited_seconds" in info

@@ -111,3 +111,51 @@ def test_cross_check_install_and_one_npm_command():
             if p.is_file() and p.suffix in (".py", ".sh", ".smk", ".md") and p != Path(__file__)
             and "npm install" in p.read_text()]
     assert said == [] and "npm install" not in README
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_readme_default_batch_figures_are_the_codes():
+    """What the README says of the default batch from the registry and the memory model: the
+    2 KiB PoRep constraint count, WindowPoSt's partitions over five 2 KiB sectors, and the prove
+    (three sectors, two workers) and setup predictions with what they declare."""
+    from cuzk.memory.budget import HEADROOM
+    from cuzk.sector.post import partition_count, post_params
+
+    text = _flat(README)
+    st = registry.shape_by_name("porep-2KiB").stats()
+    assert f"five 2 KiB PoRep proofs of {st['constraints']:,} constraints each" in text
+    assert f"(WindowPoSt over five 2 KiB sectors: {partition_count(post_params('window', 2048), 5)})" in text
+    m = re.search(r"The memory model predicts ([\d.]+) GiB for a prove job of three 2 KiB sectors with 2 workers and "
+                  r"([\d.]+) GiB for the 2 KiB setup; with the ([\d.]+) headroom they declare (\d+) and (\d+)", text)
+    assert m, "the README gives the model's prove and setup figures"
+    prove, setup = predict_step_bytes("prove", st, threads=2, batch=3), predict_step_bytes("setup", st, threads=2)
+    assert m.groups() == (f"{prove / 2**30:.1f}", f"{setup / 2**30:.1f}", f"{HEADROOM:g}",
+                          str(declared_gb(prove)), str(declared_gb(setup)))
+
+
+def test_readme_cpu_seconds_are_the_cited_runs():
+    """The default batch's CPU-seconds as the README gives them equal the sums of `cpu_time` in
+    the Snakemake benchmark files committed with the run it cites."""
+    import csv
+
+    text = _flat(README)
+    m = re.search(r"took ([\d,]+) CPU-seconds in its jobs on a clean clone .*?: setup (\d+) \((\d+) of them the 2 KiB "
+                  r"PoRep shape\), PoRep prove ([\d,]+) \((\d+)–(\d+) per 2 KiB sector\), everything else (\d+) "
+                  r"\(`([^`]+)`\)", text)
+    assert m, "the README gives the default batch's CPU-seconds and the run they come from"
+    cpu = {}
+    for f in (ROOT / m.group(8) / "benchmarks").glob("*/*.tsv"):
+        row = next(csv.DictReader(f.open(), delimiter="\t"))
+        cpu[(f.parent.name, f.stem)] = float(row["cpu_time"])
+    assert len(cpu) == 36   # every job of the default batch but all and report
+    rule = lambda r: sum(v for (r_, _), v in cpu.items() if r_ == r)  # noqa: E731
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    n, size = len(cfg["sectors"]), cfg["max_batch_size"]
+    per_sector = [cpu[("prove", f"porep-2KiB-b{b}")] / min(size, n - b * size) for b in range(-(-n // size))]
+    total = sum(cpu.values())
+    want = (f"{total:,.0f}", f"{rule('setup'):.0f}", f"{cpu[('setup', 'porep-2KiB')]:.0f}", f"{rule('prove'):,.0f}",
+            f"{min(per_sector):.0f}", f"{max(per_sector):.0f}", f"{total - rule('setup') - rule('prove'):.0f}")
+    assert m.groups()[:7] == want

@@ -1,10 +1,10 @@
 """cuzk.report's per-rule memory plot: labelled jobs, declared mem_gb drawn, PoSt jobs not
-flattened under PoRep ones."""
+flattened under PoRep ones; the whole run's plot: the budget in GiB, a GPU panel only with a GPU."""
 
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from cuzk.report import GIB, LOG_SCALE_RATIO, TIME_PANEL_RATIO, job_label, rule_figure
+from cuzk.report import GIB, LOG_SCALE_RATIO, TIME_PANEL_RATIO, job_label, rule_figure, run_figure, run_timeline
 
 
 def _rows(peaks_gib: dict, declared: dict, seconds: dict | None = None) -> pd.DataFrame:
@@ -67,4 +67,21 @@ def test_a_short_post_job_gets_its_own_time_axis():
         assert y[f"declared mem_gb={gb}"] == gb and set(y) & {"declared mem_gb=2", "declared mem_gb=14"} == {
             f"declared mem_gb={gb}"}
         assert abs(y["predicted peak"] - max(y[j] for j in jobs) * 1.1) < 1e-6
+    plt.close(fig)
+
+
+def test_run_plot_draws_the_budget_in_gib_and_a_gpu_panel_only_with_a_gpu():
+    """mem_gb counts GiB (``declared_gb``), so ``--resources mem_gb=16`` is drawn at 16 GiB,
+    above a job that declared 14 and peaked at 10.6 GiB (it was drawn at 14.9: 16e9 bytes)."""
+    g = _rows({"porep-2KiB-b0": 10.6}, {"porep-2KiB-b0": 14}).assign(started_at=0.0, seconds=2.0)
+    tl = run_timeline(g)
+    assert abs(tl["rss_gib"].max() - 10.6) < 1e-6 and (tl["gpu_gib"] == 0).all()
+    fig = run_figure(tl, 16)
+    assert len(fig.axes) == 1   # a CPU run: no empty GPU panel
+    y = {line.get_label(): max(line.get_ydata()) for line in fig.axes[0].get_lines()}
+    assert y["--resources mem_gb=16"] == 16
+    plt.close(fig)
+    g["timeline"] = [[[t, b, int(2 * GIB)] for t, b in g["timeline"][0]]]
+    fig = run_figure(run_timeline(g), 16)
+    assert len(fig.axes) == 2 and max(fig.axes[1].get_lines()[0].get_ydata()) == 2
     plt.close(fig)

@@ -1,8 +1,10 @@
-"""PoSt first, read from real run logs (``cuzk.runlog``): in the committed H200 run of the
-default 2 KiB batch (benchmarks/results/2026-11-30-h200/workflow-porep-v4, five sectors, two
-PoRep batches, WinningPoSt and WindowPoSt, one GPU), every PoSt prove started before any PoRep
-prove that was ready with it, and WinningPoSt before WindowPoSt; a log in which a PoRep prove
-jumps a waiting PoSt prove is caught."""
+"""PoSt first, read from real run logs (``cuzk.runlog``). The fresh default-batch run on the
+2-core CPU machine after the PoSt priority fix (benchmarks/results/2026-12-02-cpu-2core/newuser:
+five 2 KiB sectors, two PoRep batches, WinningPoSt and WindowPoSt) finished every PoSt job before
+any PoRep prove started, WinningPoSt's proof before WindowPoSt's, and started the three keys
+(setup), all ready at once, in priority order; the older H200 run of the same batch
+(2026-11-30-h200/workflow-porep-v4, before the fix) had a PoSt prove and a PoRep prove ready
+together and proved PoSt first. Logs in which a lower-priority job jumps a waiting one are caught."""
 
 import time
 from pathlib import Path
@@ -13,7 +15,48 @@ from cuzk.runlog import RunLogError, priority_inversions, read_run_log, ready_to
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ROOT / "benchmarks" / "results" / "2026-11-30-h200" / "workflow-porep-v4" / "workflow.log"
+FRESH = ROOT / "benchmarks" / "results" / "2026-12-02-cpu-2core" / "newuser" / "console.log"
 POST = {"prove_winning_post", "prove_window_post"}
+
+
+def _setup_of(shape):
+    return lambda job: job.rule == "setup" and job.wildcards == f"shape={shape}"
+
+
+def _is_post(job):
+    return job.rule.endswith("_post") or job.rule.startswith("post_vanilla") or "-post-" in job.wildcards
+
+
+def test_fresh_cpu_run_proved_post_first():
+    jobs = read_run_log(FRESH)
+    assert len(jobs) == 38 and all(j.finished is not None for j in jobs)
+    post = [j for j in jobs if _is_post(j)]
+    assert len(post) == 12   # per kind: vanilla, PCE, key, witness, proof, verify
+    porep = [j for j in jobs if j.rule == "prove"]
+    assert len(porep) == 2 and max(j.finished for j in post) <= min(j.started for j in porep)
+    win, window = (next(j for j in jobs if j.rule == r) for r in ("prove_winning_post", "prove_window_post"))
+    assert win.finished <= window.started
+    # the keys: all three ready and waiting once the PoRep PCE was written; started by priority
+    win_key, window_key, porep_key = (_setup_of(s) for s in ("winning-post-2KiB", "window-post-2KiB", "porep-2KiB"))
+    assert ready_together(jobs, win_key, window_key) and ready_together(jobs, window_key, porep_key)
+    for hi, lo in ((win_key, window_key), (win_key, porep_key), (window_key, porep_key)):
+        assert priority_inversions(jobs, hi, lo) == []
+    started = [next(j for j in jobs if k(j)).started for k in (win_key, window_key, porep_key)]
+    assert started == sorted(started) and len(set(started)) == 3
+
+
+def test_a_porep_key_jumping_a_waiting_post_key_is_found():
+    """The fresh log with the PoRep setup's start stamp moved to one second before WindowPoSt's
+    setup started (that one was ready and waiting then) is an inversion."""
+    lines = FRESH.read_text().splitlines()
+    jobs = read_run_log(FRESH)
+    window = next(j for j in jobs if _setup_of("window-post-2KiB")(j))
+    at = next(i for i, line in enumerate(lines)
+              if line.endswith("rule setup:") and "shape=porep-2KiB" in "\n".join(lines[i : i + 12]))
+    assert lines[at - 1].startswith("[")   # the block's start stamp
+    lines[at - 1] = f"[{time.ctime(window.started - 1)}]"
+    found = priority_inversions(read_run_log("\n".join(lines)), _setup_of("window-post-2KiB"), _setup_of("porep-2KiB"))
+    assert [(a.wildcards, b.wildcards) for a, b in found] == [("shape=window-post-2KiB", "shape=porep-2KiB")]
 
 
 def test_real_run_proved_post_first():

@@ -102,16 +102,25 @@ def test_resident_key_proves_as_the_written_key():
     assert verify(rk.vk, fresh, ins[1:]) and not verify(rk.vk, fresh, [(ins[1] + 1) % R] + ins[2:])
 
 
-def test_setup_reports_its_progress():
+def test_setup_reports_its_progress(monkeypatch):
     """setup's ``step(done, total)`` counts fixed-base points (G1: ic, h, l, a, b_g1; then G2:
-    b) in slices up to the total; setup_resident names each phase once, in order; the keys are
-    those made without a callback."""
-    from cuzk.groth16.setup import RESIDENT_PHASES, SETUP_SLICES
+    b) in slices up to the total, which it gives before the scalars are computed (the counts of
+    ``point_counts``: the key's own lengths); setup_resident names each phase once, in order;
+    the keys are those made without a callback."""
+    import sys
+
+    from cuzk.groth16.setup import RESIDENT_PHASES, SETUP_SLICES, point_counts
+
+    setup_module = sys.modules["cuzk.groth16.setup"]   # the package's `setup` is the function
 
     r1cs, _, _ = circuit(60)
     seen, seen_resident, times = [], [], {}
+    scalars = setup_module.setup_scalars
+    monkeypatch.setattr(setup_module, "setup_scalars", lambda *a: (seen.append("scalars"), scalars(*a))[1])
     with get_backend("cpu", threads=2) as bk:
         pk = quiet(lambda: setup(r1cs, bk, TOXIC, step=lambda d, t: seen.append((d, t))))
+        assert seen.index("scalars") == 1 and seen.pop(1) == "scalars"
+        monkeypatch.setattr(setup_module, "setup_scalars", scalars)
         ref = quiet(setup, r1cs, bk, TOXIC)
         rk = quiet(lambda: setup_resident(r1cs, bk, TOXIC, times, step=seen_resident.append))
         assert pk.vk == ref.vk == rk.vk
@@ -119,6 +128,7 @@ def test_setup_reports_its_progress():
         rk.close()
     n1 = len(pk.vk.ic) + len(pk.h) + len(pk.l) + len(pk.a) + len(pk.b_g1)
     total = n1 + len(pk.b_g2)
+    assert point_counts(r1cs) == {"ic": len(pk.vk.ic), **{q: len(getattr(pk, q)) for q in ("h", "l", "a", "b_g1", "b_g2")}}
     assert {t for _, t in seen} == {total}
     done = [d for d, _ in seen]
     assert done[0] == 0 and done[-1] == total and done == sorted(done) and n1 in done

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from cuzk.circuits.registry import shape_by_name
+from cuzk.groth16.setup import DEV_SETUP_WARNING
 from cuzk.memory.budget import declared_gb
 from cuzk.memory.model import predict_step_bytes
 
@@ -164,7 +165,7 @@ def test_missing_data_file_stops_the_dry_run(tmp_path):
                        cwd=tmp_path, capture_output=True, text=True, timeout=120)
     out = r.stdout + r.stderr
     assert r.returncode != 0
-    assert f"cuzk: SectorInputError: config.yaml: sector 3: data file {missing} does not exist" in out.splitlines(), out[-3000:]
+    assert f"cuzk: SectorInputError: {cfg}: sector 3: data file {missing} does not exist" in out.splitlines(), out[-3000:]
     assert "Traceback" not in out and "InputFunctionException" not in out
     assert not (tmp_path / "results").exists()
 
@@ -199,7 +200,7 @@ def test_budget_refused_before_any_job_runs(tmp_path):
     prove_gb = declared_gb(predict_step_bytes("prove", st, threads=2))
     assert setup_gb > 4 and prove_gb >= setup_gb
     assert "Traceback" not in out and "InputFunctionException" not in out, out[-3000:]
-    assert f"  Rule setup: {setup_gb} GB" in out and f"  Rule prove: {prove_gb} GB" in out, out[-3000:]
+    assert f"  Rule setup: {setup_gb} GiB" in out and f"  Rule prove: {prove_gb} GiB" in out, out[-3000:]
     assert f"the smallest budget that runs this batch: --resources mem_gb={prove_gb}" in out
     assert "cannot help" in out and "mem_gb=4 is too small" in out
     assert not (tmp_path / "results" / "c1").exists()
@@ -281,15 +282,29 @@ sectors:
 def test_post_targets_prove_and_verify(tmp_path):
     """WinningPoSt and WindowPoSt as their own targets, over sealed and synthetic sectors, with
     PoRep off (porep: false): only prepare, the PoSt chain and the report run; every proof
-    verified; the synthetic sectors marked in the vanilla files, the verify records and the report."""
-    from cuzk.runlog import priority_inversions, read_run_log, ready_together
+    verified; the synthetic sectors marked in the vanilla files, the verify records and the report.
+    Run in two parts so that both PoSt proves are ready at once: everything up to them, then the
+    rest, where WinningPoSt's prove must start first (each prove takes both cores)."""
+    from cuzk.runlog import read_run_log
     from cuzk.sector.post import read_post
 
     cfg = tmp_path / "config.yaml"
     res = tmp_path / "results"
     cfg.write_text(POST_CONFIG.format(results=res, pid="0c" * 32))
+    proves = ("prove_winning_post", "prove_window_post")
+    r = _snakemake(cfg, "--omit-from", *proves)
+    assert r.returncode == 0 and not (res / "proofs").exists(), (r.stdout + r.stderr)[-3000:]
+    # the development-keys warning on the console once in the run that makes the keys, not after
+    assert (r.stdout + r.stderr).count(DEV_SETUP_WARNING) == 1
     r = _snakemake(cfg)
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    assert DEV_SETUP_WARNING not in r.stdout + r.stderr
+    # the order, from this run's log: both proves waited from the start (their inputs existed),
+    # WinningPoSt's went first and WindowPoSt's only once it had finished
+    jobs = read_run_log(r.stderr, "the run's log")
+    win, window = (next(j for j in jobs if j.rule == p) for p in proves)
+    assert win.ready == window.ready == jobs[0].started and win is jobs[0]
+    assert window.started >= win.finished
     # window: 5 sectors, 2 per partition (the last one padded); winning: its randomness picks
     # index 3 of the sector set [11, 12, 13, 14, 15], the synthetic sector 14
     for k, parts in (("winning", 1), ("window", 3)):
@@ -313,12 +328,6 @@ def test_post_targets_prove_and_verify(tmp_path):
     assert not (res / "proofs" / "test-only-commd-256B-b0").exists()  # PoRep was not needed
     assert not list((res / "c1").glob("*.checked.json")) and not (res / "c1" / "14.c1.json").exists()
     assert sorted(p.name for p in (res / "sealed").iterdir()) == [f"{i}.sealed.npz" for i in (11, 12, 13)]
-    # the order, from this run's log: WinningPoSt's prove never waited while WindowPoSt's started
-    # (tests/test_runlog.py reads PoSt before PoRep from a real run with both)
-    jobs = read_run_log(r.stderr, "the run's log")
-    assert {"prove_winning_post", "prove_window_post"} <= {j.rule for j in jobs}
-    assert priority_inversions(jobs, {"prove_winning_post"}, {"prove_window_post"}) == []
-    print("ready together:", ready_together(jobs, {"prove_winning_post"}, {"prove_window_post"}))
     summary = (res / "report" / "summary.md").read_text()
     assert "proofs verified (PoRep sectors and PoSt): 2 of 2" in summary
     assert "synthetic sectors (not real data): 0; PoSt proofs over synthetic sectors: 2" in summary

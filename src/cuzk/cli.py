@@ -186,6 +186,9 @@ def _c1(sub) -> None:
 def _params_verify(args) -> int:
     manifest = official.read_manifest()
     d = official.params_dir(args.params_dir)
+    if not d.is_dir():   # else "0 file(s) match" reads as a check that passed
+        raise official.OfficialParamsError(d, "<missing>", "no such directory (give --params-dir or set "
+                                           "$FIL_PROOFS_PARAMETER_CACHE)")
     names = args.names or sorted(n for n in manifest if (d / n).is_file())
     for n in names:
         official.verify_official(n, d, manifest)

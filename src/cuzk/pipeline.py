@@ -28,7 +28,8 @@ from .fileio import atomic_dir, atomic_write_text
 from . import progress as bars
 from .groth16 import (DevelopmentSetupWarning, Prover, check_params_file, file_digest, read_params, read_proofs, read_vk, setup, setup_resident, verify,
                       write_params, write_proofs, write_resident_params, write_vk)
-from .groth16.setup import RESIDENT_PHASES
+from .groth16.prover import MSMS_PER_PROOF
+from .groth16.setup import RESIDENT_PHASES, point_counts
 from .memory import MemorySampler, StepRecord, note_backend_gpu, write_record
 from .memory.budget import check_budget
 from .memory.device import prove_device_bytes
@@ -342,13 +343,8 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
                         key.close()
                     b.update(1)
             else:   # fixed-base points, G1 then G2 (the scalars before them: about a tenth of the time)
-                with bars.bar(1, f"setup {shape.name}", "point") as b:
-
-                    def points(done, total):
-                        bars.set_total(b, total)
-                        b.update(done - b.n)
-
-                    key = setup(r1cs, bk, step=points, plan=plan)   # under a limit: sliced (gpu_plan)
+                with bars.bar(sum(point_counts(r1cs).values()), f"setup {shape.name}", "point") as b:
+                    key = setup(r1cs, bk, step=lambda done, _: b.update(done - b.n), plan=plan)   # under a limit: sliced
                 write_params(params_out, key)
             note_backend_gpu(sampler, bk, rec)
         write_vk(vk_out, key.vk)
@@ -591,14 +587,14 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
                 if not item.verified:
                     raise ProofVerificationError(f"{labels[i]} partition {k}: proof does not verify")
                 proofs.append(item.proof)
-                b.update(1)   # the bar of the block below
                 if k + 1 == fam.partitions(inputs[i]):
                     write_proofs(proof_file(tmp, labels[i]), proofs)
                     proofs.clear()
                     progress.info("prove: %s verified (%d of %d in this batch)", fam.describe(labels[i]), i + 1, n)
 
             # leaving prove_many (also by an error) joins its stager before the backend closes
-            with bars.bar(len(jobs), f"prove {shape.name}", "partition") as b:
+            # counted in MSMs (five per partition) for a rate and time left before the first partition ends
+            with bars.watch(lambda: prover.times.msms, len(jobs) * MSMS_PER_PROOF, f"prove {shape.name}", "MSM"):
                 check = lambda proof, pub: verify(pk.vk, proof, pub)  # noqa: E731
                 staging = (prover.prove_groups(jobs, stage, check, done, plan) if plan is not None
                            else prover.prove_many(jobs, stage, check, done))

@@ -71,7 +71,9 @@ def bar(total: float, desc: str, unit: str = "it", read=None):
     live = interactive()
     out = sys.stderr if live else _LogLines()
     kw = {"dynamic_ncols": True} if live else {"mininterval": LOG_EVERY_S, "ncols": 100, "ascii": True}
-    b = tqdm(total=total, desc=desc, unit=unit, unit_scale=total >= SCALE_FROM, file=out, **kw)
+    # rate and time left from the average since the start (smoothing 0): units of uneven length
+    # (a partition's H phase, then its five MSMs) would make a moving average swing by 5x
+    b = tqdm(total=total, desc=desc, unit=unit, unit_scale=total >= SCALE_FROM, file=out, smoothing=0, **kw)
     stop = threading.Event()
 
     def tick():   # counter reads, and the elapsed time kept current between units
@@ -91,11 +93,6 @@ def bar(total: float, desc: str, unit: str = "it", read=None):
         if read is not None:
             b.update(min(read(), total) - b.n)
         b.close()
-
-
-def set_total(b, total: float) -> None:
-    """Give a :func:`bar` its total once the work knows it (scaled as :func:`bar` would)."""
-    b.total, b.unit_scale = total, total >= SCALE_FROM
 
 
 def watch(read, total: float, desc: str, unit: str = "it"):

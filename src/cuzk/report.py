@@ -193,17 +193,28 @@ def run_timeline(df: pd.DataFrame, step: float = 0.5) -> pd.DataFrame:
     return pd.DataFrame({"t": grid, "rss_gib": rss / GIB, "gpu_gib": gpu / GIB, "jobs": running})
 
 
-def _run_plot(tl: pd.DataFrame, budget_gb: float | None, path: Path) -> None:
-    fig, (a, b) = plt.subplots(2, 1, figsize=(8, 5.5), sharex=True)
+def run_figure(tl: pd.DataFrame, budget_gb: float | None):
+    """The whole run's memory (:func:`run_timeline`): all jobs' RSS against the budget (mem_gb
+    counts GiB, as every declaration does: ``cuzk.memory.budget.declared_gb``), and below it
+    the GPU memory, only when some job used a GPU."""
+    gpu = bool((tl["gpu_gib"] > 0).any())
+    fig, axes = plt.subplots(2 if gpu else 1, 1, figsize=(8, 5.5 if gpu else 3.5), sharex=True, squeeze=False)
+    a = axes[0][0]
     a.plot(tl["t"], tl["rss_gib"], lw=1, label="all jobs' RSS")
     if budget_gb:
-        a.axhline(budget_gb * 1e9 / GIB, color="red", ls="--", lw=1, label=f"--resources mem_gb={budget_gb:g}")
+        a.axhline(budget_gb, color="red", ls="--", lw=1, label=f"--resources mem_gb={budget_gb:g}")
     a.set_ylabel("host RSS, GiB")
     a.legend(fontsize=8)
-    b.plot(tl["t"], tl["gpu_gib"], lw=1, color="tab:green")
-    b.set_ylabel("GPU memory, GiB")
-    b.set_xlabel("seconds since the first step started")
+    if gpu:
+        axes[1][0].plot(tl["t"], tl["gpu_gib"], lw=1, color="tab:green")
+        axes[1][0].set_ylabel("GPU memory, GiB")
+    axes[-1][0].set_xlabel("seconds since the first step started")
     fig.tight_layout()
+    return fig
+
+
+def _run_plot(tl: pd.DataFrame, budget_gb: float | None, path: Path) -> None:
+    fig = run_figure(tl, budget_gb)
     fig.savefig(path, dpi=100)
     plt.close(fig)
 

@@ -14,6 +14,7 @@ priority inversion (:func:`priority_inversions`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -105,23 +106,32 @@ def read_run_log(log, name: str = "") -> list[LoggedJob]:
     return sorted(jobs.values(), key=lambda j: (j.started, j.jobid))
 
 
-def priority_inversions(jobs: list[LoggedJob], first: set[str], then: set[str]) -> list[tuple[LoggedJob, LoggedJob]]:
-    """(waiting, jumped) pairs: a job of a rule in ``first`` was ready a whole second or more
-    before a job of a rule in ``then`` started, yet started after it.
+def _picks(which) -> Callable[[LoggedJob], bool]:
+    """A set of rule names, or a test of a job (e.g. one rule's jobs of one shape), as a test."""
+    return which if callable(which) else (lambda job: job.rule in which)
+
+
+def priority_inversions(jobs: list[LoggedJob], first, then) -> list[tuple[LoggedJob, LoggedJob]]:
+    """(waiting, jumped) pairs: a ``first`` job was ready a whole second or more before a
+    ``then`` job started, yet started after it.
 
     Args:
         jobs: :func:`read_run_log`'s jobs.
-        first, then: rule names; the ``first`` ones have the higher priority.
+        first, then: sets of rule names, or tests ``job -> bool``; the ``first`` jobs have the
+            higher priority.
     """
-    return [(a, b) for a in jobs if a.rule in first and a.ready is not None
-            for b in jobs if b.rule in then and a.ready < b.started < a.started]
+    first, then = _picks(first), _picks(then)
+    return [(a, b) for a in jobs if first(a) and a.ready is not None
+            for b in jobs if then(b) and a.ready < b.started < a.started]
 
 
-def ready_together(jobs: list[LoggedJob], first: set[str], then: set[str]) -> list[tuple[LoggedJob, LoggedJob]]:
-    """(a, b) pairs of a ``first`` job and a ``then`` job both ready and waiting at one moment
-    (each ready before either started): the cases in which priority decided their order."""
-    return [(a, b) for a in jobs if a.rule in first and a.ready is not None
-            for b in jobs if b.rule in then and b.ready is not None
+def ready_together(jobs: list[LoggedJob], first, then) -> list[tuple[LoggedJob, LoggedJob]]:
+    """(a, b) pairs of a ``first`` job and a ``then`` job (as in :func:`priority_inversions`)
+    both ready and waiting at one moment (each ready before either started): the cases in which
+    priority decided their order."""
+    first, then = _picks(first), _picks(then)
+    return [(a, b) for a in jobs if first(a) and a.ready is not None
+            for b in jobs if then(b) and b.ready is not None
             and max(a.ready, b.ready) < min(a.started, b.started)]
 
 

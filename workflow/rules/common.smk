@@ -35,10 +35,10 @@ def _sectors():
     for s in config["sectors"]:
         sid, size = str(s["id"]), s["sector_size"]
         if sid in out:
-            raise WorkflowError(f"config.yaml: sector id {sid} appears twice")
+            raise WorkflowError(f"{CONFIG_NAME}: sector id {sid} appears twice")
         if size.startswith("test-only") and not config.get("allow_test_shapes", False):
             raise WorkflowError(
-                f"config.yaml: sector {sid}: {size} is a test-only shape, not a Filecoin sector size"
+                f"{CONFIG_NAME}: sector {sid}: {size} is a test-only shape, not a Filecoin sector size"
             )
         circuit = "update" if "update" in s else CIRCUIT
         shape = (
@@ -48,7 +48,7 @@ def _sectors():
         )
         if shape is None:
             raise WorkflowError(
-                f"config.yaml: sector {sid}: circuit {circuit} has no shape for {size} sectors"
+                f"{CONFIG_NAME}: sector {sid}: circuit {circuit} has no shape for {size} sectors"
             )
         out[sid] = dict(s, shape=shape)
     return out
@@ -74,7 +74,7 @@ def _check_updates():
         cc = str(s["update"]["cc"])
         if cc not in SEALED_SIDS or SECTORS[cc]["sector_size"] != s["sector_size"]:
             raise WorkflowError(
-                f"config.yaml: sector {sid}: update.cc {cc} is not a {s['sector_size']} sector sealed "
+                f"{CONFIG_NAME}: sector {sid}: update.cc {cc} is not a {s['sector_size']} sector sealed "
                 f"here (one with data or generate)"
             )
 
@@ -96,7 +96,7 @@ def _posts():
             shape = registry.post_shape(kind, size)
             if shape is None:
                 raise WorkflowError(
-                    f"config.yaml: no {kind} PoSt shape for {size} sectors"
+                    f"{CONFIG_NAME}: no {kind} PoSt shape for {size} sectors"
                 )
             of_size = [sid for sid in SECTORS if SECTORS[sid]["sector_size"] == size]
             sealed = [sid for sid in of_size if sid in SEALED_SIDS]
@@ -120,7 +120,7 @@ def _posts():
 POSTS = _posts()
 if POSTS and int.from_bytes(bytes.fromhex(config["prover_id"]), "little") >= FR.modulus:
     raise WorkflowError(
-        "config.yaml: prover_id (32 bytes, little-endian) is not a canonical Fr element; PoSt hashes it as one"
+        f"{CONFIG_NAME}: prover_id (32 bytes, little-endian) is not a canonical Fr element; PoSt hashes it as one"
     )
 POREP_SHAPES = sorted({s["shape"] for s in POREP_SECTORS.values()})
 SHAPES = sorted(set(POREP_SHAPES) | {p["shape"] for p in POSTS.values()})
@@ -162,7 +162,7 @@ def sector_data(wc):
             return []
         stop_before_run(
             SectorInputError(
-                f"config.yaml: sector {wc.sid}: data file {path} does not exist"
+                f"{CONFIG_NAME}: sector {wc.sid}: data file {path} does not exist"
             )
         )
     return [path]
@@ -327,7 +327,7 @@ def update_data(wc):
     if not os.path.exists(path) and not os.path.exists(R.update(wc.sid)):
         stop_before_run(
             SectorInputError(
-                f"config.yaml: sector {wc.sid}: update data file {path} does not exist"
+                f"{CONFIG_NAME}: sector {wc.sid}: update data file {path} does not exist"
             )
         )
     return [path]
@@ -560,9 +560,12 @@ def stop_before_run(error):
 
 
 def warn_development_keys():
-    """The development-parameters warning on the console, once per run (setup's own warning
-    goes to its log file only)."""
-    logger.warning(DEV_SETUP_WARNING)
+    """The development-parameters warning on the console, once per run in which a setup job
+    runs (the DAG's jobs to run, known at onstart; not for reverify or bench_all). Setup's own
+    warning goes to its log file only."""
+    dag = getattr(workflow, "dag", None)  # Snakemake's; warn when it cannot tell
+    if dag is None or any(j.rule.name == "setup" for j in dag.needrun_jobs()):
+        logger.warning(DEV_SETUP_WARNING)
 
 
 def checks_before_run(wildcards):

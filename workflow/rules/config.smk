@@ -19,9 +19,13 @@ def _schema():
         return yaml.safe_load(f)
 
 
+# the file a user edits, named in messages: the --configfile(s) given, else the Snakefile's own
+CONFIG_NAME = ", ".join(map(str, workflow.overwrite_configfiles)) or "config.yaml"
+
+
 def _refuse(problems):
     raise WorkflowError(
-        "config.yaml (with any --config/--configfile) does not fit workflow/schemas/config.schema.yaml:\n"
+        f"{CONFIG_NAME} (with any --config) does not fit workflow/schemas/config.schema.yaml:\n"
         + "\n".join(problems)
     )
 

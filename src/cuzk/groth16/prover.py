@@ -40,11 +40,18 @@ class WitnessError(CuzkError, ValueError):
     """The assignment does not fit the circuit (wrong lengths, ONE ≠ 1, values out of range)."""
 
 
+#: MSMs of one proof: A, B in G1, B in G2, L (snarkjs: C) and H (``finish_proof``).
+MSMS_PER_PROOF = 5
+
+
 @dataclass
 class PhaseTimes:
-    """Seconds spent per prover phase, accumulated over the proofs of one Prover."""
+    """Seconds spent per prover phase, accumulated over the proofs of one Prover; ``msms``: MSMs
+    finished, one per proof and query (progress finer than whole partitions, read from another
+    thread)."""
 
     seconds: dict = field(default_factory=dict)
+    msms: int = 0
 
     def add(self, phase: str, dt: float) -> None:
         self.seconds[phase] = self.seconds.get(phase, 0.0) + dt
@@ -65,6 +72,7 @@ def finish_proof(key, ctx: dict, scalars, private: str, r: int | None, s: int | 
         t = time.perf_counter()
         msm[name] = ctx[name].msm(sc)
         times.add(f"msm_{name}", time.perf_counter() - t)
+        times.msms += 1
     return assemble_proof(key, msm, private, r, s, times)
 
 
@@ -562,6 +570,7 @@ class Prover(ResidentBases):
             q = plan.query("l" if name == self.private else name)
             msm[name] = self.ctx[name].msm_many([v[key] for v in vecs], piece=q.piece)
             tm.add(f"msm_{name}", time.perf_counter() - t)
+            tm.msms += len(vecs)
         del vecs
         return [assemble_proof(self.key, {k: v[i] for k, v in msm.items()}, self.private, r, s, tm)
                 for i in range(len(msm["h"]))]

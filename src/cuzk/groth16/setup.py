@@ -116,6 +116,15 @@ def key_points(alpha: int, beta: int, gamma: int, delta: int) -> dict:
     }
 
 
+def point_counts(r1cs) -> dict[str, int]:
+    """How many fixed-base points each query of ``r1cs``'s key has (known before any scalar is
+    computed, so progress has its total from the start): G1 ``ic`` (inputs, ONE included), ``h``
+    (domain − 1), ``l`` (aux), ``a`` (density_a), ``b_g1`` and G2 ``b_g2`` (density_b)."""
+    nb = int(np.count_nonzero(r1cs.density_b))
+    return {"ic": r1cs.num_inputs, "h": domain_size(r1cs.num_constraints) - 1, "l": r1cs.num_aux,
+            "a": int(np.count_nonzero(r1cs.density_a)), "b_g1": nb, "b_g2": nb}
+
+
 def setup_scalars(r1cs, backend: Backend, toxic: dict | None = None) -> tuple[dict, dict]:
     """The verifying key's points and the scalars of every query, computed on ``backend``.
 
@@ -166,8 +175,8 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None, step=None, plan: Se
         toxic: optional fixed {"tau", "alpha", "beta", "gamma", "delta"} for reproducible tests;
             default: fresh secrets.
         step: optional callback ``step(done, total)``: fixed-base points computed so far and in
-            all (G1 then G2), after the scalars and after each of ``SETUP_SLICES`` slices per
-            group (progress).
+            all (G1 then G2, :func:`point_counts`), before the scalars and after each of
+            ``SETUP_SLICES`` slices per group (progress).
         plan: a device-limited schedule (``cuzk.memory.gpu_plan.plan_setup`` with a limit): the
             sliced path (``_setup_sliced``) instead of whole arrays; same key.
 
@@ -183,14 +192,15 @@ def setup(r1cs, backend: Backend, toxic: dict | None = None, step=None, plan: Se
     """
     if plan is not None and plan.limit is not None:
         return _setup_sliced(r1cs, backend, toxic, step, plan)
+    counts = point_counts(r1cs)
+    n1, total = sum(counts.values()) - counts["b_g2"], sum(counts.values())
+    report = (lambda done: step(done, total)) if step else (lambda done: None)
+    report(0)
     points, sc = setup_scalars(r1cs, backend, toxic)
     # All G1 vectors as one array of scalars (one pool round per slice, not five).
     names = ("ic", "h", "l", "a", "b_g1")
     parts = [sc["b"] if k == "b_g1" else sc[k] for k in names]
     g1_scalars = backend.concat(parts)
-    n1, n2 = backend.length(g1_scalars), backend.length(sc["b"])
-    report = (lambda done: step(done, n1 + n2)) if step else (lambda done: None)
-    report(0)
     pts = _fixed_base_sliced(backend, G1, g1_scalars, lambda done: report(done))
     g1_arrays, lo = {}, 0
     for name, part in zip(names, parts):
@@ -213,6 +223,12 @@ def _setup_sliced(r1cs, bk: Backend, toxic: dict | None, step, plan: SetupPlan) 
     r = FR.modulus
     width = plan.slice
     n = domain_size(r1cs.num_constraints)
+    out = {k: np.empty((m, (G2 if k == "b_g2" else G1).uncompressed_size), np.uint8)   # untouched pages: no RSS yet
+           for k, m in point_counts(r1cs).items()}
+    total = sum(len(v) for v in out.values())
+    done, at = 0, dict.fromkeys(out, 0)
+    report = (lambda: step(done, total)) if step else (lambda: None)
+    report()
     tau, alpha, beta, gamma, delta = toxic_waste(toxic, n)
     lag = bk.slice(bk.lagrange_basis(tau, n), 0, r1cs.num_constraints)
     uvw = []
@@ -229,15 +245,6 @@ def _setup_sliced(r1cs, bk: Backend, toxic: dict | None, step, plan: SetupPlan) 
     dens_a = np.asarray(r1cs.density_a, dtype=bool)
     dens_b = np.asarray(r1cs.density_b, dtype=bool)
     g1, g2 = G1.generator(), G2.generator()
-    out = {"ic": np.empty((ni, G1.uncompressed_size), np.uint8), "l": np.empty((nv - ni, G1.uncompressed_size), np.uint8),
-           "a": np.empty((int(dens_a.sum()), G1.uncompressed_size), np.uint8),
-           "b_g1": np.empty((int(dens_b.sum()), G1.uncompressed_size), np.uint8),
-           "b_g2": np.empty((int(dens_b.sum()), G2.uncompressed_size), np.uint8),
-           "h": np.empty((n - 1, G1.uncompressed_size), np.uint8)}
-    total = sum(len(v) for v in out.values())
-    done, at = 0, dict.fromkeys(out, 0)
-    report = (lambda: step(done, total)) if step else (lambda: None)
-    report()
 
     def put(name, group, base, scalars):
         nonlocal done
@@ -338,4 +345,4 @@ def setup_resident(r1cs, backend: Backend, toxic: dict | None = None, times: dic
     return ResidentKey(vk, ctx)
 
 
-__all__ = ["RESIDENT_PHASES", "SETUP_SLICES", "setup", "setup_resident", "setup_scalars", "domain_size", "lagrange_at", "qap_at_tau", "DevelopmentSetupWarning"]
+__all__ = ["RESIDENT_PHASES", "SETUP_SLICES", "point_counts", "setup", "setup_resident", "setup_scalars", "domain_size", "lagrange_at", "qap_at_tau", "DevelopmentSetupWarning"]

@@ -1,7 +1,7 @@
 """Memory declarations and budgets: what a job declares, what a retry asks for, what is refused.
 
 The memory model (:mod:`cuzk.memory.model`) predicts peak bytes; this module turns a prediction
-into the whole GB a Snakemake job declares (``mem_gb``, and ``mem_mb`` for cluster executors),
+into the whole GiB a Snakemake job declares (``mem_gb``: it counts GiB; and ``mem_mb`` for cluster executors),
 raises it on a retry, and refuses a job whose declaration exceeds the run's budget
 (``--resources mem_gb``) before any job starts. A step also checks its own prediction against
 the budget it was given (:func:`check_budget`) before its expensive work.
@@ -18,9 +18,9 @@ from ..errors import CuzkError
 GIB = 1 << 30
 #: Factor a declaration adds above the model's prediction.
 HEADROOM = 1.25
-#: The least a job declares, GB.
+#: The least a job declares, GiB.
 FLOOR_GB = 1
-#: MB per declared GB (``mem_mb`` = 1024 × ``mem_gb``: the same prediction in SLURM's unit).
+#: MB per declared GiB (``mem_mb`` = 1024 × ``mem_gb``: the same prediction in SLURM's unit).
 MB_PER_GB = 1024
 #: MB a cluster job needs beyond its step: each SLURM job runs two Snakemake processes of its own
 #: (the jobstep and the one srun starts) besides the step's script. Their summed peak RSS was
@@ -69,7 +69,7 @@ def refuse_over_budget(rule: str, gb: int, budget_gb: float | None) -> None:
     """
     if budget_gb is not None and gb > budget_gb:
         raise MemoryBudgetError(
-            f"Rule {rule}: the memory model predicts {gb} GB (mem_gb) but --resources mem_gb={budget_gb}; "
+            f"Rule {rule}: the memory model predicts {gb} GiB (mem_gb) but --resources mem_gb={budget_gb}; "
             f"give --resources mem_gb={gb} or more"
         )
 
@@ -108,15 +108,15 @@ def refuse_any_over_budget(jobs, budget_gb: float | None) -> None:
     smallest = max(gb for _, gb, _ in jobs)
     least = max(lo for _, _, lo in jobs)
     lines = [f"--resources mem_gb={budget_gb} is too small for this batch; the memory model predicts (mem_gb):"]
-    lines += [f"  Rule {rule}: {max(gbs)} GB ({len(gbs)} job{'s' if len(gbs) > 1 else ''} over the budget)"
+    lines += [f"  Rule {rule}: {max(gbs)} GiB ({len(gbs)} job{'s' if len(gbs) > 1 else ''} over the budget)"
               for rule, gbs in over.items()]
     lines.append(f"the smallest budget that runs this batch: --resources mem_gb={smallest}")
     if least <= budget_gb:
         lines.append(f"or lower threads and max_batch_size: at threads 1 and max_batch_size 1 the largest job "
-                     f"needs {least} GB")
+                     f"needs {least} GiB")
     else:
         lines.append(f"lowering threads or max_batch_size cannot help: at threads 1 and max_batch_size 1 the "
-                     f"largest job still needs {least} GB")
+                     f"largest job still needs {least} GiB")
     raise MemoryBudgetError("\n".join(lines))
 
 
