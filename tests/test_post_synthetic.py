@@ -177,6 +177,8 @@ def test_h200_windowpost_config_dry_run(tmp_path):
     import subprocess
     from pathlib import Path
 
+    import yaml
+
     from cuzk.memory.budget import declared_gb
     from cuzk.memory.model import predict_step_bytes
 
@@ -195,5 +197,6 @@ def test_h200_windowpost_config_dry_run(tmp_path):
             "check_window_post": ("check_c1", "cpu"),
             "setup": ("setup", "cuda"), "synthesize_window_post": ("synthesize", "cpu"),
             "prove_window_post": ("prove", "cuda"), "verify_window_post": ("verify", "cpu")}
+    threads = yaml.safe_load((root / "benchmarks/configs/h200-32gib-windowpost.yaml").read_text())["threads"]
     for rule, (step, backend) in want.items():
-        assert int(declared[rule]) == declared_gb(predict_step_bytes(step, st, threads=4, backend=backend)), rule
+        assert int(declared[rule]) == declared_gb(predict_step_bytes(step, st, threads=threads, backend=backend)), rule

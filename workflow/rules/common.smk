@@ -698,7 +698,9 @@ def _planned_jobs():
         yield rules["check"], "check_c1", p["shape"], 1, 1, R.post_checked(
             p["kind"], p["size"]
         ), n
-        yield rules["synthesize"], "synthesize", p["shape"], THREADS, 1, R.witness(job), n
+        yield rules["synthesize"], "synthesize", p["shape"], THREADS, 1, R.witness(
+            job
+        ), n
         yield rules["prove"], "prove", p["shape"], THREADS, 1, R.proofs(job), n
         yield rules["verify"], "verify", p["shape"], 1, 1, R.verified(job), n
 
