@@ -78,3 +78,31 @@ def test_admit_refuses_a_bad_document_and_writes_no_record(tmp_path):
     with pytest.raises(C1Error):
         admit(p, tmp_path / "s.checked.json", verify, C1Error)
     assert not (tmp_path / "s.checked.json").exists()
+
+
+def test_depth_scan_in_chunks_equals_the_parsed_depth(monkeypatch):
+    """The bracket scan, run in chunks of 7 bytes (a chunk boundary inside every run of
+    brackets), gives the depth of the parsed document, brackets inside strings ignored."""
+    import json
+    import random
+
+    from cuzk.sector import jsondoc
+
+    def parsed_depth(x):
+        if isinstance(x, (list, dict)):
+            vals = x.values() if isinstance(x, dict) else x
+            return 1 + max((parsed_depth(v) for v in vals), default=0)
+        return 0
+
+    def doc(rng, d):
+        if d == 0 or rng.random() < 0.2:
+            return rng.choice([1, "a[b]{", "]]}}", 7])
+        if rng.random() < 0.5:
+            return [doc(rng, d - 1) for _ in range(rng.randint(0, 3))]
+        return {f"k{i}[": doc(rng, d - 1) for i in range(rng.randint(0, 3))}
+
+    monkeypatch.setattr(jsondoc, "_DEPTH_CHUNK", 7)
+    rng = random.Random(5)
+    for _ in range(200):
+        x = doc(rng, rng.randint(0, 12))
+        assert jsondoc._depth(json.dumps(x).encode()) == parsed_depth(x)

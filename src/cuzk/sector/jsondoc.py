@@ -54,16 +54,23 @@ def _no_constant(text: str):
 
 # a JSON string: quote, then anything but a quote or backslash, or a backslash escape, then quote
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_OPEN, _CLOSE = np.frombuffer(b"[{", np.uint8), np.frombuffer(b"]}", np.uint8)
+_STEP = np.zeros(256, np.int8)   # a byte's change of nesting depth outside strings
+_STEP[list(b"[{")], _STEP[list(b"]}")] = 1, -1
+_DEPTH_CHUNK = 1 << 24   # bytes per running sum: bounds the scan's temporaries (int32, 64 MiB)
 
 
 def _depth(data: bytes) -> int:
     """The deepest nesting of arrays and objects in valid JSON text ``data``, from its brackets
-    outside strings: a C1 of 38 MB is scanned in about 0.2 s, where walking the parsed document
-    took 4.7 s (21 million objects)."""
+    outside strings, as a running sum over chunks: a C1 of 38 MB is scanned in about 0.2 s, where
+    walking the parsed document took 4.7 s (21 million objects), and a 32 GiB WindowPoSt vanilla
+    file (203 MB) with about 0.3 GB of temporaries (one sum over the whole text took 3.8 GB)."""
     b = np.frombuffer(_STRING.sub(b'""', data), np.uint8)
-    step = np.isin(b, _OPEN).astype(np.int8) - np.isin(b, _CLOSE).astype(np.int8)
-    return int(np.cumsum(step, dtype=np.int64).max(initial=0))
+    deepest = level = 0
+    for lo in range(0, len(b), _DEPTH_CHUNK):
+        run = np.cumsum(_STEP[b[lo:lo + _DEPTH_CHUNK]], dtype=np.int32)
+        deepest = max(deepest, level + int(run.max()))
+        level += int(run[-1])
+    return deepest
 
 
 def loads(data: bytes, path, error: ErrorFactory):
