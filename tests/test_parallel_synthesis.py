@@ -87,3 +87,15 @@ def test_dead_worker_is_a_typed_error_and_pools_do_not_nest():
         with pytest.raises(SynthesisWorkerError, match="died"):
             map_rows(_die, rows)
     assert parallel.active_workers() == 0 and map_rows(_twice, rows) is None
+
+
+def test_workers_are_asked_for_only_where_the_levels_split():
+    """``useful_workers`` (the cores a PoSt synthesis job declares) is the threads exactly when a
+    Merkle level of the shape has enough rows for ``map_rows`` to split it."""
+    from cuzk.circuits.registry import shape_by_name
+
+    for name, split in (("window-post-32GiB", True), ("window-post-2KiB", False), ("winning-post-32GiB", False)):
+        rows = shape_by_name(name).challenges
+        assert parallel.useful_workers(rows, 8) == (8 if split else 1), name
+        with synthesis_workers(2):
+            assert (map_rows(_twice, np.zeros((rows, 1), np.uint64)) is not None) == split, name

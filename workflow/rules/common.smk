@@ -17,6 +17,7 @@ from cuzk.memory import budget
 from cuzk.memory.model import predict_step_bytes, prove_bench_bytes
 from cuzk.paths import Results, post_label, post_target
 from cuzk.pipeline import damaged_files
+from cuzk.r1cs.parallel import useful_workers
 from cuzk.sector import filecoin_c1
 from cuzk.sector.post import partition_count
 from cuzk.sector.prepare import SectorInputError
@@ -337,6 +338,12 @@ def post_shape(wc):
     return POSTS[f"{wc.kind}-{wc.size}"]["shape"]
 
 
+def post_synthesis_threads(wc):
+    """Cores of a PoSt target's synthesis: THREADS when its Merkle levels split over workers
+    (cuzk.r1cs.parallel), else 1."""
+    return useful_workers(shape_by_name(post_shape(wc)).challenges, THREADS)
+
+
 def post_sealed(wc):
     """The sealed-sector files a PoSt target reads."""
     return [R.sealed(sid) for sid in POSTS[f"{wc.kind}-{wc.size}"]["sealed"]]
@@ -521,15 +528,16 @@ def _declared(step, shape, threads, batch, partitions=1):
 def job_memory(rule, step, shape=None, threads=1, batch=1, partitions=1):
     """Resources {"mem_gb", "mem_mb"} of a rule, one prediction: the memory model's with headroom,
     raised per retry (attempt), refused when over --resources mem_gb (Snakemake would silently
-    lower the request and run the job anyway). ``step``, ``shape``, ``batch``, ``partitions``
-    (of a PoSt target): values or input functions.
+    lower the request and run the job anyway). ``step``, ``shape``, ``threads``, ``batch``,
+    ``partitions`` (of a PoSt target): values or input functions.
     """
 
     def gb(wildcards, attempt):
         args = [
-            x(wildcards) if callable(x) else x for x in (step, shape, batch, partitions)
+            x(wildcards) if callable(x) else x
+            for x in (step, shape, threads, batch, partitions)
         ]
-        declared = _declared(args[0], args[1], threads, args[2], args[3])
+        declared = _declared(*args)
         return _refusal(budget.attempt_gb, rule, declared, attempt, _budget_gb())
 
     def mb(wildcards, attempt):
@@ -698,7 +706,8 @@ def _planned_jobs():
         yield rules["check"], "check_c1", p["shape"], 1, 1, R.post_checked(
             p["kind"], p["size"]
         ), n
-        yield rules["synthesize"], "synthesize", p["shape"], THREADS, 1, R.witness(
+        threads = useful_workers(shape_by_name(p["shape"]).challenges, THREADS)
+        yield rules["synthesize"], "synthesize", p["shape"], threads, 1, R.witness(
             job
         ), n
         yield rules["prove"], "prove", p["shape"], THREADS, 1, R.proofs(job), n

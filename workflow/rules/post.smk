@@ -98,13 +98,13 @@ for _kind in POST_KINDS:
         priority: POST_PRIORITY[_kind]
         conda:
             "../envs/cuzk.yaml"
-        threads: THREADS
+        threads: post_synthesis_threads
         resources:
             **job_memory(
                 _post["synthesize"],
                 "synthesize",
                 shape=post_shape,
-                threads=THREADS,
+                threads=post_synthesis_threads,
                 partitions=post_partitions,
             ),
         script:

@@ -79,6 +79,14 @@ def synthesis_workers(workers: int, min_rows: int | None = None) -> Iterator[int
         ex.shutdown(wait=True, cancel_futures=True)
 
 
+def useful_workers(rows: int, threads: int) -> int:
+    """Worker processes worth starting for a synthesis whose gadgets have ``rows`` instances
+    (a PoSt partition's challenges: the rows of each Merkle level): ``threads`` when the rows
+    split into chunks of ``MIN_ROWS``, else 1 (the pool would never be used, and the job would
+    hold cores other jobs could run on)."""
+    return threads if rows >= 2 * MIN_ROWS else 1
+
+
 def active_workers() -> int:
     """Worker processes of the active pool (0 outside :func:`synthesis_workers`)."""
     return 0 if _POOL is None else _POOL.workers
