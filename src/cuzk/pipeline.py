@@ -404,12 +404,9 @@ def _read_input(path, shape, checked=None) -> dict:
     return inp
 
 
-def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=None, mem_gb=None,
-                         threads: int = 1) -> Path:
+def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=None, mem_gb=None) -> Path:
     """One partition's witness file of a checked input (a sector's C1): a job of its own, so a
     32 GiB sector's ten partitions run as ten jobs, as many at once as cores and ``mem_gb`` allow.
-    ``threads`` > 1 computes the Poseidon values in that many worker processes
-    (``cuzk.r1cs.parallel``).
 
     Raises:
         C1Error: the file changed since its check, or has no such partition.
@@ -422,9 +419,7 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
     if not 0 <= partition < n:
         raise fam.error(c1_path, "partitions", f"has {n} partition(s), partition {partition} was asked for")
     stats = shape.stats()
-    # the workers fork first, while no sampler or progress thread runs in this process
-    with synthesis_workers(threads), \
-            measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, threads=threads), mem_gb):
+    with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats), mem_gb):
         cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"])
         with bars.watch(lambda: cs.num_aux, stats["aux"], f"synthesize {Path(c1_path).name} partition {partition}", "aux"):
             fam.synthesize(cs, shape, fam.values(inp, partition))
