@@ -306,3 +306,30 @@ def test_h200_48_gib_plan_leaves_room_for_the_pool():
     room = 48 * GIB - live["quotient_start"]
     assert room - n * 32 >= compute_h_device_bytes(n, *p.h_schedule, twiddles=False) + RUNTIME_SLACK
     assert room >= 2.4e9 + compute_h_device_bytes(n, "split", 1 << 14, twiddles=True)
+
+
+def test_device_h_schedule_traffic_is_counted():
+    """A device H phase whose compute_h has to stage (staged) or split its NTTs moves arrays of
+    the domain over the bus; the plan's transfers count them (written out here from the
+    schedule's passes), so at 48 GiB the planner keeps the fused compute_h and streams the key
+    instead (the H200 run in benchmarks/results/2026-12-02-h200/stop15/call1: with l and b_g2
+    resident the split compute_h took 16-21 s a partition against 0.44 s fused)."""
+    stats = shape_by_name("porep-32GiB").stats()
+    n = stats["domain"]
+    p48 = plan_prove(stats, *POREP_32_DENSITIES, 10, 48 * GIB, host_limit=40 * GIB)
+    assert p48.h_phase == "device" and p48.h_schedule == ("fused", 0)
+    seen = set()
+    for gib in (24, 28, 32, 40, 48):
+        p = plan_prove(stats, *POREP_32_DENSITIES, 10, gib * GIB, host_limit=40 * GIB)
+        if p.h_phase != "device":
+            continue
+        seen.add(p.h_schedule[0])
+        arrays = {"fused": 0, "staged": 4, "split": 14}[p.h_schedule[0]]
+        nv, (da, db), aux = stats["inputs"] + stats["aux"], POREP_32_DENSITIES, stats["aux"]
+        passes = -(-10 // p.in_flight)
+        key = sum(q.points * 96 * (2 if q.name == "b_g2" else 1) * (1 if q.resident else passes) for q in p.queries)
+        per = 32 * nv                                            # w up
+        if p.scalars_on_host:   # down: w, A's and B's own selections, H; up: A, B twice, L, H
+            per += 32 * (nv + da + db + n - 1) + 32 * (da + 2 * db + aux + n - 1)
+        assert p.transfer_bytes == key + 10 * (per + arrays * n * 32), (gib, p.h_schedule)
+    assert "split" in seen or "staged" in seen

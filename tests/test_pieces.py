@@ -107,3 +107,14 @@ def test_feed_pieces_raises_a_load_error_and_handles_empty():
             got.append(lo)
     assert got == [0, 10]
     assert list(feed_pieces(0, 10, load, lambda b: None, lambda t: None)) == []
+
+
+@pytest.mark.parametrize("rows,threads", [(1, 4), (7, 4), (1000, 4), (1000, 1), (1001, 3)])
+def test_copy_rows_equals_copyto(rows, threads):
+    """The threaded chunk copy writes exactly the source rows, every row once, for row counts
+    that do and do not split evenly (and below two rows a thread: one plain copy)."""
+    rng = np.random.default_rng(rows * 7 + threads)
+    src = rng.integers(0, 255, size=(rows, 24), dtype=np.uint8)
+    dst = np.zeros_like(src)
+    pieces.copy_rows(dst, src, threads)
+    assert np.array_equal(dst, src)

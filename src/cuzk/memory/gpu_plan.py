@@ -32,6 +32,7 @@ from ..backend.cuda.plan import (
     _FR_BYTES,
     H_SPLIT_HOST_PASSES,
     MIN_MSM_CHUNK,
+    compute_h_bus_arrays,
     compute_h_device_bytes,
     compute_h_memory_plan,
     fixed_base_slice,
@@ -305,7 +306,7 @@ def _phases_peak(parts: dict) -> int:
 
 
 def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bool, h_phase: str,
-               own: int = 0) -> int:
+               own: int = 0, h_schedule: tuple = ("fused", 0)) -> int:
     passes = -(-batch // in_flight)
     key = sum(q.nbytes * (1 if q.resident else passes) for q in queries)
     per = c["nv"] * _FR_BYTES
@@ -314,6 +315,8 @@ def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bo
         per += (c["da"] + 2 * c["db"] + c["aux"] + c["n"] - 1) * _FR_BYTES
     if h_phase == "host":
         per += 3 * c["rows"] * _FR_BYTES + H_HOST_TRAFFIC * c["n"] * _FR_BYTES + c["nnz"] * 8 + 3 * c["rows"] * 8
+    else:   # the device H phase's compute_h: what its schedule stages on the host
+        per += compute_h_bus_arrays(h_schedule[0]) * c["n"] * _FR_BYTES
     return key + batch * per
 
 
@@ -384,7 +387,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
                     smallest = peak
                 if peak > limit:
                     continue
-                cand = (_transfers(c, qs, batch, P, on_host, h_phase, own), key_host, peak)
+                cand = (_transfers(c, qs, batch, P, on_host, h_phase, own, sched), key_host, peak)
                 if best_key is None or cand < best_key:
                     best_key, best = cand, (resident, on_host, h_phase, P, sched)
                 break   # the largest P that fits
@@ -431,7 +434,7 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
     parts = parts_of(qs, sched, rows_b)
     qs = tuple(qs)
     return ProvePlan(limit, batch, P, qs, on_host, h_phase, sched, rows_b, rows_b * mean_row, parts, parts["peak"],
-                     _transfers(c, qs, batch, P, on_host, h_phase, _own_selections(c, density_a, density_b)),
+                     _transfers(c, qs, batch, P, on_host, h_phase, _own_selections(c, density_a, density_b), sched),
                      prove_host_bytes(stats, density_a, density_b, P, on_host, h_phase))
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...field import FR
-from .plan import H_SPLIT_HOST_PASSES, _ntt_plan, _stage_step, compute_h_device_bytes, compute_h_memory_plan, ntt_device_bytes, ntt_memory_plan, ntt_split
+from .plan import _ntt_plan, compute_h_bus_arrays, _stage_step, compute_h_device_bytes, compute_h_memory_plan, ntt_device_bytes, ntt_memory_plan, ntt_split
 from .runtime import DeviceRuntime, _grid, _guard, _i32, _kernel, _R, _u64
 
 MAX_LOG_NTT = 27
@@ -341,7 +341,7 @@ class NTTOps(DeviceRuntime):
         staged = []
         for x in xs[:2]:
             self._h_eval(x, to_coset, p, q)
-            staged.append(p.get())
+            staged.append(p.get(out=self.host_empty(p.shape)))
         self._h_eval(xs[2], to_coset, p, q)
         m = p.shape[0]
         step = _stage_step(m)
@@ -366,7 +366,7 @@ class NTTOps(DeviceRuntime):
         for x in xs:
             self._split_ntt(x, out, True, chunk, post=to_coset, bufs=(g1, g2))
             # a host input is read by now: its memory takes the evaluations (3 host arrays, not 6)
-            host = x if isinstance(x, np.ndarray) and x.shape == out.shape else out.get()
+            host = x if isinstance(x, np.ndarray) and x.shape == out.shape else out.get(out=self.host_empty(out.shape))
             if host is x:
                 out.get(out=host)
             self._split_ntt(host, out, False, chunk, bufs=(g1, g2))
@@ -411,13 +411,14 @@ class NTTOps(DeviceRuntime):
             if len(x) == n and x.mont.dtype == np.uint64 and x.mont.flags.c_contiguous and x.mont.flags.writeable:
                 xs.append(x.mont)   # consumed: _h_split writes the evaluations over it
                 continue
-            full = np.zeros((n, 4), dtype=np.uint64)
+            full = self.host_empty((n, 4))
             full[: len(x)] = x.mont
+            full[len(x) :] = 0
             xs.append(full)
         to_coset, from_coset = self._h_tables(n, n, k)
         self.last_h_schedule = ("split", chunk)
         h = self._h_split(xs, to_coset, from_coset, chunk)
-        self.bus_bytes += H_SPLIT_HOST_PASSES * n * 32
+        self.bus_bytes += compute_h_bus_arrays("split", inputs_on_host=True) * n * 32
         return h[0 : n - 1]
 
     @_guard("compute_h")
@@ -452,6 +453,7 @@ class NTTOps(DeviceRuntime):
 
         def run(p):
             self.last_h_schedule = p
+            self.bus_bytes += compute_h_bus_arrays(p[0]) * m * 32
             if p[0] == "fused":
                 return self._h_fused(xs, to_coset, from_coset)
             if p[0] == "staged":

@@ -29,6 +29,22 @@ from ...fileio import release_pages
 STAGING_BYTES = 64 << 20
 """Bytes of each of the two host staging buffers a streamed query goes through (pinned on cuda):
 what host memory holds of the key while it streams."""
+COPY_THREADS = 4
+"""Threads one staged chunk is copied by (numpy releases the GIL for plain copies): one thread
+filled the pinned buffers from the mapped key file at 3-6 GB/s on the H200 host, page faults
+included (benchmarks/results/2026-12-02-h200/stop15), well under the bus's rate."""
+_COPIER = ThreadPoolExecutor(max_workers=COPY_THREADS, thread_name_prefix="cuzk-copy")
+
+
+def copy_rows(dst: np.ndarray, src: np.ndarray, threads: int = COPY_THREADS) -> None:
+    """``np.copyto(dst, src)`` over ``threads`` row slices at once (same shape and dtype)."""
+    n = src.shape[0]
+    step = -(-n // max(1, threads))
+    if threads <= 1 or n < 2 * threads:
+        np.copyto(dst, src)
+        return
+    for f in [_COPIER.submit(np.copyto, dst[a : a + step], src[a : a + step]) for a in range(0, n, step)]:
+        f.result()
 
 
 def piece_ranges(n: int, m: int) -> list[tuple[int, int]]:
@@ -74,7 +90,7 @@ def stage_rows(src: np.ndarray, lo: int, hi: int, staging: list, send: Callable,
             wait(pending[s])
             pending[s] = None
         view = staging[s][: b - a]
-        np.copyto(view, src[a:b])
+        copy_rows(view, src[a:b])
         release_pages(src[a:b])
         pending[s] = send(view, a - lo)
         done += view.nbytes
@@ -137,4 +153,4 @@ def feed_pieces(n: int, m: int, load: Callable, used: Callable, wait: Callable, 
                     pass
 
 
-__all__ = ["STAGING_BYTES", "feed_pieces", "piece_ranges", "stage_rows", "staging_rows"]
+__all__ = ["COPY_THREADS", "STAGING_BYTES", "copy_rows", "feed_pieces", "piece_ranges", "stage_rows", "staging_rows"]

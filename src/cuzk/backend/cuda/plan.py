@@ -188,6 +188,30 @@ H_SCHEDULES = ("fused", "staged", "split")
 """``compute_h`` schedules, most device memory first: a, b, c evaluated side by side on the device;
 one at a time with finished evaluations staged on the host; split NTTs with everything staged."""
 
+H_STAGED_HOST_PASSES = 4
+"""Arrays of n elements the staged ``compute_h`` moves over the bus: a's and b's evaluations down,
+and back up in slices for a·b − c."""
+
+
+def compute_h_bus_arrays(schedule: str, inputs_on_host: bool = False) -> int:
+    """Arrays of n elements (n × 32 bytes each) ``compute_h`` moves over the bus by schedule
+    (``H_SCHEDULES``): "fused" none, "staged" ``H_STAGED_HOST_PASSES``, "split"
+    ``H_SPLIT_HOST_PASSES`` less the three inputs' uploads when a, b, c start on the device.
+    Measured on the H200 (benchmarks/results/2026-12-02-h200/stop15): at n = 2^27 the split
+    schedule with device inputs took 16-21 s a partition against 0.44 s fused, so a plan that
+    saves key transfers by splitting the H phase is a bad trade; counted, the planner sees it.
+
+    Raises:
+        ValueError: unknown schedule.
+    """
+    if schedule not in H_SCHEDULES:
+        raise ValueError(f"compute_h schedule must be one of {H_SCHEDULES}, got {schedule!r}")
+    if schedule == "fused":
+        return 0
+    if schedule == "staged":
+        return H_STAGED_HOST_PASSES
+    return H_SPLIT_HOST_PASSES - (0 if inputs_on_host else 3)
+
 
 def _stage_step(n: int) -> int:
     """Elements per slice of the staged compute_h's a·b − c: ``_STAGE_CHUNK``, at most n/8."""

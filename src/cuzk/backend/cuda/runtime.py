@@ -289,23 +289,30 @@ def _unpack_bits(cp, packed, count: int):
 
 class _PendingCUDAUpload(PendingUpload):
     """An upload queued on a side stream (``event`` marks its end), or, when ``array`` is None,
-    host limbs whose upload was deferred to ``ready``."""
+    host limbs (or a compact assignment, ``compact``) whose upload was deferred to ``ready``."""
 
-    __slots__ = ("backend", "limbs", "event")
+    __slots__ = ("backend", "limbs", "event", "compact")
 
-    def __init__(self, backend: "DeviceRuntime", array, limbs: np.ndarray | None, event=None):
-        nbytes = int(limbs.nbytes) if limbs is not None else int(array.nbytes)
+    def __init__(self, backend: "DeviceRuntime", array, limbs: np.ndarray | None, event=None, compact=None):
+        if compact is not None:
+            nbytes = 32 * len(compact)
+        else:
+            nbytes = int(limbs.nbytes) if limbs is not None else int(array.nbytes)
         super().__init__(array, nbytes)
-        self.backend, self.limbs, self.event = backend, limbs, event
+        self.backend, self.limbs, self.event, self.compact = backend, limbs, event, compact
 
     def ready(self):
         """The device array ((n, 4) uint64, Montgomery); the current stream waits (on the
-        device) for the upload's event, or uploads the deferred limbs itself.
+        device) for the upload's event, or uploads the deferred limbs itself; a deferred compact
+        assignment is expanded on the device when the room is there now, else on the host.
 
         Raises:
             GPUMemoryError: a deferred upload finds no room.
         """
-        if self.array is None:
+        if self.compact is not None:
+            bk, cw, self.compact = self.backend, self.compact, None
+            self.array = bk.compact_to_device_async(cw, stream=bk.cp.cuda.get_current_stream()).ready()
+        elif self.array is None:
             bk = self.backend
             self.array = bk._guarded("to_device", bk._to_device_limbs, self.limbs)
             self.limbs = None
@@ -613,9 +620,13 @@ class DeviceRuntime:
         the wide values cross the bus (about 35 MB of a 32 GiB partition's 4.2 GB), and w is
         expanded on the device (``fr_to_mont`` after it), on ``stream`` as ``to_device_async``.
 
-        When ``defer`` is set, or the device has no room for w twice (canonical and Montgomery)
-        and the expansion's index arrays, w is expanded on the host and its upload deferred to
-        ``ready()``.
+        When ``defer`` is set, nothing happens until ``ready()``, which does the same then (with
+        the room there is at that time): under a device limit the prover stages a partition
+        only when its H phase starts, and the host expansion (2.4-3.6 s of one core for a 32 GiB
+        partition on the H200 host, benchmarks/results/2026-12-02-h200/stop15) is then skipped
+        whenever the device has room for the expansion. When the device has no room for w twice
+        (canonical and Montgomery) and the expansion's index arrays, w is expanded on the host
+        and uploaded from there.
 
         Returns the pending upload of the ``(len(cw), 4)`` uint64 Montgomery array.
 
@@ -623,7 +634,7 @@ class DeviceRuntime:
             GPUMemoryError: the device (or the pool's limit) has no room.
         """
         if defer:
-            return _PendingCUDAUpload(self, None, cw.limbs())
+            return _PendingCUDAUpload(self, None, None, compact=cw)
         need = 2 * 32 * len(cw) + 12 * cw.num_aux + cw.wide.nbytes   # w twice, bit masks, int64 indices
         with self.cp.cuda.Device(self._device_id):
             avail = self._mem_avail(need)
@@ -684,11 +695,26 @@ class DeviceRuntime:
                 ev.synchronize()
         return _PendingCUDAUpload(self, out, None, done)
 
+    def host_empty(self, shape: tuple, dtype=np.uint64) -> np.ndarray:
+        """An uninitialised host array, page-locked from CuPy's pinned pool where it can be had
+        (copies to and from the device then run at the bus's DMA rate, and the pool reuses its
+        blocks for the next partition's arrays), else pageable. On the H200 host, pageable copies
+        of a limited prove's scalars ran at 3-6 GB/s (benchmarks/results/2026-12-02-h200/stop15)."""
+        import cupyx  # part of CuPy (optional): imported on use
+
+        try:
+            return cupyx.empty_pinned(shape, dtype=dtype)
+        except (self.cp.cuda.runtime.CUDARuntimeError, MemoryError):
+            return np.empty(shape, dtype=dtype)
+
     def offload(self, a) -> HostFr:
-        """The device array's Montgomery limbs copied to host memory (``HostFr``)."""
+        """The device array's Montgomery limbs copied to host memory (``HostFr``, in
+        ``host_empty``'s page-locked memory where it can be had)."""
         a = self._check(a)
         self.bus_bytes += int(a.nbytes)
-        return HostFr(a.get())
+        host = self.host_empty(a.shape, a.dtype)
+        a.get(out=host)
+        return HostFr(host)
 
     @_guard("restore")
     def restore(self, h: HostFr, lo: int, hi: int):
