@@ -4,14 +4,15 @@
 # Differences from ../run-smallgpu.sh (tries 1-3): a live trace of every prover phase (seconds,
 # bus bytes so far) so a slow point shows where its time goes; each point gets an equal share of
 # the time left and stops after the proof that passes it (recorded, verified count included);
-# the GPU tests (../gpu-tests.sh) run beside the CPU-bound input step.
+# the GPU tests (GPU_TESTS: files, or none) run beside the CPU-bound input step.
 # From the repository root, .whl carried:  LIMIT=560 bash benchmarks/results/2026-12-02-h200/stop15/run-limits.sh
 set -u
 python -m pip install -q --no-index --find-links .whl gmpy2 py_arkworks_bls12381 pyblst jsonschema fastjsonschema 2>&1 | tail -2
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1
 R=/tmp/s14; mkdir -p $R; OUT=${OUT:-$R}
 T0=$(date +%s)
-[ "${GPU_TESTS:-1}" = 1 ] && { bash benchmarks/results/2026-12-02-h200/gpu-tests.sh > $OUT/gpu-tests.out 2>&1 & }
+GPU_TESTS=${GPU_TESTS:-tests/test_gpu_stream_key.py tests/test_gpu_limit.py tests/test_backend_cuda.py tests/test_prove_gpu.py tests/test_setup_resident.py tests/test_gpu_memory_plan.py tests/test_pieces.py tests/test_spmv_t_blocks.py tests/test_streamed.py}
+[ "$GPU_TESTS" != none ] && { timeout 420 python -m pytest -q -rs --durations=10 -m "gpu or not gpu" $GPU_TESTS > $OUT/gpu-tests.log 2>&1; echo "pytest rc=$?" >> $OUT/gpu-tests.log; } &
 if [ ! -f $R/porep-32GiB.partition-0.wit ]; then
   python -m cuzk.cli bench circuit --shapes porep-32GiB --workdir $R --phases input,pce,witness --parallel > $R/inputs.log 2>&1 || tail -5 $R/inputs.log
 fi
@@ -131,4 +132,4 @@ for i, L in enumerate(LIMITS):
         run(L, bk, pr, plan, pk.vk, len(LIMITS) - i)
 PY
 echo "done after $(( $(date +%s) - T0 )) s"; rm -rf $KEYDIR
-wait; cp $R/*.log $OUT/ 2>/dev/null; tail -3 $OUT/gpu-tests.log 2>/dev/null; ls -la $OUT
+wait; cp $R/*.log $OUT/ 2>/dev/null; tail -4 $OUT/gpu-tests.log 2>/dev/null; ls -la $OUT

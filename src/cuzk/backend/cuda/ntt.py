@@ -178,8 +178,12 @@ class NTTOps(DeviceRuntime):
         """
         m = w * nrows
         if not isinstance(src, self.cp.ndarray):
+            # one strided copy by the driver (DMA when src is page-locked), no host gather first
             block = up[:m].reshape(nrows, w, 4)
-            block.set(np.ascontiguousarray(src.reshape(nrows, ncols, 4)[:, c0 : c0 + w]))
+            host = np.ascontiguousarray(src)
+            rt = self.cp.cuda.runtime   # on the compute stream: ordered after the block's last use
+            rt.memcpy2DAsync(block.data.ptr, w * 32, host.ctypes.data + c0 * 32, ncols * 32, w * 32, nrows,
+                             rt.memcpyHostToDevice, self.cp.cuda.get_current_stream().ptr)
         else:
             block = src.reshape(nrows, ncols, 4)[:, c0 : c0 + w]
         dst = buf[:m]
