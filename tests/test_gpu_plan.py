@@ -123,11 +123,14 @@ def test_setup_plans():
 def _host(stats, p, known=False) -> int:
     """The plan's host bytes written out: two staging buffers; per partition in flight w and the
     H scalars, and A's and B's own copies unless ``known`` densities cover every variable (then
-    views of w, as L is); the host H phase's a, b, c padded to n."""
+    views of w, as L is); the host H phase's a, b, c padded to n and the matrices' uint32
+    columns and coefficient ids."""
     nv, n = stats["inputs"] + stats["aux"], stats["domain"]
     own = sum(q.points for q in p.queries if q.name in ("a", "b_g1") and (q.points != nv or not known))
     per = 32 * (nv + own + n - 1)
-    return 2 * STAGING_BYTES + (p.in_flight * per if p.scalars_on_host else 0) + (3 * 32 * n if p.h_phase == "host" else 0)
+    nnz = stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]
+    host_h = 3 * 32 * n + 8 * nnz if p.h_phase == "host" else 0
+    return 2 * STAGING_BYTES + (p.in_flight * per if p.scalars_on_host else 0) + host_h
 
 
 @pytest.mark.parametrize("shape", ["porep-2KiB", "porep-32GiB"])

@@ -205,13 +205,14 @@ def prove_host_bytes(stats: dict, density_a: int | None, density_b: int | None, 
     (``cuzk.memory.model``): the two pinned staging buffers bases go through (the key itself stays
     in its mapped file, pages handed back per chunk), ``in_flight`` partitions' waiting scalars
     (``host_scalar_bytes``) when ``scalars_on_host``, and the "host" H phase's three arrays of n
-    (a, b, c zero-padded, their evaluations written over them)."""
+    (a, b, c zero-padded, their evaluations written over them) and the matrices' uint32 columns
+    and coefficient ids its row blocks are uploaded from (8 bytes per non-zero)."""
     c = _counts(stats, density_a, density_b)
     total = 2 * STAGING_BYTES
     if scalars_on_host:
         total += in_flight * host_scalar_bytes(stats, density_a, density_b)
     if h_phase == "host":
-        total += 3 * c["n"] * _FR_BYTES
+        total += 3 * c["n"] * _FR_BYTES + 8 * c["nnz"]
     return total
 
 

@@ -77,7 +77,7 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
         self._tw: dict[int, object] = {}
         self._tables: dict[tuple[int, int, int], tuple] = {}
         self._csr: dict[int, tuple] = {}
-        self._checked_blocks: dict[int, tuple] = {}   # spmv_blocks: (weakref to the matrix, row blocks checked)
+        self._csr32: dict[int, tuple] = {}   # spmv_blocks: (weakref to the matrix, its uint32 host arrays)
         self._coeff_tables: dict[int, tuple] = {}
         self._fb_tables: dict[tuple, object] = {}
         self.mem_limit: int | None = None
@@ -174,7 +174,7 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
         self._tw.clear()
         self._tables.clear()
         self._csr.clear()
-        self._checked_blocks.clear()
+        self._csr32.clear()
         self.cp.get_default_pinned_memory_pool().free_all_blocks()   # offloaded scalars' pinned blocks
         self._coeff_tables.clear()
         self._fb_tables.clear()

@@ -168,7 +168,8 @@ class SpMVOps(DeviceRuntime):
         entries of each matrix, one row at least) each matrix's slices of the (possibly mapped)
         host CSR arrays are uploaded (their pages handed back), multiplied (``spmv_csr``), the
         three products checked (``fr_first_unsat``) and copied into host arrays (zeros up to
-        ``pad_to``); nothing is cached but the coefficient tables.
+        ``pad_to``); nothing is cached on the device but the coefficient tables; on the host, the
+        matrices' uint32 columns and ids (``_host_csr32``, 8 bytes per non-zero).
 
         Raises:
             ValueError: len(w) differs from the columns, the row counts differ, or a column index
@@ -185,11 +186,12 @@ class SpMVOps(DeviceRuntime):
             out[total:] = 0
             outs.append(out)
         tables = [self._coeff_table(m) for m in mats]
+        host32 = [self._host_csr32(m) for m in mats]
         bad = None
         for r0, r1 in row_blocks(mats, rows, nnz):
             ys = []
-            for m, table in zip(mats, tables):
-                ip, idx, ids = self._block_arrays(m, r0, r1)
+            for m, table, h32 in zip(mats, tables, host32):
+                ip, idx, ids = self._block_arrays(m, r0, r1, h32)
                 ys.append(self._spmv_launch(ip, idx, ids, table, self._log_lanes(int(idx.shape[0]), r1 - r0), w, r1 - r0))
                 del ip, idx, ids
             if bad is None and len(ys) == 3:
@@ -201,10 +203,10 @@ class SpMVOps(DeviceRuntime):
             del ys
         return [HostFr(o) for o in outs], bad
 
-    def _block_arrays(self, m: CSRMatrix, r0: int, r1: int):
+    def _block_arrays(self, m: CSRMatrix, r0: int, r1: int, host32: tuple | None = None):
         """Rows r0:r1 of the host CSR ``m`` on the device: (row offsets int64 from 0, columns
         uint32, coefficient ids uint32), each checked against the matrix's bounds; the mapped
-        pages handed back.
+        pages handed back. ``host32``: ``_host_csr32(m)``, whose slices are uploaded as they are.
 
         Raises:
             ValueError: a column index or coefficient id outside the matrix.
@@ -213,22 +215,43 @@ class SpMVOps(DeviceRuntime):
         e0, e1 = int(m.indptr[r0]), int(m.indptr[r1])
         ip = np.asarray(m.indptr[r0 : r1 + 1], dtype=np.int64) - e0
         parts = []
-        # each block's bounds are checked the first time only (a matrix's blocks are uploaded
-        # again for every partition; the scan took seconds of CPU per 32 GiB partition)
-        seen = self._checked_blocks.get(id(m))
-        if seen is None or seen[0]() is not m:
-            seen = (weakref.ref(m, lambda _, k=id(m): self._checked_blocks.pop(k, None)), set())
-            self._checked_blocks[id(m)] = seen
-        check = (r0, r1) not in seen[1]
-        for arr, bound in ((m.indices, m.shape[1]), (m.coeff_ids, len(m.coeffs))):
+        if host32 is not None:   # converted and checked once (``_host_csr32``)
+            parts = [cp.asarray(a[e0:e1]) for a in host32]
+        for arr, bound in () if host32 is not None else ((m.indices, m.shape[1]), (m.coeff_ids, len(m.coeffs))):
             piece = np.asarray(arr[e0:e1])
-            if check and e1 > e0 and (int(piece.min()) < 0 or int(piece.max()) >= bound):
+            if e1 > e0 and (int(piece.min()) < 0 or int(piece.max()) >= bound):
                 raise ValueError("spmv: a column index or coefficient id is outside the matrix")
             parts.append(cp.asarray(piece.astype(np.uint32, copy=False)))
             release_pages(piece)
         self.bus_bytes += ip.nbytes + 8 * (e1 - e0)
-        seen[1].add((r0, r1))
         return cp.asarray(ip), parts[0], parts[1]
+
+    def _host_csr32(self, m: CSRMatrix) -> tuple:
+        """``m``'s column indices and coefficient ids as uint32 in host memory (``host_empty``:
+        page-locked where it can be had), each checked against the matrix's bounds as it is
+        converted, once per matrix object (cached while it lives): ``spmv_blocks`` uploads every
+        block of every matrix again for each partition, and converting and checking the mapped
+        int64 arrays each time took 4-8 s of a 32 GiB partition's H phase on the H200 host
+        (benchmarks/results/2026-12-02-h200/stop15/call2). 8 bytes per non-zero.
+
+        Raises:
+            ValueError: a column index or coefficient id outside the matrix.
+        """
+        hit = self._csr32.get(id(m))
+        if hit is not None and hit[0]() is m:
+            return hit[1]
+        out = []
+        for arr, bound in ((m.indices, m.shape[1]), (m.coeff_ids, len(m.coeffs))):
+            dst = self.host_empty((arr.shape[0],), np.uint32)
+            for a in range(0, arr.shape[0], _UPLOAD_ROWS):
+                piece = np.asarray(arr[a : a + _UPLOAD_ROWS])
+                if int(piece.min()) < 0 or int(piece.max()) >= bound:
+                    raise ValueError("spmv: a column index or coefficient id is outside the matrix")
+                dst[a : a + piece.shape[0]] = piece
+                release_pages(piece)
+            out.append(dst)
+        self._csr32[id(m)] = (weakref.ref(m, lambda _, k=id(m): self._csr32.pop(k, None)), tuple(out))
+        return tuple(out)
 
     def _coeff_table(self, m: CSRMatrix):
         """``m``'s Montgomery coefficient table on the device (cached one if any, not cached)."""
