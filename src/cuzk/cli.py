@@ -206,6 +206,33 @@ def _params(sub) -> None:
     pv.set_defaults(func=_params_verify)
 
 
+def _check_params(args) -> int:
+    try:
+        res = pipeline.check_official_params(args.shape, args.params_dir, args.c1, args.workdir, args.backend,
+                                             args.threads)
+    except pipeline.ProofVerificationError as e:
+        print(f"cuzk check-params: FAILED: {e}: a proof made with the official key does not verify under the "
+              f"official vk, so {args.shape}'s constraint system is not rust-fil-proofs' (see "
+              "cuzk.groth16.official.IDENTICAL_SHAPES)", file=sys.stderr)
+        return 1
+    print(f"cuzk check-params: {args.shape}: a proof made with {res['params']} verifies under {res['vk']} "
+          f"({res['partitions']} partition(s), sector {res.get('sector_id')}{', synthetic' if res['synthetic'] else ''}): "
+          "its constraint system is rust-fil-proofs'")
+    return 0
+
+
+def _check_params_parser(sub) -> None:
+    cp = sub.add_parser("check-params", help="prove one sector with Filecoin's official key and verify it with the "
+                        "official vk (is the shape's R1CS rust-fil-proofs' own?)")
+    cp.add_argument("--shape", default="porep-2KiB", help="a PoRep shape (default porep-2KiB: the smallest official files)")
+    cp.add_argument("--params-dir", help="default: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters")
+    cp.add_argument("--c1", help="a C1 file in cuzk's form (cuzk c1 convert); default a synthetic CC sector")
+    cp.add_argument("--workdir", help="where the scratch folder goes (default: the system's temporary folder)")
+    cp.add_argument("--backend", default="auto", help="cpu, cuda or auto (default)")
+    cp.add_argument("--threads", type=int, default=1)
+    cp.set_defaults(func=_check_params)
+
+
 def _shapes(args) -> int:
     rows = shape_table(include_test=args.all)
     if args.json:
@@ -253,6 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
     _steps(sub)
     _c1(sub)
     _params(sub)
+    _check_params_parser(sub)
     sh = sub.add_parser("shapes", help="inputs, aux, constraints and non-zeros of every circuit shape, next to upstream's")
     sh.add_argument("--all", action="store_true", help="include test-only shapes")
     sh.add_argument("--json", help="write the rows as JSON here")

@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import sys
+import tempfile
 import time
 import warnings
 from contextlib import ExitStack, contextmanager
@@ -28,6 +29,7 @@ from .fileio import atomic_dir, atomic_write_text
 from . import progress as bars
 from .groth16 import (DevelopmentSetupWarning, Prover, check_params_file, file_digest, read_params, read_proofs, read_vk, setup, setup_resident, verify,
                       write_params, write_proofs, write_resident_params, write_vk)
+from .groth16 import official
 from .groth16.prover import MSMS_PER_PROOF
 from .groth16.setup import RESIDENT_PHASES, point_counts
 from .memory import MemorySampler, StepRecord, note_backend_gpu, write_record
@@ -677,3 +679,69 @@ def reverify(checks, out_tsv) -> list[dict]:
             + "\ndelete a failing proof's batch folder (results/proofs/<batch>/) and run again to prove it anew"
         )
     return rows
+
+
+def check_official_params(shape_name: str = "porep-2KiB", params_dir=None, c1=None, workdir=None,
+                          backend: str = "auto", threads: int = 1, manifest: dict | None = None) -> dict:
+    """``cuzk check-params``: one sector of ``shape_name`` proved with Filecoin's official
+    ``.params`` for its sector size and the proof verified with the official ``.vk``, through
+    the workflow's own steps (pce_extract, check_c1, synthesize, prove, verify) in a scratch
+    folder. A proof made with a key whose constraint system differs from ours in any row,
+    column or coefficient does not verify, so this is the end-to-end check that the shape's
+    R1CS is rust-fil-proofs' (its rows in enforce order, its columns in allocation order); the
+    key's point counts are checked against the shape's first (h: domain − 1, l: aux, a/b: the
+    densities).
+
+    Args:
+        shape_name: a PoRep shape (``cuzk shapes``); its files are the manifest's
+            ``v28-stacked-proof-of-replication-…`` ``.params`` and ``.vk`` of its sector size.
+        params_dir: the official files' folder (``official.params_dir``'s default when None).
+        c1: a C1 file in cuzk's form (``cuzk c1 convert`` converts Filecoin's); default a
+            synthetic committed-capacity sector of the shape (``prepare``).
+        workdir: parent of the scratch folder (default: the system's temporary folder).
+        backend, threads: as the prove step.
+        manifest: file name → {digest, sector_size, …} (default: the packaged
+            ``parameters.json``; tests pass their own).
+
+    Returns:
+        the verify step's result (``verify_sector``) with "params" and "vk" (the official paths).
+
+    Raises:
+        OfficialParamsError: a file is missing or its BLAKE2b digest differs from the manifest
+            (names the file), or the ``.params`` does not begin with the ``.vk``'s key.
+        ShapeMismatchError: the key's point counts are not the shape's.
+        ProofVerificationError: the proof made with the official key does not verify (the
+            constraint systems differ).
+        ValueError: not a PoRep shape.
+    """
+    shape = shape_by_name(shape_name)
+    if family_of(shape).name not in ("porep", "porep-commd"):
+        raise ValueError(f"check-params: {shape_name} is not a PoRep shape")
+    manifest = official.read_manifest() if manifest is None else manifest
+    paths = {ext: official.verify_official(official.porep_file(shape.sector_size, ext, manifest), params_dir, manifest)
+             for ext in (".params", ".vk")}
+    vk_bytes = paths[".vk"].read_bytes()
+    with open(paths[".params"], "rb") as f:   # bellperson writes a Parameters' vk first, as a .vk file holds it
+        if f.read(len(vk_bytes)) != vk_bytes:
+            raise official.OfficialParamsError(paths[".params"], "vk", f"does not begin with the verifying key of "
+                                               f"{paths['.vk'].name}")
+    pk, st = read_params(paths[".params"]), shape.stats()
+    if (len(pk.h), len(pk.l)) != (st["domain"] - 1, st["aux"]):
+        raise ShapeMismatchError(f"{paths['.params']}: h has {len(pk.h):,} points and l {len(pk.l):,}; shape "
+                                 f"{shape.name} needs {st['domain'] - 1:,} and {st['aux']:,}")
+    del pk
+    with tempfile.TemporaryDirectory(prefix="cuzk-check-params-", dir=workdir) as tmp:
+        wd = Path(tmp)
+        pce = wd / f"{shape.name}.pce"
+        pce_extract(shape.name, pce)
+        if c1 is None:
+            c1 = wd / "1.c1.json"
+            prepare({"id": 1, "synthetic": True}, c1, shape.name, "check-params", "00" * 32)
+        record = wd / "c1.checked.json"
+        label = check_input(c1, record, shape.name)["label"]
+        synthesize_sector(c1, pce, wd / "witness", checked=record)
+        prove_batch(pce, paths[".params"], [c1], [wd / "witness"], wd / "proofs", backend=backend, threads=threads,
+                    checked=[record])
+        res = verify_sector(paths[".vk"], c1, proof_file(wd / "proofs", label), wd / "verify.json", shape.name,
+                            checked=record)
+    return res | {"params": str(paths[".params"]), "vk": str(paths[".vk"])}

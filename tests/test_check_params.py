@@ -1,0 +1,101 @@
+"""``cuzk check-params`` (``pipeline.check_official_params``): one sector proved with the
+official key of its shape and verified with the official vk. No official file can be fetched
+here, so the "official" files are a development key of the 128-byte comm_d test shape written
+in bellperson's layout (cuzk's ``.params``/``.vk`` are that layout) under a PoRep file name,
+with a test manifest (the digests of those files, sector size 128) in place of the packaged
+parameters.json. A key whose l points are swapped (a key of the same counts for a constraint
+system with two aux columns exchanged: what a different allocation order gives) is refused by
+the proof's verification, a tampered file by its digest."""
+
+import shutil
+
+import pytest
+
+from cuzk import cli, pipeline
+from cuzk.groth16 import read_params
+from cuzk.r1cs.witness import read_witness
+from cuzk.groth16.official import OfficialParamsError, blake2b_digest
+
+SHAPE = "test-only-commd-128B"
+NAME = "v28-stacked-proof-of-replication-test-only"
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture(scope="module")
+def dev_key(tmp_path_factory):
+    """A development key of SHAPE (``setup_params``) and the vk of a second setup."""
+    root = tmp_path_factory.mktemp("check-params")
+    pce = root / "s.pce"
+    pipeline.pce_extract(SHAPE, pce)
+    pipeline.setup_params(pce, root / "s.params", root / "s.vk", backend="cpu", threads=2)
+    return root
+
+
+def _official(root, tmp_path, params=None, vk=None):
+    """The params dir with the key under the official names, and the manifest naming them."""
+    d = tmp_path / "params"
+    d.mkdir(exist_ok=True)
+    shutil.copyfile(params or root / "s.params", d / f"{NAME}.params")
+    shutil.copyfile(vk or root / "s.vk", d / f"{NAME}.vk")
+    manifest = {f"{NAME}{ext}": {"cid": "-", "digest": blake2b_digest(d / f"{NAME}{ext}"), "sector_size": 128}
+                for ext in (".params", ".vk")}
+    return d, manifest
+
+
+def test_a_proof_with_the_key_verifies_under_its_vk(dev_key, tmp_path, monkeypatch, capsys):
+    d, manifest = _official(dev_key, tmp_path)
+    monkeypatch.setattr(pipeline.official, "read_manifest", lambda *a, **k: manifest)
+    assert cli.main(["check-params", "--shape", SHAPE, "--params-dir", str(d), "--backend", "cpu",
+                     "--threads", "2", "--workdir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"a proof made with {d / NAME}.params verifies under {d / NAME}.vk (1 partition(s), sector 1, synthetic)" in out
+    assert not list(tmp_path.glob("cuzk-check-params-*")), "the scratch folder is removed"
+
+
+def test_a_key_for_other_columns_fails_the_proof(dev_key, tmp_path, monkeypatch, capsys):
+    """l[0] and l[j] exchanged in the file, j the first aux whose value (in the sector the
+    command proves) differs from aux 0's: still valid points and the same counts, but the key of
+    a constraint system whose aux columns 0 and j are swapped: the proof does not verify."""
+    c1, wit = tmp_path / "c1.json", tmp_path / "wit"
+    pipeline.prepare({"id": 1, "synthetic": True}, c1, SHAPE, "check-params", "00" * 32)   # as the command makes it
+    pipeline.synthesize_sector(c1, dev_key / "s.pce", wit)
+    aux = read_witness(next(wit.iterdir()))[1]
+    j = next(i for i in range(1, len(aux)) if aux[i] != aux[0])
+    pk = read_params(dev_key / "s.params")
+    raw = bytearray((dev_key / "s.params").read_bytes())
+    off = len((dev_key / "s.vk").read_bytes()) + 4 + 96 * len(pk.h) + 4   # bellperson's layout: vk, h, then l
+    assert raw[off : off + 96] == bytes(pk.l[0]) and raw[off + 96 * j : off + 96 * (j + 1)] == bytes(pk.l[j])
+    a, b = slice(off, off + 96), slice(off + 96 * j, off + 96 * (j + 1))
+    raw[a], raw[b] = raw[b], raw[a]
+    swapped = tmp_path / "swapped.params"
+    swapped.write_bytes(bytes(raw))
+    d, manifest = _official(dev_key, tmp_path, params=swapped)
+    monkeypatch.setattr(pipeline.official, "read_manifest", lambda *a, **k: manifest)
+    assert cli.main(["check-params", "--shape", SHAPE, "--params-dir", str(d), "--backend", "cpu",
+                     "--threads", "2", "--workdir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "FAILED" in err and "does not verify" in err and "not rust-fil-proofs'" in err
+
+
+def test_tampered_or_mismatched_files_are_refused_before_any_proof(dev_key, tmp_path, monkeypatch):
+    d, manifest = _official(dev_key, tmp_path)
+    vk = d / f"{NAME}.vk"
+    raw = bytearray(vk.read_bytes())
+    raw[-1] ^= 1
+    vk.write_bytes(bytes(raw))
+    called = []
+    monkeypatch.setattr(pipeline, "pce_extract", lambda *a, **k: called.append(a))
+    with pytest.raises(OfficialParamsError, match="digest") as e:
+        pipeline.check_official_params(SHAPE, d, backend="cpu", manifest=manifest)
+    assert str(vk) in str(e.value)
+    # a .vk of its own digest that is not the .params' key
+    manifest[f"{NAME}.vk"]["digest"] = blake2b_digest(vk)
+    with pytest.raises(OfficialParamsError, match="vk: does not begin with the verifying key"):
+        pipeline.check_official_params(SHAPE, d, backend="cpu", manifest=manifest)
+    assert called == [], "no step ran"
+    with pytest.raises(ValueError, match="not a PoRep shape"):
+        pipeline.check_official_params("window-post-2KiB", d, manifest=manifest)
