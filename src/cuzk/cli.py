@@ -229,7 +229,7 @@ def _check_params_parser(sub) -> None:
     cp.add_argument("--c1", help="a C1 file in cuzk's form (cuzk c1 convert); default a synthetic CC sector")
     cp.add_argument("--workdir", help="where the scratch folder goes (default: the system's temporary folder)")
     cp.add_argument("--backend", default="auto", help="cpu, cuda or auto (default)")
-    cp.add_argument("--threads", type=int, default=1)
+    cp.add_argument("--threads", type=int, default=1, help="worker processes of the cpu backend's prove (default 1)")
     cp.set_defaults(func=_check_params)
 
 
