@@ -206,14 +206,19 @@ def test_witness_limbs_equal_witness_ints_and_range_is_checked(tmp_path):
     assert str(q) in str(e.value)
 
 
-@pytest.mark.parametrize("as_limbs", [False, True])
-def test_compact_assignment_writes_the_same_file(tmp_path, as_limbs):
+@pytest.mark.parametrize("as_limbs,chunk", [(False, None), (True, None), (False, 8), (True, 24)])
+def test_compact_assignment_writes_the_same_file(tmp_path, monkeypatch, as_limbs, chunk):
     """``write_witness_compact(cs.assignment_compact())`` (no Python int per value: what the
     synthesis step writes) gives the bytes of ``write_witness`` over ``cs.assignment()``, for a
     synthetic circuit and for values at every storage boundary (0, 1, 2, 2^64 − 1, 2^64, r − 1);
     also when the values were given as limbs (``alloc_aux_limbs``, what synthesis workers
-    return), which read back as the same ints (``value``, ``value_limbs``)."""
+    return), which read back as the same ints (``value``, ``value_limbs``); also when the store
+    is compacted in passes of a few values (``chunk``: bit values carried across passes)."""
+    from cuzk.r1cs import values
     from cuzk.r1cs.witness import read_witness, write_witness, write_witness_compact
+
+    if chunk:
+        monkeypatch.setattr(values, "COMPACT_CHUNK", chunk)
 
     r = FR.modulus
     vals = [0, 1, 2, 2**64 - 1, 2**64, r - 1, 1, 0, 2**200]

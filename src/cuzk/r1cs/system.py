@@ -513,10 +513,9 @@ class ConstraintSystem:
         """
         if not self.has_values:
             raise RuntimeError("assignment_compact(): this ConstraintSystem keeps no witness (witness=False)")
-        is_bit, bits, wide = self._aux_vals.compact()
+        mask, bits, nb, wide = self._aux_vals.compact()
         inputs = to_limbs(self._in_vals.all_ints(), FR.limbs)
-        return CompactAssignment(inputs, np.packbits(is_bit, bitorder="little"), np.packbits(bits, bitorder="little"),
-                                 wide, len(is_bit), len(bits))
+        return CompactAssignment(inputs, mask, bits, wide, self._aux_vals.n, nb)
 
     def full_assignment(self) -> np.ndarray:
         """``(num_inputs + num_aux,)`` int array: inputs then aux (the w of :meth:`R1CS.check`)."""

@@ -14,6 +14,9 @@ _MPZ = gmpy2.mpz
 _U64_LIMIT = 1 << 64
 
 
+COMPACT_CHUNK = 1 << 22
+"""Values per pass of :meth:`ValueStore.compact` (a multiple of 8)."""
+
 _SMALL_MPZ = np.array([_MPZ(i) for i in range(256)], dtype=object)  # shared: mpz is immutable
 
 
@@ -143,20 +146,55 @@ class ValueStore:
         out[flags] = self._bigl[u[flags].astype(np.intp)]
         return out
 
-    def compact(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The values as a witness file stores them, with no Python int per value: (is_bit
-        ``(n,)`` bool: the value is 0 or 1, bits ``(nb,)`` uint8 of those, wide ``(n − nb, 4)``
-        uint64 canonical limbs of the others, in order)."""
-        u, big = self._u[: self.n], self._big[: self.n]
-        is_bit = ~big & (u <= 1)
-        rest = ~is_bit
-        big_rest = big[rest]  # the limb rows are in aux order: they fill these places in turn
-        if big_rest.all():
-            return is_bit, u[is_bit].astype(np.uint8), self._bigl[: self._nbig]  # a PoSt witness: no copy
-        wide = np.zeros((len(big_rest), FR.limbs), dtype=np.uint64)
-        wide[~big_rest, 0] = u[rest][~big_rest]
-        wide[big_rest] = self._bigl[: self._nbig]
-        return is_bit, u[is_bit].astype(np.uint8), wide
+    def compact(self, chunk: int | None = None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+        """The values as a witness file stores them, with no Python int per value: (mask
+        ``(ceil(n / 8),)`` uint8, bit j set when value j is 0 or 1; bits ``(ceil(nb / 8),)`` uint8,
+        those values in order; nb; wide ``(n − nb, 4)`` uint64 canonical limbs of the others, in
+        order), both packed as ``numpy.packbits(bitorder="little")``.
+
+        ``chunk`` values (a multiple of 8; default :data:`COMPACT_CHUNK`) per pass: the temporaries stay small and reuse the
+        heap, where whole-store temporaries (about 1.4 GB at 32 GiB) cost seconds of page faults
+        on fresh memory. A second pass fills ``wide`` only when some wide value fits in 64 bits
+        (PoRep); a PoSt store's wide values are its limb rows, returned without a copy.
+        """
+        chunk = COMPACT_CHUNK if chunk is None else chunk
+        if chunk <= 0 or chunk % 8:
+            raise ValueError(f"compact: chunk must be a positive multiple of 8, not {chunk}")
+        n = self.n
+        mask = np.empty((n + 7) // 8, dtype=np.uint8)
+        bits = np.empty((n + 7) // 8, dtype=np.uint8)
+        carry = np.empty(0, dtype=bool)   # bit values not yet packed (fewer than 8)
+        nbytes = small_wide = 0
+        for lo in range(0, n, chunk):
+            hi = min(lo + chunk, n)
+            u, big = self._u[lo:hi], self._big[lo:hi]
+            is_bit = np.less_equal(u, 1)
+            is_bit &= ~big
+            mask[lo // 8:(lo + len(u) + 7) // 8] = np.packbits(is_bit, bitorder="little")
+            v = np.concatenate([carry, np.equal(u, 1)[is_bit]])
+            full = len(v) & ~7
+            bits[nbytes:nbytes + full // 8] = np.packbits(v[:full], bitorder="little")
+            nbytes += full // 8
+            carry = v[full:]
+            small_wide += int(np.count_nonzero(~is_bit)) - int(np.count_nonzero(big))
+        nb = nbytes * 8 + len(carry)
+        if len(carry):
+            bits[nbytes] = np.packbits(carry, bitorder="little")[0]
+        bits = bits[:(nb + 7) // 8]
+        if not small_wide:
+            return mask, bits, nb, self._bigl[: self._nbig]  # a PoSt witness: no copy
+        wide = np.zeros((n - nb, FR.limbs), dtype=np.uint64)
+        row = 0
+        for lo in range(0, n, chunk):
+            hi = min(lo + chunk, n)
+            u, big = self._u[lo:hi], self._big[lo:hi]
+            rest = ~np.unpackbits(mask[lo // 8:(lo + len(u) + 7) // 8], count=len(u), bitorder="little").view(bool)
+            ur, br = u[rest], big[rest]
+            part = wide[row:row + len(ur)]
+            part[~br, 0] = ur[~br]
+            part[br] = self._bigl[ur[br].astype(np.intp)]
+            row += len(ur)
+        return mask, bits, nb, wide
 
     def all_ints(self, chunk: int = 1 << 20) -> np.ndarray:
         """Every value, (n,) object array of mpz; converted in chunks of ``chunk`` values so the
