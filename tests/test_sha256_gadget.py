@@ -341,3 +341,34 @@ def test_errors():
     nb = cs.alloc_aux((2, 512), 2)  # not boolean
     with pytest.raises(ValueError, match="boolean"):
         sha256_compress(cs, None, nb)
+
+
+def test_word_level_witness_is_the_bit_level_one(monkeypatch):
+    """A witness-only system computes a compression of a variable state on whole words
+    (``_WordWitness``): the same variables, values, constraint count and digest literals as the
+    bit-level gadget, for messages with variable, negated and constant bits (a 3-block message:
+    blocks 2 and 3 take the word path, the last with constant padding words)."""
+    from cuzk.r1cs import sha256 as S
+
+    rng = np.random.default_rng(11)
+    k, nbits = 3, 1200
+    bits = rng.integers(0, 2, (k, nbits))
+    kinds = rng.choice(4, nbits, p=[0.7, 0.1, 0.1, 0.1])   # variable, negated, constant 0, 1
+    taken = []
+    monkeypatch.setattr(S._WordWitness, "compress", (lambda f: lambda self, H, W: taken.append(1) or f(self, H, W))(
+        S._WordWitness.compress))
+    got = []
+    for word_level in (False, True):
+        monkeypatch.setattr(S, "WORD_WITNESS", word_level)
+        cs = ConstraintSystem(shape=False, witness=True)
+        x = alloc_bits(cs, (k, nbits), bits)
+        lits = x.copy()
+        lits[:, kinds == 1] = bit_not(x[:, kinds == 1])
+        lits[:, kinds == 2], lits[:, kinds == 3] = BIT0, BIT1
+        out = sha256(cs, lits)
+        got.append((cs.num_aux, cs.num_constraints, out, cs.assignment()[1]))
+    assert len(taken) == 2
+    (na, nc, oa, va), (nb, ncb, ob, vb) = got
+    assert (na, nc) == (nb, ncb) and np.array_equal(oa, ob) and (va == vb).all()
+    want = [ref_sha256_bits(np.where(kinds == 3, 1, np.where(kinds == 2, 0, bits[i] ^ (kinds == 1)))) for i in range(k)]
+    assert [bytes(np.packbits(literal_values(cs, ob[i]))) for i in range(k)] == want
