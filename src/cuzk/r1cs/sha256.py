@@ -585,11 +585,9 @@ class _Sha:
         """FIPS 180-4 6.2.2 steps 1–4 on words, in bellman's order (schedule, then rounds with
         the e and a additions deferred to where they are used, then the final additions).
 
-        A witness-only system (numpy) with a variable state (every bit a plain variable: every
-        block after a message's first) takes :class:`_WordWitness`, which allocates the same
+        A witness-only system (numpy) takes :class:`_WordWitness`, which allocates the same
         variables with the same values."""
-        if (WORD_WITNESS and self.wit and not self.cs.has_shape and self.xp is np and self.k
-                and all(not h.kd.any() for h in H)):
+        if WORD_WITNESS and self.wit and not self.cs.has_shape and self.xp is np and self.k:
             return _WordWitness(self).compress(H, W)
         self.meq = _MultiEq(self.cs, self.k, f"{self.g}/add")
         out = _compress_steps(self, H, W)
@@ -690,10 +688,9 @@ class _WordWitness:
     bit-level gadget carries (which only a recording system needs). The k·(variables) bits of
     one compression are expanded from the words in one gather and appended at once.
 
-    Needs a state of plain variables (so ch and maj are bellman's general case in every round);
-    the message words may hold constants and negations (the schedule's xor handles them per
-    column as :meth:`_Sha.xor`: a column with a constant operand is free, its literal is the
-    other operand's, negated for a constant 1).
+    State and message words may hold constants and negations: xor, ch and maj follow the
+    bit-level gadget's per-column cases on column masks (a column with a constant operand is
+    free or an ``and``; its literal is the other operand's, negated for a constant 1).
     """
 
     _plans: dict = {}   # (k, column masks) -> (flat word index, bit shift): a few per circuit
@@ -756,23 +753,77 @@ class _WordWitness:
         out.start, out.nbits = start, nbits
         return out
 
-    def _general(self, *ws: _WVal) -> None:
-        if any(w.c or w.n for w in ws):
-            raise AssertionError("_WordWitness: ch/maj operand with a constant or negated bit")
+    @staticmethod
+    def _lit(w: _WVal, neg: bool) -> tuple:
+        """An operand of an and: (literal values, constant mask, constant-0 mask), negated."""
+        one = int(w.v[0]) & w.c
+        if neg:
+            return w.v ^ np.uint64(_MASK32), w.c, one
+        return w.v, w.c, w.c & ~one
 
+    def _via_and(self, cases: list) -> int:
+        """:meth:`_Sha._via_and` (one ``and_`` over the columns of every case): ``cases`` as
+        (column mask, (x word, x negated), (y word, y negated)); a column is a new bit when
+        neither picked operand is a constant. Returns the mask of constant results."""
+        new, const, v = 0, 0, None
+        for mask, x, y in cases:
+            if not mask:
+                continue
+            xv, xc, x0 = self._lit(*x)
+            yv, yc, y0 = self._lit(*y)
+            m = mask & ~xc & ~yc
+            if m:
+                part = xv & yv & np.uint64(m)
+                v = part if v is None else v | part
+                new |= m
+            const |= mask & ((xc & yc) | x0 | y0)
+        if new:
+            self._alloc(v, new)
+        return const
+
+    @staticmethod
+    def _cases(a: _WVal, b: _WVal, c: _WVal, order: tuple) -> tuple:
+        """Column masks of bellman's case analysis: all three constant, then one mask per
+        (operand, constant value) test of ``order`` in turn, then the rest (general)."""
+        words = (a, b, c)
+        allc = a.c & b.c & c.c
+        rest = _MASK32 & ~allc
+        out = []
+        for i, bit in order:
+            w = words[i]
+            one = int(w.v[0]) & w.c
+            m = rest & (one if bit else w.c & ~one)
+            out.append(m)
+            rest &= ~m
+        return allc, out, rest
+
+    # Outputs of ch and maj are only added (temp1, a): their values and constant columns count,
+    # their negations do not (n = 0).
     def ch_words(self, a: _WVal, b: _WVal, c: _WVal) -> _WVal:
-        self._general(a, b, c)
+        """:meth:`_Sha.ch`: cases a = 0, b = 0, c = 0, c = 1, b = 1 (bellman's order)."""
+        allc, (c2, c3, c4, c5, c6), gen = self._cases(a, b, c, ((0, 0), (1, 0), (2, 0), (2, 1), (1, 1)))
+        const = allc | (c2 & c.c) | self._via_and([
+            (c3, (a, True), (c, False)), (c4, (a, False), (b, False)),
+            (c5, (a, False), (b, True)), (c6, (a, True), (c, True))])
         v = (a.v & b.v) ^ (~a.v & np.uint64(_MASK32) & c.v)
-        self._alloc(v, _MASK32)
-        return _WVal(v)
+        if gen:
+            self._alloc(v, gen)
+        return _WVal(v, const)
 
     def maj_words(self, a: _WVal, b: _WVal, c: _WVal) -> _WVal:
-        self._general(a, b, c)
+        """:meth:`_Sha.maj`: cases a = 0, b = 0, c = 0, c = 1, b = 1, a = 1; the general
+        columns allocate b ∧ c, then maj."""
+        allc, (c2, c3, c4, c5, c6, c7), gen = self._cases(
+            a, b, c, ((0, 0), (1, 0), (2, 0), (2, 1), (1, 1), (0, 1)))
+        const = allc | self._via_and([
+            (c2, (b, False), (c, False)), (c3, (a, False), (c, False)), (c4, (a, False), (b, False)),
+            (c5, (a, True), (b, True)), (c6, (a, True), (c, True)), (c7, (b, True), (c, True))])
         bc = b.v & c.v
-        self._alloc(bc, _MASK32)   # bellman's maj: the and of b and c first
         v = (a.v & b.v) ^ (a.v & c.v) ^ bc
-        self._alloc(v, _MASK32)
-        return _WVal(v)
+        if gen:
+            self._alloc(bc, gen)
+            self._alloc(v, gen)
+        return _WVal(v, const)
 
     def const_word(self, value: int) -> _WVal:
         return _WVal(np.full(self.k, value, dtype=np.uint64), _MASK32)
@@ -799,16 +850,24 @@ class _WordWitness:
 
     def _commit(self, out: list) -> list:
         """Append every new bit (one block), count the constraints, return the words."""
-        idx, sh = self._plan()
-        words = np.stack(self.vals, axis=1).reshape(-1)
-        refs = self.sha.cs.alloc_aux(self.size, (words[idx] >> sh) & np.uint64(1))
+        base = self.sha.cs.num_aux
+        if self.vals:
+            idx, sh = self._plan()
+            words = np.stack(self.vals, axis=1).reshape(-1)
+            self.sha.cs.alloc_aux(self.size, (words[idx] >> sh) & np.uint64(1))
         # one constraint per new bit (xor, ch, and, maj; an addition's booleanity) and the
         # additions' packed equalities, k rows a flush
         self.sha.cs.enforce_lazy(self.size + self.k * self.flushes, lambda: (), gadget=f"{self.sha.g}/add")
         inst = np.arange(self.k, dtype=np.int64)[:, None]
-        cols = refs[0] + np.arange(32, dtype=np.int64)
-        kd = np.zeros(32, dtype=np.int8)
-        return [_Word(inst * o.nbits + (cols + o.start), o.v.astype(np.uint32), kd) for o in out]
+        cols = np.arange(32, dtype=np.int64)
+        words = []
+        for o in out:
+            if o.c:   # an addition of constants (a constant state and block): a constant word
+                words.append(self.sha.const_word(int(o.v[0])))
+            else:
+                words.append(_Word(inst * o.nbits + (base + o.start + cols), o.v.astype(np.uint32),
+                                   np.zeros(32, dtype=np.int8)))
+        return words
 
 
 # --------------------------------------------------------------------------------------------
