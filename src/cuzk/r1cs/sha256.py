@@ -674,6 +674,8 @@ class _WVal:
 
 
 _POW2_I64 = np.left_shift(1, np.arange(32, dtype=np.int64))
+_U64 = tuple(np.uint64(i) for i in range(33))   # shift counts as numpy scalars, made once
+_U64_MASK32 = np.uint64(_MASK32)
 
 
 def _rot_mask(m: int, n: int) -> int:
@@ -730,12 +732,12 @@ class _WordWitness:
 
     @staticmethod
     def rotr(w: _WVal, n: int) -> _WVal:
-        v = ((w.v >> np.uint64(n)) | (w.v << np.uint64(32 - n))) & np.uint64(_MASK32)
+        v = ((w.v >> _U64[n]) | (w.v << _U64[32 - n])) & _U64_MASK32
         return _WVal(v, _rot_mask(w.c, n), _rot_mask(w.n, n))
 
     @staticmethod
     def shr(w: _WVal, n: int) -> _WVal:
-        return _WVal(w.v >> np.uint64(n), (w.c >> n) | (((1 << n) - 1) << (32 - n)), w.n >> n)
+        return _WVal(w.v >> _U64[n], (w.c >> n) | (((1 << n) - 1) << (32 - n)), w.n >> n)
 
     def add(self, ops: list) -> _WVal:
         if all(o.c == _MASK32 for o in ops):
@@ -749,7 +751,7 @@ class _WordWitness:
             self.flushes += 1
             self.meq_bits = 0
         self.meq_bits += nbits
-        out = _WVal(total & np.uint64(_MASK32))
+        out = _WVal(total & _U64_MASK32)
         out.start, out.nbits = start, nbits
         return out
 
@@ -758,7 +760,7 @@ class _WordWitness:
         """An operand of an and: (literal values, constant mask, constant-0 mask), negated."""
         one = int(w.v[0]) & w.c
         if neg:
-            return w.v ^ np.uint64(_MASK32), w.c, one
+            return w.v ^ _U64_MASK32, w.c, one
         return w.v, w.c, w.c & ~one
 
     def _via_and(self, cases: list) -> int:
@@ -805,7 +807,7 @@ class _WordWitness:
         const = allc | (c2 & c.c) | self._via_and([
             (c3, (a, True), (c, False)), (c4, (a, False), (b, False)),
             (c5, (a, False), (b, True)), (c6, (a, True), (c, True))])
-        v = (a.v & b.v) ^ (~a.v & np.uint64(_MASK32) & c.v)
+        v = (a.v & b.v) ^ (~a.v & _U64_MASK32 & c.v)
         if gen:
             self._alloc(v, gen)
         return _WVal(v, const)
@@ -835,26 +837,27 @@ class _WordWitness:
             self.flushes += 1
         return self._commit(out)
 
-    def _plan(self) -> tuple[np.ndarray, np.ndarray]:
+    def _plan(self) -> np.ndarray:
+        """Where each new bit is among the bits of the words (``(k, nwords)`` uint64 unpacked
+        little-endian: 64 per word), in allocation order; cached per (k, column masks)."""
         key = (self.k, tuple(self.masks))
         plan = self._plans.get(key)
         if plan is None:
-            nw, idx, sh = len(self.masks), [], []
-            inst = np.arange(self.k, dtype=np.int64)[:, None]
+            nw, idx = len(self.masks), []
+            inst = np.arange(self.k, dtype=np.int64)[:, None] * (64 * nw)
             for j, m in enumerate(self.masks):
                 cols = np.flatnonzero((m >> np.arange(m.bit_length())) & 1)
-                idx.append(np.broadcast_to(inst * nw + j, (self.k, len(cols))).reshape(-1))
-                sh.append(np.broadcast_to(cols.astype(np.uint64), (self.k, len(cols))).reshape(-1))
-            plan = self._plans[key] = (np.concatenate(idx), np.concatenate(sh))
+                idx.append((inst + (64 * j + cols)).reshape(-1))
+            plan = self._plans[key] = np.concatenate(idx)
         return plan
 
     def _commit(self, out: list) -> list:
         """Append every new bit (one block), count the constraints, return the words."""
         base = self.sha.cs.num_aux
         if self.vals:
-            idx, sh = self._plan()
-            words = np.stack(self.vals, axis=1).reshape(-1)
-            self.sha.cs.alloc_aux(self.size, (words[idx] >> sh) & np.uint64(1))
+            words = np.stack(self.vals, axis=1).astype("<u8", copy=False)
+            bits = np.unpackbits(words.view(np.uint8), bitorder="little")
+            self.sha.cs.alloc_aux_block(self.size, bits[self._plan()])
         # one constraint per new bit (xor, ch, and, maj; an addition's booleanity) and the
         # additions' packed equalities, k rows a flush
         self.sha.cs.enforce_lazy(self.size + self.k * self.flushes, lambda: (), gadget=f"{self.sha.g}/add")

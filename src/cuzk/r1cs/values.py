@@ -103,9 +103,10 @@ class ValueStore:
         self.n = hi
 
     def append(self, vals: np.ndarray) -> None:
-        """vals: 1-D uint64 array, or object array of canonical ints (< r)."""
+        """vals: 1-D unsigned integer array (uint8 … uint64), or object array of canonical ints
+        (< r)."""
         fits = np.asarray(vals < WIDE, dtype=bool)
-        if vals.dtype == np.uint64:
+        if vals.dtype.kind == "u":
             if fits.all():   # the gadgets' common case: bits
                 self._put(vals, _NONE, _NO_LIMBS)
                 return
