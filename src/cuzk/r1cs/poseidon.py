@@ -389,14 +389,15 @@ def _legacy_values(arity: int, tag: int, strength: str, inputs: np.ndarray) -> n
     """The values of the program's ops (:func:`_legacy_program`) for k hashes: ``(k, arity)``
     object inputs → ``(k, nops)`` object array of canonical ints (gmpy2), round by round,
     vectorized over the k hashes."""
-    alg = _ValueAlgebra(inputs, len(_legacy_program(arity, tag, strength).ops))
+    alg = _ValueAlgebra(inputs, hash_constraints(arity, strength, legacy=True))
     _legacy_walk(alg, _mpz_constants(arity, strength), _nat.params(arity, strength), tag)
     return alg.out
 
 
 def _legacy_limbs(inputs: np.ndarray, arity: int, tag: int, strength: str) -> np.ndarray:
-    """A synthesis worker's share of :func:`_legacy_hash`: ``(kc, n, 4)`` uint64 input limbs →
-    ``(kc, nops, 4)`` uint64 limbs of the op values."""
+    """:func:`_legacy_hash`'s values (a synthesis worker's share, or all of them in one
+    process): ``(kc, n, 4)`` uint64 input limbs → ``(kc, nops, 4)`` uint64 limbs of the op
+    values."""
     kc, n, _ = inputs.shape
     out = _legacy_values(arity, tag, strength, from_limbs(inputs.reshape(-1, FR.limbs)).reshape(kc, n))
     return to_limbs(out.reshape(-1), FR.limbs).reshape(kc, -1, FR.limbs)
@@ -421,24 +422,24 @@ def _legacy_hash(cs: ConstraintSystem, x: np.ndarray, arity: int, tag: int, stre
     """k hashes as neptune's ``circuit.rs`` ``poseidon_hash``: variables of one hash contiguous
     in neptune's allocation order, rows op by op (k rows each). In witness mode the values are
     computed by the synthesis workers when a pool is active (``cuzk.r1cs.parallel``)."""
-    prog = _legacy_program(arity, tag, strength)
     k, n = x.shape
-    nops = len(prog.ops)
+    nops = hash_constraints(arity, strength, legacy=True)   # an op a constraint; no program built
     if not cs.has_values:
         out = cs.alloc_aux((k, nops))
     else:
         # identical preimages (Merkle paths through the same upper nodes) are hashed once
-        first, inv = _distinct_rows(cs.value_limbs(x))
-        xd = x[first]
-        limbs = map_rows(_legacy_limbs, cs.value_limbs(xd), arity, tag, strength) if active_workers() else None
-        if limbs is not None:
-            out = cs.alloc_aux_limbs((k, nops), limbs[inv])
-        else:
-            out = cs.alloc_aux((k, nops), _legacy_values(arity, tag, strength, cs.value(xd, dtype=object))[inv])
+        xl = cs.value_limbs(x)
+        first, inv = _distinct_rows(xl)
+        xd = xl[first]
+        limbs = map_rows(_legacy_limbs, xd, arity, tag, strength) if active_workers() else None
+        if limbs is None:
+            limbs = _legacy_limbs(xd, arity, tag, strength)
+        # as limbs, the store's form: no reduction or int check per value
+        out = cs.alloc_aux_limbs((k, nops), limbs[inv])
     refs = np.concatenate([x, out], axis=1)
     if k:
         def rows():
-            for i, (a, b, c) in enumerate(prog.ops):
+            for i, (a, b, c) in enumerate(_legacy_program(arity, tag, strength).ops):
                 yield (_program_lc(cs, refs, a), _program_lc(cs, refs, b),
                        lc(refs[:, n + i]) + _program_lc(cs, refs, c) if c else lc(refs[:, n + i]))
 
