@@ -657,8 +657,8 @@ def _compress_steps(sha, H: list, W: list) -> list:
 
 
 WORD_WITNESS = True
-"""Whether witness-only compressions of a variable state take :class:`_WordWitness` (tests turn
-it off to compare with the bit-level gadget)."""
+"""Whether witness-only compressions take :class:`_WordWitness` (tests turn it off to compare
+with the bit-level gadget)."""
 
 
 class _WVal:
@@ -695,7 +695,8 @@ class _WordWitness:
     free or an ``and``; its literal is the other operand's, negated for a constant 1).
     """
 
-    _plans: dict = {}   # (k, column masks) -> (flat word index, bit shift): a few per circuit
+    _plans: dict = {}   # (k, column masks) -> bit indices (_plan): a few per circuit
+    _MAX_PLANS = 64
 
     def __init__(self, sha: _Sha):
         self.sha, self.k = sha, sha.k
@@ -848,15 +849,20 @@ class _WordWitness:
             for j, m in enumerate(self.masks):
                 cols = np.flatnonzero((m >> np.arange(m.bit_length())) & 1)
                 idx.append((inst + (64 * j + cols)).reshape(-1))
-            plan = self._plans[key] = np.concatenate(idx)
+            plan = np.concatenate(idx)
+            if 64 * nw * self.k < 1 << 31:
+                plan = plan.astype(np.int32)   # half the memory of the cached plans
+            if len(self._plans) >= self._MAX_PLANS:
+                self._plans.clear()
+            self._plans[key] = plan
         return plan
 
     def _commit(self, out: list) -> list:
         """Append every new bit (one block), count the constraints, return the words."""
         base = self.sha.cs.num_aux
         if self.vals:
-            words = np.stack(self.vals, axis=1).astype("<u8", copy=False)
-            bits = np.unpackbits(words.view(np.uint8), bitorder="little")
+            vals = np.stack(self.vals, axis=1).astype("<u8", copy=False)
+            bits = np.unpackbits(vals.view(np.uint8), bitorder="little")
             self.sha.cs.alloc_aux_block(self.size, bits[self._plan()])
         # one constraint per new bit (xor, ch, and, maj; an addition's booleanity) and the
         # additions' packed equalities, k rows a flush

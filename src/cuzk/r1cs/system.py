@@ -10,8 +10,8 @@ this module loops in Python per constraint or per variable: loops run per block 
 column at most.
 
 Modes: *shape* records the matrices (per enforce call, a row-sorted, duplicate-free compressed
-block; coefficients as int32 ids into a per-system table), *witness* stores values (uint64 where
-the value fits, gmpy2 integers otherwise). A system may do both. Gadgets enforce through
+block; coefficients as int32 ids into a per-system table), *witness* stores values
+(:class:`cuzk.r1cs.values.ValueStore`). A system may do both. Gadgets enforce through
 :meth:`ConstraintSystem.enforce_lazy` where building the linear combinations costs: a
 witness-only system then only counts the rows.
 """
