@@ -206,29 +206,40 @@ def test_witness_limbs_equal_witness_ints_and_range_is_checked(tmp_path):
     assert str(q) in str(e.value)
 
 
-@pytest.mark.parametrize("as_limbs", [False, True])
-def test_compact_assignment_writes_the_same_file(tmp_path, as_limbs):
+@pytest.mark.parametrize("as_limbs,chunk", [(False, None), (True, None), (False, 8), (True, 24)])
+def test_compact_assignment_writes_the_same_file(tmp_path, monkeypatch, as_limbs, chunk):
     """``write_witness_compact(cs.assignment_compact())`` (no Python int per value: what the
     synthesis step writes) gives the bytes of ``write_witness`` over ``cs.assignment()``, for a
-    synthetic circuit and for values at every storage boundary (0, 1, 2, 2^64 − 1, 2^64, r − 1);
+    synthetic circuit and for values at every storage boundary (0, 1, 2, 254, 255, 2^64 − 1, 2^64,
+    r − 1);
     also when the values were given as limbs (``alloc_aux_limbs``, what synthesis workers
-    return), which read back as the same ints (``value``, ``value_limbs``)."""
+    return), which read back as the same ints (``value``, ``value_limbs``); also when the store
+    is compacted in passes of a few values (``chunk``: bit values carried across passes)."""
+    from cuzk.r1cs import values
     from cuzk.r1cs.witness import read_witness, write_witness, write_witness_compact
 
+    if chunk:
+        monkeypatch.setattr(values, "COMPACT_CHUNK", chunk)
+
     r = FR.modulus
-    vals = [0, 1, 2, 2**64 - 1, 2**64, r - 1, 1, 0, 2**200]
+    vals = [0, 1, 2, 2**64 - 1, 2**64, r - 1, 1, 0, 2**200, 254, 255, 256]
     edge = ConstraintSystem(shape=True, witness=True)
     edge.alloc_input((2,), np.array([5, 2**64], dtype=object))
     if as_limbs:
-        refs = edge.alloc_aux_limbs((3, 3), to_limbs(vals, 4).reshape(3, 3, 4))
+        refs = edge.alloc_aux_limbs((4, 3), to_limbs(vals, 4).reshape(4, 3, 4))
         assert [int(v) for v in edge.value(refs.reshape(-1), dtype=object)] == vals
-        assert np.array_equal(edge.value_limbs(refs), to_limbs(vals, 4).reshape(3, 3, 4))
+        assert np.array_equal(edge.value_limbs(refs), to_limbs(vals, 4).reshape(4, 3, 4))
         with pytest.raises(ValueError, match="below r"):
             edge.alloc_aux_limbs(1, to_limbs([r], 4))
         with pytest.raises(ValueError, match="shape"):
             edge.alloc_aux_limbs(2, to_limbs([1], 4))
     else:
-        edge.alloc_aux((9,), np.array(vals, dtype=object))
+        edge.alloc_aux((12,), np.array(vals, dtype=object))
+        more = edge.alloc_aux((3,), np.array([254, 255, 256], dtype=np.uint64))
+        assert [int(v) for v in edge.assignment()[1]] == vals + [254, 255, 256]
+        back = np.arange(edge.num_aux)[::-1]   # read in another order
+        assert [int(v) for v in edge.value(back, dtype=object)] == (vals + [254, 255, 256])[::-1]
+        assert edge.value(more).dtype == np.uint64 and list(edge.value(more)) == [254, 255, 256]
     syn = ConstraintSystem(shape=True, witness=True)
     synthetic.synthesize(syn, 300, 4, 0.8, seed=9)
     for name, cs in (("edge", edge), ("synthetic", syn)):

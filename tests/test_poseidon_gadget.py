@@ -233,3 +233,16 @@ def test_merkle_tampered_pick_is_unsatisfied():
     with pytest.raises(Unsatisfied) as exc:
         r1.check(w)
     assert exc.value.gadget == "merkle_poseidon/insert"
+
+
+def test_legacy_hash_of_repeated_preimages():
+    """Rows with the same preimage (Merkle paths through one node) are hashed once and their
+    values copied: every row's op values still satisfy neptune's constraints and give the
+    native digest, in the rows' own order."""
+    rng = np.random.default_rng(77)
+    distinct = rand_fr(rng, (3, 8))
+    vals = distinct[[0, 1, 0, 2, 1, 0]]
+    cs = ConstraintSystem()
+    out = poseidon_hash(cs, cs.alloc_aux((6, 8), vals), 8, legacy=True)
+    cs.finalize().check(cs.full_assignment())
+    assert list(cs.value(out, dtype=object)) == list(poseidon_many(vals, 8))

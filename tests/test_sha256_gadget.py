@@ -237,11 +237,12 @@ def unsatisfied_by_flip(r1cs, w) -> np.ndarray:
     return out
 
 
-def build_mixed(k: int, seed: int):
+def build_mixed(k: int, seed: int, shape: bool = True, iv: bool = False):
     """A compression whose state and block mix every literal kind per column: variables,
-    negated variables, constants 0 and 1 (the same kinds in all k instances)."""
+    negated variables, constants 0 and 1 (the same kinds in all k instances); ``iv``: from the
+    constant IV instead of the mixed state."""
     rng = np.random.default_rng(seed)
-    cs = ConstraintSystem()
+    cs = ConstraintSystem(shape=shape, witness=True)
     values = rng.integers(0, 2, (k, 768), dtype=np.uint8)
     kinds = rng.integers(0, 4, 768)
     kinds[256:320] = 0  # some block words fully variable as well
@@ -254,7 +255,7 @@ def build_mixed(k: int, seed: int):
     refs = alloc_bits(cs, (k, var_cols.shape[0]), v)
     lits[:, var_cols] = np.where(neg, bit_not(refs), refs)
     lits[:, consts] = const_bits(kinds[consts] == 3)
-    out = sha256_compress(cs, lits[:, :256].reshape(k, 8, 32), lits[:, 256:])
+    out = sha256_compress(cs, None if iv else lits[:, :256].reshape(k, 8, 32), lits[:, 256:])
     return cs, out, values
 
 
@@ -341,3 +342,46 @@ def test_errors():
     nb = cs.alloc_aux((2, 512), 2)  # not boolean
     with pytest.raises(ValueError, match="boolean"):
         sha256_compress(cs, None, nb)
+
+
+def test_word_level_witness_is_the_bit_level_one(monkeypatch):
+    """A witness-only system computes compressions on whole words (``_WordWitness``): the same
+    variables, values, constraint count and output literals as the bit-level gadget, for states
+    and blocks mixing every literal kind (bellman's ch and maj cases), from the IV, for a block of
+    constants only, and for a 3-block message with variable, negated and constant bits."""
+    from cuzk.r1cs import sha256 as S
+
+    rng = np.random.default_rng(11)
+    k, nbits = 3, 1200
+    bits = rng.integers(0, 2, (k, nbits))
+    kinds = rng.choice(4, nbits, p=[0.7, 0.1, 0.1, 0.1])   # variable, negated, constant 0, 1
+
+    def message(cs):
+        x = alloc_bits(cs, (k, nbits), bits)
+        lits = x.copy()
+        lits[:, kinds == 1] = bit_not(x[:, kinds == 1])
+        lits[:, kinds == 2], lits[:, kinds == 3] = BIT0, BIT1
+        return cs, sha256(cs, lits), None
+
+    def constant(cs):
+        return cs, sha256_compress(cs, None, const_bits(np.tile(bits[:1, :512], (k, 1)))), None
+
+    builds = [lambda: message(ConstraintSystem(shape=False, witness=True)),
+              lambda: constant(ConstraintSystem(shape=False, witness=True))]
+    builds += [(lambda s=s, iv=iv: build_mixed(2, s, shape=False, iv=iv)) for s in (8, 9, 10) for iv in (False, True)]
+    taken = []
+    monkeypatch.setattr(S._WordWitness, "compress", (lambda f: lambda self, H, W: taken.append(1) or f(self, H, W))(
+        S._WordWitness.compress))
+    for build in builds:
+        got = []
+        for word_level in (False, True):
+            monkeypatch.setattr(S, "WORD_WITNESS", word_level)
+            cs, out, _ = build()
+            got.append((cs.num_aux, cs.num_constraints, out, cs.assignment()[1]))
+        (na, nc, oa, va), (nb, ncb, ob, vb) = got
+        assert (na, nc) == (nb, ncb) and np.array_equal(oa, ob) and (va == vb).all()
+    assert len(taken) == 3 + 1 + 6
+    want = [ref_sha256_bits(np.where(kinds == 3, 1, np.where(kinds == 2, 0, bits[i] ^ (kinds == 1)))) for i in range(k)]
+    monkeypatch.setattr(S, "WORD_WITNESS", True)
+    cs, out, _ = message(ConstraintSystem(shape=False, witness=True))
+    assert [bytes(np.packbits(literal_values(cs, out[i]))) for i in range(k)] == want

@@ -120,6 +120,9 @@ class PendingUpload:
         return self.array
 
 
+_POPCOUNT8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)  # set bits of a byte
+
+
 class CompactAssignment:
     """A full assignment w = inputs ‖ aux as a witness file stores it (``cuzk.r1cs.witness``):
     the aux values that are 0 or 1 as packed bits, the others as limbs. A PoRep partition is
@@ -149,7 +152,7 @@ class CompactAssignment:
             raise ValueError("mask and bits must be packed uint8 arrays")
         if mask.shape != ((num_aux + 7) // 8,) or bits.shape != ((num_bits + 7) // 8,) or len(wide) != num_aux - num_bits:
             raise ValueError("section sizes disagree with num_aux and num_bits")
-        if int(np.unpackbits(mask, bitorder="little").sum(dtype=np.int64)) != num_bits or (
+        if int(_POPCOUNT8[mask].sum(dtype=np.int64)) != num_bits or (
                 num_aux % 8 and int(mask[-1]) >> (num_aux % 8)):
             raise ValueError("the bit mask disagrees with num_bits")
         if not (limbs_below_modulus(inputs).all() and limbs_below_modulus(wide).all()):

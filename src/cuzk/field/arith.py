@@ -218,7 +218,10 @@ def to_limbs(values: np.ndarray | Sequence[int], limbs: int) -> np.ndarray:
     """
     nbytes = 8 * limbs
     flat = values.reshape(-1) if isinstance(values, np.ndarray) else values
-    buf = b"".join(int(v).to_bytes(nbytes, "little") for v in flat)
+    try:   # ints and mpz convert themselves: half the time of int(v) first
+        buf = b"".join(v.to_bytes(nbytes, "little") for v in flat)
+    except AttributeError:   # numpy integers
+        buf = b"".join(int(v).to_bytes(nbytes, "little") for v in flat)
     return np.frombuffer(buf, dtype="<u8").reshape(-1, limbs).astype(np.uint64, copy=True)
 
 

@@ -52,7 +52,7 @@ def prove_bench_bytes(constraints: int, threads: int = 1) -> int:
 # it imports (benchmarks/results/postscale). Every PoSt step that reads the file pays it.
 POST_VANILLA_BYTES_PER_VALUE = 883.0
 # synthesize: bytes per wide aux beyond the 21 B/aux every aux costs: the value store keeps a
-# wide value as 32 bytes of limbs (plus slot and flag). Peaks of 162.9 MB and 492.5 MB at
+# wide value as 32 bytes of limbs (plus its slot number and code byte). Peaks of 162.9 MB and 492.5 MB at
 # 1,284,576 and 5,138,304 wide of 1,296,576 and 5,186,304 aux (WindowPoSt partitions of 24 and
 # 96 synthetic 32 GiB sectors, one process, 2-core machine, the file read whole too;
 # benchmarks/results/postscale/measure_post_synthesize.py, 2026-12-02):

@@ -4,7 +4,7 @@
 - ``gadgets``: booleans, bit decomposition, packing, uint32 addition.
 - ``sha256``, ``poseidon``, ``labeling``: SHA-256, Poseidon (and Merkle paths), SDR label gadgets.
 - ``pce``: PCE files (a shape's A, B, C in CSR, written once); ``witness``: witness files.
-- ``values``: the witness value store (uint64 slots, wide values as limbs).
+- ``values``: the witness value store (a byte per value below 255, wider values as limbs).
 - ``parallel``: worker processes that compute a gadget's rows (Poseidon values) in chunks.
 
 >>> from cuzk.r1cs import ConstraintSystem, lc

@@ -204,58 +204,15 @@ def _lc_items(d: dict) -> tuple:
     return tuple((s, c % R) for s, c in sorted(d.items()) if c % R)
 
 
-@functools.lru_cache(maxsize=None)
-def _legacy_program(arity: int, tag: int, strength: str) -> _Program:
-    oc = _nat.optimized_constants(arity, strength)
-    p = _nat.params(arity, strength)
+def _legacy_walk(alg, oc, p, tag) -> None:
+    """neptune ``circuit.rs`` ``poseidon_hash`` round by round, on an algebra of state elements:
+    ``alg.inputs()``, ``alg.const(c)``, ``alg.alloc(e)`` (``ensure_allocated``), ``alg.sbox(e, pre,
+    post)``, ``alg.mix(els, m)``, ``alg.mix_sparse(els, w_hat, v_rest)``. One walk for the ops
+    (:class:`_LCAlgebra`: the program) and for their values (:class:`_ValueAlgebra`), so both
+    follow neptune's order by construction. ``oc``: the optimized constants (ints or mpz)."""
     t, half, rp = p.t, p.full_rounds // 2, p.partial_rounds
-    n = arity
-    ops: list = []
-
-    def op(a: dict, b: dict, c: dict) -> int:
-        ops.append((_lc_items(a), _lc_items(b), _lc_items(c)))
-        return n + len(ops) - 1
-
-    def alloc(e):  # Elt::ensure_allocated (enforce = true)
-        if isinstance(e, int):
-            return e
-        return op(e, {_ONE: 1}, {})
-
-    def as_lc(e) -> dict:
-        return {e: 1} if isinstance(e, int) else e
-
-    def sbox(e, pre, post):  # quintic_s_box / quintic_s_box_pre_add (mul_sum's C: res − post)
-        x = alloc(e)
-        xa = {x: 1, _ONE: pre} if pre is not None else {x: 1}
-        x2 = op(xa, xa, {})
-        x4 = op({x2: 1}, {x2: 1}, {})
-        return op(xa, {x4: 1}, {_ONE: -post} if post is not None else {})
-
-    def mix(els, m):  # product_mds_with_matrix: new[j] = Σ_i e_i·m[i][j]
-        out = []
-        for j in range(t):
-            acc: dict = {}
-            for i in range(t):
-                for slot, c in as_lc(els[i]).items():
-                    acc[slot] = (acc.get(slot, 0) + c * m[i][j]) % R
-            out.append(acc)
-        return out
-
-    def mix_sparse(els, w_hat, v_rest):
-        first: dict = {}
-        for i in range(t):
-            for slot, c in as_lc(els[i]).items():
-                first[slot] = (first.get(slot, 0) + c * w_hat[i]) % R
-        out = [first]
-        for j in range(1, t):
-            acc = dict(as_lc(els[j]))
-            for slot, c in as_lc(els[0]).items():
-                acc[slot] = (acc.get(slot, 0) + c * v_rest[j - 1]) % R
-            out.append(acc)
-        return out
-
     cr = oc.compressed
-    els: list = [{_ONE: tag % R}] + list(range(n))
+    els = [None] + alg.inputs()
     off = 0
     for r in range(p.full_rounds + rp):
         full = r < half or r >= half + rp
@@ -263,24 +220,90 @@ def _legacy_program(arity: int, tag: int, strength: str) -> _Program:
         if r == 0:
             pre, post = cr[0:t], cr[t:2 * t]
             off = 2 * t
-            tagv = (pow((els[0][_ONE] + pre[0]) % R, 5, R) + post[0]) % R
-            els = [{_ONE: tagv}] + [sbox(els[i], pre[i], post[i]) for i in range(1, t)]
+            # the tag's S-box: a constant (neptune computes it out of circuit)
+            els = [alg.const((pow((tag + int(pre[0])) % R, 5, R) + int(post[0])) % R)] + [
+                alg.sbox(els[i], pre[i], post[i]) for i in range(1, t)]
         elif full:
             post = None if last else cr[off:off + t]
             off += 0 if last else t
-            els = [sbox(els[i], None, None if post is None else post[i]) for i in range(t)]
+            els = [alg.sbox(els[i], None, None if post is None else post[i]) for i in range(t)]
         else:
-            els[0] = sbox(els[0], None, cr[off])
+            els[0] = alg.sbox(els[0], None, cr[off])
             off += 1
         if r == half - 1:
-            els = mix(els, oc.pre_sparse)
+            els = alg.mix(els, oc.pre_sparse)
         elif half - 1 < r < half + rp:
-            els = mix_sparse(els, *oc.sparse[r - half])
+            els = alg.mix_sparse(els, *oc.sparse[r - half])
         else:
-            els = mix(els, oc.mds)
+            els = alg.mix(els, oc.mds)
     assert off == len(cr)
-    alloc(els[1])  # the digest: elements[1].ensure_allocated
-    return _Program(n=n, ops=tuple(ops))
+    alg.alloc(els[1])  # the digest: elements[1].ensure_allocated
+
+
+class _LCAlgebra:
+    """State elements as linear combinations ``{slot: coeff}`` (an int: an allocated slot); every
+    allocation records one op (a, b, c) of :class:`_Program`."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.ops: list = []
+
+    def op(self, a: dict, b: dict, c: dict) -> int:
+        self.ops.append((_lc_items(a), _lc_items(b), _lc_items(c)))
+        return self.n + len(self.ops) - 1
+
+    def inputs(self) -> list:
+        return list(range(self.n))
+
+    @staticmethod
+    def const(c: int) -> dict:
+        return {_ONE: c}
+
+    def alloc(self, e):  # Elt::ensure_allocated (enforce = true)
+        if isinstance(e, int):
+            return e
+        return self.op(e, {_ONE: 1}, {})
+
+    @staticmethod
+    def _lc(e) -> dict:
+        return {e: 1} if isinstance(e, int) else e
+
+    def sbox(self, e, pre, post):  # quintic_s_box / quintic_s_box_pre_add (mul_sum's C: res − post)
+        x = self.alloc(e)
+        xa = {x: 1, _ONE: pre} if pre is not None else {x: 1}
+        x2 = self.op(xa, xa, {})
+        x4 = self.op({x2: 1}, {x2: 1}, {})
+        return self.op(xa, {x4: 1}, {_ONE: -post} if post is not None else {})
+
+    def mix(self, els, m):  # product_mds_with_matrix: new[j] = Σ_i e_i·m[i][j]
+        out = []
+        for j in range(len(els)):
+            acc: dict = {}
+            for i, e in enumerate(els):
+                for slot, c in self._lc(e).items():
+                    acc[slot] = (acc.get(slot, 0) + c * m[i][j]) % R
+            out.append(acc)
+        return out
+
+    def mix_sparse(self, els, w_hat, v_rest):
+        first: dict = {}
+        for i, e in enumerate(els):
+            for slot, c in self._lc(e).items():
+                first[slot] = (first.get(slot, 0) + c * w_hat[i]) % R
+        out = [first]
+        for j in range(1, len(els)):
+            acc = dict(self._lc(els[j]))
+            for slot, c in self._lc(els[0]).items():
+                acc[slot] = (acc.get(slot, 0) + c * v_rest[j - 1]) % R
+            out.append(acc)
+        return out
+
+
+@functools.lru_cache(maxsize=None)
+def _legacy_program(arity: int, tag: int, strength: str) -> _Program:
+    alg = _LCAlgebra(arity)
+    _legacy_walk(alg, _nat.optimized_constants(arity, strength), _nat.params(arity, strength), tag)
+    return _Program(n=arity, ops=tuple(alg.ops))
 
 
 def _program_lc(cs: ConstraintSystem, refs: np.ndarray, items: tuple) -> LC:
@@ -295,31 +318,103 @@ def _program_lc(cs: ConstraintSystem, refs: np.ndarray, items: tuple) -> LC:
     return out
 
 
-def _program_eval(vals: np.ndarray, items: tuple):
-    """Σ coeff·vals[:, slot] (+ constant) over a (k, slots) object array, not reduced."""
-    acc = 0
-    for s, c in items:
-        acc = acc + (c if s == _ONE else vals[:, s] * c)
-    return acc
+class _ValueAlgebra:
+    """State elements as values: ``(value, allocated)``, value a ``(k,)`` object array of mpz (or
+    an mpz constant); each allocation records its values (reduced), so the records are the op
+    values of :class:`_LCAlgebra`'s program in order. A state element is the value of its linear
+    combination, so the S-boxes and the t×t / sparse mixes cost O(t²) / O(2t) products per round
+    where evaluating the program's combinations (which grow through the partial rounds) cost
+    about 8 terms per op."""
+
+    def __init__(self, inputs: np.ndarray, nops: int):
+        self.x = inputs
+        self.out = np.empty((inputs.shape[0], nops), dtype=object)
+        self.i = 0
+
+    def _rec(self, v):
+        self.out[:, self.i] = v
+        self.i += 1
+        return v
+
+    def inputs(self) -> list:
+        return [(self.x[:, j], True) for j in range(self.x.shape[1])]
+
+    @staticmethod
+    def const(c: int):
+        return (_nat._MPZ(c), False)
+
+    # ``%`` on object arrays: mpz's own remainder, faster than np.mod's floor-division path
+    def alloc(self, e):
+        return e if e[1] else (self._rec(e[0] % _P), True)
+
+    def sbox(self, e, pre, post):
+        x = self.alloc(e)[0]
+        xa = x + pre if pre is not None else x
+        x2 = self._rec(xa * xa % _P)
+        x4 = self._rec(x2 * x2 % _P)
+        y = xa * x4
+        return (self._rec((y + post if post is not None else y) % _P), True)
+
+    def _stack(self, els) -> np.ndarray:
+        """(t, k) object array of the elements' values (constants broadcast)."""
+        v = np.empty((len(els), self.x.shape[0]), dtype=object)
+        for i, e in enumerate(els):
+            v[i] = e[0]
+        return v
+
+    # no reduction: a mixed element is reduced where it is allocated (and only there recorded)
+    def mix(self, els, m):
+        return [(row, False) for row in np.asarray(m, dtype=object).T @ self._stack(els)]
+
+    def mix_sparse(self, els, w_hat, v_rest):
+        v = self._stack(els)
+        rest = v[1:] + np.multiply.outer(np.asarray(v_rest, dtype=object), v[0])
+        return [(np.asarray(w_hat, dtype=object) @ v, False)] + [(row, False) for row in rest]
 
 
-def _legacy_values(prog: _Program, inputs: np.ndarray) -> np.ndarray:
-    """The values of a program's ops for k hashes: ``(k, n)`` object inputs → ``(k, nops)``
-    object array of canonical ints (gmpy2), op by op, vectorized over the k hashes."""
-    k, n = inputs.shape
-    vals = np.empty((k, n + len(prog.ops)), dtype=object)
-    vals[:, :n] = inputs
-    for i, (a, b, c) in enumerate(prog.ops):
-        vals[:, n + i] = np.mod(_program_eval(vals, a) * _program_eval(vals, b) - _program_eval(vals, c), _P)
-    return vals[:, n:]
+@functools.lru_cache(maxsize=None)
+def _mpz_constants(arity: int, strength: str):
+    """:func:`cuzk.hash.poseidon.optimized_constants` as mpz (an int operand costs a conversion
+    per value in every product)."""
+    oc = _nat.optimized_constants(arity, strength)
+    z = _nat._MPZ
+    return _nat.OptimizedConstants(
+        compressed=tuple(map(z, oc.compressed)),
+        mds=tuple(tuple(map(z, row)) for row in oc.mds),
+        pre_sparse=tuple(tuple(map(z, row)) for row in oc.pre_sparse),
+        sparse=tuple((tuple(map(z, w)), tuple(map(z, v))) for w, v in oc.sparse))
+
+
+def _legacy_values(arity: int, tag: int, strength: str, inputs: np.ndarray) -> np.ndarray:
+    """The values of the program's ops (:func:`_legacy_program`) for k hashes: ``(k, arity)``
+    object inputs → ``(k, nops)`` object array of canonical ints (gmpy2), round by round,
+    vectorized over the k hashes."""
+    alg = _ValueAlgebra(inputs, hash_constraints(arity, strength, legacy=True))
+    _legacy_walk(alg, _mpz_constants(arity, strength), _nat.params(arity, strength), tag)
+    return alg.out
 
 
 def _legacy_limbs(inputs: np.ndarray, arity: int, tag: int, strength: str) -> np.ndarray:
-    """A synthesis worker's share of :func:`_legacy_hash`: ``(kc, n, 4)`` uint64 input limbs →
-    ``(kc, nops, 4)`` uint64 limbs of the op values."""
+    """:func:`_legacy_hash`'s values (a synthesis worker's share, or all of them in one
+    process): ``(kc, n, 4)`` uint64 input limbs → ``(kc, nops, 4)`` uint64 limbs of the op
+    values."""
     kc, n, _ = inputs.shape
-    out = _legacy_values(_legacy_program(arity, tag, strength), from_limbs(inputs.reshape(-1, FR.limbs)).reshape(kc, n))
+    out = _legacy_values(arity, tag, strength, from_limbs(inputs.reshape(-1, FR.limbs)).reshape(kc, n))
     return to_limbs(out.reshape(-1), FR.limbs).reshape(kc, -1, FR.limbs)
+
+
+def _distinct_rows(limbs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(k, n, 4)`` uint64 limbs → (first: indices of the distinct rows, in order of first
+    appearance; inv: ``(k,)`` such that ``rows[first][inv] == rows``)."""
+    k = limbs.shape[0]
+    if k < 2:
+        return np.arange(k), np.arange(k)
+    keys = np.ascontiguousarray(limbs.reshape(k, -1)).view(np.dtype((np.void, limbs[0].nbytes))).reshape(k)
+    _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(first)   # np.unique sorts by key: back to first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inv.reshape(k)]
 
 
 def _legacy_hash(cs: ConstraintSystem, x: np.ndarray, arity: int, tag: int, strength: str,
@@ -327,21 +422,24 @@ def _legacy_hash(cs: ConstraintSystem, x: np.ndarray, arity: int, tag: int, stre
     """k hashes as neptune's ``circuit.rs`` ``poseidon_hash``: variables of one hash contiguous
     in neptune's allocation order, rows op by op (k rows each). In witness mode the values are
     computed by the synthesis workers when a pool is active (``cuzk.r1cs.parallel``)."""
-    prog = _legacy_program(arity, tag, strength)
     k, n = x.shape
-    nops = len(prog.ops)
+    nops = hash_constraints(arity, strength, legacy=True)   # an op a constraint; no program built
     if not cs.has_values:
         out = cs.alloc_aux((k, nops))
     else:
-        limbs = map_rows(_legacy_limbs, cs.value_limbs(x), arity, tag, strength) if active_workers() else None
-        if limbs is not None:
-            out = cs.alloc_aux_limbs((k, nops), limbs)
-        else:
-            out = cs.alloc_aux((k, nops), _legacy_values(prog, cs.value(x, dtype=object)))
+        # identical preimages (Merkle paths through the same upper nodes) are hashed once
+        xl = cs.value_limbs(x)
+        first, inv = _distinct_rows(xl)
+        xd = xl[first]
+        limbs = map_rows(_legacy_limbs, xd, arity, tag, strength) if active_workers() else None
+        if limbs is None:
+            limbs = _legacy_limbs(xd, arity, tag, strength)
+        # as limbs, the store's form: no reduction or int check per value
+        out = cs.alloc_aux_limbs((k, nops), limbs[inv])
     refs = np.concatenate([x, out], axis=1)
     if k:
         def rows():
-            for i, (a, b, c) in enumerate(prog.ops):
+            for i, (a, b, c) in enumerate(_legacy_program(arity, tag, strength).ops):
                 yield (_program_lc(cs, refs, a), _program_lc(cs, refs, b),
                        lc(refs[:, n + i]) + _program_lc(cs, refs, c) if c else lc(refs[:, n + i]))
 

@@ -583,41 +583,23 @@ class _Sha:
 
     def compress(self, H: list, W: list) -> list:
         """FIPS 180-4 6.2.2 steps 1–4 on words, in bellman's order (schedule, then rounds with
-        the e and a additions deferred to where they are used, then the final additions)."""
+        the e and a additions deferred to where they are used, then the final additions).
+
+        A witness-only system (numpy) takes :class:`_WordWitness`, which allocates the same
+        variables with the same values."""
+        if WORD_WITNESS and self.wit and not self.cs.has_shape and self.xp is np and self.k:
+            return _WordWitness(self).compress(H, W)
         self.meq = _MultiEq(self.cs, self.k, f"{self.g}/add")
-        w = list(W)
-        for i in range(16, 64):
-            x = w[i - 15]
-            s0 = self.xor3(self.rotr(x, 7), self.rotr(x, 18), self.shr(x, 3))
-            x = w[i - 2]
-            s1 = self.xor3(self.rotr(x, 17), self.rotr(x, 19), self.shr(x, 10))
-            w.append(self.add([w[i - 16], s0, w[i - 7], s1]))
-        a, b, c, d, e, f, g, h = H
-        for i in range(64):
-            ne = e if isinstance(e, _Word) else self.add(e)
-            s1 = self.xor3(self.rotr(ne, 6), self.rotr(ne, 11), self.rotr(ne, 25))
-            ch = self.word(self.ch(self.bits(ne), self.bits(f), self.bits(g)))
-            temp1 = [h, s1, ch, self.const_word(K[i]), w[i]]
-            na = a if isinstance(a, _Word) else self.add(a)
-            s0 = self.xor3(self.rotr(na, 2), self.rotr(na, 13), self.rotr(na, 22))
-            mj = self.word(self.maj(self.bits(na), self.bits(b), self.bits(c)))
-            h, g, f = g, f, ne
-            e = temp1 + [d]
-            d, c, b = c, b, na
-            a = temp1 + [s0, mj]
-        out = [
-            self.add(a + [H[0]]),
-            self.add([H[1], b]),
-            self.add([H[2], c]),
-            self.add([H[3], d]),
-            self.add(e + [H[4]]),
-            self.add([H[5], f]),
-            self.add([H[6], g]),
-            self.add([H[7], h]),
-        ]
+        out = _compress_steps(self, H, W)
         self.meq.flush()
         self.meq = None
         return out
+
+    def ch_words(self, e: _Word, f: _Word, g: _Word) -> _Word:
+        return self.word(self.ch(self.bits(e), self.bits(f), self.bits(g)))
+
+    def maj_words(self, a: _Word, b: _Word, c: _Word) -> _Word:
+        return self.word(self.maj(self.bits(a), self.bits(b), self.bits(c)))
 
     # --- conversions -------------------------------------------------------------------------
 
@@ -643,6 +625,258 @@ class _Sha:
     def be_from_words(words: list) -> np.ndarray:
         """n words → (k, n, 32) big-endian literal bits."""
         return np.stack([w.l[:, ::-1] for w in words], axis=1)
+
+
+def _compress_steps(sha, H: list, W: list) -> list:
+    """FIPS 180-4 6.2.2 steps 1–4 in bellman's order (schedule, then rounds with the e and a
+    additions deferred to where they are used, then the final additions), on the words of
+    ``sha`` (:class:`_Sha`'s literal words, or :class:`_WordWitness`'s values): its ``xor3``,
+    ``rotr``, ``shr``, ``add`` (of a list of words), ``ch_words``, ``maj_words``, ``const_word``."""
+    w = list(W)
+    for i in range(16, 64):
+        x = w[i - 15]
+        s0 = sha.xor3(sha.rotr(x, 7), sha.rotr(x, 18), sha.shr(x, 3))
+        x = w[i - 2]
+        s1 = sha.xor3(sha.rotr(x, 17), sha.rotr(x, 19), sha.shr(x, 10))
+        w.append(sha.add([w[i - 16], s0, w[i - 7], s1]))
+    a, b, c, d, e, f, g, h = H
+    for i in range(64):
+        ne = sha.add(e) if isinstance(e, list) else e
+        s1 = sha.xor3(sha.rotr(ne, 6), sha.rotr(ne, 11), sha.rotr(ne, 25))
+        ch = sha.ch_words(ne, f, g)
+        temp1 = [h, s1, ch, sha.const_word(K[i]), w[i]]
+        na = sha.add(a) if isinstance(a, list) else a
+        s0 = sha.xor3(sha.rotr(na, 2), sha.rotr(na, 13), sha.rotr(na, 22))
+        mj = sha.maj_words(na, b, c)
+        h, g, f = g, f, ne
+        e = temp1 + [d]
+        d, c, b = c, b, na
+        a = temp1 + [s0, mj]
+    return [sha.add(a + [H[0]]), sha.add([H[1], b]), sha.add([H[2], c]), sha.add([H[3], d]),
+            sha.add(e + [H[4]]), sha.add([H[5], f]), sha.add([H[6], g]), sha.add([H[7], h])]
+
+
+WORD_WITNESS = True
+"""Whether witness-only compressions take :class:`_WordWitness` (tests turn it off to compare
+with the bit-level gadget)."""
+
+
+class _WVal:
+    """A word of :class:`_WordWitness`: ``v`` (k,) uint64 literal values (< 2^32); ``c`` and
+    ``n``: 32-bit masks of its constant and negated columns (uniform over k, as the literals'
+    kinds are); a constant column's value is its bit of ``v``."""
+
+    __slots__ = ("v", "c", "n", "start", "nbits")
+
+    def __init__(self, v, c: int = 0, n: int = 0):
+        self.v, self.c, self.n = v, c, n
+        self.start = self.nbits = 0   # an addition's result: where its bits are, how many
+
+
+_POW2_I64 = np.left_shift(1, np.arange(32, dtype=np.int64))
+_U64 = tuple(np.uint64(i) for i in range(33))   # shift counts as numpy scalars, made once
+_U64_MASK32 = np.uint64(_MASK32)
+
+
+def _rot_mask(m: int, n: int) -> int:
+    return ((m >> n) | (m << (32 - n))) & _MASK32
+
+
+class _WordWitness:
+    """The compression of :meth:`_Sha.compress` in a witness-only system, on whole words: the
+    same variables in the same order with the same values (each new variable is a bit of a word
+    computed here: xor's new bits are those of x ⊕ y, ch's, maj's and the additions' likewise),
+    and the same constraint count, without the literal arrays and the per-bit values the
+    bit-level gadget carries (which only a recording system needs). The k·(variables) bits of
+    one compression are expanded from the words in one gather and appended at once.
+
+    State and message words may hold constants and negations: xor, ch and maj follow the
+    bit-level gadget's per-column cases on column masks (a column with a constant operand is
+    free or an ``and``; its literal is the other operand's, negated for a constant 1).
+    """
+
+    _plans: dict = {}   # (k, column masks) -> bit indices (_plan): a few per circuit
+    _MAX_PLANS = 64
+
+    def __init__(self, sha: _Sha):
+        self.sha, self.k = sha, sha.k
+        self.vals: list = []    # per new block of variables: its words' values (k,) uint64
+        self.masks: list = []   # and the columns that are new variables
+        self.size = 0           # variables so far
+        self.meq_bits = 0
+        self.flushes = 0
+
+    def _alloc(self, v, mask: int) -> int:
+        self.vals.append(v)
+        self.masks.append(mask)
+        start = self.size
+        self.size += self.k * mask.bit_count()
+        return start
+
+    @staticmethod
+    def from_word(w: _Word) -> _WVal:
+        kd = w.kd
+        return _WVal(w.v.astype(np.uint64), int((kd >= C0) @ _POW2_I64), int((kd == NEG) @ _POW2_I64))
+
+    def xor(self, x: _WVal, y: _WVal) -> _WVal:
+        v = x.v ^ y.v
+        new = ~(x.c | y.c) & _MASK32
+        if new:
+            flip = (x.n ^ y.n) & new   # a new bit is the xor of the underlying variables
+            self._alloc(v ^ np.uint64(flip) if flip else v, new)
+        c = x.c & y.c
+        ones = (int(x.v[0]) & x.c) ^ (int(y.v[0]) & y.c)   # a constant 1 operand negates the other
+        return _WVal(v, c, (x.n ^ y.n ^ ones) & ~c & _MASK32)
+
+    def xor3(self, x: _WVal, y: _WVal, z: _WVal) -> _WVal:
+        return self.xor(self.xor(x, y), z)
+
+    @staticmethod
+    def rotr(w: _WVal, n: int) -> _WVal:
+        v = ((w.v >> _U64[n]) | (w.v << _U64[32 - n])) & _U64_MASK32
+        return _WVal(v, _rot_mask(w.c, n), _rot_mask(w.n, n))
+
+    @staticmethod
+    def shr(w: _WVal, n: int) -> _WVal:
+        return _WVal(w.v >> _U64[n], (w.c >> n) | (((1 << n) - 1) << (32 - n)), w.n >> n)
+
+    def add(self, ops: list) -> _WVal:
+        if all(o.c == _MASK32 for o in ops):
+            return _WVal(np.full(self.k, sum(int(o.v[0]) for o in ops) & _MASK32, dtype=np.uint64), _MASK32)
+        nbits = (len(ops) * _MASK32).bit_length()
+        total = ops[0].v
+        for o in ops[1:]:
+            total = total + o.v
+        start = self._alloc(total, (1 << nbits) - 1)
+        if CAPACITY <= self.meq_bits + nbits:   # _MultiEq's flush points
+            self.flushes += 1
+            self.meq_bits = 0
+        self.meq_bits += nbits
+        out = _WVal(total & _U64_MASK32)
+        out.start, out.nbits = start, nbits
+        return out
+
+    @staticmethod
+    def _lit(w: _WVal, neg: bool) -> tuple:
+        """An operand of an and: (literal values, constant mask, constant-0 mask), negated."""
+        one = int(w.v[0]) & w.c
+        if neg:
+            return w.v ^ _U64_MASK32, w.c, one
+        return w.v, w.c, w.c & ~one
+
+    def _via_and(self, cases: list) -> int:
+        """:meth:`_Sha._via_and` (one ``and_`` over the columns of every case): ``cases`` as
+        (column mask, (x word, x negated), (y word, y negated)); a column is a new bit when
+        neither picked operand is a constant. Returns the mask of constant results."""
+        new, const, v = 0, 0, None
+        for mask, x, y in cases:
+            if not mask:
+                continue
+            xv, xc, x0 = self._lit(*x)
+            yv, yc, y0 = self._lit(*y)
+            m = mask & ~xc & ~yc
+            if m:
+                part = xv & yv & np.uint64(m)
+                v = part if v is None else v | part
+                new |= m
+            const |= mask & ((xc & yc) | x0 | y0)
+        if new:
+            self._alloc(v, new)
+        return const
+
+    @staticmethod
+    def _cases(a: _WVal, b: _WVal, c: _WVal, order: tuple) -> tuple:
+        """Column masks of bellman's case analysis: all three constant, then one mask per
+        (operand, constant value) test of ``order`` in turn, then the rest (general)."""
+        words = (a, b, c)
+        allc = a.c & b.c & c.c
+        rest = _MASK32 & ~allc
+        out = []
+        for i, bit in order:
+            w = words[i]
+            one = int(w.v[0]) & w.c
+            m = rest & (one if bit else w.c & ~one)
+            out.append(m)
+            rest &= ~m
+        return allc, out, rest
+
+    # Outputs of ch and maj are only added (temp1, a): their values and constant columns count,
+    # their negations do not (n = 0).
+    def ch_words(self, a: _WVal, b: _WVal, c: _WVal) -> _WVal:
+        """:meth:`_Sha.ch`: cases a = 0, b = 0, c = 0, c = 1, b = 1 (bellman's order)."""
+        allc, (c2, c3, c4, c5, c6), gen = self._cases(a, b, c, ((0, 0), (1, 0), (2, 0), (2, 1), (1, 1)))
+        const = allc | (c2 & c.c) | self._via_and([
+            (c3, (a, True), (c, False)), (c4, (a, False), (b, False)),
+            (c5, (a, False), (b, True)), (c6, (a, True), (c, True))])
+        v = (a.v & b.v) ^ (~a.v & _U64_MASK32 & c.v)
+        if gen:
+            self._alloc(v, gen)
+        return _WVal(v, const)
+
+    def maj_words(self, a: _WVal, b: _WVal, c: _WVal) -> _WVal:
+        """:meth:`_Sha.maj`: cases a = 0, b = 0, c = 0, c = 1, b = 1, a = 1; the general
+        columns allocate b ∧ c, then maj."""
+        allc, (c2, c3, c4, c5, c6, c7), gen = self._cases(
+            a, b, c, ((0, 0), (1, 0), (2, 0), (2, 1), (1, 1), (0, 1)))
+        const = allc | self._via_and([
+            (c2, (b, False), (c, False)), (c3, (a, False), (c, False)), (c4, (a, False), (b, False)),
+            (c5, (a, True), (b, True)), (c6, (a, True), (c, True)), (c7, (b, True), (c, True))])
+        bc = b.v & c.v
+        v = (a.v & b.v) ^ (a.v & c.v) ^ bc
+        if gen:
+            self._alloc(bc, gen)
+            self._alloc(v, gen)
+        return _WVal(v, const)
+
+    def const_word(self, value: int) -> _WVal:
+        return _WVal(np.full(self.k, value, dtype=np.uint64), _MASK32)
+
+    def compress(self, H: list, W: list) -> list:
+        """:meth:`_Sha.compress` on words; returns its 8 words (plain variables)."""
+        out = _compress_steps(self, [self.from_word(x) for x in H], [self.from_word(x) for x in W])
+        if self.meq_bits:
+            self.flushes += 1
+        return self._commit(out)
+
+    def _plan(self) -> np.ndarray:
+        """Where each new bit is among the bits of the words (``(k, nwords)`` uint64 unpacked
+        little-endian: 64 per word), in allocation order; cached per (k, column masks)."""
+        key = (self.k, tuple(self.masks))
+        plan = self._plans.get(key)
+        if plan is None:
+            nw, idx = len(self.masks), []
+            inst = np.arange(self.k, dtype=np.int64)[:, None] * (64 * nw)
+            for j, m in enumerate(self.masks):
+                cols = np.flatnonzero((m >> np.arange(m.bit_length())) & 1)
+                idx.append((inst + (64 * j + cols)).reshape(-1))
+            plan = np.concatenate(idx)
+            if 64 * nw * self.k < 1 << 31:
+                plan = plan.astype(np.int32)   # half the memory of the cached plans
+            if len(self._plans) >= self._MAX_PLANS:
+                self._plans.clear()
+            self._plans[key] = plan
+        return plan
+
+    def _commit(self, out: list) -> list:
+        """Append every new bit (one block), count the constraints, return the words."""
+        base = self.sha.cs.num_aux
+        if self.vals:
+            vals = np.stack(self.vals, axis=1).astype("<u8", copy=False)
+            bits = np.unpackbits(vals.view(np.uint8), bitorder="little")
+            self.sha.cs.alloc_aux_block(self.size, bits[self._plan()])
+        # one constraint per new bit (xor, ch, and, maj; an addition's booleanity) and the
+        # additions' packed equalities, k rows a flush
+        self.sha.cs.enforce_lazy(self.size + self.k * self.flushes, lambda: (), gadget=f"{self.sha.g}/add")
+        inst = np.arange(self.k, dtype=np.int64)[:, None]
+        cols = np.arange(32, dtype=np.int64)
+        words = []
+        for o in out:
+            if o.c:   # an addition of constants (a constant state and block): a constant word
+                words.append(self.sha.const_word(int(o.v[0])))
+            else:
+                words.append(_Word(inst * o.nbits + (base + o.start + cols), o.v.astype(np.uint32),
+                                   np.zeros(32, dtype=np.int8)))
+        return words
 
 
 # --------------------------------------------------------------------------------------------

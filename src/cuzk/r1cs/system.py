@@ -10,8 +10,8 @@ this module loops in Python per constraint or per variable: loops run per block 
 column at most.
 
 Modes: *shape* records the matrices (per enforce call, a row-sorted, duplicate-free compressed
-block; coefficients as int32 ids into a per-system table), *witness* stores values (uint64 where
-the value fits, gmpy2 integers otherwise). A system may do both. Gadgets enforce through
+block; coefficients as int32 ids into a per-system table), *witness* stores values
+(:class:`cuzk.r1cs.values.ValueStore`). A system may do both. Gadgets enforce through
 :meth:`ConstraintSystem.enforce_lazy` where building the linear combinations costs: a
 witness-only system then only counts the rows.
 """
@@ -230,10 +230,11 @@ def _int_list_array(values) -> np.ndarray:
 
 def _normalize_values(values, shape: tuple[int, ...]) -> np.ndarray:
     """values (int array, numpy int array, cupy array, list, scalar) → 1-D canonical values of
-    prod(shape) elements: uint64 array, or object array of mpz reduced mod r."""
+    prod(shape) elements: an unsigned integer array, or object array of mpz reduced mod r."""
     if type(values) is np.ndarray and values.dtype.kind == "u" and values.shape == shape:
-        # the gadgets' common case (bits, words): skip the general checks
-        return values.reshape(-1).astype(np.uint64, copy=False)
+        # the gadgets' common case (bits, words): skip the general checks (and any conversion:
+        # the store takes every unsigned dtype)
+        return values.reshape(-1)
     if hasattr(values, "get") and not isinstance(values, np.ndarray):  # CuPy
         values = values.get()
     arr = values if isinstance(values, np.ndarray) else _int_list_array(values)
@@ -247,7 +248,7 @@ def _normalize_values(values, shape: tuple[int, ...]) -> np.ndarray:
     except ValueError:
         raise ValueError(f"values of shape {arr.shape} do not broadcast to {shape}") from None
     if kind == "u":
-        return flat.astype(np.uint64, copy=False)
+        return flat
     if kind == "i":
         if flat.size == 0 or flat.min() >= 0:
             return flat.astype(np.uint64)
@@ -378,13 +379,25 @@ class ConstraintSystem:
         """
         shape = self._shape(shape)
         n = math.prod(shape)  # Python ints: no numpy call per allocation
-        vals = self._take_values(values, shape, "alloc_aux")
+        start = self._alloc_aux(n, self._take_values(values, shape, "alloc_aux"))
+        return np.arange(start, start + n, dtype=np.int64).reshape(shape)
+
+    def alloc_aux_block(self, n: int, values=None) -> int:
+        """Allocate n aux variables (values as :meth:`alloc_aux` takes them, shape ``(n,)``)
+        and return the first one's ref, without a ref array: for a gadget that computes the
+        refs it needs itself (e.g. the SHA-256 words of a witness-only compression).
+
+        Raises:
+            ValueError: values missing (witness mode) or not broadcastable. TypeError: not ints.
+        """
+        return self._alloc_aux(n, self._take_values(values, (n,), "alloc_aux_block"))
+
+    def _alloc_aux(self, n: int, vals) -> int:
         start = self.num_aux
-        refs = np.arange(start, start + n, dtype=np.int64)
         if vals is not None:
             self._aux_vals.append(vals)
         self.num_aux += n
-        return refs.reshape(shape)
+        return start
 
     def alloc_aux_limbs(self, shape, limbs: np.ndarray) -> np.ndarray:
         """Allocate aux variables whose values come as limbs (what synthesis workers return: no
@@ -513,10 +526,9 @@ class ConstraintSystem:
         """
         if not self.has_values:
             raise RuntimeError("assignment_compact(): this ConstraintSystem keeps no witness (witness=False)")
-        is_bit, bits, wide = self._aux_vals.compact()
+        mask, bits, nb, wide = self._aux_vals.compact()
         inputs = to_limbs(self._in_vals.all_ints(), FR.limbs)
-        return CompactAssignment(inputs, np.packbits(is_bit, bitorder="little"), np.packbits(bits, bitorder="little"),
-                                 wide, len(is_bit), len(bits))
+        return CompactAssignment(inputs, mask, bits, wide, self._aux_vals.n, nb)
 
     def full_assignment(self) -> np.ndarray:
         """``(num_inputs + num_aux,)`` int array: inputs then aux (the w of :meth:`R1CS.check`)."""

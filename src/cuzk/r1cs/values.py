@@ -1,6 +1,6 @@
-"""The witness value store of a constraint system: a uint64 slot per variable, values ≥ 2^64 as
-canonical limbs beside (the witness file's form), and the conversions to gmpy2 integers that the
-gadgets read values as."""
+"""The witness value store of a constraint system: a byte per variable (the value, below 255),
+the other values as canonical limbs beside (the witness file's form), and the conversions to
+gmpy2 integers that the gadgets read values as."""
 
 from __future__ import annotations
 
@@ -13,6 +13,14 @@ R = FR.modulus
 _MPZ = gmpy2.mpz
 _U64_LIMIT = 1 << 64
 
+
+WIDE = 255
+"""A slot's code for a value kept in the limb rows (every value ≥ 255)."""
+_NONE = np.empty(0, dtype=np.int64)
+_NO_LIMBS = np.empty((0, FR.limbs), dtype=np.uint64)
+
+COMPACT_CHUNK = 1 << 22
+"""Values per pass of :meth:`ValueStore.compact` (a multiple of 8)."""
 
 _SMALL_MPZ = np.array([_MPZ(i) for i in range(256)], dtype=object)  # shared: mpz is immutable
 
@@ -59,110 +67,148 @@ def below_r(limbs: np.ndarray) -> np.ndarray:
 
 
 class ValueStore:
-    """Growable store: a uint64 slot per variable; values ≥ 2^64 live in a side ``(m, 4)`` uint64
-    limb array (canonical, little-endian: the witness file's form, so writing it converts
-    nothing) and their slot holds the row there (a bool flag array marks them). 41 bytes per
-    wide value, where a gmpy2 integer per value took about 90.
+    """Growable store: a uint8 slot per variable holding the value when it is below 255 (nearly
+    every PoRep value: bits), else :data:`WIDE`; the other values as canonical little-endian
+    ``(m, 4)`` uint64 limbs beside (the witness file's form), in slot order, with their slots.
+    About 1 byte per bit-valued variable (130 MB for a 32 GiB PoRep partition, where a uint64
+    slot per value wrote 1.2 GB of fresh pages: seconds of page faults) and 41 per wide value.
 
     Args:
         capacity: slots allocated up front. A good guess of the final count (a circuit's aux
-            count) saves the doubling copies, whose fresh pages can cost more than computing
-            the values (page faults).
+            count) saves the doubling copies; untouched pages of the limb rows cost nothing.
     """
 
     def __init__(self, capacity: int = 1024):
         self.n = 0
-        self._u = np.empty(capacity, dtype=np.uint64)
-        self._big = np.empty(capacity, dtype=bool)
-        self._bigl = np.empty((capacity, FR.limbs), dtype=np.uint64)  # pages cost once written
-        self._nbig = 0
+        self._s = np.empty(capacity, dtype=np.uint8)
+        self._ws = np.empty(capacity, dtype=np.int64)              # slots of the wide values
+        self._wl = np.empty((capacity, FR.limbs), dtype=np.uint64)  # their limbs; pages cost once written
+        self._nw = 0
 
-    def _slots(self, n: int) -> tuple[int, int]:
-        lo, hi = self.n, self.n + n
-        self._u = _grown(self._u, lo, hi)
-        self._big = _grown(self._big, lo, hi)
-        return lo, hi
-
-    def _append_wide(self, seg: np.ndarray, fits: np.ndarray, wide: np.ndarray) -> None:
-        """Slots of seg (uint64, filled where fits) plus the limb rows of the others."""
-        lo, hi = self._slots(seg.shape[0])
-        bigpos = np.flatnonzero(~fits)
-        nb, start = bigpos.shape[0], self._nbig
-        if nb != wide.shape[0]:
+    def _put(self, codes: np.ndarray, wide_at: np.ndarray, wide: np.ndarray) -> None:
+        """Slots ``codes`` (uint8, :data:`WIDE` at the positions ``wide_at``) and the limb rows
+        ``wide`` of those positions."""
+        lo, hi = self.n, self.n + codes.shape[0]
+        self._s = _grown(self._s, lo, hi)
+        self._s[lo:hi] = codes
+        m, nw = wide_at.shape[0], self._nw
+        if m != wide.shape[0]:
             raise AssertionError("value store: limb rows and wide values disagree")
-        seg[bigpos] = np.arange(start, start + nb, dtype=np.uint64)
-        self._bigl = _grown(self._bigl, start, start + nb)
-        self._bigl[start:start + nb] = wide
-        self._nbig += nb
-        self._u[lo:hi] = seg
-        self._big[lo:hi] = ~fits
+        if m:
+            self._ws = _grown(self._ws, nw, nw + m)
+            self._wl = _grown(self._wl, nw, nw + m)
+            self._ws[nw:nw + m] = lo + wide_at
+            self._wl[nw:nw + m] = wide
+            self._nw += m
         self.n = hi
 
     def append(self, vals: np.ndarray) -> None:
-        """vals: 1-D uint64 array, or object array of canonical ints (< r)."""
-        n = vals.shape[0]
-        if vals.dtype == np.uint64:
-            lo, hi = self._slots(n)
-            self._u[lo:hi] = vals
-            self._big[lo:hi] = False
-            self.n = hi
-            return
-        fits = np.asarray(vals < _U64_LIMIT, dtype=bool)
-        seg = np.zeros(n, dtype=np.uint64)
-        seg[fits] = vals[fits].astype(np.uint64)
-        big = vals[~fits]
-        self._append_wide(seg, fits, to_limbs(big, FR.limbs) if big.shape[0] else np.empty((0, FR.limbs), np.uint64))
+        """vals: 1-D unsigned integer array (uint8 … uint64), or object array of canonical ints
+        (< r)."""
+        fits = np.asarray(vals < WIDE, dtype=bool)
+        if vals.dtype.kind == "u":
+            if fits.all():   # the gadgets' common case: bits
+                self._put(vals, _NONE, _NO_LIMBS)
+                return
+            codes = np.where(fits, vals, WIDE)
+            at = np.flatnonzero(~fits)
+            wide = np.zeros((at.shape[0], FR.limbs), dtype=np.uint64)
+            wide[:, 0] = vals[at]
+        else:
+            codes = np.full(vals.shape[0], WIDE, dtype=np.uint8)
+            codes[fits] = vals[fits].astype(np.uint64)
+            at = np.flatnonzero(~fits)
+            wide = to_limbs(vals[at], FR.limbs) if at.shape[0] else _NO_LIMBS
+        self._put(codes, at, wide)
 
     def append_limbs(self, limbs: np.ndarray) -> None:
         """limbs: ``(n, 4)`` uint64 canonical little-endian limbs (checked < r by the caller)."""
-        fits = ~limbs[:, 1:].any(axis=1)
-        seg = np.where(fits, limbs[:, 0], np.uint64(0))
-        self._append_wide(seg, fits, limbs if not fits.any() else limbs[~fits])
+        fits = ~limbs[:, 1:].any(axis=1) & (limbs[:, 0] < WIDE)
+        at = np.flatnonzero(~fits)
+        self._put(np.where(fits, limbs[:, 0], WIDE), at, limbs if at.shape[0] == limbs.shape[0] else limbs[at])
 
-    def _ints(self, u: np.ndarray, flags: np.ndarray) -> np.ndarray:
-        """Slots u (uint64) with big-value flags → object array of mpz."""
-        out = u64_to_int_array(u)
-        if flags.any():
-            out[flags] = from_limbs(self._bigl[u[flags].astype(np.intp)])
-        return out
+    def _rows(self, idx: np.ndarray) -> np.ndarray:
+        """Limb rows of the wide values at slots idx."""
+        return self._wl[np.searchsorted(self._ws[: self._nw], idx)]
 
     def gather(self, idx: np.ndarray) -> np.ndarray:
         """1-D idx → uint64 array if no value there is ≥ 2^64, else an int array (mpz)."""
-        u = self._u[idx]
-        flags = self._big[idx]
-        if not flags.any():
-            return u
-        return self._ints(u, flags)
+        s = self._s[idx]
+        w = s == WIDE
+        out = s.astype(np.uint64)
+        if not w.any():
+            return out
+        rows = self._rows(idx[w])
+        if not rows[:, 1:].any():
+            out[w] = rows[:, 0]
+            return out
+        out = u64_to_int_array(out)
+        out[w] = from_limbs(rows)
+        return out
 
     def gather_limbs(self, idx: np.ndarray) -> np.ndarray:
         """1-D idx → ``(len(idx), 4)`` uint64 canonical limbs (no Python int per value)."""
-        u = self._u[idx]
-        flags = self._big[idx]
+        s = self._s[idx]
+        w = s == WIDE
         out = np.zeros((idx.shape[0], FR.limbs), dtype=np.uint64)
-        out[~flags, 0] = u[~flags]
-        out[flags] = self._bigl[u[flags].astype(np.intp)]
+        out[:, 0] = s
+        out[w] = self._rows(idx[w])
         return out
 
-    def compact(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The values as a witness file stores them, with no Python int per value: (is_bit
-        ``(n,)`` bool: the value is 0 or 1, bits ``(nb,)`` uint8 of those, wide ``(n − nb, 4)``
-        uint64 canonical limbs of the others, in order)."""
-        u, big = self._u[: self.n], self._big[: self.n]
-        is_bit = ~big & (u <= 1)
-        rest = ~is_bit
-        big_rest = big[rest]  # the limb rows are in aux order: they fill these places in turn
-        if big_rest.all():
-            return is_bit, u[is_bit].astype(np.uint8), self._bigl[: self._nbig]  # a PoSt witness: no copy
-        wide = np.zeros((len(big_rest), FR.limbs), dtype=np.uint64)
-        wide[~big_rest, 0] = u[rest][~big_rest]
-        wide[big_rest] = self._bigl[: self._nbig]
-        return is_bit, u[is_bit].astype(np.uint8), wide
+    def compact(self, chunk: int | None = None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+        """The values as a witness file stores them, with no Python int per value: (mask
+        ``(ceil(n / 8),)`` uint8, bit j set when value j is 0 or 1; bits ``(ceil(nb / 8),)`` uint8,
+        those values in order; nb; wide ``(n − nb, 4)`` uint64 canonical limbs of the others, in
+        order), both packed as ``numpy.packbits(bitorder="little")``.
+
+        ``chunk`` slots (a multiple of 8; default :data:`COMPACT_CHUNK`) per pass: the
+        temporaries stay small. A second pass fills ``wide`` only when some value from 2 to 254
+        is stored in a slot (PoRep); otherwise (PoSt) the wide values are the limb rows,
+        returned without a copy.
+        """
+        chunk = COMPACT_CHUNK if chunk is None else chunk
+        if chunk <= 0 or chunk % 8:
+            raise ValueError(f"compact: chunk must be a positive multiple of 8, not {chunk}")
+        n = self.n
+        mask = np.empty((n + 7) // 8, dtype=np.uint8)
+        bits = np.empty((n + 7) // 8, dtype=np.uint8)
+        carry = np.empty(0, dtype=np.uint8)   # bit values not yet packed (fewer than 8)
+        nbytes = small = 0
+        for lo in range(0, n, chunk):
+            s = self._s[lo:min(lo + chunk, n)]
+            is_bit = s <= 1
+            mask[lo // 8:(lo + len(s) + 7) // 8] = np.packbits(is_bit, bitorder="little")
+            v = np.concatenate([carry, s[is_bit]])
+            full = len(v) & ~7
+            bits[nbytes:nbytes + full // 8] = np.packbits(v[:full], bitorder="little")
+            nbytes += full // 8
+            carry = v[full:]
+            small += int(np.count_nonzero(~is_bit & (s != WIDE)))
+        nb = nbytes * 8 + len(carry)
+        if len(carry):
+            bits[nbytes] = np.packbits(carry, bitorder="little")[0]
+        bits = bits[:(nb + 7) // 8]
+        if not small:
+            return mask, bits, nb, self._wl[: self._nw]  # a PoSt witness: no copy
+        wide = np.zeros((n - nb, FR.limbs), dtype=np.uint64)
+        row = wrow = 0
+        for lo in range(0, n, chunk):
+            s = self._s[lo:min(lo + chunk, n)]
+            codes = s[s > 1]
+            w = codes == WIDE
+            part = wide[row:row + len(codes)]
+            part[~w, 0] = codes[~w]
+            nw = int(np.count_nonzero(w))
+            part[w] = self._wl[wrow:wrow + nw]   # the limb rows are in slot order
+            row += len(codes)
+            wrow += nw
+        return mask, bits, nb, wide
 
     def all_ints(self, chunk: int = 1 << 20) -> np.ndarray:
         """Every value, (n,) object array of mpz; converted in chunks of ``chunk`` values so the
         temporaries stay small (and their memory is reused)."""
         out = np.empty(self.n, dtype=object)
         for lo in range(0, self.n, chunk):
-            hi = min(lo + chunk, self.n)
-            out[lo:hi] = self._ints(self._u[lo:hi], self._big[lo:hi])
+            v = self.gather(np.arange(lo, min(lo + chunk, self.n)))
+            out[lo:lo + chunk] = v if v.dtype == object else u64_to_int_array(v)
         return out

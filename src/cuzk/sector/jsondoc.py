@@ -73,8 +73,10 @@ def _depth(data: bytes) -> int:
     return deepest
 
 
-def loads(data: bytes, path, error: ErrorFactory):
+def loads(data: bytes, path, error: ErrorFactory, check_depth: bool = True):
     """Parse ``data`` (the bytes of ``path``) strictly; see the module docstring.
+    ``check_depth=False`` skips the nesting scan (0.3 s for a 38 MB C1) for bytes that passed it
+    before (:func:`load_checked`: the same SHA-256 as the checked ones).
 
     Raises:
         ``error(path, "<encoding>" | "<json>", message)`` for non-UTF-8 bytes, invalid JSON,
@@ -92,7 +94,7 @@ def loads(data: bytes, path, error: ErrorFactory):
         raise error(path, "<json>", f"nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as e:  # a float, NaN/Infinity, or an integer past Python's digit limit
         raise error(path, "<json>", str(e)) from None
-    if _depth(data) > MAX_DEPTH:
+    if check_depth and _depth(data) > MAX_DEPTH:
         raise error(path, "<json>", f"nested deeper than {MAX_DEPTH} levels")
     return doc
 
@@ -167,7 +169,7 @@ def load_checked(path, record_path, error: ErrorFactory):
     if got != rec["sha256"]:
         raise error(path, "<sha256>", f"changed after it was checked ({record_path}): sha256 {got[:16]}… is not the "
                                       f"checked {rec['sha256'][:16]}…; rerun the workflow to check the new file")
-    return loads(data, path, error)
+    return loads(data, path, error, check_depth=False)
 
 
 __all__ = ["BYTES32", "MAX_DEPTH", "NAT", "RECORD_FORMAT", "U64_MAX", "admit", "load_checked", "load_json",
