@@ -20,11 +20,12 @@ from cuzk.r1cs.sha256 import (
     const_bits,
     literal_kinds,
     literal_values,
-    sha254_node,
     sha256,
     sha256_compress,
     sha256_padding,
 )
+
+from cuzk.r1cs.sha254 import sha254_node
 
 R = FR.modulus
 M32 = 0xFFFFFFFF

@@ -4,7 +4,7 @@ Public inputs (after ONE), in order: comm_d as an Fr element (its 32 bytes littl
 each challenged node index. Private: per challenge the leaf (an Fr32 node, 254 bits), its path
 of sibling nodes (254 bits each) and the index bits. Per challenge and level the circuit selects
 (left, right) from (current, sibling) by the index bit (2 constraints per bit, as bellman's
-conditional swap), hashes them with the sha254 node gadget (``cuzk.r1cs.sha256.sha254_node``),
+conditional swap), hashes them with the sha254 node gadget (``cuzk.r1cs.sha254.sha254_node``),
 and at the top packs the root's 254 bits and enforces them equal to comm_d; the index bits are
 packed and enforced equal to the public index. All challenges of a partition run as one block
 (k = challenges) through every gadget.
@@ -22,12 +22,12 @@ import numpy as np
 
 from ..sector.challenges import size_name as _size_name
 from ..r1cs import ConstraintSystem, alloc_bits, lc
-from ..r1cs.sha256 import sha254_node
+from ..r1cs.sha254 import sha254_node
 from ..sector import SECTOR_SIZES, challenge_counts
 
 NODE_BITS = 254  # an Fr32 node: 32 bytes with the top two bits zero
 
-#: What one :func:`cuzk.r1cs.sha256.sha254_node` of two 254-bit nodes adds (the message's top two
+#: What one :func:`cuzk.r1cs.sha254.sha254_node` of two 254-bit nodes adds (the message's top two
 #: bits of each half are constant zeros), measured on a build at k = 1; the tests check
 #: :meth:`CommDShape.stats`, which sums it, against built circuits.
 _SHA254_NODE = {"aux": 44_812, "constraints": 44_858, "nnz_a": 102_881, "nnz_b": 44_890, "nnz_c": 96_332}

@@ -55,7 +55,7 @@ from ..r1cs import ConstraintSystem, alloc_bits, lc
 from ..r1cs.gadgets import num_to_bits
 from ..r1cs.labeling import TOTAL_PARENTS, create_label_num
 from ..r1cs.poseidon import insert, poseidon_hash
-from ..r1cs.sha256 import sha254_hash2
+from ..r1cs.sha254 import sha254_hash2
 from ..sector import SECTOR_SIZES, challenge_counts
 from .commd import SectorGeometry
 from .costs import tabled

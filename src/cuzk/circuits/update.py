@@ -25,7 +25,7 @@ Gadget for gadget as rust-fil-proofs builds it (``storage-proofs-update/src/circ
 
 P_gen is arity-2 Poseidon with the SnapDeals tag (:data:`cuzk.sector.update.GEN_RANDOMNESS_TAG`).
 Poseidon is costed as neptune's ``circuit.rs`` (``legacy=True``), SHA-256 nodes as
-:func:`cuzk.r1cs.sha256.sha254_hash2`, so ``stats()["circuit_constraints"]`` (no input rows) equals
+:func:`cuzk.r1cs.sha254.sha254_hash2`, so ``stats()["circuit_constraints"]`` (no input rows) equals
 upstream's ``TestConstraintSystem`` counts: 1,248,389 (1 KiB) … 6,760,091 (32 KiB) in
 ``tests/circuit.rs`` and 81,049,499 at 32 GiB (``test_empty_sector_update_constraints_32gib``).
 
@@ -48,7 +48,7 @@ from ..hash.poseidon import R
 from ..r1cs import ConstraintSystem, alloc_bits, enforce_equal, lc, num_to_bits, pack_bits
 from ..r1cs.gadgets import POW2, select
 from ..r1cs.poseidon import insert, merkle_path_poseidon, poseidon_hash
-from ..r1cs.sha256 import sha254_hash2
+from ..r1cs.sha254 import sha254_hash2
 from ..sector import SECTOR_SIZES
 from ..sector import update as su
 from ..sector.challenges import size_name as _size_name

@@ -19,7 +19,7 @@ constant node, zero padding) are free, exactly as bellman's ``Boolean::Constant`
 :func:`cuzk.r1cs.sha256.sha256`, constraint for constraint bellman's. :func:`create_label` returns
 the 254 label bits; :func:`create_label_num` also packs them (upstream's return value).
 
-Bit orders (as :func:`cuzk.r1cs.sha256.sha254_node`): a 32-byte node (replica id, parent label,
+Bit orders (as :func:`cuzk.r1cs.sha254.sha254_node`): a 32-byte node (replica id, parent label,
 output label) is given as ``(k, n)`` bits with byte ``i`` at bits ``8·i .. 8·i + 7``; with
 ``order="le"`` (default) bit ``8·i + t`` has weight ``2^t`` — the little-endian bits of the Fr
 element whose canonical encoding the node is (``num_to_bits`` order; n ≤ 256, missing high bits
@@ -38,7 +38,8 @@ from __future__ import annotations
 import numpy as np
 
 from .gadgets import pack_bits
-from .sha256 import BIT0, _node_to_sha_order, const_bits, sha256
+from .sha254 import node_to_sha_order
+from .sha256 import BIT0, const_bits, sha256
 
 __all__ = ["TOTAL_PARENTS", "LABEL_BITS", "create_label", "create_label_num"]
 
@@ -104,13 +105,13 @@ def create_label(cs, replica_id_bits, layer: int, node, parent_label_bits, order
         ValueError: bad shapes, k mismatch, layer not a u32, bad order, non-boolean variables.
         TypeError: non-integer literals.
     """
-    rid = _node_to_sha_order(replica_id_bits, None, order, f"{gadget}: replica_id_bits")
+    rid = node_to_sha_order(replica_id_bits, None, order, f"{gadget}: replica_id_bits")
     k = rid.shape[0]
     par = np.asarray(parent_label_bits)
     if par.ndim != 3 or par.shape[0] != k or par.shape[1] != TOTAL_PARENTS:
         raise ValueError(f"{gadget}: parent_label_bits must have shape ({k}, {TOTAL_PARENTS}, n), "
                          f"got {par.shape}")
-    par = _node_to_sha_order(par.reshape(k * TOTAL_PARENTS, par.shape[2]), None, order,
+    par = node_to_sha_order(par.reshape(k * TOTAL_PARENTS, par.shape[2]), None, order,
                              f"{gadget}: parent_label_bits").reshape(k, TOTAL_PARENTS * 256)
     layer = int(layer)
     if not 0 <= layer < 1 << 32:
