@@ -54,8 +54,11 @@ def build(k: int, seed: int, node_alloc: bool, parent_nbits: int = 256, layer: i
     return cs, out, par, expected
 
 
-@pytest.mark.parametrize("k, node_alloc, parent_nbits", [(1, False, 256), (3, True, 254)])
+@pytest.mark.parametrize("k, node_alloc, parent_nbits", [(1, False, 256), (2, True, 254)])
 def test_create_label_matches_native(k, node_alloc, parent_nbits):
+    """k labels in one block (two suffice for more than one: a per-label node and the last
+    label's own parent checked) against the native label, the R1CS satisfied, a flipped parent
+    bit refused."""
     cs, out, par, expected = build(k, 10 + k, node_alloc, parent_nbits)
     assert out.shape == (k, LABEL_BITS)
     assert (literal_kinds(out) == 0).all()  # plain refs
