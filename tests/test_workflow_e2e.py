@@ -85,6 +85,7 @@ def killed_and_rerun(tmp_path_factory, commd_128b_key):
 def test_kill_during_prove_then_rerun(killed_and_rerun):
     tmp, cfg, res, killed, first, rerun, again, done = killed_and_rerun
     assert killed, "the first run finished before it could be killed: " + first[-2000:]
+    assert "rule setup:" not in first   # the copied key was taken as it is (no metadata of this run)
     assert rerun.returncode == 0, rerun.stderr[-4000:]
     out = rerun.stdout + rerun.stderr
     # the jobs finished before the kill are not redone: the key (setup, pce_extract) and at
