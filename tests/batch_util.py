@@ -1,23 +1,30 @@
 """A small batch of sectors for ``prove_batch`` tests (cpu and gpu), and fixed blinding scalars."""
 
 import itertools
+import shutil
 from pathlib import Path
 
 from cuzk import pipeline
 from cuzk.groth16 import prover as prover_mod
 
 
-def make_batch(root: Path, shape: str, sectors: int, backend: str = "cpu") -> dict:
+def make_batch(root: Path, shape: str, sectors: int, backend: str = "cpu", key: Path | None = None) -> dict:
     """PCE, parameters (development setup on ``backend``), C1 files and witness directories of
-    ``sectors`` sectors (ids 1..sectors) of a comm_d ``shape``, under ``root``.
+    ``sectors`` sectors (ids 1..sectors) of a comm_d ``shape``, under ``root``. With ``key`` (a
+    results folder holding that shape's PCE and key: conftest's ``commd_128b_key``) the PCE and
+    parameters are copies of its files instead of made here.
 
     Returns:
         {"pce", "params", "vk", "c1": [paths], "wit": [dirs]}.
     """
     root.mkdir(parents=True, exist_ok=True)
     pce, params, vk = root / "s.pce", root / "s.params", root / "s.vk"
-    pipeline.pce_extract(shape, pce)
-    pipeline.setup_params(pce, params, vk, backend=backend, threads=2)
+    if key is None:
+        pipeline.pce_extract(shape, pce)
+        pipeline.setup_params(pce, params, vk, backend=backend, threads=2)
+    else:
+        for made, there in ((pce, f"pce/{shape}.pce"), (params, f"params/{shape}.params"), (vk, f"params/{shape}.vk")):
+            shutil.copy2(key / there, made)
     c1s, wits = [], []
     for i in range(1, sectors + 1):
         c1, wit = root / f"{i}.c1.json", root / f"wit-{i}"

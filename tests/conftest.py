@@ -1,5 +1,6 @@
 """Fixtures shared by several test files: the repository root, the default config with its
-results in a fresh folder, a skip when Snakemake is missing, and a small memory record."""
+results in a fresh folder, a skip when Snakemake is missing, a small memory record, and the
+test-only-commd-128B key made once per session."""
 
 import shutil
 from pathlib import Path
@@ -7,6 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+KEY_SHAPE = "test-only-commd-128B"
 
 
 @pytest.fixture(scope="session")
@@ -48,3 +50,31 @@ def step_record_dict() -> dict:
             "samples": 3, "timeline": [[0.0, 1 << 29, None], [1.0, 3 << 29, None], [2.5, 1 << 29, None]],
             "rss_peak_gib": 1.5, "rss_avg_gib": 0.5, "step": "prove", "rss_predicted_bytes": 1 << 31,
             "mem_gb": 4, "started_at": 1700000000.0, "sectors": 2}
+
+
+@pytest.fixture(scope="session")
+def commd_128b_key(tmp_path_factory) -> Path:
+    """A results folder holding only the PCE and the CPU development key (threads 2) of
+    ``KEY_SHAPE`` with their memory records, as the workflow's pce_extract and setup jobs write
+    them (same paths, same declared mem_gb), made once per session by the same pipeline functions.
+    Read-only: a test copies it into its results folder with ``shutil.copytree(key, results,
+    dirs_exist_ok=True)``, whose copies keep the mtimes (the key stays newer than its PCE, so
+    Snakemake finds both up to date and runs no pce_extract or setup job for that shape; other
+    tests run those jobs)."""
+    from cuzk import pipeline
+    from cuzk.circuits.registry import shape_by_name
+    from cuzk.memory.budget import declared_gb
+    from cuzk.memory.model import predict_step_bytes
+    from cuzk.paths import Results
+
+    root = tmp_path_factory.mktemp("key-128B")
+    r, st = Results(str(root)), shape_by_name(KEY_SHAPE).stats()
+    for d in ("pce", "params", "benchmarks/pce_extract", "benchmarks/setup"):
+        (root / d).mkdir(parents=True)
+    pipeline.pce_extract(KEY_SHAPE, r.pce(KEY_SHAPE), mem_json=r.record("pce_extract", KEY_SHAPE),
+                         mem_gb=declared_gb(predict_step_bytes("pce_extract", st)))
+    pipeline.setup_params(r.pce(KEY_SHAPE), r.params(KEY_SHAPE), r.vk(KEY_SHAPE), backend="cpu", threads=2,
+                          mem_json=r.record("setup", KEY_SHAPE),
+                          mem_gb=declared_gb(predict_step_bytes("setup", st, threads=2)))
+    return root
+

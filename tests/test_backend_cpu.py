@@ -167,9 +167,11 @@ def test_ntt_roundtrip(be, n):
     assert (be.ntt(be.ntt(a, inverse=True)) == a).all()
 
 
-@pytest.mark.slow
-def test_ntt_roundtrip_2_20(be):
-    a = be.to_device(FR.random(1 << 20, np.random.default_rng(1)))
+def test_ntt_roundtrip_2_17(be):
+    """A large size: 2^17, the domain the comm_d test shapes prove at. The NTT has no path that
+    depends on size (the same stages for every n, exact unreduced sums), so 2^20 (8x the time)
+    checked nothing more."""
+    a = be.to_device(FR.random(1 << 17, np.random.default_rng(1)))
     assert (be.ntt(be.ntt(a), inverse=True) == a).all()
 
 

@@ -43,8 +43,8 @@ def test_staged_and_unstaged_proofs_identical():
 
 
 @pytest.fixture(scope="module")
-def batch(tmp_path_factory):
-    return make_batch(tmp_path_factory.mktemp("batch"), "test-only-commd-128B", 2)
+def batch(tmp_path_factory, commd_128b_key):
+    return make_batch(tmp_path_factory.mktemp("batch"), "test-only-commd-128B", 2, key=commd_128b_key)
 
 
 def test_batch_overlaps_staging_and_writes_the_sequential_bytes(batch, tmp_path, monkeypatch, caplog):

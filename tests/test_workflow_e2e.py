@@ -53,10 +53,14 @@ def _snakemake(cfg, *extra, **kw):
 
 
 @pytest.fixture(scope="module")
-def killed_and_rerun(tmp_path_factory):
+def killed_and_rerun(tmp_path_factory, commd_128b_key):
+    """Run 1 killed (SIGKILL to its process group) once its prove job starts, unlock, rerun with
+    --rerun-incomplete, run again. The shape's PCE and key are the session's (copied in first:
+    the setup rule runs in other workflow tests), so run 1 reaches prove without waiting for it."""
     tmp = tmp_path_factory.mktemp("e2e")
     cfg = _config(tmp)
     res = tmp / "results"
+    shutil.copytree(commd_128b_key, res)
     proc = subprocess.Popen(_cmd(cfg), cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.time() + 600
     prove_logs = res / "logs" / "prove"
@@ -70,19 +74,25 @@ def killed_and_rerun(tmp_path_factory):
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     first = proc.stdout.read().decode()
+    # the memory records of the jobs finished before the kill (a job writes its record last)
+    done = {p: p.stat().st_mtime_ns for p in (res / "benchmarks").glob("*/*.mem.json")}
     _snakemake(cfg, "--unlock")  # a killed Snakemake leaves its lock behind
     rerun = _snakemake(cfg, "--rerun-incomplete")
     again = _snakemake(cfg)
-    return tmp, cfg, res, killed, first, rerun, again
+    return tmp, cfg, res, killed, first, rerun, again, done
 
 
 def test_kill_during_prove_then_rerun(killed_and_rerun):
-    tmp, cfg, res, killed, first, rerun, again = killed_and_rerun
+    tmp, cfg, res, killed, first, rerun, again, done = killed_and_rerun
     assert killed, "the first run finished before it could be killed: " + first[-2000:]
+    assert "rule setup:" not in first   # the copied key was taken as it is (no metadata of this run)
     assert rerun.returncode == 0, rerun.stderr[-4000:]
     out = rerun.stdout + rerun.stderr
-    # setup and pce_extract had finished before the kill: they are not redone
+    # the jobs finished before the kill are not redone: the key (setup, pce_extract) and at
+    # least the killed prove's sector's synthesis; their records are untouched
     assert "rule setup:" not in out and "rule pce_extract:" not in out
+    assert any(p.parent.name == "synthesize" for p in done), sorted(done)
+    assert {p: p.stat().st_mtime_ns for p in done} == done
     assert "rule prove:" in out
     for sid in (1, 2):
         v = json.loads((res / "verify" / f"{sid}.json").read_text())
@@ -92,7 +102,7 @@ def test_kill_during_prove_then_rerun(killed_and_rerun):
 
 
 def test_rerun_does_nothing(killed_and_rerun):
-    *_, again = killed_and_rerun
+    *_, again, _ = killed_and_rerun
     assert again.returncode == 0
     assert "Nothing to be done" in again.stdout + again.stderr
 
@@ -111,9 +121,9 @@ def test_report_within_declared_memory(killed_and_rerun):
 
 
 def test_reverify_names_a_proof_that_no_longer_verifies(killed_and_rerun):
-    """`snakemake reverify` verifies every proof file again: all pass; then sector 1's file holds
-    sector 2's proof (valid points, so the DAG-time check passes it): the target fails naming
-    the file, and its table and the report say so; restored, all verify again."""
+    """`snakemake reverify` verifies every proof file again: sector 1's file holding sector 2's
+    proof (valid points, so the DAG-time check passes it) fails the target naming the file, and
+    its table and the report say so; restored, all pass (the table lists both, verified)."""
     tmp, cfg, res, *_ = killed_and_rerun
     table = res / "report" / "reverify.tsv"
 
@@ -121,10 +131,6 @@ def test_reverify_names_a_proof_that_no_longer_verifies(killed_and_rerun):
         return subprocess.run(["snakemake", "reverify", *_cmd(cfg)[1:]], cwd=tmp, capture_output=True, text=True,
                               timeout=300)
 
-    ok = reverify()
-    assert ok.returncode == 0, ok.stderr[-3000:]
-    rows = pd.read_csv(table, sep="\t", keep_default_na=False)
-    assert len(rows) == 2 and rows["verified"].all()
     one, two = (next((res / "proofs").glob(f"*/{sid}.proof")) for sid in (1, 2))
     good = one.read_bytes()
     assert good != two.read_bytes()
@@ -140,6 +146,8 @@ def test_reverify_names_a_proof_that_no_longer_verifies(killed_and_rerun):
         one.write_bytes(good)
     again = reverify()
     assert again.returncode == 0, again.stderr[-3000:]
+    rows = pd.read_csv(table, sep="\t", keep_default_na=False)
+    assert len(rows) == 2 and rows["verified"].all()
     assert "proofs verified (PoRep sectors and PoSt): 2 of 2" in (res / "report" / "summary.md").read_text()
 
 

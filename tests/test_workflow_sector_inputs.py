@@ -1,8 +1,9 @@
 """Sector inputs at scale, in small: the workflow's mechanics for 32 GiB sectors on a test-only
 shape with two partitions (porep-commd, test-only-128B-2p): a sector from data, a synthetic one, and
 a C1 file made elsewhere, each checked once (check_c1), synthesized one job per partition,
-proved in a batch and verified; under the tightest budget that runs every job; and a C1 changed
-after its check refused by the steps that read it."""
+proved in batches (of 2 and 1: a damaged proof of the second costs one sector's proving again)
+and verified; under the tightest budget that runs every job; and a C1 changed after its check
+refused by the steps that read it."""
 
 import json
 import shutil
@@ -23,10 +24,11 @@ SHAPE = "test-only-commd-128B-2p"
 pytestmark = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
 
 THREADS = 2  # setup and prove on both of the CI machine's cores (they run alone)
+BATCH = 2
 CONFIG = """backend: cpu
 threads: {threads}
 results: {results}
-max_batch_size: 3
+max_batch_size: 2
 randomness: inputs
 prover_id: "{pid}"
 allow_test_shapes: true
@@ -60,7 +62,7 @@ def _tightest_budget() -> int:
     st = shape_by_name(SHAPE).stats()
     steps = ("prepare", "check_c1", "synthesize", "pce_extract", "setup", "prove", "verify", "report")
     # a PoRep partition's synthesis job runs in one process (no threads)
-    return max(declared_gb(predict_step_bytes(s, st, threads=1 if s == "synthesize" else THREADS, batch=3))
+    return max(declared_gb(predict_step_bytes(s, st, threads=1 if s == "synthesize" else THREADS, batch=BATCH))
                for s in steps)
 
 
@@ -108,7 +110,7 @@ def test_tightest_budget_is_held_by_the_declared_sum(run):
     for p in (res / "benchmarks").rglob("*.mem.json"):
         r = read_record(p)
         spans.append((r.started_at, r.started_at + r.seconds, r.mem_gb))
-    assert len(spans) >= 3 + 2 + 6 + 1 + 1 + 1 + 3  # prepare, check, synthesize, pce, setup, prove, verify
+    assert len(spans) >= 2 + 3 + 6 + 1 + 1 + 2 + 3  # prepare, check, synthesize, pce, setup, prove, verify
     for t, _, _ in spans:
         live = sum(gb for a, b, gb in spans if a <= t + 1e-3 and b > t + 1e-3)
         assert live <= budget
@@ -225,22 +227,23 @@ def test_damaged_intermediates_are_found(run, tmp_path):
 
 
 def test_damaged_intermediates_stop_the_run_before_any_job_and_are_rebuilt(run):
-    """After a complete run: a truncated witness and a proof file with a flipped byte are found
-    while the DAG is built; the run stops naming both, before any job (no good output is
-    deleted), the damaged files are moved aside, and the next run rebuilds them (that witness,
-    the batch's proofs and what reads them; the key and the other witnesses are kept), every
-    proof verified."""
+    """After a complete run: a truncated witness and a proof file with a flipped byte (sector 3's,
+    the second batch's only sector) are found while the DAG is built; the run stops naming both,
+    before any job (no good output is deleted), the damaged files are moved aside, and the next
+    run rebuilds them (that witness, the batch's proofs and what reads them; the key, the other
+    witnesses and the other batch's proofs are kept), every proof verified."""
     res, ext, budget, first, _ = run
     assert first.returncode == 0, first.stderr[-4000:]
     cfg = res.parent / "config.yaml"
     wit = res / "witness" / "3" / "partition-1.wit"
     wit.write_bytes(wit.read_bytes()[:-100])
-    proof_dir = next((res / "proofs").iterdir())
-    proof = next(proof_dir.glob("*.proof"))
+    proof = next((res / "proofs").glob("*/3.proof"))
+    proof_dir = proof.parent
     raw = bytearray(proof.read_bytes())
     raw[20] ^= 0x10
     proof.write_bytes(bytes(raw))
-    kept = [res / "witness" / "1" / "partition-0.wit", res / "params" / f"{SHAPE}.params"]
+    other = next(p for p in (res / "proofs").iterdir() if p != proof_dir)
+    kept = [res / "witness" / "1" / "partition-0.wit", res / "params" / f"{SHAPE}.params", other / "1.proof"]
     before = [p.stat().st_mtime for p in kept]
     out = _run(cfg, budget)
     assert out.returncode != 0
