@@ -1,5 +1,6 @@
 """``cuzk check-params`` (``pipeline.check_official_params``): one sector proved with the
-official key of its shape and verified with the official vk. No official file can be fetched
+official key of its shape and verified with the official vk; the official files trusted by their
+BLAKE2b digests, every point checked on request. No official file can be fetched
 here, so the "official" files are a development key of the 128-byte comm_d test shape written
 in bellperson's layout (cuzk's ``.params``/``.vk`` are that layout) under a PoRep file name,
 with a test manifest (the digests of those files, sector size 128) in place of the packaged
@@ -11,12 +12,15 @@ import shutil
 
 import pytest
 
+from conftest import KEY_SHAPE
+
 from cuzk import cli, pipeline
-from cuzk.groth16 import read_params
+from cuzk.groth16 import KeyFileError, read_params
 from cuzk.r1cs.witness import read_witness
 from cuzk.groth16.official import OfficialParamsError, blake2b_digest
+from cuzk.paths import Results
 
-SHAPE = "test-only-commd-128B"
+SHAPE = KEY_SHAPE   # the session key's shape (conftest.commd_128b_key)
 NAME = "v28-stacked-proof-of-replication-test-only"
 
 
@@ -26,19 +30,28 @@ def _cache(tmp_path, monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def dev_key(tmp_path_factory):
-    """A development key of SHAPE (``setup_params``) and the vk of a second setup."""
-    root = tmp_path_factory.mktemp("check-params")
-    pce = root / "s.pce"
-    pipeline.pce_extract(SHAPE, pce)
-    pipeline.setup_params(pce, root / "s.params", root / "s.vk", backend="cpu", threads=2)
+def dev_key(commd_128b_key):
+    """The session's development key of SHAPE (``conftest.commd_128b_key``, read-only): a folder
+    with s.pce, s.params and s.vk (links to its files)."""
+    r = Results(str(commd_128b_key))
+    root = commd_128b_key.parent / "check-params-key"
+    if not root.exists():
+        root.mkdir()
+        for name, src in (("s.pce", r.pce(SHAPE)), ("s.params", r.params(SHAPE)), ("s.vk", r.vk(SHAPE))):
+            (root / name).symlink_to(src)
     return root
+
+
+def _write(path, data) -> object:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(bytes(data))
+    return path
 
 
 def _official(root, tmp_path, params=None, vk=None):
     """The params dir with the key under the official names, and the manifest naming them."""
     d = tmp_path / "params"
-    d.mkdir(exist_ok=True)
+    d.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(params or root / "s.params", d / f"{NAME}.params")
     shutil.copyfile(vk or root / "s.vk", d / f"{NAME}.vk")
     manifest = {f"{NAME}{ext}": {"cid": "-", "digest": blake2b_digest(d / f"{NAME}{ext}"), "sector_size": 128}
@@ -96,6 +109,15 @@ def test_tampered_or_mismatched_files_are_refused_before_any_proof(dev_key, tmp_
     manifest[f"{NAME}.vk"]["digest"] = blake2b_digest(vk)
     with pytest.raises(OfficialParamsError, match="vk: does not begin with the verifying key"):
         pipeline.check_official_params(SHAPE, d, backend="cpu", manifest=manifest)
+    # a point off its curve (alpha_g1's x, in the .vk and in the .params' copy of it) under
+    # digests that match: refused by the full check, on request
+    raw, vraw = bytearray((dev_key / "s.params").read_bytes()), bytearray((dev_key / "s.vk").read_bytes())
+    raw[47] ^= 1
+    vraw[47] ^= 1
+    d2, manifest2 = _official(dev_key, tmp_path / "bad-point", params=_write(tmp_path / "bad.params", raw),
+                              vk=_write(tmp_path / "bad.vk", vraw))
+    with pytest.raises(KeyFileError):
+        pipeline.check_official_params(SHAPE, d2, backend="cpu", manifest=manifest2, full_check=True)
     assert called == [], "no step ran"
     with pytest.raises(ValueError, match="not a PoRep shape"):
         pipeline.check_official_params("window-post-2KiB", d, manifest=manifest)

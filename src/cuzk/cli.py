@@ -209,7 +209,7 @@ def _params(sub) -> None:
 def _check_params(args) -> int:
     try:
         res = pipeline.check_official_params(args.shape, args.params_dir, args.c1, args.workdir, args.backend,
-                                             args.threads)
+                                             args.threads, full_check=args.full_check)
     except pipeline.ProofVerificationError as e:
         print(f"cuzk check-params: FAILED: {e}: a proof made with the official key does not verify under the "
               f"official vk, so {args.shape}'s constraint system is not rust-fil-proofs' (see "
@@ -230,6 +230,8 @@ def _check_params_parser(sub) -> None:
     cp.add_argument("--workdir", help="where the scratch folder goes (default: the system's temporary folder)")
     cp.add_argument("--backend", default="auto", help="cpu, cuda or auto (default)")
     cp.add_argument("--threads", type=int, default=1, help="worker processes of the cpu backend's prove (default 1)")
+    cp.add_argument("--full-check", action="store_true", help="check every point of the .params (curve and "
+                    "subgroup) too, not only its BLAKE2b digest")
     cp.set_defaults(func=_check_params)
 
 

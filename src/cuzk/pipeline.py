@@ -27,7 +27,7 @@ from .circuits.registry import ShapeMismatchError, family_of, shape_by_name
 from .field import from_limbs
 from .fileio import atomic_dir, atomic_write_text
 from . import progress as bars
-from .groth16 import (DevelopmentSetupWarning, Prover, check_params_file, file_digest, read_params, read_proofs, read_vk, setup, setup_resident, verify,
+from .groth16 import (DevelopmentSetupWarning, Prover, check_params_file, file_digest, read_params, trust_params_file, read_proofs, read_vk, setup, setup_resident, verify,
                       write_params, write_proofs, write_resident_params, write_vk)
 from .groth16 import official
 from .groth16.prover import MSMS_PER_PROOF
@@ -682,7 +682,8 @@ def reverify(checks, out_tsv) -> list[dict]:
 
 
 def check_official_params(shape_name: str = "porep-2KiB", params_dir=None, c1=None, workdir=None,
-                          backend: str = "auto", threads: int = 1, manifest: dict | None = None) -> dict:
+                          backend: str = "auto", threads: int = 1, manifest: dict | None = None,
+                          full_check: bool = False) -> dict:
     """``cuzk check-params``: one sector of ``shape_name`` proved with Filecoin's official
     ``.params`` for its sector size and the proof verified with the official ``.vk``, through
     the workflow's own steps (pce_extract, check_c1, synthesize, prove, verify) in a scratch
@@ -702,6 +703,8 @@ def check_official_params(shape_name: str = "porep-2KiB", params_dir=None, c1=No
         backend, threads: as the prove step.
         manifest: file name → {digest, sector_size, …} (default: the packaged
             ``parameters.json``; tests pass their own).
+        full_check: check every point of the ``.params`` (curve and subgroup) besides its
+            digest; by default the digest alone is trusted (``trust_params_file``).
 
     Returns:
         the verify step's result (``verify_sector``) with "params" and "vk" (the official paths).
@@ -709,6 +712,7 @@ def check_official_params(shape_name: str = "porep-2KiB", params_dir=None, c1=No
     Raises:
         OfficialParamsError: a file is missing or its BLAKE2b digest differs from the manifest
             (names the file), or the ``.params`` does not begin with the ``.vk``'s key.
+        KeyFileError: with ``full_check``, a point off its curve or outside its subgroup.
         ShapeMismatchError: the key's point counts are not the shape's.
         ProofVerificationError: the proof made with the official key does not verify (the
             constraint systems differ).
@@ -725,6 +729,9 @@ def check_official_params(shape_name: str = "porep-2KiB", params_dir=None, c1=No
         if f.read(len(vk_bytes)) != vk_bytes:
             raise official.OfficialParamsError(paths[".params"], "vk", f"does not begin with the verifying key of "
                                                f"{paths['.vk'].name}")
+    if full_check:
+        read_params(paths[".params"], check=True)   # every point on the curve and in its subgroup
+    trust_params_file(paths[".params"])   # trusted by its BLAKE2b digest, as Filecoin trusts it
     pk, st = read_params(paths[".params"]), shape.stats()
     if (len(pk.h), len(pk.l)) != (st["domain"] - 1, st["aux"]):
         raise ShapeMismatchError(f"{paths['.params']}: h has {len(pk.h):,} points and l {len(pk.l):,}; shape "

@@ -23,6 +23,7 @@ from .keys import (
     read_vk,
     write_params,
     resident_to_host,
+    trust_params_file,
     write_resident_params,
     write_proofs,
     write_vk,
@@ -33,6 +34,7 @@ from .verifier import PublicInputError, verify, verify_batch
 
 __all__ = [
     "check_params_file",
+    "trust_params_file",
     "file_digest",
     "PROOF_SIZE",
     "BatchProof",

@@ -391,6 +391,24 @@ def file_digest(path) -> str:
     return h.hexdigest()
 
 
+def trust_params_file(path) -> str:
+    """Record a ``.params`` file as checked without checking its points, for a file trusted by
+    another digest: Filecoin's official files, whose BLAKE2b-512 prefix was checked against
+    ``parameters.json`` (``cuzk.groth16.official.verify_official``), as Filecoin's own tools trust
+    them (``parameter_cache.rs``), so a later ``read_params`` neither hashes nor point-checks it
+    (a 2 KiB PoRep key's checks take about 20 s on the 2-core machine, a 32 GiB one's hours).
+    ``read_params(path, check=True)`` still checks every point on request.
+
+    Returns:
+        the file's SHA-256 (hex), as ``read_params`` records it.
+    """
+    digest = trusted_digest(path)
+    if digest is None:
+        digest = file_digest(path)
+        _mark_checked(digest, path)
+    return digest
+
+
 def check_params_file(path) -> None:
     """A cheap integrity check of a ``.params`` file (no hash, no subgroup checks; run on existing
     keys before a workflow run): the verifying key's points parse, and every vector's length
