@@ -72,14 +72,15 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # PoSt shapes have their own slope (POST_COEFFICIENTS)
     "pce_extract": {"const": 160 << 20, "nnz": 29.0},
     "setup": {"domain": 1700.0, "aux": 1250.0},  # aux slope raised to cover porep-2KiB (9.90 GiB)
-    # one partition's witness (witness mode, shared small ints): 0.10 GiB at 2 KiB (aux 2.69 M),
-    # 2.72 GiB at 32 GiB (aux 130.2 M, H200 host, stop 12: written from the value store, no int
-    # per value): 20.4 B per aux; the checked C1 read whole (a 32 GiB synthetic C1 is 38 MB)
-    # A PoSt witness is nearly all Poseidon values, which the value store keeps as limbs, the
-    # witness file's form: the "wide_aux" slope (WIDE_AUX_SYNTH), measured on WindowPoSt
-    # partitions of 24 and 96 sectors with the 32 GiB tree (1.3 M and 5.2 M aux), beside the
-    # 21 B/aux; with threads > 1, SYNTH_WORKER_BYTES per worker process
-    "synthesize": {"const": 256 << 20, "aux": 21.0, "wide_aux": WIDE_AUX_SYNTH, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
+    # one partition's witness (witness mode): the value store keeps a byte per value below 255
+    # and a 32-byte row per wider one, and the checked input file is parsed whole (a 32 GiB
+    # synthetic C1 is 38 MB of JSON, a SnapDeals file 29 MB), which sets most of the peak:
+    # 0.45 GB for porep-32GiB (130.2 M aux), 0.43 GB for update-32GiB (81.0 M aux), 0.084-0.088 GB
+    # for porep-8MiB/512MiB (2-core machine, one process per partition, after the synthcpu
+    # change; benchmarks/results/2026-12-02-cpu-2core-synth): 192 MiB + 2.5 B per aux covers them
+    # (1.32x and 1.10x at 32 GiB). PoSt keeps its own terms (POST_COEFFICIENTS); with threads > 1,
+    # SYNTH_WORKER_BYTES per worker process
+    "synthesize": {"const": 192 << 20, "aux": 2.5},
     # the full check of an input file when it enters: 0.28 GiB for a 32 GiB synthetic C1 (35 s on
     # the H200 host, 18 s on the 2-core machine), 0.09 GiB at 2 KiB; a PoSt vanilla file is held
     # whole while checked (1.50 GiB for a 32 GiB WindowPoSt partition's, postscale)
@@ -130,6 +131,12 @@ STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
 # after finalize) is within 15 % of this slope.
 POST_COEFFICIENTS: dict[tuple[str, str], dict[str, float]] = {
     ("pce_extract", "cpu"): {"const": 160 << 20, "nnz": 24.0},
+    # a PoSt witness is nearly all Poseidon values, kept as 32-byte limb rows: the "wide_aux"
+    # slope (WIDE_AUX_SYNTH) beside 21 B per aux, fitted on WindowPoSt partitions of 24 and 96
+    # sectors with the 32 GiB tree (1.3 M and 5.2 M aux) before the synthcpu change (which took
+    # the 24-sector partition from 157 to 132 MB): over-predicts now, not refitted
+    ("synthesize", "cpu"): {"const": 256 << 20, "aux": 21.0, "wide_aux": WIDE_AUX_SYNTH,
+                            "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     ("setup", "cuda"): {"const": 0.75 * (1 << 30), "nnz": 19.0},
 }
 
