@@ -27,10 +27,11 @@ def _sealed_c1(shape, seed=1, tmp=None):
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory):
-    """The 256-byte shape (upstream's test circuit) built with a real sealed witness."""
+    """The 256-byte shape (upstream's test circuit) built with a real sealed witness, in
+    upstream's variable and row order (``cuzk.r1cs.order``)."""
     shape = porep.shape_by_name("test-only-porep-256B")
     c1 = _sealed_c1(shape, tmp=tmp_path_factory.mktemp("parents"))
-    cs = ConstraintSystem(shape=True, witness=True)
+    cs = ConstraintSystem(shape=True, witness=True, upstream_order=True)
     refs = porep.synthesize(cs, shape, porep.witness_from_c1(c1, 0))
     r1cs = cs.finalize()
     return shape, c1, cs, refs, r1cs, cs.full_assignment()
@@ -111,9 +112,9 @@ def test_real_witness_satisfies_and_inputs_match(small):
     ("labels", "labeling_1/create_label"), ("replica", "encode"), ("columns", "column_hash"), ("data", "comm_d_inclusion"),
 ])
 def test_tampered_witness_variable_rejected(small, what, gadget):
-    _, _, _, refs, r1cs, w = small
+    _, _, cs, refs, r1cs, w = small
     w2 = w.copy()
-    idx = r1cs.num_inputs + int(refs[what].reshape(-1)[0])
+    idx = int(cs.columns(refs[what].reshape(-1)[:1])[0])
     w2[idx] = (int(w2[idx]) + 1) % R
     with pytest.raises(Unsatisfied, match=gadget):
         r1cs.check(w2)
@@ -141,7 +142,7 @@ def test_wrong_vanilla_value_rejected(small, field, gadget):
         vals[field][0, 1] = (vals[field][0, 1] + 1) % R
     else:
         vals[field][0, 5, 1] = (vals[field][0, 5, 1] + 1) % R
-    ws = ConstraintSystem(shape=False, witness=True)  # the shape is the fixture's
+    ws = ConstraintSystem(shape=False, witness=True, upstream_order=True)  # the shape is the fixture's
     porep.synthesize(ws, shape, vals)
     with pytest.raises(Unsatisfied, match=gadget):
         r1cs.check(ws.full_assignment())
@@ -149,7 +150,7 @@ def test_wrong_vanilla_value_rejected(small, field, gadget):
 
 def test_witness_only_mode_gives_the_same_assignment(small):
     shape, c1, cs, *_ = small
-    ws = ConstraintSystem(shape=False, witness=True)
+    ws = ConstraintSystem(shape=False, witness=True, upstream_order=True)
     porep.synthesize(ws, shape, porep.witness_from_c1(c1, 0))
     a_ins, a_aux = cs.assignment()
     b_ins, b_aux = ws.assignment()
@@ -157,6 +158,12 @@ def test_witness_only_mode_gives_the_same_assignment(small):
     assert np.array_equal(np.asarray(a_aux, dtype=object), np.asarray(b_aux, dtype=object))
     # a witness-only system counts the constraints it does not record
     assert (ws.num_constraints, ws.num_aux) == (cs.num_constraints, cs.num_aux)
+    # upstream's order is a permutation of ours: each variable's value sits at its new column
+    plain = ConstraintSystem(shape=False, witness=True)
+    porep.synthesize(plain, shape, porep.witness_from_c1(c1, 0))
+    w_plain, w_up, aux = plain.full_assignment(), ws.full_assignment(), np.arange(ws.num_aux)
+    assert np.array_equal(w_up[ws.columns(aux)], w_plain[plain.columns(aux)])
+    assert not np.array_equal(w_up, w_plain)
 
 
 # SHA-256 of the 2 KiB witness below (each value as 32 bytes little-endian, inputs then aux): a

@@ -327,40 +327,45 @@ def synthesize(cs: ConstraintSystem, shape: PoRepShape, values: dict | None = No
     ins = cs.alloc_input((k, INPUTS_PER_CHALLENGE),
                          _challenge_inputs(values) if v else None)
 
-    # per challenge, all k at once (params.rs Proof::synthesize)
+    # per challenge, all k at once (params.rs Proof::synthesize); cs.instances marks upstream's
+    # loops (challenges, parents) for its variable and row order (cuzk.r1cs.order)
     chal = values["challenges"] if v else None
-    data = cs.alloc_aux(k, values["data"] if v else None)
-    _commd_inclusion(cs, data, depth, chal, values["commd_path"] if v else None, comm_d, ins[:, _IN_COMMD],
-                     f"{g}/comm_d_inclusion")
+    with cs.instances(k, f"{g}/challenges"):
+        data = cs.alloc_aux(k, values["data"] if v else None)
+        _commd_inclusion(cs, data, depth, chal, values["commd_path"] if v else None, comm_d, ins[:, _IN_COMMD],
+                         f"{g}/comm_d_inclusion")
 
-    cols = cs.alloc_aux((k, PARENTS, L), values["columns"] if v else None)
-    col_hash = poseidon_hash(cs, cols.reshape(k * PARENTS, L), L, gadget=f"{g}/column_hash", legacy=True)
-    pidx = values["parent_nodes"].reshape(-1) if v else None
-    ppaths = [p for per in values["tree_c_paths"] for p in per] if v else None
-    _poseidon_inclusion(cs, col_hash, arities, pidx, ppaths, comm_c,
-                        ins[:, _IN_PARENTS:_IN_PARENTS + PARENTS].reshape(-1), f"{g}/tree_c_parents")
+        with cs.instances(k * PARENTS, f"{g}/parents"):
+            cols = cs.alloc_aux((k, PARENTS, L), values["columns"] if v else None)
+            col_hash = poseidon_hash(cs, cols.reshape(k * PARENTS, L), L, gadget=f"{g}/column_hash", legacy=True)
+            pidx = values["parent_nodes"].reshape(-1) if v else None
+            ppaths = [p for per in values["tree_c_paths"] for p in per] if v else None
+            _poseidon_inclusion(cs, col_hash, arities, pidx, ppaths, comm_c,
+                                ins[:, _IN_PARENTS:_IN_PARENTS + PARENTS].reshape(-1), f"{g}/tree_c_parents")
 
-    chal_bits = _challenge_bits(cs, chal, ins[:, _IN_CHALLENGE], g)
+        chal_bits = _challenge_bits(cs, chal, ins[:, _IN_CHALLENGE], g)
 
-    labels = []
-    for layer in range(1, L + 1):
-        lg = f"{g}/labeling_{layer}"
-        pv = cols[:, :BASE_DEGREE, layer - 1]
-        if layer > 1:
-            pv = np.concatenate([pv, cols[:, BASE_DEGREE:, layer - 2]], axis=1)
-        p = pv.shape[1]
-        pbits = num_to_bits(cs, pv.reshape(-1), NUM_BITS, gadget=f"{lg}/parent_bits").reshape(k, p, NUM_BITS)
-        rb = np.broadcast_to(rid_bits, (k, NUM_BITS))
-        labels.append(create_label_num(cs, rb, layer, chal_bits, _expand_parents(pbits), gadget=f"{lg}/create_label"))
-    labels = np.stack(labels, axis=1)  # (k, L)
+        labels = []
+        for layer in range(1, L + 1):
+            lg = f"{g}/labeling_{layer}"
+            pv = cols[:, :BASE_DEGREE, layer - 1]
+            if layer > 1:
+                pv = np.concatenate([pv, cols[:, BASE_DEGREE:, layer - 2]], axis=1)
+            p = pv.shape[1]
+            with cs.instances(k * p, f"{lg}/parents"):
+                pbits = num_to_bits(cs, pv.reshape(-1), NUM_BITS, gadget=f"{lg}/parent_bits").reshape(k, p, NUM_BITS)
+            rb = np.broadcast_to(rid_bits, (k, NUM_BITS))
+            labels.append(create_label_num(cs, rb, layer, chal_bits, _expand_parents(pbits),
+                                           gadget=f"{lg}/create_label"))
+        labels = np.stack(labels, axis=1)  # (k, L)
 
-    replica = _encode(cs, labels[:, -1], data, g)
-    _poseidon_inclusion(cs, replica, arities, chal, values["rlast_path"] if v else None, comm_r_last,
-                        ins[:, _IN_RLAST], f"{g}/tree_r_last")
+        replica = _encode(cs, labels[:, -1], data, g)
+        _poseidon_inclusion(cs, replica, arities, chal, values["rlast_path"] if v else None, comm_r_last,
+                            ins[:, _IN_RLAST], f"{g}/tree_r_last")
 
-    cx = poseidon_hash(cs, labels, L, gadget=f"{g}/c_x_column_hash", legacy=True)
-    _poseidon_inclusion(cs, cx, arities, chal, values["cx_path"] if v else None, comm_c, ins[:, _IN_CX],
-                        f"{g}/tree_c_c_x")
+        cx = poseidon_hash(cs, labels, L, gadget=f"{g}/c_x_column_hash", legacy=True)
+        _poseidon_inclusion(cs, cx, arities, chal, values["cx_path"] if v else None, comm_c, ins[:, _IN_CX],
+                            f"{g}/tree_c_c_x")
     return {"labels": labels, "replica": replica, "columns": cols, "data": data}
 
 

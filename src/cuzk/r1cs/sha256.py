@@ -45,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from .gadgets import boolean
+from .multieq import CAPACITY, MultiEq, col_key
 from .system import LC, ConstraintSystem, R, lc
 
 NOT_OFFSET = 1 << 61
@@ -56,7 +57,6 @@ BIT1 = BIT0 + 1
 _NEG_MIN = 1 << 60  # literals in [_NEG_MIN, BIT0) are negations; refs lie in (-2^60, 2^60)
 
 VAR, NEG, C0, C1 = 0, 1, 2, 3  # literal kinds
-CAPACITY = R.bit_length() - 1  # Fr::CAPACITY = 254: bits an integer may have to fit below r
 _MASK32 = 0xFFFFFFFF
 
 # FIPS 180-4, 4.2.2 and 5.3.3
@@ -96,11 +96,6 @@ def literal_kinds(lits) -> np.ndarray:
 def _base(lits: np.ndarray) -> np.ndarray:
     """Underlying variable refs of VAR/NEG literals (constants map to ONE, -1)."""
     return np.where(lits >= BIT0, -1, np.where(lits >= _NEG_MIN, lits - NOT_OFFSET, lits))
-
-
-def _col_key(refs: np.ndarray) -> np.ndarray:
-    """A key increasing with the final column of refs (inputs, ONE first, before aux)."""
-    return np.where(refs < 0, -refs - 1 - (1 << 62), refs)
 
 
 def bit_not(lits) -> np.ndarray:
@@ -220,57 +215,22 @@ class _Word(_Lits):
         return self._terms
 
 
-class _MultiEq:
-    """bellman's MultiEq: equalities Σ lhs = Σ 2^j·bits of ``nbits`` bits each are summed with
-    shifts into one constraint ``(Σ 2^s·lhs) · ONE = Σ 2^s·rhs`` while the total width stays
-    below CAPACITY (the integers on both sides then stay below r and the mixed-radix
-    decomposition is unique, so the packed constraint implies each equality)."""
+BIT_LOOP_LANES = 64
+"""Lanes of a word op's bit loop per instance (upstream order, ``cuzk.r1cs.order``): 32 bits,
+two lanes each (:func:`bit_lanes`)."""
 
-    def __init__(self, cs: ConstraintSystem, k: int, gadget: str):
-        self.cs, self.k, self.gadget = cs, k, gadget
-        self.lhs: dict[int, list] = {}  # id(word) -> [word, multiplier]: shared operands merge
-        self.rhs: list = []
-        self.bits = 0
 
-    def enforce_equal(self, nbits: int, operands, result_refs) -> None:
-        if CAPACITY <= self.bits + nbits:
-            self.flush()
-        if self.cs.has_shape:  # a witness-only system only needs the flush points
-            shift = 1 << self.bits
-            for w in operands:
-                self.lhs.setdefault(id(w), [w, 0])[1] += shift
-            self.rhs.append((result_refs, shift))
-        self.bits += nbits
+def bit_lanes(k: int, pos, slot: int = 0) -> np.ndarray:
+    """Upstream order (``cuzk.r1cs.order``): the bit-loop lane of each element of a
+    (k, len(pos)) block (C order) whose columns are the word's bits ``pos`` (bellman's UInt32
+    ops run bit by bit); each bit has two lanes, ``slot`` 0 and 1, for a bit whose calls come
+    in another order than ours (maj's b ∧ c after maj). ``(k · len(pos),)`` int64."""
+    return ((np.arange(k)[:, None] * 32 + np.asarray(pos)[None, :]) * 2 + slot).reshape(-1)
 
-    def flush(self) -> None:
-        if not self.bits:
-            return
-        self.cs.enforce_lazy(self.k, self._rows, gadget=self.gadget)
-        self.lhs, self.rhs, self.bits = {}, [], 0
 
-    def _rows(self):
-        """The packed constraint (one block of k rows)."""
-        cs, k = self.cs, self.k
-        refs_parts, coeffs, const = [], [], 0
-        for w, mult in self.lhs.values():
-            refs, co, c = w.terms()
-            const += c * mult
-            refs_parts.append(refs)
-            coeffs.extend(x * mult % R for x in co)
-        refs = np.concatenate(refs_parts, axis=1)
-        a = LC.zero()
-        if refs.shape[1]:
-            # order the columns as in instance 0: every instance's row is then usually already
-            # sorted (variables come in blocks allocated for all k at once), which keeps
-            # enforce off its per-row sorting path
-            order = np.argsort(_col_key(refs[0]), kind="stable") if k else np.arange(refs.shape[1])
-            a = lc(refs[:, order], tuple(coeffs[i] for i in order))
-        if const % R:
-            a = lc(cs.one(k), const) + a
-        c_lc = LC.zero()
-        for refs, shift in self.rhs:
-            c_lc = c_lc + lc(refs, tuple(shift << j for j in range(refs.shape[1])))
-        yield a, cs.one(k), c_lc
+def bit_loop_name(gadget: str, what: str) -> str:
+    """The name of a word op's bit loop (``cs.instances``), for errors."""
+    return f"{gadget}/{what} bits"
 
 
 class _Sha:
@@ -280,7 +240,7 @@ class _Sha:
         self.cs, self.k, self.g = cs, k, gadget
         self.xp = cs.xp
         self.wit = cs.has_values
-        self.meq: _MultiEq | None = None
+        self.meq: MultiEq | None = None
         if self.wit:
             self._sh32 = self.xp.arange(32, dtype=np.uint32)
 
@@ -316,8 +276,16 @@ class _Sha:
         for g, row in enumerate(uniq):
             yield tuple(int(x) for x in row), np.flatnonzero(inv == g)
 
-    def _alloc(self, m: int, vals) -> np.ndarray:
-        return self.cs.alloc_aux((self.k, m), vals if self.wit else None)
+    def _alloc(self, m: int, vals, lanes=None) -> np.ndarray:
+        return self.cs.alloc_aux((self.k, m), vals if self.wit else None, lanes=lanes)
+
+    def _lanes(self, pos, slot: int = 0) -> np.ndarray | None:
+        """:func:`bit_lanes` of a (k, len(pos)) block in upstream's order, else None."""
+        return bit_lanes(self.k, pos, slot) if self.cs.upstream_order else None
+
+    def _bit_loop(self, what: str):
+        """The loop over the 32 bits (two lanes each) of a word op, for all k instances."""
+        return self.cs.instances(self.k * BIT_LOOP_LANES, bit_loop_name(self.g, what))
 
     def _sub(self, b: _Bits, cols) -> _Bits:
         return _Bits(b.l[:, cols], b.v[:, cols] if self.wit else None)
@@ -386,16 +354,19 @@ class _Sha:
             if sw.any():
                 a, b = np.where(sw, b, a), np.where(sw, a, b)
             # C row sorted by final column (c is the newest variable): keeps enforce's fast path
-            swap = _col_key(a) > _col_key(b)
+            swap = col_key(a) > col_key(b)
             abc = np.stack([np.where(swap, b, a), np.where(swap, a, b), c], axis=-1).reshape(n, 3)
             yield lc(a.reshape(n), 2), lc(b.reshape(n)), lc(abc, (1, 1, -1))
 
         self.cs.enforce_lazy(n, rows, gadget=f"{self.g}/xor")
 
-    def and_(self, x: _Bits, y: _Bits) -> _Bits:
+    def and_(self, x: _Bits, y: _Bits, pos=None, slot: int = 0) -> _Bits:
         """Bitwise and (bellman's Boolean::and): a constant 0 → 0, a constant 1 → the other
-        literal; else one new bit r and one constraint lc(x)·lc(y) = r (and / and_not / nor)."""
+        literal; else one new bit r and one constraint lc(x)·lc(y) = r (and / and_not / nor).
+        ``pos``, ``slot``: the word bit of each column and its lane for the new bit
+        (:meth:`_lanes`), default bits 0, 1, …, lane 0."""
         kx, ky = self._kinds(x), self._kinds(y)
+        pos = np.arange(kx.shape[0]) if pos is None else np.asarray(pos)
         out = np.empty_like(x.l)
         zero = (kx == C0) | (ky == C0)
         xone = (kx == C1) & ~zero
@@ -406,7 +377,7 @@ class _Sha:
         gi = np.flatnonzero((kx <= NEG) & (ky <= NEG))
         if gi.shape[0]:
             vals = (x.v[:, gi] & y.v[:, gi]) if self.wit else None
-            r = self._alloc(gi.shape[0], vals)
+            r = self._alloc(gi.shape[0], vals, self._lanes(pos[gi], slot))
             out[:, gi] = r
 
             def rows():
@@ -417,7 +388,7 @@ class _Sha:
                     if ka == NEG and kb == VAR:  # bellperson: and_not(is, not), the variable in A
                         xs, ys, ka, kb = ys, xs, kb, ka
                     yield (self._expr(n, [(xs, ka, 1)]), self._expr(n, [(ys, kb, 1)]),
-                           lc(r[:, cols].reshape(n)))
+                           lc(r[:, cols].reshape(n)), self._lanes(pos[gi][cols]))
 
             self.cs.enforce_lazy(r.size, rows, gadget=f"{self.g}/and")
         return _Bits(out, (x.v & y.v) if self.wit else None)
@@ -432,12 +403,16 @@ class _Sha:
         sub = [self._sub(s, sel) for s in srcs]
         xb = self._pick(sub, rows[:, 0], rows[:, 1].astype(bool))
         yb = self._pick(sub, rows[:, 2], rows[:, 3].astype(bool))
-        r = self.and_(xb, yb)
+        r = self.and_(xb, yb, pos=sel)
         out[:, sel] = np.where(rows[:, 4].astype(bool), bit_not(r.l), r.l)
 
     def ch(self, a: _Bits, b: _Bits, c: _Bits) -> _Bits:
         """(a ∧ b) ⊕ (¬a ∧ c), bellman's Boolean::sha256_ch: constant cases reduce to a literal
         or one ``and``; otherwise one new bit and one constraint (b − c)·a = ch − c."""
+        with self._bit_loop("ch"):
+            return self._ch(a, b, c)
+
+    def _ch(self, a: _Bits, b: _Bits, c: _Bits) -> _Bits:
         ka, kb, kc = self._kinds(a), self._kinds(b), self._kinds(c)
         out = np.empty_like(a.l)
         if _no_constant(ka, kb, kc):
@@ -464,7 +439,7 @@ class _Sha:
             if self.wit:
                 av, bv, cv = a.v[:, gi], b.v[:, gi], c.v[:, gi]
                 vals = (av & bv) ^ ((av ^ np.uint32(1)) & cv)
-            h = self._alloc(gi.shape[0], vals)
+            h = self._alloc(gi.shape[0], vals, self._lanes(gi))
             out[:, gi] = h
 
             def rows():
@@ -475,7 +450,8 @@ class _Sha:
                     # terms listed oldest variable first (g before f, ch last): rows usually sorted
                     yield (self._expr(n, [(lcc, xc, -1), (lb, xb, 1)]),
                            self._expr(n, [(la, xa, 1)]),
-                           self._expr(n, [(lcc, xc, -1), (h[:, cols].reshape(n), VAR, 1)]))
+                           self._expr(n, [(lcc, xc, -1), (h[:, cols].reshape(n), VAR, 1)]),
+                           self._lanes(gi[cols]))
 
             self.cs.enforce_lazy(h.size, rows, gadget=f"{self.g}/ch")
         vals = None
@@ -485,7 +461,12 @@ class _Sha:
 
     def maj(self, a: _Bits, b: _Bits, c: _Bits) -> _Bits:
         """(a ∧ b) ⊕ (a ∧ c) ⊕ (b ∧ c), bellman's Boolean::sha256_maj: constant cases reduce to
-        one ``and``; otherwise two new bits and two constraints b·c = bc, (2bc − b − c)·a = bc − maj."""
+        one ``and``; otherwise two new bits and two constraints b·c = bc, (2bc − b − c)·a = bc − maj
+        (bellman allocates maj before bc: lane 1 of the bit puts our bc after it)."""
+        with self._bit_loop("maj"):
+            return self._maj(a, b, c)
+
+    def _maj(self, a: _Bits, b: _Bits, c: _Bits) -> _Bits:
         ka, kb, kc = self._kinds(a), self._kinds(b), self._kinds(c)
         out = np.empty_like(a.l)
         if _no_constant(ka, kb, kc):
@@ -508,11 +489,11 @@ class _Sha:
             gi = np.flatnonzero(cases == 0)
         if gi.shape[0]:
             sa, sb, sc = self._sub(a, gi), self._sub(b, gi), self._sub(c, gi)
-            bc = self.and_(sb, sc)  # b, c are variables or negations here: allocates
+            bc = self.and_(sb, sc, pos=gi, slot=1)  # b, c are variables or negations here: allocates
             vals = None
             if self.wit:
                 vals = (sa.v & sb.v) ^ (sa.v & sc.v) ^ (sb.v & sc.v)
-            mj = self._alloc(gi.shape[0], vals)
+            mj = self._alloc(gi.shape[0], vals, self._lanes(gi))
             out[:, gi] = mj
 
             def rows():
@@ -522,7 +503,8 @@ class _Sha:
                     lbc = bc.l[:, cols].reshape(n)
                     yield (self._expr(n, [(lcc, xc, -1), (lb, xb, -1), (lbc, VAR, 2)]),
                            self._expr(n, [(la, xa, 1)]),
-                           self._expr(n, [(lbc, VAR, 1), (mj[:, cols].reshape(n), VAR, -1)]))
+                           self._expr(n, [(lbc, VAR, 1), (mj[:, cols].reshape(n), VAR, -1)]),
+                           self._lanes(gi[cols], 1))
 
             self.cs.enforce_lazy(mj.size, rows, gadget=f"{self.g}/maj")
         vals = None
@@ -586,10 +568,10 @@ class _Sha:
         the e and a additions deferred to where they are used, then the final additions).
 
         A witness-only system (numpy) takes :class:`_WordWitness`, which allocates the same
-        variables with the same values."""
+        variables with the same values (in upstream's order too: it replays the calls)."""
         if WORD_WITNESS and self.wit and not self.cs.has_shape and self.xp is np and self.k:
             return _WordWitness(self).compress(H, W)
-        self.meq = _MultiEq(self.cs, self.k, f"{self.g}/add")
+        self.meq = MultiEq(self.cs, self.k, f"{self.g}/add")
         out = _compress_steps(self, H, W)
         self.meq.flush()
         self.meq = None
@@ -705,10 +687,13 @@ class _WordWitness:
         self.size = 0           # variables so far
         self.meq_bits = 0
         self.flushes = 0
+        self.tags: list = []    # per block: None, or (first block, op, lane slot) of a ch/maj bit loop
+        self._loop = None       # (first block, op) while ch_words or maj_words runs
 
-    def _alloc(self, v, mask: int) -> int:
+    def _alloc(self, v, mask: int, slot: int = 0) -> int:
         self.vals.append(v)
         self.masks.append(mask)
+        self.tags.append(None if self._loop is None else self._loop + (slot,))
         start = self.size
         self.size += self.k * mask.bit_count()
         return start
@@ -748,7 +733,7 @@ class _WordWitness:
         for o in ops[1:]:
             total = total + o.v
         start = self._alloc(total, (1 << nbits) - 1)
-        if CAPACITY <= self.meq_bits + nbits:   # _MultiEq's flush points
+        if CAPACITY <= self.meq_bits + nbits:   # MultiEq's flush points
             self.flushes += 1
             self.meq_bits = 0
         self.meq_bits += nbits
@@ -805,12 +790,14 @@ class _WordWitness:
     def ch_words(self, a: _WVal, b: _WVal, c: _WVal) -> _WVal:
         """:meth:`_Sha.ch`: cases a = 0, b = 0, c = 0, c = 1, b = 1 (bellman's order)."""
         allc, (c2, c3, c4, c5, c6), gen = self._cases(a, b, c, ((0, 0), (1, 0), (2, 0), (2, 1), (1, 1)))
+        self._loop = (len(self.tags), "ch")
         const = allc | (c2 & c.c) | self._via_and([
             (c3, (a, True), (c, False)), (c4, (a, False), (b, False)),
             (c5, (a, False), (b, True)), (c6, (a, True), (c, True))])
         v = (a.v & b.v) ^ (~a.v & _U64_MASK32 & c.v)
         if gen:
             self._alloc(v, gen)
+        self._loop = None
         return _WVal(v, const)
 
     def maj_words(self, a: _WVal, b: _WVal, c: _WVal) -> _WVal:
@@ -818,14 +805,16 @@ class _WordWitness:
         columns allocate b ∧ c, then maj."""
         allc, (c2, c3, c4, c5, c6, c7), gen = self._cases(
             a, b, c, ((0, 0), (1, 0), (2, 0), (2, 1), (1, 1), (0, 1)))
+        self._loop = (len(self.tags), "maj")
         const = allc | self._via_and([
             (c2, (b, False), (c, False)), (c3, (a, False), (c, False)), (c4, (a, False), (b, False)),
             (c5, (a, True), (b, True)), (c6, (a, True), (c, True)), (c7, (b, True), (c, True))])
         bc = b.v & c.v
         v = (a.v & b.v) ^ (a.v & c.v) ^ bc
         if gen:
-            self._alloc(bc, gen)
+            self._alloc(bc, gen, slot=1)   # bellman allocates maj first: lane 1 puts bc after it
             self._alloc(v, gen)
+        self._loop = None
         return _WVal(v, const)
 
     def const_word(self, value: int) -> _WVal:
@@ -857,13 +846,30 @@ class _WordWitness:
             self._plans[key] = plan
         return plan
 
+    def _calls(self) -> list:
+        """The bit-level gadget's allocation calls that the block stands for, grouped by the ch
+        and maj bit loops (``cuzk.r1cs.order.OrderTracker.replay``): upstream's order."""
+        groups, last = [], None
+        for mask, tag in zip(self.masks, self.tags):
+            m = self.k * mask.bit_count()
+            if tag is None:
+                groups.append((None, "", [(m, None)]))
+                last = None
+                continue
+            cols = np.flatnonzero((mask >> np.arange(32)) & 1)
+            if tag[:2] != last:
+                groups.append((self.k * BIT_LOOP_LANES, bit_loop_name(self.sha.g, tag[1]), []))
+                last = tag[:2]
+            groups[-1][2].append((m, bit_lanes(self.k, cols, tag[2])))
+        return groups
+
     def _commit(self, out: list) -> list:
         """Append every new bit (one block), count the constraints, return the words."""
         base = self.sha.cs.num_aux
         if self.vals:
             vals = np.stack(self.vals, axis=1).astype("<u8", copy=False)
             bits = np.unpackbits(vals.view(np.uint8), bitorder="little")
-            self.sha.cs.alloc_aux_block(self.size, bits[self._plan()])
+            self.sha.cs.alloc_aux_block(self.size, bits[self._plan()], calls=self._calls)
         # one constraint per new bit (xor, ch, and, maj; an addition's booleanity) and the
         # additions' packed equalities, k rows a flush
         self.sha.cs.enforce_lazy(self.size + self.k * self.flushes, lambda: (), gadget=f"{self.sha.g}/add")
@@ -986,3 +992,4 @@ __all__ = [
     "sha256_compress",
     "sha256_padding",
 ]
+

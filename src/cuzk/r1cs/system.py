@@ -19,6 +19,7 @@ witness-only system then only counts the rows.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -29,6 +30,7 @@ from ..backend.base import CompactAssignment
 from ..errors import CuzkError
 from ..field.sparse import CSRMatrix
 from ..field import FR, to_limbs
+from .order import OrderTracker, inverse, permute_csr
 from .values import ValueStore, below_r, u64_to_int_array
 
 R = FR.modulus
@@ -291,6 +293,10 @@ class ConstraintSystem:
         xp: array module for gadgets' bit/uint32 witness code (numpy by default; CuPy later).
         aux_capacity: expected aux variables (e.g. the shape's ``stats()["aux"]``): the witness
             store is allocated once at that size instead of growing by doubling copies.
+        upstream_order: number aux variables and rows as bellperson would (``cuzk.r1cs.order``):
+            the circuit marks its loops with :meth:`instances`; :meth:`finalize` and the
+            assignment methods then give upstream's columns and rows. Refs (and :meth:`value`)
+            keep our own numbering.
 
     Attributes:
         ONE: ref of the constant 1 (input 0), i.e. -1.
@@ -305,7 +311,8 @@ class ConstraintSystem:
 
     ONE = -1
 
-    def __init__(self, shape: bool = True, witness: bool = True, xp=None, aux_capacity: int | None = None):
+    def __init__(self, shape: bool = True, witness: bool = True, xp=None, aux_capacity: int | None = None,
+                 upstream_order: bool = False):
         if not (shape or witness):
             raise ValueError("ConstraintSystem needs shape=True, witness=True or both")
         self.has_shape = bool(shape)
@@ -323,6 +330,7 @@ class ConstraintSystem:
         self._run_starts: list[int] = []  # first row of each run of one gadget
         self._run_gadgets: list[int] = []
         self._consumed = False
+        self._order = OrderTracker(rows=self.has_shape) if upstream_order else None
         if self.has_values:
             self._in_vals = ValueStore(64)
             self._aux_vals = ValueStore(max(int(aux_capacity or 0), 1024))
@@ -346,6 +354,34 @@ class ConstraintSystem:
         if values is None:
             raise ValueError(f"{what}: values are required when the system keeps a witness")
         return _normalize_values(values, shape)
+
+    @contextmanager
+    def instances(self, n: int, what: str = "loop"):
+        """Mark a loop of n gadget instances (upstream runs them one after another; the calls
+        inside cover all n at once, instance-major, or say each element's instance with
+        ``lanes``). A no-op unless the system was made with ``upstream_order``.
+
+        Raises:
+            cuzk.r1cs.order.OrderError: (on leaving) a call does not split into n instances.
+        """
+        if self._order is None:
+            yield
+            return
+        self._order.push(n, what)
+        ok = False
+        try:
+            yield
+            ok = True
+        finally:
+            if ok:
+                self._order.pop()
+            else:
+                self._order.stack.pop()
+
+    @property
+    def upstream_order(self) -> bool:
+        """Whether this system numbers variables and rows in upstream's order."""
+        return self._order is not None
 
     def alloc_input(self, shape, values=None) -> np.ndarray:
         """Allocate public inputs.
@@ -371,31 +407,48 @@ class ConstraintSystem:
         self.num_inputs += n
         return refs.reshape(shape)
 
-    def alloc_aux(self, shape, values=None) -> np.ndarray:
-        """Allocate auxiliary (private) variables; like :meth:`alloc_input`.
+    def alloc_aux(self, shape, values=None, lanes=None) -> np.ndarray:
+        """Allocate auxiliary (private) variables; like :meth:`alloc_input`. ``lanes``: the loop
+        instance of each new variable in C order (:meth:`instances`), default instance-major.
 
         Returns:
             int64 array of refs j (the new aux indices), in C order, of the given shape.
         """
         shape = self._shape(shape)
         n = math.prod(shape)  # Python ints: no numpy call per allocation
-        start = self._alloc_aux(n, self._take_values(values, shape, "alloc_aux"))
+        start = self._alloc_aux(n, self._take_values(values, shape, "alloc_aux"), lanes)
         return np.arange(start, start + n, dtype=np.int64).reshape(shape)
 
-    def alloc_aux_block(self, n: int, values=None) -> int:
+    def alloc_aux_block(self, n: int, values=None, calls=None) -> int:
         """Allocate n aux variables (values as :meth:`alloc_aux` takes them, shape ``(n,)``)
         and return the first one's ref, without a ref array: for a gadget that computes the
         refs it needs itself (e.g. the SHA-256 words of a witness-only compression).
 
+        Args:
+            calls: with ``upstream_order``, a no-argument callable giving the allocation calls
+                the block stands for (``cuzk.r1cs.order.OrderTracker.replay``'s groups; called
+                only then); default one call, instance-major.
+
         Raises:
             ValueError: values missing (witness mode) or not broadcastable. TypeError: not ints.
+            cuzk.r1cs.order.OrderError: the calls do not split into their loops' instances.
         """
-        return self._alloc_aux(n, self._take_values(values, (n,), "alloc_aux_block"))
+        vals = self._take_values(values, (n,), "alloc_aux_block")
+        if calls is None or self._order is None:
+            return self._alloc_aux(n, vals)
+        start = self.num_aux
+        self._order.replay(start, calls())
+        if vals is not None:
+            self._aux_vals.append(vals)
+        self.num_aux += n
+        return start
 
-    def _alloc_aux(self, n: int, vals) -> int:
+    def _alloc_aux(self, n: int, vals, lanes=None) -> int:
         start = self.num_aux
         if vals is not None:
             self._aux_vals.append(vals)
+        if self._order is not None:
+            self._order.alloc(start, n, lanes)
         self.num_aux += n
         return start
 
@@ -425,6 +478,8 @@ class ConstraintSystem:
             raise ValueError("alloc_aux_limbs: a value is not below r")
         start, n = self.num_aux, flat.shape[0]
         self._aux_vals.append_limbs(flat)
+        if self._order is not None:
+            self._order.alloc(start, n)
         self.num_aux += n
         return np.arange(start, start + n, dtype=np.int64).reshape(shape)
 
@@ -503,7 +558,8 @@ class ConstraintSystem:
         return out.reshape(refs.shape + (FR.limbs,))
 
     def assignment(self) -> tuple[np.ndarray, np.ndarray]:
-        """The witness as int arrays (mpz, canonical).
+        """The witness as int arrays (mpz, canonical), aux in upstream's order with
+        ``upstream_order``.
 
         Returns:
             (inputs ``(num_inputs,)`` with inputs[0] == 1, aux ``(num_aux,)``).
@@ -513,7 +569,24 @@ class ConstraintSystem:
         """
         if not self.has_values:
             raise RuntimeError("assignment(): this ConstraintSystem keeps no witness (witness=False)")
-        return self._in_vals.all_ints(), self._aux_vals.all_ints()
+        return self._in_vals.all_ints(), self._aux_vals.all_ints(order=self._aux_order())
+
+    def columns(self, refs) -> np.ndarray:
+        """Final column numbers of refs (input i → i, aux → num_inputs + its position, upstream's
+        with ``upstream_order``): where a variable sits in :meth:`full_assignment` and in the
+        finalized matrices.
+
+        Raises:
+            IndexError: a ref is not allocated.
+        """
+        r = np.asarray(refs, dtype=np.int64)
+        self._check_refs(r.reshape(-1))
+        aux = r if self._order is None else inverse(self._aux_order()).astype(np.int64)[np.maximum(r, 0)]
+        return np.where(r < 0, -r - 1, self.num_inputs + aux)
+
+    def _aux_order(self) -> np.ndarray | None:
+        """Our aux index at each of upstream's positions (None: our own order)."""
+        return None if self._order is None else self._order.result(self.num_aux)[0]
 
     def assignment_compact(self) -> CompactAssignment:
         """The witness as a witness file stores it (``cuzk.backend.CompactAssignment``: values 0
@@ -526,7 +599,7 @@ class ConstraintSystem:
         """
         if not self.has_values:
             raise RuntimeError("assignment_compact(): this ConstraintSystem keeps no witness (witness=False)")
-        mask, bits, nb, wide = self._aux_vals.compact()
+        mask, bits, nb, wide = self._aux_vals.compact(order=self._aux_order())
         inputs = to_limbs(self._in_vals.all_ints(), FR.limbs)
         return CompactAssignment(inputs, mask, bits, wide, self._aux_vals.n, nb)
 
@@ -537,13 +610,14 @@ class ConstraintSystem:
 
     # --- constraints -------------------------------------------------------------------------
 
-    def enforce(self, a, b, c, gadget: str = "unnamed") -> None:
+    def enforce(self, a, b, c, gadget: str = "unnamed", lanes=None) -> None:
         """Add k constraints ``⟨a_i, w⟩ · ⟨b_i, w⟩ = ⟨c_i, w⟩`` (i < k) at once.
 
         Args:
             a, b, c: each an :class:`LC`, a ref array (one term per row, coefficient 1), or None
                 (zero). Their k must agree; at least one must be non-empty.
             gadget: name reported by :meth:`R1CS.gadget_of` and :class:`Unsatisfied`.
+            lanes: ``(k,)`` loop instance of each row (:meth:`instances`), default instance-major.
 
         Raises:
             ValueError: k disagree or cannot be inferred. IndexError: unallocated ref (shape mode).
@@ -569,6 +643,8 @@ class ConstraintSystem:
             if not self._run_gadgets or self._run_gadgets[-1] != gid:
                 self._run_starts.append(self.num_constraints)
                 self._run_gadgets.append(gid)
+            if self._order is not None:
+                self._order.enforce(self.num_constraints, k, lanes)
         self.num_constraints += k
 
     def enforce_lazy(self, k: int, build, gadget: str = "unnamed") -> None:
@@ -580,7 +656,7 @@ class ConstraintSystem:
             k: rows in all; must equal the total k of the blocks ``build`` yields (checked in
                 shape mode).
             build: no-argument callable returning an iterable (e.g. a generator) of ``(a, b, c)``
-                blocks as :meth:`enforce` takes them, enforced in order.
+                blocks as :meth:`enforce` takes them (or ``(a, b, c, lanes)``), enforced in order.
             gadget: as in :meth:`enforce`.
 
         Raises:
@@ -590,8 +666,8 @@ class ConstraintSystem:
             self.num_constraints += k
             return
         before = self.num_constraints
-        for a, b, c in build():
-            self.enforce(a, b, c, gadget=gadget)
+        for a, b, c, *lanes in build():
+            self.enforce(a, b, c, gadget=gadget, lanes=lanes[0] if lanes else None)
         if self.num_constraints - before != k:
             raise ValueError(f"enforce_lazy({gadget!r}): built {self.num_constraints - before} rows, "
                              f"declared {k}")
@@ -733,10 +809,13 @@ class ConstraintSystem:
 
         Returns:
             :class:`R1CS` with CSR matrices over columns inputs-then-aux, a compacted coefficient
-            table shared by A, B and C.
+            table shared by A, B and C; with ``upstream_order``, aux columns and circuit rows in
+            upstream's order.
 
         Raises:
             RuntimeError: the system was built without shape (witness-only), or was consumed.
+            cuzk.r1cs.order.OrderError: (``upstream_order``) a loop is open or the recorded order
+                is not a permutation.
         """
         if not self.has_shape:
             raise RuntimeError("finalize(): this ConstraintSystem records no shape (shape=False)")
@@ -746,7 +825,14 @@ class ConstraintSystem:
         nc = self.num_constraints
         nrows, ncols = nc + ni, ni + na
         one_cid = self._cid(1)
+        perm = None
+        if self._order is not None:  # checked before the matrices are built
+            aux_order, row_order = self._order.result(na, nc)
+            perm = (np.concatenate([row_order.astype(np.int64), np.arange(nc, nrows, dtype=np.int64)]),
+                    np.concatenate([np.arange(ni, dtype=np.int64), ni + inverse(aux_order).astype(np.int64)]))
         parts = [self._build_matrix(mat, one_cid, consume) for mat in range(3)]
+        if perm is not None:
+            parts = [permute_csr(*part, *perm) for part in parts]
         if consume:
             self._consumed = True
         # compact the coefficient table to the ids in use
@@ -769,11 +855,15 @@ class ConstraintSystem:
             d[mtx.indices] = True
             density.append(d)
         names = list(self._gadget_names)
-        starts = list(self._run_starts)
-        gids = list(self._run_gadgets)
+        starts = np.array(self._run_starts, dtype=np.int64)
+        gids = np.array(self._run_gadgets, dtype=np.int32)
+        if perm is not None and nc:  # runs of the rows in their new order
+            per_row = np.repeat(gids, np.diff(np.append(starts, nc)))[perm[0][:nc]]
+            new_run = np.flatnonzero(np.append(True, per_row[1:] != per_row[:-1]))
+            starts, gids = new_run.astype(np.int64), per_row[new_run]
         names.append(INPUT_GADGET)
-        starts.append(nc)
-        gids.append(len(names) - 1)
+        starts = np.append(starts, nc)
+        gids = np.append(gids, len(names) - 1).astype(np.int32)
         return R1CS(
             num_inputs=ni,
             num_aux=na,
@@ -783,8 +873,8 @@ class ConstraintSystem:
             C=mats[2],
             density_a=density[0],
             density_b=density[1],
-            gadget_starts=np.array(starts, dtype=np.int64),
-            gadget_ids=np.array(gids, dtype=np.int32),
+            gadget_starts=starts,
+            gadget_ids=gids,
             gadget_names=tuple(names),
         )
 

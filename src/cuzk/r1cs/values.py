@@ -155,27 +155,38 @@ class ValueStore:
         out[w] = self._rows(idx[w])
         return out
 
-    def compact(self, chunk: int | None = None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    def compact(self, chunk: int | None = None, order: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
         """The values as a witness file stores them, with no Python int per value: (mask
         ``(ceil(n / 8),)`` uint8, bit j set when value j is 0 or 1; bits ``(ceil(nb / 8),)`` uint8,
         those values in order; nb; wide ``(n − nb, 4)`` uint64 canonical limbs of the others, in
-        order), both packed as ``numpy.packbits(bitorder="little")``.
+        order), both packed as ``numpy.packbits(bitorder="little")``. The order is the slots',
+        or ``order``: a permutation of range(n), value ``order[p]`` at position p (upstream's
+        variable order, ``cuzk.r1cs.order``).
 
         ``chunk`` slots (a multiple of 8; default :data:`COMPACT_CHUNK`) per pass: the
         temporaries stay small. A second pass fills ``wide`` only when some value from 2 to 254
-        is stored in a slot (PoRep); otherwise (PoSt) the wide values are the limb rows,
-        returned without a copy.
+        is stored in a slot (PoRep) or the order is not the slots'; otherwise (PoSt) the wide
+        values are the limb rows, returned without a copy.
         """
         chunk = COMPACT_CHUNK if chunk is None else chunk
         if chunk <= 0 or chunk % 8:
             raise ValueError(f"compact: chunk must be a positive multiple of 8, not {chunk}")
         n = self.n
+
+        def slots(lo):  # (positions' slot numbers or None for the slots' own order, their codes)
+            hi = min(lo + chunk, n)
+            if order is None:
+                return None, self._s[lo:hi]
+            idx = order[lo:hi]
+            return idx, self._s[idx]
+
         mask = np.empty((n + 7) // 8, dtype=np.uint8)
         bits = np.empty((n + 7) // 8, dtype=np.uint8)
         carry = np.empty(0, dtype=np.uint8)   # bit values not yet packed (fewer than 8)
         nbytes = small = 0
         for lo in range(0, n, chunk):
-            s = self._s[lo:min(lo + chunk, n)]
+            _, s = slots(lo)
             is_bit = s <= 1
             mask[lo // 8:(lo + len(s) + 7) // 8] = np.packbits(is_bit, bitorder="little")
             v = np.concatenate([carry, s[is_bit]])
@@ -188,27 +199,33 @@ class ValueStore:
         if len(carry):
             bits[nbytes] = np.packbits(carry, bitorder="little")[0]
         bits = bits[:(nb + 7) // 8]
-        if not small:
+        if not small and order is None:
             return mask, bits, nb, self._wl[: self._nw]  # a PoSt witness: no copy
         wide = np.zeros((n - nb, FR.limbs), dtype=np.uint64)
         row = wrow = 0
         for lo in range(0, n, chunk):
-            s = self._s[lo:min(lo + chunk, n)]
-            codes = s[s > 1]
+            idx, s = slots(lo)
+            keep = s > 1
+            codes = s[keep]
             w = codes == WIDE
             part = wide[row:row + len(codes)]
             part[~w, 0] = codes[~w]
             nw = int(np.count_nonzero(w))
-            part[w] = self._wl[wrow:wrow + nw]   # the limb rows are in slot order
+            if idx is None:
+                part[w] = self._wl[wrow:wrow + nw]   # the limb rows are in slot order
+            else:
+                part[w] = self._rows(idx[keep][w])
             row += len(codes)
             wrow += nw
         return mask, bits, nb, wide
 
-    def all_ints(self, chunk: int = 1 << 20) -> np.ndarray:
-        """Every value, (n,) object array of mpz; converted in chunks of ``chunk`` values so the
-        temporaries stay small (and their memory is reused)."""
+    def all_ints(self, chunk: int = 1 << 20, order: np.ndarray | None = None) -> np.ndarray:
+        """Every value, (n,) object array of mpz (in ``order`` if given, as :meth:`compact`);
+        converted in chunks of ``chunk`` values so the temporaries stay small (and their memory
+        is reused)."""
         out = np.empty(self.n, dtype=object)
         for lo in range(0, self.n, chunk):
-            v = self.gather(np.arange(lo, min(lo + chunk, self.n)))
-            out[lo:lo + chunk] = v if v.dtype == object else u64_to_int_array(v)
+            hi = min(lo + chunk, self.n)
+            v = self.gather(np.arange(lo, hi) if order is None else order[lo:hi])
+            out[lo:hi] = v if v.dtype == object else u64_to_int_array(v)
         return out

@@ -1,0 +1,206 @@
+"""Upstream's variable and constraint order for a vectorized constraint system.
+
+bellperson numbers aux variables in the order ``alloc`` is called and rows in the order
+``enforce`` is called, one gadget instance after another: a loop ``for i in 0..k { body(i) }``
+runs body's statements for instance 0, then for instance 1. Our gadgets run each statement once
+for all k instances (block order). The two orders differ only by that interchange, so upstream's
+order follows from the call sequence once each loop is marked:
+
+* ``with cs.instances(n):`` marks a loop of n instances; every ``alloc_aux``/``enforce`` call
+  inside it covers all n instances, instance-major (element e of a call of m elements belongs
+  to instance ``e // (m / n)``), unless the call gives ``lanes``: the instance of each element.
+* Closing the loop orders its elements by instance, each instance's elements in call order
+  (a stable sort: the loop interchange undone). The loop then counts as one call of its parent
+  loop (inner instance i belongs to parent instance ``i // (n / n_parent)``).
+* The outermost loop (the whole circuit, one instance) yields the final order.
+
+Only the relative order of allocations among themselves and of constraints among themselves
+matters (columns and rows are numbered separately), so a gadget may allocate and enforce in any
+interleaving as long as each sequence, per instance, is upstream's.
+
+:class:`OrderTracker` records the calls as ranges (no array per call) and closes a loop whose
+calls all use the default lanes as a block transpose (no sort), so the outer loops of a large
+circuit cost one pass over its columns and rows. :func:`permute_csr` applies the result to a
+finalized matrix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import CuzkError
+
+
+class OrderError(CuzkError, ValueError):
+    """A call inside ``cs.instances(n)`` does not split evenly into n instances, or lanes do not
+    fit it: the gadget's loop marking is wrong (a programming error, raised before any output)."""
+
+
+def _index_dtype(n: int):
+    return np.int32 if n < (1 << 31) else np.int64
+
+
+class _Loop:
+    __slots__ = ("n", "cols", "rows", "what")
+
+    def __init__(self, n: int, what: str):
+        self.n, self.what = n, what
+        self.cols: list = []   # entries: (start, m, lanes) ranges, or (array, None) closed loops
+        self.rows: list = []
+
+
+def _close(entries: list, n: int, what: str, kind: str) -> np.ndarray | None:
+    """A loop's elements in upstream order (instance-major, call order within an instance)."""
+    if not entries:
+        return None
+    arrays, lanes, explicit = [], [], False
+    for e in entries:
+        if isinstance(e[0], np.ndarray):
+            a = e[0]
+        else:
+            start, m = e[0], e[1]
+            a = np.arange(start, start + m, dtype=_index_dtype(start + m))
+        if e[-1] is not None:
+            explicit = True
+            if e[-1].shape != a.shape or (a.shape[0] and (e[-1].min() < 0 or e[-1].max() >= n)):
+                raise OrderError(f"{what}: lanes of a {kind} call do not fit it ({e[-1].shape} for {a.shape[0]} "
+                                 f"elements, {n} instances)")
+        elif a.shape[0] % n:
+            raise OrderError(f"{what}: a {kind} call of {a.shape[0]} elements does not split into {n} instances")
+        arrays.append(a)
+        lanes.append(e[-1])
+    if n == 1 and not explicit:
+        return np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
+    if not explicit:  # a block transpose: instance-major over the calls
+        return np.concatenate([a.reshape(n, -1) for a in arrays], axis=1).reshape(-1)
+    idx = np.concatenate(arrays)
+    lane = np.concatenate([ln if ln is not None else np.arange(a.shape[0]) // (a.shape[0] // n)
+                           for a, ln in zip(arrays, lanes)])
+    return idx[np.argsort(lane, kind="stable")]
+
+
+class OrderTracker:
+    """The loop stack of one constraint system (see the module docstring).
+
+    Args:
+        rows: track constraints too (shape mode); columns are always tracked.
+    """
+
+    def __init__(self, rows: bool = True):
+        self.track_rows = rows
+        self.stack = [_Loop(1, "circuit")]
+
+    def push(self, n: int, what: str) -> None:
+        """Open a loop of n instances (n ≥ 1)."""
+        if n < 1:
+            raise OrderError(f"{what}: a loop needs at least one instance, got {n}")
+        self.stack.append(_Loop(int(n), what))
+
+    def pop(self) -> None:
+        """Close the innermost loop: its elements become one call of the enclosing loop.
+
+        Raises:
+            OrderError: the loop's calls do not split into its instances.
+        """
+        lp = self.stack.pop()
+        parent = self.stack[-1]
+        for kind, entries, out in (("alloc", lp.cols, parent.cols), ("enforce", lp.rows, parent.rows)):
+            arr = _close(entries, lp.n, lp.what, kind)
+            if arr is not None:
+                out.append((arr, None))
+
+    def alloc(self, start: int, m: int, lanes=None) -> None:
+        """Record aux variables start .. start + m − 1 (one call)."""
+        if m:
+            self.stack[-1].cols.append((start, m, None if lanes is None else np.asarray(lanes).reshape(-1)))
+
+    def replay(self, start: int, groups) -> None:
+        """Record a block of aux variables start, start + 1, … allocated at once for what a
+        gadget's calls would have allocated one by one: ``groups`` in order, each
+        ``(n, what, calls)``: a loop of n instances (None: no loop of its own) holding the
+        consecutive calls ``(m, lanes)`` (as :meth:`alloc`).
+
+        Raises:
+            OrderError: a loop's calls do not split into its instances.
+        """
+        for n, what, calls in groups:
+            if n is not None:
+                self.push(n, what)
+            for m, lanes in calls:
+                self.alloc(start, m, lanes)
+                start += m
+            if n is not None:
+                self.pop()
+
+    def enforce(self, start: int, m: int, lanes=None) -> None:
+        """Record rows start .. start + m − 1 (one call)."""
+        if m and self.track_rows:
+            self.stack[-1].rows.append((start, m, None if lanes is None else np.asarray(lanes).reshape(-1)))
+
+    def result(self, num_aux: int, num_rows: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """(aux order, row order): position p of upstream's numbering holds our index
+        ``order[p]``; row order is None when rows are not tracked or num_rows is None.
+
+        Raises:
+            OrderError: a loop is still open, or the order is not a permutation (a call made
+                outside the tracker's knowledge).
+        """
+        if len(self.stack) != 1:
+            raise OrderError(f"loop {self.stack[-1].what!r} is still open")
+        top = self.stack[0]
+        out = []
+        for kind, entries, total in (("alloc", top.cols, num_aux), ("enforce", top.rows, num_rows)):
+            if kind == "enforce" and (total is None or not self.track_rows):
+                out.append(None)
+                continue
+            arr = _close(entries, 1, "circuit", kind)
+            arr = np.empty(0, dtype=np.int64) if arr is None else arr
+            if arr.shape[0] != total or (total and not _is_permutation(arr, total)):
+                raise OrderError(f"the recorded {kind} order is not a permutation of {total} elements")
+            out.append(arr)
+        return out[0], out[1]
+
+
+def _is_permutation(arr: np.ndarray, n: int) -> bool:
+    seen = np.zeros(n, dtype=bool)
+    seen[arr] = True
+    return bool(seen.all())
+
+
+def inverse(order: np.ndarray) -> np.ndarray:
+    """inv with ``inv[order[p]] = p``."""
+    inv = np.empty(order.shape[0], dtype=_index_dtype(order.shape[0]))
+    inv[order] = np.arange(order.shape[0], dtype=inv.dtype)
+    return inv
+
+
+def permute_csr(indptr: np.ndarray, indices: np.ndarray, cids: np.ndarray, row_order: np.ndarray,
+                col_new: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows gathered in ``row_order`` (new row p = old row ``row_order[p]``) and columns renamed
+    (old column j → ``col_new[j]``), each row's columns sorted increasing again.
+
+    Args:
+        indptr: ``(rows + 1,)`` int64; indices ``(nnz,)`` int; cids ``(nnz,)`` int32.
+        row_order: ``(rows,)`` a permutation; col_new: ``(cols,)`` a permutation.
+
+    Returns:
+        (indptr, indices int64, cids) of the permuted matrix.
+    """
+    counts = np.diff(indptr)[row_order]
+    new_ptr = np.zeros(row_order.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=new_ptr[1:])
+    nnz = int(new_ptr[-1])
+    shift = np.repeat(indptr[:-1][row_order] - new_ptr[:-1], counts)
+    pos = shift + np.arange(nnz, dtype=np.int64)
+    cols = col_new[indices[pos]].astype(np.int64)
+    ids = cids[pos]
+    if nnz > 1:
+        rowid = np.repeat(np.arange(row_order.shape[0], dtype=np.int64), counts)
+        bad_pair = (np.diff(cols) <= 0) & (rowid[1:] == rowid[:-1])
+        if bad_pair.any():  # sort only the rows whose renamed columns are out of order
+            bad_rows = np.unique(rowid[1:][bad_pair])
+            sel = np.flatnonzero(np.isin(rowid, bad_rows))
+            o = np.lexsort((cols[sel], rowid[sel]))
+            cols[sel] = cols[sel][o]
+            ids[sel] = ids[sel][o]
+    return new_ptr, cols, ids

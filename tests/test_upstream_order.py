@@ -1,0 +1,400 @@
+"""Upstream's variable and row order (``cuzk.r1cs.order``) against naive sequential builders.
+
+The naive builders below follow bellperson/bellpepper and rust-fil-proofs line by line, one
+instance after another, one bit at a time (``Boolean``, ``AllocatedBit::{xor, and, and_not,
+nor}``, ``Boolean::sha256_ch/maj``, ``UInt32::{xor, rotr, shr, addmany}``, ``MultiEq``,
+``sha256_compression_function``; ``insert_8`` and ``SubPath::synthesize`` of por.rs), written
+from reading those sources, sharing no code with cuzk's vectorized gadgets. The vectorized
+build with ``upstream_order=True`` must give the very same matrices (rows, columns,
+coefficients).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cuzk.circuits import porep
+from cuzk.r1cs import ConstraintSystem, alloc_bits
+from cuzk.r1cs.order import OrderError
+from cuzk.r1cs.poseidon import insert
+from cuzk.r1cs.sha256 import BIT0, BIT1, IV, K, bit_not, sha256
+from cuzk.r1cs.system import R
+
+CAPACITY = 254
+
+
+class NaiveCS:
+    """bellperson's recording: variable 0 is ONE, aux j is 1 + j (one input: ONE); rows are
+    dicts {variable: coefficient}; ``finish`` appends the input row ``ONE · 0 = 0``."""
+
+    def __init__(self):
+        self.n = 1
+        self.rows = []
+
+    def alloc(self) -> int:
+        self.n += 1
+        return self.n - 1
+
+    def enforce(self, a: dict, b: dict, c: dict) -> None:
+        self.rows.append(tuple({v: x % R for v, x in d.items() if x % R} for d in (a, b, c)))
+
+    def finish(self):
+        self.rows.append(({0: 1}, {}, {}))
+        return self
+
+
+def add(*lcs) -> dict:
+    out: dict = {}
+    for d, s in lcs:
+        for v, x in d.items():
+            out[v] = (out.get(v, 0) + s * x) % R
+    return out
+
+
+# --- bellpepper Boolean / AllocatedBit ---------------------------------------------------------
+
+
+def alloc_bit(cs) -> tuple:
+    v = cs.alloc()
+    cs.enforce({0: 1, v: -1}, {v: 1}, {})  # (1 - v) * v = 0
+    return ("is", v)
+
+
+def blc(b, coeff=1) -> dict:  # Boolean::lc(one, coeff)
+    kind, x = b
+    if kind == "c":
+        return {0: coeff} if x else {}
+    if kind == "is":
+        return {x: coeff}
+    return {0: coeff, x: -coeff}
+
+
+def bnot(b):
+    kind, x = b
+    return ("c", not x) if kind == "c" else (("not", x) if kind == "is" else ("is", x))
+
+
+def ab_xor(cs, a, b):  # AllocatedBit::xor
+    c = cs.alloc()
+    cs.enforce({a: 2}, {b: 1}, add(({a: 1}, 1), ({b: 1}, 1), ({c: 1}, -1)))
+    return c
+
+
+def b_xor(cs, a, b):
+    if a == ("c", False):
+        return b
+    if b == ("c", False):
+        return a
+    if a == ("c", True):
+        return bnot(b)
+    if b == ("c", True):
+        return bnot(a)
+    if a[0] == "is" and b[0] == "not":
+        return bnot(b_xor(cs, a, bnot(b)))
+    if a[0] == "not" and b[0] == "is":
+        return bnot(b_xor(cs, b, bnot(a)))
+    return ("is", ab_xor(cs, a[1], b[1]))
+
+
+def b_and(cs, a, b):
+    if a == ("c", False) or b == ("c", False):
+        return ("c", False)
+    if a == ("c", True):
+        return b
+    if b == ("c", True):
+        return a
+    r = cs.alloc()
+    if a[0] == "is" and b[0] == "not":
+        cs.enforce({a[1]: 1}, {0: 1, b[1]: -1}, {r: 1})  # and_not(is, not)
+    elif a[0] == "not" and b[0] == "is":
+        cs.enforce({b[1]: 1}, {0: 1, a[1]: -1}, {r: 1})
+    elif a[0] == "not":
+        cs.enforce({0: 1, a[1]: -1}, {0: 1, b[1]: -1}, {r: 1})  # nor
+    else:
+        cs.enforce({a[1]: 1}, {b[1]: 1}, {r: 1})
+    return ("is", r)
+
+
+def b_ch(cs, a, b, c):
+    if a[0] == b[0] == c[0] == "c":
+        return ("c", (a[1] and b[1]) ^ ((not a[1]) and c[1]))
+    if a == ("c", False):
+        return c
+    if b == ("c", False):
+        return b_and(cs, bnot(a), c)
+    if c == ("c", False):
+        return b_and(cs, a, b)
+    if c == ("c", True):
+        return bnot(b_and(cs, a, bnot(b)))
+    if b == ("c", True):
+        return bnot(b_and(cs, bnot(a), bnot(c)))
+    ch = cs.alloc()
+    cs.enforce(add((blc(b), 1), (blc(c), -1)), blc(a), add(({ch: 1}, 1), (blc(c), -1)))
+    return ("is", ch)
+
+
+def b_maj(cs, a, b, c):
+    if a[0] == b[0] == c[0] == "c":
+        return ("c", (a[1] and b[1]) ^ (a[1] and c[1]) ^ (b[1] and c[1]))
+    if a == ("c", False):
+        return b_and(cs, b, c)
+    if b == ("c", False):
+        return b_and(cs, a, c)
+    if c == ("c", False):
+        return b_and(cs, a, b)
+    if c == ("c", True):
+        return bnot(b_and(cs, bnot(a), bnot(b)))
+    if b == ("c", True):
+        return bnot(b_and(cs, bnot(a), bnot(c)))
+    if a == ("c", True):
+        return bnot(b_and(cs, bnot(b), bnot(c)))
+    maj = cs.alloc()
+    bc = b_and(cs, b, c)
+    cs.enforce(add((blc(bc), 2), (blc(b), -1), (blc(c), -1)), blc(a), add((blc(bc), 1), ({maj: 1}, -1)))
+    return ("is", maj)
+
+
+# --- bellperson UInt32, MultiEq, SHA-256 --------------------------------------------------------
+
+
+def u32_const(v):
+    return [("c", bool((v >> i) & 1)) for i in range(32)]
+
+
+def rotr(w, n):
+    return [w[(i + n) % 32] for i in range(32)]
+
+
+def shr(w, n):
+    return [w[i + n] if i + n < 32 else ("c", False) for i in range(32)]
+
+
+class MultiEq:
+    def __init__(self, cs):
+        self.cs, self.bits, self.lhs, self.rhs = cs, 0, {}, {}
+
+    def enforce_equal(self, nbits, lhs, rhs):
+        if CAPACITY <= self.bits + nbits:
+            self.flush()
+        s = 1 << self.bits
+        self.lhs, self.rhs = add((self.lhs, 1), (lhs, s)), add((self.rhs, 1), (rhs, s))
+        self.bits += nbits
+
+    def flush(self):
+        if self.bits:
+            self.cs.enforce(self.lhs, {0: 1}, self.rhs)
+        self.bits, self.lhs, self.rhs = 0, {}, {}
+
+
+def addmany(cs, meq, ops):
+    lhs, const = {}, True
+    for op in ops:
+        for i, b in enumerate(op):
+            lhs = add((lhs, 1), (blc(b, 1 << i), 1))
+            const &= b[0] == "c"
+    if const:
+        return u32_const(sum(sum(1 << i for i, b in enumerate(op) if b[1]) for op in ops) & 0xFFFFFFFF)
+    nbits = (len(ops) * 0xFFFFFFFF).bit_length()
+    out = [alloc_bit(cs) for _ in range(nbits)]
+    meq.enforce_equal(nbits, lhs, add(*[(blc(b, 1 << i), 1) for i, b in enumerate(out)]))
+    return out[:32]
+
+
+def compression(cs, block, hv):
+    w = [block[32 * j: 32 * j + 32][::-1] for j in range(16)]  # UInt32::from_bits_be
+    meq = MultiEq(cs)
+
+    def xor(x, y):
+        return [b_xor(cs, p, q) for p, q in zip(x, y)]
+
+    for i in range(16, 64):
+        s0 = xor(xor(rotr(w[i - 15], 7), rotr(w[i - 15], 18)), shr(w[i - 15], 3))
+        s1 = xor(xor(rotr(w[i - 2], 17), rotr(w[i - 2], 19)), shr(w[i - 2], 10))
+        w.append(addmany(cs, meq, [w[i - 16], s0, w[i - 7], s1]))
+    a, (b, c, d), e, (f, g, h) = ("c", hv[0]), hv[1:4], ("c", hv[4]), hv[5:8]
+
+    def compute(m, others=()):
+        return m[1] if m[0] == "c" else addmany(cs, meq, m[1] + list(others))
+
+    for i in range(64):
+        ne = compute(e)
+        s1 = xor(xor(rotr(ne, 6), rotr(ne, 11)), rotr(ne, 25))
+        ch = [b_ch(cs, x, y, z) for x, y, z in zip(ne, f, g)]
+        temp1 = [h, s1, ch, u32_const(K[i]), w[i]]
+        na = compute(a)
+        s0 = xor(xor(rotr(na, 2), rotr(na, 13)), rotr(na, 22))
+        mj = [b_maj(cs, x, y, z) for x, y, z in zip(na, b, c)]
+        h, g, f = g, f, ne
+        e = ("d", temp1 + [d])
+        d, c, b = c, b, na
+        a = ("d", temp1 + [s0, mj])
+    out = [compute(a, [hv[0]]), addmany(cs, meq, [hv[1], b]), addmany(cs, meq, [hv[2], c]),
+           addmany(cs, meq, [hv[3], d]), compute(e, [hv[4]]), addmany(cs, meq, [hv[5], f]),
+           addmany(cs, meq, [hv[6], g]), addmany(cs, meq, [hv[7], h])]
+    meq.flush()  # MultiEq's drop
+    return out
+
+
+def naive_sha256(cs, bits):
+    n = len(bits)
+    padded = list(bits) + [("c", True)]
+    while (len(padded) + 64) % 512:
+        padded.append(("c", False))
+    padded += [("c", bool((n >> i) & 1)) for i in range(63, -1, -1)]
+    cur = [u32_const(v) for v in IV]
+    for blk in range(len(padded) // 512):
+        cur = compression(cs, padded[512 * blk: 512 * blk + 512], cur)
+    return cur
+
+
+# --- comparison --------------------------------------------------------------------------------
+
+
+def rows_of(r1cs):
+    """Our finalized matrices as the naive rows (column j of ours is variable j: ONE, then aux)."""
+    out = []
+    mats = (r1cs.A, r1cs.B, r1cs.C)
+    for i in range(r1cs.num_constraints):
+        row = []
+        for m in mats:
+            lo, hi = m.indptr[i], m.indptr[i + 1]
+            row.append({int(j): int(m.coeffs[c]) for j, c in zip(m.indices[lo:hi], m.coeff_ids[lo:hi])})
+        out.append(tuple(row))
+    return out
+
+
+def assert_same(r1cs, naive: NaiveCS):
+    assert (r1cs.num_inputs, r1cs.num_vars) == (1, naive.n)
+    got = rows_of(r1cs)
+    assert len(got) == len(naive.rows)
+    bad = [i for i, (x, y) in enumerate(zip(got, naive.rows)) if x != y]
+    assert not bad, f"{len(bad)} rows differ, first {bad[0]}: ours {got[bad[0]]}, upstream {naive.rows[bad[0]]}"
+
+
+def test_sha256_two_blocks_in_bellpersons_order():
+    """Two instances of SHA-256 over 512 allocated bits: a compression from the IV with a
+    variable block (the constant cases of ch/maj in its first rounds) and one with a variable
+    state and the constant padding block (the general ch/maj, maj's bit before its b∧c)."""
+    k = 2
+    cs = ConstraintSystem(shape=True, witness=False, upstream_order=True)
+    with cs.instances(k, "messages"):
+        bits = alloc_bits(cs, (k, 512))
+        sha256(cs, bits)
+    r1cs = cs.finalize()
+    naive = NaiveCS()
+    for _ in range(k):
+        msg = [alloc_bit(naive) for _ in range(512)]
+        naive_sha256(naive, msg)
+    assert_same(r1cs, naive.finish())
+    # the vectorized order alone is not upstream's (the test can fail)
+    plain = ConstraintSystem(shape=True, witness=False)
+    plain_bits = alloc_bits(plain, (k, 512))
+    sha256(plain, plain_bits)
+    assert rows_of(plain.finalize()) != naive.rows
+
+
+def naive_insert_8(cs, a, bits, el):
+    """rust-fil-proofs insert_8 (insertion.rs), picks as ``pick``: (b − a)·cond = b − c."""
+    def pick(cond, x, y):
+        c = cs.alloc()
+        cs.enforce(add(({y: 1}, 1), ({x: 1}, -1)), {cond: 1}, add(({y: 1}, 1), ({c: 1}, -1)))
+        return c
+    b0, b1, b2 = bits
+    b, c, d, e, f, g, h = el
+    nor = cs.alloc()
+    cs.enforce({0: 1, b0: -1}, {0: 1, b1: -1}, {nor: 1})
+    and_ = cs.alloc()
+    cs.enforce({b0: 1}, {b1: 1}, {and_: 1})
+    p0 = pick(b2, b, pick(nor, a, b))
+    p1 = pick(b2, c, pick(b1, c, pick(b0, a, b)))
+    p2 = pick(b2, d, pick(b1, pick(b0, d, a), c))
+    p3 = pick(b2, e, pick(and_, a, d))
+    p4 = pick(b2, pick(nor, a, f), e)
+    p5 = pick(b2, pick(b1, g, pick(b0, a, f)), f)
+    p6 = pick(b2, pick(b1, pick(b0, h, a), g), g)
+    p7 = pick(b2, pick(and_, a, h), h)
+    return [p0, p1, p2, p3, p4, p5, p6, p7]
+
+
+def test_merkle_step_index_bits_siblings_insert_8_in_upstreams_order():
+    """One 8-ary path level (por.rs SubPath::synthesize: 3 index bits, 7 siblings, insert_8)
+    for 3 leaves in a loop, as the PoRep circuit marks it."""
+    k = 3
+    cs = ConstraintSystem(shape=True, witness=False, upstream_order=True)
+    leaves = cs.alloc_aux(k)
+    with cs.instances(k, "paths"):
+        bits = alloc_bits(cs, (k, 3))
+        sib = cs.alloc_aux((k, 7))
+        insert(cs, leaves, bits, sib)
+    naive = NaiveCS()
+    nl = [naive.alloc() for _ in range(k)]
+    for i in range(k):
+        nb = [alloc_bit(naive)[1] for _ in range(3)]
+        ns = [naive.alloc() for _ in range(7)]
+        naive_insert_8(naive, nl[i], nb, ns)
+    assert_same(cs.finalize(), naive.finish())
+
+
+def test_porep_rows_follow_upstreams_loops():
+    """A partition's rows, grouped by the top-level step of params.rs/proof.rs that enforced
+    them, come in upstream's sequence: globals, then per challenge the comm_d path, the 14
+    parents (column hash, tree_c path, one parent at a time), the challenge, the labels layer
+    by layer, the encoding and its path, the column hash of the labels and its path;
+    bellperson's input rows last. Two challenges of the one-layer 256 B shape (the 2 KiB
+    partition's structure at half its build time)."""
+    shape = porep.PoRepShape("test-only-porep-256B-1L-2c", 256, 1, 2, 1, test_only=True)
+    cs = ConstraintSystem(shape=True, witness=False, upstream_order=True)
+    porep.synthesize(cs, shape)
+    r1cs = cs.finalize(consume=True)
+    names = ["/".join(r1cs.gadget_names[g].split("/")[:2]) for g in r1cs.gadget_ids]
+    runs = [n for i, n in enumerate(names) if i == 0 or names[i - 1] != n]
+    per_challenge = (["porep/comm_d_inclusion"] + ["porep/column_hash", "porep/tree_c_parents"] * porep.PARENTS
+                     + ["porep/challenge_bits", "porep/challenge_input"]
+                     + [f"porep/labeling_{layer}" for layer in range(1, shape.layers + 1)]
+                     + ["porep/encode", "porep/tree_r_last", "porep/c_x_column_hash", "porep/tree_c_c_x"])
+    expected = (["porep/replica_id", "porep/replica_id_bits", "porep/comm_d", "porep/comm_r", "porep/comm_r_hash",
+                 "porep/comm_r"] + per_challenge * shape.challenges + ["input"])
+    assert runs == expected
+    assert r1cs.stats() == {k: v for k, v in shape.stats().items() if k in r1cs.stats()} | {"coeffs": r1cs.stats()["coeffs"]}
+
+
+def test_unmarked_loop_is_refused():
+    cs = ConstraintSystem(shape=True, witness=False, upstream_order=True)
+    with pytest.raises(OrderError, match="does not split into 4 instances"):
+        with cs.instances(4, "bad"):
+            cs.alloc_aux(6)
+
+
+def test_word_level_witness_in_upstreams_order(monkeypatch):
+    """A witness-only system's whole-word compressions (``_WordWitness``) replay the bit-level
+    gadget's calls, ch's and maj's bit loops included: the same upstream-order witness as the
+    bit-level build, and it satisfies the upstream-order matrices. Messages of 1200 bits mixing
+    variables, negations and constants (bellman's constant cases of ch and maj), 3 blocks."""
+    from cuzk.r1cs import sha256 as S
+
+    rng = np.random.default_rng(11)
+    k, nbits = 2, 1200
+    bits = rng.integers(0, 2, (k, nbits))
+    kinds = rng.choice(4, nbits, p=[0.7, 0.1, 0.1, 0.1])   # variable, negated, constant 0, 1
+
+    def build(cs):
+        with cs.instances(k, "messages"):
+            x = alloc_bits(cs, (k, nbits), bits)
+            lits = x.copy()
+            lits[:, kinds == 1] = bit_not(x[:, kinds == 1])
+            lits[:, kinds == 2], lits[:, kinds == 3] = BIT0, BIT1
+            sha256(cs, lits)
+        return cs
+
+    taken = []
+    monkeypatch.setattr(S._WordWitness, "compress", (lambda f: lambda self, H, W: taken.append(1) or f(self, H, W))(
+        S._WordWitness.compress))
+    full = build(ConstraintSystem(shape=True, witness=True, upstream_order=True))
+    words = build(ConstraintSystem(shape=False, witness=True, upstream_order=True))
+    assert len(taken) == 3   # the word-level path ran (the recording system takes the bit-level one)
+    plain = build(ConstraintSystem(shape=False, witness=True))
+    w_full, w_words = full.full_assignment(), words.full_assignment()
+    assert np.array_equal(w_full, w_words)
+    assert not np.array_equal(w_words, plain.full_assignment())
+    full.finalize().check(w_words)
