@@ -398,3 +398,25 @@ def test_word_level_witness_in_upstreams_order(monkeypatch):
     assert np.array_equal(w_full, w_words)
     assert not np.array_equal(w_words, plain.full_assignment())
     full.finalize().check(w_words)
+
+
+def test_value_store_in_an_order_is_the_store_of_the_permuted_values():
+    """``ValueStore.compact``/``all_ints`` with an order equal a store filled with the values
+    already permuted (bits, small values, 64-bit and full-width ones; chunks smaller than n)."""
+    from cuzk.r1cs.values import ValueStore
+
+    rng = np.random.default_rng(5)
+    n = 1000
+    vals = np.array([int(x) for x in rng.integers(0, 2, n)], dtype=object)
+    pick = rng.choice(n, 300, replace=False)
+    vals[pick[:100]] = [int(x) for x in rng.integers(2, 255, 100)]
+    vals[pick[100:200]] = [int(x) for x in rng.integers(255, 1 << 63, 100)]
+    vals[pick[200:]] = [int(rng.integers(0, 1 << 62)) * (1 << 190) % R for _ in range(100)]
+    order = rng.permutation(n)
+    ours, ref = ValueStore(16), ValueStore(16)
+    ours.append(vals)
+    ref.append(vals[order])
+    got, want = ours.compact(chunk=64, order=order), ref.compact(chunk=64)
+    assert got[2] == want[2] and all(np.array_equal(x, y) for x, y in zip(got[:2] + got[3:], want[:2] + want[3:]))
+    assert (ours.all_ints(chunk=100, order=order) == vals[order]).all()
+    assert not np.array_equal(ours.compact(chunk=64)[3], want[3])
