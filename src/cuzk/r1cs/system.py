@@ -830,9 +830,9 @@ class ConstraintSystem:
             aux_order, row_order = self._order.result(na, nc)
             perm = (np.concatenate([row_order.astype(np.int64), np.arange(nc, nrows, dtype=np.int64)]),
                     np.concatenate([np.arange(ni, dtype=np.int64), ni + inverse(aux_order).astype(np.int64)]))
-        parts = [self._build_matrix(mat, one_cid, consume) for mat in range(3)]
-        if perm is not None:
-            parts = [permute_csr(*part, *perm) for part in parts]
+        # each matrix permuted as soon as it is built: one unpermuted copy at a time
+        parts = [self._build_matrix(mat, one_cid, consume) if perm is None
+                 else permute_csr(*self._build_matrix(mat, one_cid, consume), *perm) for mat in range(3)]
         if consume:
             self._consumed = True
         # compact the coefficient table to the ids in use
