@@ -31,6 +31,26 @@ def row_blocks(mats, rows: int, nnz: int):
         r0 = r1
 
 
+def _index_arrays(m: CSRMatrix) -> tuple:
+    """(array, bound) of a CSR matrix's index arrays: its columns below its column count, its
+    coefficient ids below its table's length."""
+    return (m.indices, m.shape[1]), (m.coeff_ids, len(m.coeffs))
+
+
+def _checked_u32(arr: np.ndarray, lo: int, hi: int, bound: int) -> np.ndarray:
+    """``arr[lo:hi]`` (a host array, possibly mapped) as uint32 (a view when it is stored so: the
+    caller hands the pages back, ``release_pages``, once it has copied them), each entry checked
+    to lie in [0, bound).
+
+    Raises:
+        ValueError: an entry outside it.
+    """
+    piece = np.asarray(arr[lo:hi])
+    if hi > lo and (int(piece.min()) < 0 or int(piece.max()) >= bound):
+        raise ValueError("spmv: a column index or coefficient id is outside the matrix")
+    return piece.astype(np.uint32, copy=False)
+
+
 def column_filter(ip, idx, ids, c0: int, c1: int, xp=np):
     """The entries of a CSR block (``ip`` row offsets from 0, column ``idx`` and coefficient id
     ``ids`` arrays) whose column is in [c0, c1), as a CSR block over those columns (shifted by
@@ -214,15 +234,12 @@ class SpMVOps(DeviceRuntime):
         cp = self.cp
         e0, e1 = int(m.indptr[r0]), int(m.indptr[r1])
         ip = np.asarray(m.indptr[r0 : r1 + 1], dtype=np.int64) - e0
-        parts = []
         if host32 is not None:   # converted and checked once (``_host_csr32``)
             parts = [cp.asarray(a[e0:e1]) for a in host32]
-        for arr, bound in () if host32 is not None else ((m.indices, m.shape[1]), (m.coeff_ids, len(m.coeffs))):
-            piece = np.asarray(arr[e0:e1])
-            if e1 > e0 and (int(piece.min()) < 0 or int(piece.max()) >= bound):
-                raise ValueError("spmv: a column index or coefficient id is outside the matrix")
-            parts.append(cp.asarray(piece.astype(np.uint32, copy=False)))
-            release_pages(piece)
+        else:
+            parts = [cp.asarray(_checked_u32(arr, e0, e1, bound)) for arr, bound in _index_arrays(m)]
+            for arr, _ in _index_arrays(m):
+                release_pages(arr[e0:e1])
         self.bus_bytes += ip.nbytes + 8 * (e1 - e0)
         return cp.asarray(ip), parts[0], parts[1]
 
@@ -241,14 +258,12 @@ class SpMVOps(DeviceRuntime):
         if hit is not None and hit[0]() is m:
             return hit[1]
         out = []
-        for arr, bound in ((m.indices, m.shape[1]), (m.coeff_ids, len(m.coeffs))):
+        for arr, bound in _index_arrays(m):
             dst = self.host_empty((arr.shape[0],), np.uint32)
             for a in range(0, arr.shape[0], _UPLOAD_ROWS):
-                piece = np.asarray(arr[a : a + _UPLOAD_ROWS])
-                if int(piece.min()) < 0 or int(piece.max()) >= bound:
-                    raise ValueError("spmv: a column index or coefficient id is outside the matrix")
-                dst[a : a + piece.shape[0]] = piece
-                release_pages(piece)
+                b = min(arr.shape[0], a + _UPLOAD_ROWS)
+                dst[a:b] = _checked_u32(arr, a, b, bound)
+                release_pages(arr[a:b])
             out.append(dst)
         self._csr32[id(m)] = (weakref.ref(m, lambda _, k=id(m): self._csr32.pop(k, None)), tuple(out))
         return tuple(out)
