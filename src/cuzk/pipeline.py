@@ -729,10 +729,10 @@ def check_official_params(shape_name: str = "porep-2KiB", params_dir=None, c1=No
         if f.read(len(vk_bytes)) != vk_bytes:
             raise official.OfficialParamsError(paths[".params"], "vk", f"does not begin with the verifying key of "
                                                f"{paths['.vk'].name}")
-    if full_check:
-        read_params(paths[".params"], check=True)   # every point on the curve and in its subgroup
-    trust_params_file(paths[".params"])   # trusted by its BLAKE2b digest, as Filecoin trusts it
-    pk, st = read_params(paths[".params"]), shape.stats()
+    if not full_check:
+        trust_params_file(paths[".params"])   # trusted by its BLAKE2b digest, as Filecoin trusts it
+    # with full_check every point is checked here (on the curve, in its subgroup) and recorded
+    pk, st = read_params(paths[".params"], check=True if full_check else None), shape.stats()
     if (len(pk.h), len(pk.l)) != (st["domain"] - 1, st["aux"]):
         raise ShapeMismatchError(f"{paths['.params']}: h has {len(pk.h):,} points and l {len(pk.l):,}; shape "
                                  f"{shape.name} needs {st['domain'] - 1:,} and {st['aux']:,}")
