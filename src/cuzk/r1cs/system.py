@@ -368,15 +368,12 @@ class ConstraintSystem:
             yield
             return
         self._order.push(n, what)
-        ok = False
         try:
             yield
-            ok = True
-        finally:
-            if ok:
-                self._order.pop()
-            else:
-                self._order.stack.pop()
+        except BaseException:
+            self._order.stack.pop()   # the loop is abandoned, not closed into its parent
+            raise
+        self._order.pop()
 
     @property
     def upstream_order(self) -> bool:
