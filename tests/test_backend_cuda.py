@@ -329,6 +329,20 @@ def test_pad_and_select(gpu, cpu):
         gpu.select(d, mask[1:])
 
 
+@pytest.mark.parametrize("p", [0.0, 0.03, 0.5, 0.97, 1.0])
+def test_select_across_tiles(gpu, p):
+    """Selections over several of the select kernels' 4096-row tiles (and a partial last one)
+    equal numpy's boolean indexing of the same limbs; a strided mask is taken as its values."""
+    n = 3 * 4096 + 1017
+    limbs = np.random.default_rng(int(p * 100)).integers(0, 1 << 63, size=(n, 4), dtype=np.uint64)
+    limbs[:, 3] &= np.uint64((1 << 60) - 1)   # below r: any Montgomery limbs will do for a gather
+    d = gpu.cp.asarray(limbs)
+    mask = np.random.default_rng(7).random(2 * n) < p
+    for m in (mask[:n], mask[::2]):
+        got = gpu.select(d, m).get()
+        assert got.shape == (int(m.sum()), 4) and np.array_equal(got, limbs[m])
+
+
 def test_to_device_mixed_widths(gpu):
     """The bit-length fast path: 0/1, values below 2^64, wider values; ints and mpz mixed."""
     import gmpy2

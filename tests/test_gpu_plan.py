@@ -50,8 +50,8 @@ def _peak(stats, p) -> int:
         step += 0 if q.resident else 2 * q.piece * 96 * k
         step += q.piece * 32 if p.scalars_on_host else 0
         msm = max(msm, step)
-    # w beside its canonical copy (upload), or beside a selection and its int64 indices, or L's copy
-    select = 32 * nv + max(32 * nv, 40 * max(pts["a"], pts["b_g1"]), 32 * pts["l"])
+    # w beside its canonical copy (upload), or beside a selection and its byte mask, or L's copy
+    select = 32 * nv + max(32 * nv, 32 * max(pts["a"], pts["b_g1"]) + nv, 32 * pts["l"])
     return held + max(select, h, msm)
 
 
@@ -232,7 +232,7 @@ def _live_arrays(stats, p) -> dict:
     """Device bytes live at each step of a prove plan's partition whose scalars wait longest (the
     last of a group: the others' scalars held when not on the host), summed array by array as
     ``Prover.prove_group`` allocates them (written out here, not through ``gpu_plan``). Steps:
-    "upload" (w beside its canonical copy), "select" (w, a selection and its int64 indices),
+    "upload" (w beside its canonical copy), "select" (w, a selection and its byte mask),
     the H phase's "products" (w, the cached CSR matrices, A·w, B·w, C·w; host H phase: one row
     block per matrix), "pad" (w dropped, one unpadded product beside three padded ones),
     "quotient_start" (what ``compute_h`` finds live) and "quotient" (with its own arrays)."""
@@ -245,8 +245,8 @@ def _live_arrays(stats, p) -> dict:
         live += (p.in_flight - 1) * (da + db + aux + n) * fr + (da + db + aux) * fr
     if p.h_phase == "device":
         live += n // 2 * fr     # twiddles an earlier partition's unsplit NTT cached
-    # a selection's int64 indices, and its values unless they are counted with the held scalars
-    sel = max(da, db) * (8 + (fr if p.scalars_on_host else 0))
+    # a selection's byte mask of w, and its values unless they are counted with the held scalars
+    sel = nv + max(da, db) * (fr if p.scalars_on_host else 0)
     steps = {"upload": live + 2 * nv * fr, "select": live + nv * fr + sel}
     if p.h_phase == "device":
         csr = sum((rows + 1) * 8 + stats[f"nnz_{m}"] * 4 * 2 for m in "abc")

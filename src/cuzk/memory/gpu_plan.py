@@ -272,7 +272,7 @@ def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queri
     scalar vectors when not on the host), "twiddles" (the unsplit NTT's cached table, n/2
     elements, "device" H phase only), "fragments" (``POOL_FRAGMENT_ARRAYS``) and
     ``RUNTIME_SLACK``. Then the largest of the phases: "select" (w beside its canonical copy
-    while it is uploaded, or beside one selected scalar vector and its int64 indices, or L's
+    while it is uploaded, or beside one selected scalar vector and its byte mask, or L's
     copy), "h" (``h_phase_bytes``), "msm" (the largest ``msm_step_bytes``).
     """
     c = _counts(stats, density_a, density_b)
@@ -286,7 +286,7 @@ def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queri
         "slack": RUNTIME_SLACK,
     }
     base = sum(held.values())
-    select = w + max(w, max(c["da"], c["db"]) * (_FR_BYTES + 8), c["aux"] * _FR_BYTES)
+    select = w + max(w, max(c["da"], c["db"]) * _FR_BYTES + c["nv"], c["aux"] * _FR_BYTES)
     hp = h_phase_bytes(stats, density_a, density_b, h_phase, h_schedule, spmv_rows, spmv_block_nnz)
     msm = max(msm_step_bytes(q, scalars_on_host) for q in queries)
     parts = dict(held, select=select, h=hp["h"], h_held_at_quotient=hp["held_at_quotient"], msm=msm)

@@ -45,8 +45,11 @@ import numpy as np
 from ..base import Backend
 from .msm import MSMOps
 from .ntt import NTTOps
-from .runtime import _PoolAllocator, _cupy, _guard
+from .runtime import _PoolAllocator, _cupy, _guard, _i32, _kernel, _u64
 from .spmv import SpMVOps
+
+
+_SEL_ITERS = 16   # rows per thread of the select kernels: a block of 256 threads takes 4096
 
 
 class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
@@ -145,12 +148,28 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
 
     @_guard("select")
     def select(self, a, mask: np.ndarray):
-        """The elements of ``a`` where the host bool array ``mask`` is True (gathered on the GPU)."""
+        """The elements of ``a`` where the host bool array ``mask`` is True, in order: a new (m, 4)
+        uint64 device array, m = mask's True count. The mask (1 B per element) goes up, the
+        ``select_count``/``select_rows`` kernels of ``ntt.cu`` place the rows (no index array).
+
+        Raises:
+            ValueError: the mask's shape is not (len(a),).
+        """
         a = self._check(a)
-        mask = np.asarray(mask, dtype=bool)
+        mask = np.ascontiguousarray(mask, dtype=bool)
         if mask.shape != (a.shape[0],):
             raise ValueError(f"select: mask of shape {mask.shape} for {a.shape[0]} elements")
-        return a[self.cp.asarray(np.flatnonzero(mask))]
+        n, m = a.shape[0], int(np.count_nonzero(mask))
+        out = self.cp.empty((m, 4), dtype=self.cp.uint64)
+        if m == 0:
+            return out
+        dmask = self.cp.asarray(mask.view(np.uint8))
+        tiles, iters = -(-n // (256 * _SEL_ITERS)), _i32(_SEL_ITERS)
+        ends = self.cp.empty(tiles, dtype=self.cp.uint64)
+        _kernel("ntt.cu", "select_count")((tiles,), (256,), (dmask, _u64(n), iters, ends))
+        ends = self.cp.cumsum(ends)
+        _kernel("ntt.cu", "select_rows")((tiles,), (256,), (a, dmask, iters, ends, out, _u64(n)))
+        return out
 
     @_guard("pad")
     def pad(self, a, n: int):
