@@ -1,5 +1,9 @@
 """PCE files: round trip, evaluation from the file equals the recorded constraints, bad files."""
 
+import hashlib
+import shutil
+import struct
+
 import numpy as np
 import pytest
 
@@ -41,6 +45,11 @@ def naive_eval(r1cs, w):
             vals.append(acc % R)
         out.append(vals)
     return out
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):   # check records of this test's files only
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def test_round_trip_and_evaluation(tmp_path):
@@ -101,11 +110,73 @@ def test_mapped_read_views_the_file_and_checks_ranges(tmp_path, monkeypatch):
         arr = getattr(r1cs.A, field).copy()
         arr[len(arr) // 2] = bad
         q = tmp_path / f"bad-{field}.pce"
-        write_pce(q, dataclasses.replace(r1cs, A=dataclasses.replace(r1cs.A, **{field: arr})))
+        with pytest.raises(PCEFormatError, match="out of range"):   # the writer refuses it: nothing written
+            write_pce(q, dataclasses.replace(r1cs, A=dataclasses.replace(r1cs.A, **{field: arr})))
+        assert not q.exists()
+        _patched_copy(p, q, f"A.{field}", len(arr) // 2, bad)   # the same file made by hand, checksum valid
         for mode in (False, True):
             with pytest.raises(PCEFormatError, match="out of range") as e:
                 read_pce(q, mapped=mode)
             assert str(q) in str(e.value)
+
+
+def _patched_copy(src, dst, array: str, index: int, value: int) -> None:
+    """``src`` with ``array[index] = value`` and its checksum recomputed, written to ``dst`` (a new
+    file: no check record); offsets from the header as the format's docstring lays them out."""
+    raw = bytearray(src.read_bytes())
+    hlen = struct.unpack("<I", raw[12:16])[0]
+    pos = 16 + hlen + (-(16 + hlen)) % 8
+    for name, dt, n in read_pce_header(src)["arrays"]:
+        if name == array:
+            np.frombuffer(raw, dtype=dt, count=n, offset=pos)[index] = value
+        nbytes = np.dtype(dt).itemsize * n
+        pos += nbytes + (-nbytes) % 8
+    raw[-32:] = hashlib.sha256(bytes(raw[:-32])).digest()
+    dst.write_bytes(bytes(raw))
+
+
+def test_a_checked_file_is_trusted_by_identity(tmp_path, monkeypatch):
+    """The file written here, or a copy once read whole, is read again without the hash and the
+    range passes; a copy (another identity) with a flipped byte is refused; ``check=True`` and a
+    record of another checksum check the file again."""
+    from cuzk.r1cs import pce as pce_mod
+
+    hashed = []
+    real = pce_mod.sha256_released
+    monkeypatch.setattr(pce_mod, "sha256_released", lambda v: hashed.append(len(v)) or real(v))
+    cs = ConstraintSystem(shape=True, witness=False)
+    synthetic.synthesize(cs, 60, 2, 0.9, seed=2)
+    r1cs = cs.finalize()
+    p = tmp_path / "t.pce"
+    write_pce(p, r1cs)
+    for mode in (False, True):
+        got, _ = read_pce(p, mapped=mode)
+        assert np.array_equal(got.C.indices, r1cs.C.indices)
+    assert hashed == []                                     # written here: trusted
+    read_pce(p, check=True)
+    assert len(hashed) == 1
+    q = tmp_path / "copy.pce"
+    shutil.copyfile(p, q)
+    read_pce(q)
+    read_pce(q, mapped=True)
+    assert len(hashed) == 2                                 # a new identity: checked once, then trusted
+    raw = bytearray(p.read_bytes())
+    raw[-40] ^= 1                                           # in the last array
+    bad = tmp_path / "flip.pce"
+    bad.write_bytes(bytes(raw))
+    with pytest.raises(PCEFormatError, match="checksum") as e:
+        read_pce(bad)
+    assert str(bad) in str(e.value)
+    # a record whose digest is not the file's stored checksum (another file on a reused inode)
+    rec = next((tmp_path / "cache" / "checked-pce" / "by-identity").iterdir())
+    for r in (tmp_path / "cache" / "checked-pce" / "by-identity").iterdir():
+        r.write_text("00" * 32)
+    (tmp_path / "cache" / "checked-pce" / ("00" * 32)).touch()
+    assert len(hashed) == 3                                 # the flipped copy was hashed (and refused)
+    read_pce(p)
+    assert len(hashed) == 4 and rec.exists()                # checked again, and recorded anew
+    read_pce(p)
+    assert len(hashed) == 4
 
 
 def test_bad_files(tmp_path):

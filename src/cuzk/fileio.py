@@ -1,5 +1,6 @@
-"""Files shared by every layer: crash-safe output (a file exists only when it is complete), and
-mapped input whose pages a reader hands back once it has used them.
+"""Files shared by every layer: crash-safe output (a file exists only when it is complete),
+mapped input whose pages a reader hands back once it has used them, and check records (a large
+file checked once is trusted by its identity afterwards: ``CheckRecords``).
 
 Imports nothing of cuzk, so any layer may use it.
 """
@@ -154,3 +155,55 @@ def sha256_released(view: np.ndarray):
         h.update(block)
         release_pages(block)
     return h
+
+
+def cache_dir() -> Path:
+    """Directory of check records and caches (``$CUZK_CACHE_DIR`` or ``~/.cache/cuzk``)."""
+    return Path(os.environ.get("CUZK_CACHE_DIR") or Path.home() / ".cache" / "cuzk")
+
+
+class CheckRecords:
+    """Records of one kind of file (``kind``: a folder of :func:`cache_dir`) whose content was
+    checked: ``<kind>/<sha256>`` marks a content checked, ``<kind>/by-identity/<file_identity>``
+    holds the SHA-256 of a file version that was checked or written here. A reader that finds
+    its file's identity recorded skips the hash (and the checks the record stands for): a 32 GiB
+    key (47 GB) or PCE (8.7 GB) is hashed once, by the step that writes it. An edit in place that
+    keeps the device, inode and size is not noticed (see :func:`file_identity`). A read-only or
+    missing cache only costs the checks next time.
+    """
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    @property
+    def root(self) -> Path:
+        return cache_dir() / self.kind
+
+    def seen(self, digest: str) -> bool:
+        """Was a content with this SHA-256 (hex) checked before, under any name?"""
+        return (self.root / digest).exists()
+
+    def mark(self, digest: str, path=None) -> None:
+        """Record ``digest`` as checked, and ``path``'s current version as having it."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            (self.root / digest).touch()
+            ident = file_identity(path) if path is not None else None
+            if ident is not None:
+                rec = self.root / "by-identity" / ident
+                rec.parent.mkdir(parents=True, exist_ok=True)
+                rec.write_text(digest)
+        except OSError:
+            pass
+
+    def trusted_digest(self, path) -> str | None:
+        """The SHA-256 of ``path`` if this very file version was checked (or written here)
+        before, else None. Costs a ``stat`` and two small reads, never a hash of the file."""
+        ident = file_identity(path)
+        if ident is None:
+            return None
+        try:
+            digest = (self.root / "by-identity" / ident).read_text().strip()
+        except OSError:
+            return None
+        return digest if digest and self.seen(digest) else None

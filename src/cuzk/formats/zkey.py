@@ -36,8 +36,8 @@ from ..errors import CuzkError
 from ..field.sparse import CSRMatrix
 from ..curve import G1, G2, CurveError, Group
 from ..field import FQ, FR
-from ..fileio import atomic_open
-from ..groth16.keys import VerifyingKey, cache_dir
+from ..fileio import atomic_open, cache_dir
+from ..groth16.keys import VerifyingKey
 from .digest import map_file, sha256_of
 from .encoding import (coeffs_from_zkey_rows, coeffs_to_zkey, ge_modulus, ints_from_le_rows, ints_to_le,
                        lem_to_points, points_to_lem)

@@ -52,8 +52,8 @@ import numpy as np
 from ..backend import Backend, workers
 from ..curve import G1, G2
 from ..field import FR
-from ..fileio import atomic_write_bytes
-from ..groth16.keys import Proof, cache_dir
+from ..fileio import atomic_write_bytes, cache_dir
+from ..groth16.keys import Proof
 from ..groth16.prover import PhaseTimes, Prover, ResidentBases, WitnessError
 from .encoding import ge_modulus, ffjs_index_map, ffjs_root_of_unity
 from .iden3 import WitnessLengthError

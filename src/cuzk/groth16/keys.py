@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import CuzkError
 from ..curve import G1, G2, CurveError, Group
-from ..fileio import atomic_open, atomic_write_bytes, file_identity, sha256_released
+from ..fileio import CheckRecords, atomic_open, atomic_write_bytes, sha256_released
 
 
 class KeyFileError(CuzkError, ValueError):
@@ -189,7 +189,7 @@ def write_params(path, pk: ProvingKey, known_good: bool = True) -> None:
             f.write(chunk)
     pk.digest = h.hexdigest()
     if known_good:
-        _mark_checked(pk.digest, path)
+        _CHECKED.mark(pk.digest, path)
 
 
 _WRITE_BLOCK = 1 << 26  # bytes per write: bounds the temporary copy of a non-contiguous view
@@ -217,7 +217,7 @@ def write_resident_params(path, key: "ResidentKey", rows: int = 1 << 20) -> str:
             h.update(chunk)
             f.write(chunk)
     digest = h.hexdigest()
-    _mark_checked(digest, path)
+    _CHECKED.mark(digest, path)
     return digest
 
 
@@ -273,37 +273,13 @@ def _param_chunks(pk: ProvingKey):
             yield memoryview(np.ascontiguousarray(arr[i : i + rows])).cast("B")
 
 
-def _checked_dir() -> Path:
-    return cache_dir() / "checked-params"
-
-
-def _identity_record(path) -> Path | None:
-    """Where the digest of this file version is recorded (None when the file cannot be stat'ed)."""
-    ident = file_identity(path)
-    return None if ident is None else _checked_dir() / "by-identity" / ident
-
-
-def _mark_checked(digest: str, path=None) -> None:
-    try:
-        _checked_dir().mkdir(parents=True, exist_ok=True)
-        (_checked_dir() / digest).touch()
-        rec = _identity_record(path) if path is not None else None
-        if rec is not None:
-            rec.parent.mkdir(parents=True, exist_ok=True)
-            rec.write_text(digest)
-    except OSError:
-        pass  # a read-only cache only costs the checks next time
+_CHECKED = CheckRecords("checked-params")
 
 
 def trusted_digest(path) -> str | None:
     """The SHA-256 of ``path`` if this very file version was checked (or written by setup) before,
-    else None. Costs a ``stat`` and two small reads, never a hash of the file."""
-    rec = _identity_record(path)
-    try:
-        digest = rec.read_text().strip() if rec is not None else ""
-    except OSError:
-        return None
-    return digest if digest and (_checked_dir() / digest).exists() else None
+    else None (``CheckRecords.trusted_digest``: never a hash of the file)."""
+    return _CHECKED.trusted_digest(path)
 
 
 class _Reader:
@@ -377,11 +353,6 @@ def read_vk(path) -> VerifyingKey:
     return vk
 
 
-def cache_dir() -> Path:
-    """Directory of check records (``$CUZK_CACHE_DIR`` or ``~/.cache/cuzk``)."""
-    return Path(os.environ.get("CUZK_CACHE_DIR") or Path.home() / ".cache" / "cuzk")
-
-
 def file_digest(path) -> str:
     """SHA-256 hex digest of a file, read in 16 MiB blocks."""
     h = hashlib.sha256()
@@ -405,7 +376,7 @@ def trust_params_file(path) -> str:
     digest = trusted_digest(path)
     if digest is None:
         digest = file_digest(path)
-        _mark_checked(digest, path)
+        _CHECKED.mark(digest, path)
     return digest
 
 
@@ -455,9 +426,9 @@ def read_params(path, check: bool | None = None) -> ProvingKey:
     if digest is None:
         digest = sha256_released(np.frombuffer(data, dtype=np.uint8)).hexdigest()  # about 1 s per GB
         if check is None:
-            check = not (_checked_dir() / digest).exists()
+            check = not _CHECKED.seen(digest)
             if not check:
-                _mark_checked(digest, path)  # same content checked under another name
+                _CHECKED.mark(digest, path)  # same content checked under another name
     elif check is None:
         check = False
     # the layout first (every length fits the file), so that a truncated file is refused before
@@ -472,5 +443,5 @@ def read_params(path, check: bool | None = None) -> ProvingKey:
         vk = _read_vk(r, True)
         for name, grp in _QUERY_GROUPS:
             r.points(grp, name, True)
-        _mark_checked(digest, path)
+        _CHECKED.mark(digest, path)
     return ProvingKey(vk, h, l_, a, b_g1, b_g2, digest=digest)

@@ -27,8 +27,7 @@ import os
 from pathlib import Path
 
 from ..errors import CuzkError
-from ..fileio import file_identity
-from .keys import cache_dir
+from ..fileio import cache_dir, file_identity
 
 __all__ = ["DEFAULT_PARAMS_DIR", "IDENTICAL_SHAPES", "MANIFEST", "OfficialKeyRefused", "OfficialParamsError",
            "blake2b_digest", "official_key", "params_dir", "porep_file", "read_manifest", "verify_official"]
