@@ -60,7 +60,6 @@ from ..sector import SECTOR_SIZES, challenge_counts
 from .commd import SectorGeometry
 from .costs import tabled
 from ..sector.graph import BASE_DEGREE, EXP_DEGREE
-from ..sector.porep_c1 import TOTAL_PARENTS
 from ..sector.replica import tree_arities, tree_shape
 
 __all__ = ["PoRepShape", "SHAPES", "shape_by_name", "shape_for", "witness_from_c1", "public_inputs",
