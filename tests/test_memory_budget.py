@@ -31,10 +31,10 @@ def test_declared_gb_of_a_porep_2kib_setup_by_hand():
     cpu = 67_108_864 + 167_772_160 + 7_130_316_800 + 3_357_091_250
     assert cpu == 10_722_289_074 == model.predict_step_bytes("setup", st, threads=2, backend="cpu")
     assert declared_gb(cpu) == 13                 # 10,722,289,074 × 1.25 / 2^30 = 12.48
-    # cuda: 64 MiB + 0.75 GiB + 23 × nnz (14,934,693); no workers, no key on the host
-    cuda = int(67_108_864 + 805_306_368 + 343_497_939)
-    assert cuda == 1_215_913_171 == model.predict_step_bytes("setup", st, threads=2, backend="cuda")
-    assert declared_gb(cuda) == 2                 # 1.42 → 2
+    # cuda: 64 MiB + 2 GiB + 12 × nnz (14,934,693) + 24 × rows (2,687,961); no workers, no key on the host
+    cuda = 67_108_864 + 2_147_483_648 + 179_216_316 + 64_511_064
+    assert cuda == 2_458_319_892 == model.predict_step_bytes("setup", st, threads=2, backend="cuda")
+    assert declared_gb(cuda) == 3                 # 2.86 → 3
 
 
 def test_retry_doubles_up_to_the_budget():

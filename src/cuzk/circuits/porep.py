@@ -110,7 +110,18 @@ class PoRepShape(SectorGeometry):
             "domain": 1 << (rows - 1).bit_length(),
             "sector_size": self.sector_size,
             "partitions": self.partitions,
+            # for the memory model: the 32-byte values of the sector's C1 file (all partitions;
+            # cuzk.sector.porep_c1's layout): per challenge comm_d's leaf, root and path, tree_r_last's
+            # leaf, root and siblings, a column proof (a label per layer, leaf, root, siblings) for
+            # the node and each of its parents, TOTAL_PARENTS labels per layer and for the encoding;
+            # plus the file's 7 header values (prover_id, ticket, seed, comm_d, replica_id, comm_r, porep_id)
+            "input_values": self.partitions * self.challenges * self._c1_values_per_challenge() + 7,
         }
+
+    def _c1_values_per_challenge(self) -> int:
+        sib = sum(a - 1 for a in self.arities)
+        return ((self.depth + 2) + (2 + sib) + (1 + PARENTS) * (self.layers + 2 + sib)
+                + (self.layers + 1) * TOTAL_PARENTS)
 
     def describe(self) -> dict:
         """JSON-ready description (stored in the PCE header)."""

@@ -124,7 +124,13 @@ class UpdateShape(SectorGeometry):
         return {"inputs": inputs, "aux": tot["aux"], "constraints": rows, "circuit_constraints": tot["constraints"],
                 "nnz_a": tot["nnz_a"] + inputs, "nnz_b": tot["nnz_b"], "nnz_c": tot["nnz_c"],
                 "domain": 1 << (rows - 1).bit_length(), "sector_size": self.sector_size,
-                "partitions": self.partitions}
+                "partitions": self.partitions,
+                # for the memory model: the 32-byte values of the sector's update file
+                # (cuzk.sector.update_doc): per partition its apex leaves and, per challenge,
+                # tree_r_old's and tree_r_new's leaf, root and siblings and tree_d_new's leaf and
+                # path; plus comm_c, comm_r_old, comm_d_new and comm_r_new
+                "input_values": self.partitions * (su.apex_leaf_count(self.sector_size) + self.challenges * (
+                    2 * (2 + sum(a - 1 for a in self.arities)) + 1 + self.depth)) + 4}
 
     def describe(self) -> dict:
         """JSON-ready description (stored in the PCE header)."""

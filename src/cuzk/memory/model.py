@@ -38,7 +38,9 @@ def prove_bench_bytes(constraints: int, threads: int = 1) -> int:
 
 # Per-step linear models: bytes = BASE + workers·WORKER + Σ coefficient·count, with the counts
 # of one partition's R1CS ("constraints", "aux", "nnz" = A+B+C non-zeros, "domain" = NTT size)
-# and "sector_size"; PoSt shapes add "post_path_values" (32-byte values of a partition's
+# and "sector_size"; PoRep and SnapDeals shapes add "input_values" (32-byte values of the sector's
+# input file, a C1 or update file, each a JSON list of 32 numbers, ~119 bytes of its text;
+# a batch's prove holds one file per sector: ``batch`` multiplies the term); PoSt shapes add "post_path_values" (32-byte values of a partition's
 # inclusion proofs in its vanilla file, counted once per partition of the target: ``partitions``)
 # and "wide_aux" (aux that are not index bits: Poseidon values, 32 bytes each in the witness file
 # where a PoRep witness is nearly all packed bits). Coefficients were fitted to measured peaks (process tree RSS) of the
@@ -51,12 +53,13 @@ def prove_bench_bytes(constraints: int, threads: int = 1) -> int:
 # WindowPoSt (23,490 inclusion proofs x 72 values, 202 MB of JSON): 1.50 GiB peak, 0.045 GiB of
 # it imports (benchmarks/results/postscale). Every PoSt step that reads the file pays it.
 POST_VANILLA_BYTES_PER_VALUE = 883.0
-# synthesize: bytes per wide aux beyond the 21 B/aux every aux costs: the value store keeps a
-# wide value as 32 bytes of limbs (plus its slot number and code byte). Peaks of 162.9 MB and 492.5 MB at
-# 1,284,576 and 5,138,304 wide of 1,296,576 and 5,186,304 aux (WindowPoSt partitions of 24 and
-# 96 synthetic 32 GiB sectors, one process, 2-core machine, the file read whole too;
-# benchmarks/results/postscale/measure_post_synthesize.py, 2026-12-02):
-# (329.6 MB - 21 B x 3.89 M aux - 883 B x 51,840 values) / 3.85 M wide = 52.5 B
+# synthesize: bytes per wide aux beyond the 2.5 B/aux every aux costs (as in a PoRep partition):
+# the value store keeps a wide value as a 32-byte limb row, and the compact witness made for the
+# file holds it again. Peaks of 138.1 MB and 398.6 MB at 1,284,576 and 5,138,304 wide of 1,296,576
+# and 5,186,304 aux (WindowPoSt partitions of 24 and 96 synthetic 32 GiB sectors, one process,
+# 2-core machine, after the synthcpu change, the vanilla file read whole too;
+# benchmarks/results/postscale/measure_post_synthesize.py -> measure_post_synthesize-synthcpu.jsonl):
+# (260.5 MB - 2.5 B x 3.89 M aux - 883 B x 51,840 values) / 3.85 M wide = 53.3 B
 WIDE_AUX_SYNTH = 53.0
 # post_vanilla over synthetic sectors: bytes per 32-byte value of the file made. A full 32 GiB
 # WindowPoSt partition (2,349 distinct synthetic sectors, 1,691,280 values, 202.7 MB of JSON)
@@ -66,8 +69,12 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # sealing: labels, tree_c, tree_r_last and the parent table in memory; measured 0.091 GiB at
     # 2 KiB (default batch) and 0.37 GiB at 8 MiB (bench circuit, H200 host)
     "prepare": {"const": 40 << 20, "sector_size": 40.0},
-    # a synthetic sector's C1 (sparse: only the opened nodes): 0.12 GiB for a 32 GiB one (H200 host)
-    "prepare_synthetic": {"const": 64 << 20},
+    # a synthetic sector's C1 (sparse: only the opened nodes) made whole before it is written:
+    # its lists (~360 B a value), the JSON text and its bytes (119 B a value each). Kernel peaks
+    # 0.265 GiB for a 32 GiB C1 (322,747 values; H200 stop16/run-a and the 2-core machine) and
+    # 0.206 GiB for a 32 GiB update file (242,852 values, 2-core machine): 674 and 610 B a value
+    # over the base process
+    "prepare_synthetic": {"input_values": 700.0},
     # 0.53 GiB at 2 KiB, 18.4 GiB at 32 GiB (H200 host, stop11): 27.1 B per non-zero + 160 MB.
     # PoSt shapes have their own slope (POST_COEFFICIENTS)
     "pce_extract": {"const": 160 << 20, "nnz": 29.0},
@@ -81,13 +88,19 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # (1.32x and 1.10x at 32 GiB). PoSt keeps its own terms (POST_COEFFICIENTS); with threads > 1,
     # SYNTH_WORKER_BYTES per worker process
     "synthesize": {"const": 192 << 20, "aux": 2.5},
-    # the full check of an input file when it enters: 0.28 GiB for a 32 GiB synthetic C1 (35 s on
-    # the H200 host, 18 s on the 2-core machine), 0.09 GiB at 2 KiB; a PoSt vanilla file is held
-    # whole while checked (1.50 GiB for a 32 GiB WindowPoSt partition's, postscale)
-    "check_c1": {"const": 256 << 20, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
+    # the full check of an input file when it enters (``jsondoc.admit``): the file's bytes, its
+    # decoded text and its parsed lists, then the nesting scan (``jsondoc._depth``: a copy with the
+    # strings emptied, and per 16 MiB chunk an int64 index, int8 steps and an int32 running sum)
+    # beside them. The scan's peak lies inside numpy calls that hold the GIL, so the 50 ms sampler
+    # misses it: kernel peaks 0.491 GiB for a 32 GiB C1 (the H200 host, stop16, and the 2-core
+    # machine alike; sampled 0.37 there) and 0.390 GiB for a 32 GiB update file (2-core machine):
+    # 24 MiB + 1,364 B a value over the base process fits both. PoSt: POST_COEFFICIENTS
+    "check_c1": {"const": 24 << 20, "input_values": 1400.0},
     "prove": {"domain": 1700.0, "aux": 1600.0, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
-    # pairing library + the C1 read whole: 0.058 GiB at 2 KiB, 0.24 GiB at 32 GiB (H200 host)
-    "verify": {"const": 16 << 20, "sector_size": 0.0056, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
+    # pairing library + the checked input file read whole, trusted by digest (``jsondoc.load_checked``:
+    # bytes, text and lists, no nesting scan): 604 B a value measured on the 2-core machine for a
+    # 32 GiB C1 (186 MiB over the imports); peaks 0.165-0.234 GiB for 32 GiB C1s (H200 stop16)
+    "verify": {"const": 16 << 20, "input_values": 600.0},
     # synthetic PoSt vanilla proofs (sparse trees for every challenged leaf, the file's JSON
     # made whole before it is written). Over sealed sectors the workflow declares "prepare".
     "post_vanilla": {"post_path_values": POST_VANILLA_GEN_BYTES_PER_VALUE},
@@ -114,8 +127,19 @@ SYNTH_WORKER_BYTES = 256 << 20
 # witness file whole (``read_witness_compact``): 32 bytes per wide value, the file format's, where
 # a PoRep witness is 35 MB of packed bits at 32 GiB.
 STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
-    "setup": {"const": 0.75 * (1 << 30), "nnz": 23.0},
-    "prove": {"const": 1.3 * (1 << 30), "nnz": 4.0, "wide_aux": 32.0,
+    # read_pce (not mapped) owns the matrices: int64 column indices and int32 coefficient ids
+    # (12 B a non-zero) and three int64 row pointers (24 B a row); the rest is the CUDA runtime and
+    # CuPy (their pinned pools) and the key written from the GPU in slices: 1.78 GiB over the
+    # matrices at porep-32GiB (12.83 GiB peak, H200 stop16/run-a). update-32GiB's 9.74 GiB (stop14,
+    # 2.90 GiB over its matrices) is not covered: its PCE's coefficient table is not in the stats
+    "setup": {"const": 2.0 * (1 << 30), "nnz": 12.0, "constraints": 24.0},
+    # the PCE mapped and uploaded in slices (pages handed back), the key mapped and streamed, so
+    # what stays is the CUDA runtime, CuPy and its pinned pool (the key's staging, the upload
+    # buffers), the partition staged as stored, and each sector's checked C1 held as parsed lists
+    # (~360 B a value measured on the 2-core machine): H200 stop16, porep-32GiB, after the device
+    # select (8a7f8c3): batches of one 1.93-1.99 GiB (sweep), a batch of four 2.36 GiB (run-a),
+    # 0.123 GiB a sector more; fitted as 1.3 GiB + 0.8 B a non-zero + 440 B a value per sector
+    "prove": {"const": 1.3 * (1 << 30), "nnz": 0.8, "input_values": 440.0, "wide_aux": 32.0,
               "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
 }
 
@@ -131,12 +155,15 @@ STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
 # after finalize) is within 15 % of this slope.
 POST_COEFFICIENTS: dict[tuple[str, str], dict[str, float]] = {
     ("pce_extract", "cpu"): {"const": 160 << 20, "nnz": 24.0},
+    # a PoSt vanilla file is held whole while checked (1.50 GiB for a 32 GiB WindowPoSt
+    # partition's, postscale), and while verified
+    ("check_c1", "cpu"): {"const": 256 << 20, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
+    ("verify", "cpu"): {"const": 16 << 20, "sector_size": 0.0056, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     # a PoSt witness is nearly all Poseidon values, kept as 32-byte limb rows: the "wide_aux"
-    # slope (WIDE_AUX_SYNTH) beside 21 B per aux, fitted on WindowPoSt partitions of 24 and 96
-    # sectors with the 32 GiB tree (1.3 M and 5.2 M aux) before the synthcpu change (which took
-    # the 24-sector partition from 157 to 132 MB): over-predicts now, not refitted
-    ("synthesize", "cpu"): {"const": 256 << 20, "aux": 21.0, "wide_aux": WIDE_AUX_SYNTH,
-                            "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
+    # slope (WIDE_AUX_SYNTH) beside 2.5 B per aux, and the vanilla file held whole; refitted
+    # after the synthcpu change (before it: 256 MiB + 21 B per aux + 53 B per wide, 1.9-3.2x the
+    # new peaks)
+    ("synthesize", "cpu"): {"aux": 2.5, "wide_aux": WIDE_AUX_SYNTH, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     ("setup", "cuda"): {"const": 0.75 * (1 << 30), "nnz": 19.0},
 }
 
@@ -152,7 +179,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
         threads: CPU worker processes of the step (setup and prove start that many on the cpu
             backend; the cuda backend starts none).
         batch: sectors in the step; a batch reuses one parameter set and proves sectors in
-            turn, so it adds only the small per-sector witness buffers (counted in "aux").
+            turn, so it adds only the small per-sector witness buffers (counted in "aux") and
+            each sector's input file (it multiplies the "input_values" term).
         backend: "cpu" or "cuda" (what ``cuzk.backend.backend_kind`` resolves the step's backend
             to): setup and prove on cuda use ``STEP_COEFFICIENTS_CUDA``; a PoSt shape's steps
             listed in ``POST_COEFFICIENTS`` use those.
@@ -185,7 +213,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
     if step == "synthesize" and threads > 1:
         total += threads * SYNTH_WORKER_BYTES
     for key, c in coeffs.items():
-        total += c * stats.get(key, 0) * (max(1, partitions) if key == "post_path_values" else 1)
+        total += c * stats.get(key, 0) * (max(1, partitions) if key == "post_path_values" else
+                                          max(1, batch) if key == "input_values" else 1)
     if step == "prove" and batch > 1 and not on_gpu:   # cuda holds one partition's witness at a time
         total += (batch - 1) * 64 * stats.get("aux", 0)
     if step == "prove" and on_gpu and gpu_mem_limit is not None and "domain" in stats:
