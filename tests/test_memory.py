@@ -69,8 +69,9 @@ def test_gpu_host_model_covers_the_h200_peaks():
     or more at most 15 % above the step's peak: the sampled one, or for check_c1 and the synthetic
     prepare the kernel's (their peak lies inside one numpy or JSON call that holds the GIL, between
     the 50 ms samples: check_c1 sampled 0.37 GiB where the step peaks at 0.49 GiB, here as there).
-    Stop 16 (today's code: four synthetic 32 GiB sectors, one batch of four, threads 4; the
-    sweep's batches of one) carries every step. Left out of the older runs as their code changed
+    Stop 16 (today's code: four synthetic 32 GiB sectors, one batch of four, threads 4, run-a;
+    batches of two, run-e, stopped after its first batch; the sweep's batches of one) carries
+    every step. Left out of the older runs as their code changed
     since: stop 11's and 12's setup and prove (the cuda backend's uploads and pinned buffers, the
     device select: stop 12's setup peaked at 14.37 GiB, stop 16's at 12.83 GiB), their check_c1
     (the chunked nesting scan came after), stop 11's synthesis (checked in the next test)."""
@@ -84,12 +85,13 @@ def test_gpu_host_model_covers_the_h200_peaks():
     seen, covered = 0, set()
     old = ("pce_extract", "verify")
     s16 = "2026-12-02-h200/stop16"
+    s16_rules = ("prepare", "check_c1", "pce_extract", "setup", "prove", "synthesize", "verify")
     for run, default, rules, batch, threads in (
             ("2026-12-01-h200/stop11-b/workflow-2kib/report/steps.tsv", "porep-2KiB", old, 1, 16),
             ("2026-12-01-h200/stop11-c/run/report/steps.tsv", "porep-32GiB", old, 1, 16),
             ("2026-12-01-h200/stop12/run-a/report/steps.tsv", "porep-32GiB", old, 1, 16),
-            (f"{s16}/run-a/report/steps.tsv", "porep-32GiB",
-             ("prepare", "check_c1", "pce_extract", "setup", "prove", "synthesize", "verify"), 4, 4)):
+            (f"{s16}/run-a/report/steps.tsv", "porep-32GiB", s16_rules, 4, 4),
+            (f"{s16}/run-e/partial/steps.tsv", "porep-32GiB", s16_rules, 2, 4)):
         for row in _steps_tsv(root / run):
             rule, job = row["rule"], row["job"]
             if rule not in rules:
@@ -114,7 +116,7 @@ def test_gpu_host_model_covers_the_h200_peaks():
                 assert pred <= 1.15 * peak, (run, rule, job, pred / peak)
                 covered.add(step)
             seen += 1
-    assert seen >= 73 and covered == {"prepare_synthetic", "check_c1", "pce_extract", "setup", "prove"}
+    assert seen >= 126 and covered == {"prepare_synthetic", "check_c1", "pce_extract", "setup", "prove"}
     # the sweep's batches of one (stop 16): prove at 32 GiB, threads 4, no device limit
     sweep = sorted((root / s16 / "sweep").glob("mem*/benchmarks/prove/*.mem.json"))
     assert len(sweep) == 10

@@ -117,12 +117,9 @@ SYNTH_WORKER_BYTES = 256 << 20
 # MSMs and the key's points live on the GPU, and the key never lives on the host: setup writes it
 # from the GPU in slices, prove maps its file and streams it to the GPU, handing the pages back).
 # Setup holds the PCE's CSR arrays and their transposes: one slope per non-zero, fitted to the
-# H200 host (benchmarks/results/2026-12-01-h200): porep-2KiB 0.99 GiB (stop11-b), porep-32GiB
-# 15.8 GiB (stop11-c) and 14.4 GiB (stop12/run-a). Prove maps the PCE and uploads it in slices,
-# and stages witnesses as stored (w expanded on the GPU), so neither the CSR arrays nor the
-# witness limbs stay on the host (stop 11, before: 20.3 GiB at 32 GiB); what is left, the key's
-# pinned staging, the coefficient table and the C1 files: 3.8 GiB at 32 GiB (stop12/run-a, two
-# batches of two sectors), predicted 4.05 GiB.
+# H200 host; prove maps the PCE and uploads it in slices, and stages witnesses as stored (w
+# expanded on the GPU), so neither the CSR arrays nor the witness limbs stay on the host (stop
+# 11, before: 20.3 GiB at 32 GiB). The fits are in the table's comments.
 # A PoSt prove job also holds its vanilla file (POST_VANILLA_BYTES_PER_VALUE) and reads each
 # witness file whole (``read_witness_compact``): 32 bytes per wide value, the file format's, where
 # a PoRep witness is 35 MB of packed bits at 32 GiB.
@@ -137,9 +134,9 @@ STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
     # what stays is the CUDA runtime, CuPy and its pinned pool (the key's staging, the upload
     # buffers), the partition staged as stored, and each sector's checked C1 held as parsed lists
     # (~360 B a value measured on the 2-core machine): H200 stop16, porep-32GiB, after the device
-    # select (8a7f8c3): batches of one 1.93-1.99 GiB (sweep), a batch of four 2.36 GiB (run-a),
-    # 0.123 GiB a sector more; fitted as 1.3 GiB + 0.8 B a non-zero + 440 B a value per sector
-    "prove": {"const": 1.3 * (1 << 30), "nnz": 0.8, "input_values": 440.0, "wide_aux": 32.0,
+    # select (8a7f8c3): batches of one 1.93-1.99 GiB (sweep), of two 2.24 GiB (run-e), of four
+    # 2.36 GiB (run-a); fitted as 1.4 GiB + 0.8 B a non-zero + 440 B a value per sector
+    "prove": {"const": 1.4 * (1 << 30), "nnz": 0.8, "input_values": 440.0, "wide_aux": 32.0,
               "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
 }
 
