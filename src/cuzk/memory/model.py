@@ -162,6 +162,11 @@ POST_COEFFICIENTS: dict[tuple[str, str], dict[str, float]] = {
     # new peaks)
     ("synthesize", "cpu"): {"aux": 2.5, "wide_aux": WIDE_AUX_SYNTH, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     ("setup", "cuda"): {"const": 0.75 * (1 << 30), "nnz": 19.0},
+    # the PoRep fit before stop 16, kept for PoSt: a 32 GiB WindowPoSt prove peaked at 9.34 GiB
+    # (predicted 10.79; H200 stop14/run-windowpost), its witness read whole (32 B a wide value);
+    # the GPU select took ~1 GB of host indices off it since, not remeasured
+    ("prove", "cuda"): {"const": 1.3 * (1 << 30), "nnz": 4.0, "wide_aux": 32.0,
+                        "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
 }
 
 
