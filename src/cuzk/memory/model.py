@@ -85,9 +85,13 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # 0.45 GB for porep-32GiB (130.2 M aux), 0.43 GB for update-32GiB (81.0 M aux), 0.084-0.088 GB
     # for porep-8MiB/512MiB (2-core machine, one process per partition, after the synthcpu
     # change; benchmarks/results/2026-12-02-cpu-2core-synth): 192 MiB + 2.5 B per aux covers them
-    # (1.32x and 1.10x at 32 GiB). PoSt keeps its own terms (POST_COEFFICIENTS); with threads > 1,
+    # (1.32x and 1.10x at 32 GiB as 192 MiB + 2.5 B per aux). The input file's values set the
+    # difference between the two 32 GiB shapes (a value-store byte per aux alone would make the
+    # update partition the smaller one), so: 180 MiB (BASE_PROCESS_BYTES and 116 MiB) + 1,000 B
+    # per input value, 1.08x the H200 host's 0.44 GiB (stop16) and 1.13x the 2-core machine's
+    # 430 MiB for porep-32GiB, 1.01x update-32GiB's 409 MiB. PoSt keeps its own terms (POST_COEFFICIENTS); with threads > 1,
     # SYNTH_WORKER_BYTES per worker process
-    "synthesize": {"const": 192 << 20, "aux": 2.5},
+    "synthesize": {"const": 116 << 20, "input_values": 1000.0},
     # the full check of an input file when it enters (``jsondoc.admit``): the file's bytes, its
     # decoded text and its parsed lists, then the nesting scan (``jsondoc._depth``: a copy with the
     # strings emptied, and per 16 MiB chunk an int64 index, int8 steps and an int32 running sum)
