@@ -19,7 +19,7 @@ import pytest
 from cuzk.circuits import porep
 from cuzk.hash import poseidon as NP
 from cuzk.r1cs import ConstraintSystem, alloc_bits
-from cuzk.r1cs.gadgets import num_to_bits
+from cuzk.r1cs.gadgets import num_to_bits, pack_bits
 from cuzk.r1cs.order import OrderError
 from cuzk.r1cs.poseidon import hash_constraints, insert, poseidon_hash
 from cuzk.r1cs.sha256 import BIT0, BIT1, IV, K, bit_not, sha256
@@ -467,6 +467,16 @@ def naive_to_bits_le(cs, x):
     return bits
 
 
+def naive_pack_bits(cs, bits):
+    """rust-fil-proofs ``multipack::pack_bits`` (storage-proofs-core) of allocated bits, at most
+    Fr::CAPACITY = 254 (create_label's ``result_num``): alloc the number, then the row
+    Σ 2^i·b_i · ONE = num."""
+    num = add(*[({b: 1 << i}, 1) for i, b in enumerate(bits[:254])])
+    x = cs.alloc(cs.value(num))
+    cs.enforce(num, {0: 1}, {x: 1})
+    return x
+
+
 def naive_inclusion(cs, leaf, arities, index, siblings, root):
     """por.rs ``PoRCircuit::synthesize`` with a private root (params.rs ``enforce_inclusion``):
     per level (``SubPath::synthesize``) log2(arity) index bits, the arity − 1 siblings,
@@ -522,10 +532,11 @@ def test_poseidon_hashes_in_neptunes_order(arity):
     assert rows_of(plain.finalize()) != naive.rows
 
 
-def test_to_bits_le_in_bellpersons_order():
-    """The labeling's parent decompositions (params.rs: per challenge, per parent
-    ``to_bits_le``), 3 challenges × 2 parents of full-width values and the replica_id's single
-    one before them: matrices and witness in bellperson's order."""
+def test_to_bits_le_and_pack_bits_in_bellpersons_order():
+    """The labeling's bit gadgets: the replica_id's ``to_bits_le``, then per challenge (3) per
+    parent (2) ``to_bits_le`` of full-width values (params.rs), and per challenge
+    ``multipack::pack_bits`` of 254 bits (create_label's ``result_num``; here the first
+    parent's bits stand in for the digest's): matrices and witness in bellperson's order."""
     k, p = 3, 2
     vals = _fr(np.random.default_rng(7), (1 + k * p,))
     cs = ConstraintSystem(shape=True, witness=True, upstream_order=True)
@@ -534,13 +545,14 @@ def test_to_bits_le_in_bellpersons_order():
     with cs.instances(k, "challenges"):
         nums = cs.alloc_aux((k, p), vals[1:].reshape(k, p))
         with cs.instances(k * p, "parents"):
-            num_to_bits(cs, nums.reshape(-1), 255)
+            bits = num_to_bits(cs, nums.reshape(-1), 255).reshape(k, p, 255)
+        pack_bits(cs, bits[:, 0, :254])
     naive = NaiveCS()
     naive_to_bits_le(naive, naive.alloc(int(vals[0])))
     for i in range(k):
         ns = [naive.alloc(int(v)) for v in vals[1 + p * i: 1 + p * i + p]]
-        for n in ns:
-            naive_to_bits_le(naive, n)
+        nb = [naive_to_bits_le(naive, n) for n in ns]
+        naive_pack_bits(naive, nb[0])
     assert naive.satisfied()
     assert_same(cs.finalize(), naive.finish())
     _assert_same_witness(cs, naive)
