@@ -3,21 +3,26 @@
 The naive builders below follow bellperson/bellpepper and rust-fil-proofs line by line, one
 instance after another, one bit at a time (``Boolean``, ``AllocatedBit::{xor, and, and_not,
 nor}``, ``Boolean::sha256_ch/maj``, ``UInt32::{xor, rotr, shr, addmany}``, ``MultiEq``,
-``sha256_compression_function``; ``insert_8`` and ``SubPath::synthesize`` of por.rs), written
-from reading those sources, sharing no code with cuzk's vectorized gadgets. The vectorized
+``sha256_compression_function``; ``insert_8``/``insert_2`` and ``SubPath::synthesize`` of por.rs;
+neptune 11.x ``circuit.rs`` ``poseidon_hash``; ``AllocatedNum::to_bits_le``; ``multipack::pack_bits``),
+written from reading those sources, sharing no code with cuzk's vectorized gadgets. The vectorized
 build with ``upstream_order=True`` must give the very same matrices (rows, columns,
 coefficients).
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
 from cuzk.circuits import porep
+from cuzk.hash import poseidon as NP
 from cuzk.r1cs import ConstraintSystem, alloc_bits
+from cuzk.r1cs.gadgets import num_to_bits, pack_bits
 from cuzk.r1cs.order import OrderError
-from cuzk.r1cs.poseidon import insert
+from cuzk.r1cs.poseidon import hash_constraints, insert, poseidon_hash
 from cuzk.r1cs.sha256 import BIT0, BIT1, IV, K, bit_not, sha256
 from cuzk.r1cs.system import R
 
@@ -25,22 +30,47 @@ CAPACITY = 254
 
 
 class NaiveCS:
-    """bellperson's recording: variable 0 is ONE, aux j is 1 + j (one input: ONE); rows are
-    dicts {variable: coefficient}; ``finish`` appends the input row ``ONE · 0 = 0``."""
+    """bellperson's recording: variable 0 is ONE, aux j is 1 + j, rows are dicts {variable:
+    coefficient}; public input i (``alloc_input``, i ≥ 1) is recorded as −i until ``finish``
+    numbers the columns as bellperson's matrices do (ONE, the inputs, the aux) and appends one
+    row ``input · 0 = 0`` per input, ONE first. ``vals`` keeps each variable's value where the
+    builder gives one (None otherwise)."""
 
     def __init__(self):
         self.n = 1
+        self.ni = 0
         self.rows = []
+        self.vals = {0: 1}
 
-    def alloc(self) -> int:
+    def alloc(self, value=None) -> int:
         self.n += 1
+        self.vals[self.n - 1] = value
         return self.n - 1
+
+    def alloc_input(self, value=None) -> int:
+        self.ni += 1
+        self.vals[-self.ni] = value
+        return -self.ni
+
+    def value(self, lc: dict):
+        """The value of a linear combination (None when a term's value is unknown)."""
+        terms = [(self.vals.get(v), x) for v, x in lc.items()]
+        return None if any(t is None for t, _ in terms) else sum(t * x for t, x in terms) % R
 
     def enforce(self, a: dict, b: dict, c: dict) -> None:
         self.rows.append(tuple({v: x % R for v, x in d.items() if x % R} for d in (a, b, c)))
 
+    def satisfied(self, rows=None) -> bool:
+        """Every row (of ``rows``, default all) holds under ``vals`` (all values known)."""
+        return all(self.value(a) * self.value(b) % R == self.value(c) for a, b, c in rows or self.rows)
+
     def finish(self):
-        self.rows.append(({0: 1}, {}, {}))
+        if self.ni:
+            col = {v: (-v if v < 0 else v + self.ni if v else 0) for v in self.vals}
+            self.rows = [tuple({col[v]: x for v, x in d.items()} for d in row) for row in self.rows]
+            self.vals = {col[v]: x for v, x in self.vals.items()}
+        self.rows += [({i: 1}, {}, {}) for i in range(self.ni + 1)]
+        self.n += self.ni
         return self
 
 
@@ -55,8 +85,8 @@ def add(*lcs) -> dict:
 # --- bellpepper Boolean / AllocatedBit ---------------------------------------------------------
 
 
-def alloc_bit(cs) -> tuple:
-    v = cs.alloc()
+def alloc_bit(cs, value=None) -> tuple:
+    v = cs.alloc(value)
     cs.enforce({0: 1, v: -1}, {v: 1}, {})  # (1 - v) * v = 0
     return ("is", v)
 
@@ -265,7 +295,7 @@ def rows_of(r1cs):
 
 
 def assert_same(r1cs, naive: NaiveCS):
-    assert (r1cs.num_inputs, r1cs.num_vars) == (1, naive.n)
+    assert (r1cs.num_inputs, r1cs.num_vars) == (1 + naive.ni, naive.n)
     got = rows_of(r1cs)
     assert len(got) == len(naive.rows)
     bad = [i for i, (x, y) in enumerate(zip(got, naive.rows)) if x != y]
@@ -294,17 +324,23 @@ def test_sha256_two_blocks_in_bellpersons_order():
     assert rows_of(plain.finalize()) != naive.rows
 
 
+def naive_pick(cs, cond, x, y):
+    """rust-fil-proofs ``pick`` (insertion.rs): c = cond ? x : y, row (y − x)·cond = y − c."""
+    cv = cs.vals[cond]
+    c = cs.alloc(None if cv is None else cs.vals[x] if cv else cs.vals[y])
+    cs.enforce(add(({y: 1}, 1), ({x: 1}, -1)), {cond: 1}, add(({y: 1}, 1), ({c: 1}, -1)))
+    return c
+
+
 def naive_insert_8(cs, a, bits, el):
-    """rust-fil-proofs insert_8 (insertion.rs), picks as ``pick``: (b − a)·cond = b − c."""
-    def pick(cond, x, y):
-        c = cs.alloc()
-        cs.enforce(add(({y: 1}, 1), ({x: 1}, -1)), {cond: 1}, add(({y: 1}, 1), ({c: 1}, -1)))
-        return c
+    """rust-fil-proofs insert_8 (insertion.rs)."""
+    pick = functools.partial(naive_pick, cs)
     b0, b1, b2 = bits
     b, c, d, e, f, g, h = el
-    nor = cs.alloc()
+    v0, v1 = cs.vals[b0], cs.vals[b1]
+    nor = cs.alloc(None if v0 is None else (1 - v0) * (1 - v1))
     cs.enforce({0: 1, b0: -1}, {0: 1, b1: -1}, {nor: 1})
-    and_ = cs.alloc()
+    and_ = cs.alloc(None if v0 is None else v0 * v1)
     cs.enforce({b0: 1}, {b1: 1}, {and_: 1})
     p0 = pick(b2, b, pick(nor, a, b))
     p1 = pick(b2, c, pick(b1, c, pick(b0, a, b)))
@@ -315,6 +351,11 @@ def naive_insert_8(cs, a, bits, el):
     p6 = pick(b2, pick(b1, pick(b0, h, a), g), g)
     p7 = pick(b2, pick(and_, a, h), h)
     return [p0, p1, p2, p3, p4, p5, p6, p7]
+
+
+def naive_insert_2(cs, a, bits, el):
+    """rust-fil-proofs insert_2: pick(bit, el[0], a), pick(bit, a, el[0])."""
+    return [naive_pick(cs, bits[0], el[0], a), naive_pick(cs, bits[0], a, el[0])]
 
 
 def test_merkle_step_index_bits_siblings_insert_8_in_upstreams_order():
@@ -334,6 +375,226 @@ def test_merkle_step_index_bits_siblings_insert_8_in_upstreams_order():
         ns = [naive.alloc() for _ in range(7)]
         naive_insert_8(naive, nl[i], nb, ns)
     assert_same(cs.finalize(), naive.finish())
+
+
+# --- neptune circuit.rs poseidon_hash, bellpepper to_bits_le, por.rs SubPath -----------------------
+
+
+def naive_poseidon(cs, preimage, arity):
+    """neptune 11.x ``circuit.rs`` ``poseidon_hash`` (``PoseidonCircuit::hash``), which
+    rust-fil-proofs' ``hash2_circuit``, ``hash_multi_leaf_circuit`` and ``hash_single_column``
+    call with the Merkle-tree constants. State elements are an allocated variable (int) or a
+    linear combination (``Elt::Num``, a dict); an S-box allocates its input first
+    (``ensure_allocated``: lc · ONE = v), then ``square``, ``square``, ``mul_sum``; round 0 adds
+    the pre-round key inside ``square_sum``/``mul_sum`` and computes the tag's S-box as a
+    constant; the MDS, pre-sparse and sparse products stay linear combinations; the digest is
+    state[1] allocated. Constants: ``optimized_constants`` (neptune's compressed round keys and
+    matrices, checked against neptune's vectors in test_poseidon.py)."""
+    p, oc = NP.params(arity), NP.optimized_constants(arity)
+    t, half, rp = arity + 1, p.full_rounds // 2, p.partial_rounds
+    keys = [int(c) for c in oc.compressed]
+    st = {"off": 0, "round": 0, "els": [{0: p.merkle_tag}] + list(preimage)}
+
+    def lc_of(e):
+        return {e: 1} if isinstance(e, int) else e
+
+    def new(value, a, b, c):  # alloc, then the one row that defines it (C = c + v)
+        v = cs.alloc(value % R)
+        cs.enforce(a, b, add((c, 1), ({v: 1}, 1)))
+        return v
+
+    def ensure(e):  # Elt::ensure_allocated(enforce = true)
+        return e if isinstance(e, int) else new(cs.value(e), e, {0: 1}, {})
+
+    def sbox(e, pre, post):  # quintic_s_box / quintic_s_box_pre_add
+        x = ensure(e)
+        xa = {x: 1} if pre is None else {x: 1, 0: pre}
+        x2 = new(cs.value(xa) ** 2, xa, xa, {})   # square_sum / square
+        x4 = new(cs.vals[x2] ** 2, {x2: 1}, {x2: 1}, {})
+        return new(cs.value(xa) * cs.vals[x4] + (post or 0), xa, {x4: 1}, {} if post is None else {0: -post})
+
+    def product(els, cols):  # scalar_product per output column
+        return [add(*[(lc_of(e), c) for e, c in zip(els, col)]) for col in cols]
+
+    def mds():
+        r, els = st["round"], st["els"]
+        if r == half - 1:
+            st["els"] = product(els, [[int(oc.pre_sparse[i][j]) for i in range(t)] for j in range(t)])
+        elif half - 1 < r < half + rp:
+            w_hat, v_rest = oc.sparse[r - half]
+            st["els"] = product(els, [[int(w) for w in w_hat]]) + [
+                add((lc_of(els[j]), 1), (lc_of(els[0]), int(v_rest[j - 1]))) for j in range(1, t)]
+        else:
+            st["els"] = product(els, [[int(oc.mds[i][j]) for i in range(t)] for j in range(t)])
+        st["round"] += 1
+
+    def full_round(first, last):
+        o = st["off"]
+        pre = keys[o:o + t] if first else None
+        o += t if first else 0
+        post = keys[o:o + t] if first or not last else None
+        o += 0 if post is None else t
+        els = st["els"]
+        for i in range(t):
+            if first and i == 0:
+                els[0] = {0: (pow(els[0][0] + pre[0], 5, R) + post[0]) % R}
+            else:
+                els[i] = sbox(els[i], pre[i] if first else None, None if post is None else post[i])
+        st["off"] = o
+        mds()
+
+    full_round(True, False)
+    for _ in range(1, half):
+        full_round(False, False)
+    for _ in range(rp):
+        st["els"][0] = sbox(st["els"][0], None, keys[st["off"]])
+        st["off"] += 1
+        mds()
+    for _ in range(half - 1):
+        full_round(False, False)
+    full_round(False, True)
+    assert st["off"] == len(keys)
+    return ensure(st["els"][1])
+
+
+def naive_to_bits_le(cs, x):
+    """bellpepper-core ``AllocatedNum::to_bits_le`` (num.rs; bellperson 0.26 re-exports it):
+    ``field_into_allocated_bits_le`` allocates Fr::NUM_BITS = 255 bits little-endian, each
+    ``AllocatedBit::alloc`` (its boolean row right after it), then the unpacking row
+    0 · 0 = Σ 2^i·b_i − x."""
+    xv = cs.vals[x]
+    bits = [alloc_bit(cs, None if xv is None else (xv >> i) & 1)[1] for i in range(255)]
+    cs.enforce({}, {}, add(*[({b: 1 << i}, 1) for i, b in enumerate(bits)], ({x: 1}, -1)))
+    return bits
+
+
+def naive_pack_bits(cs, bits):
+    """rust-fil-proofs ``multipack::pack_bits`` (storage-proofs-core) of allocated bits, at most
+    Fr::CAPACITY = 254 (create_label's ``result_num``): alloc the number, then the row
+    Σ 2^i·b_i · ONE = num."""
+    num = add(*[({b: 1 << i}, 1) for i, b in enumerate(bits[:254])])
+    x = cs.alloc(cs.value(num))
+    cs.enforce(num, {0: 1}, {x: 1})
+    return x
+
+
+def naive_inclusion(cs, leaf, arities, index, siblings, root):
+    """por.rs ``PoRCircuit::synthesize`` with a private root (params.rs ``enforce_inclusion``):
+    per level (``SubPath::synthesize``) log2(arity) index bits, the arity − 1 siblings,
+    ``insert``, the Poseidon hash; then ``pack_into_inputs`` of all index bits (one input, its
+    row Σ 2^i·b_i · ONE = input) and ``constraint::equal`` (computed root · ONE = root)."""
+    cur, bits, off = leaf, [], 0
+    for a, sib in zip(arities, siblings):
+        nb = a.bit_length() - 1
+        lb = [alloc_bit(cs, (index >> (off + j)) & 1)[1] for j in range(nb)]
+        off += nb
+        el = [cs.alloc(v) for v in sib]
+        nodes = (naive_insert_2 if a == 2 else naive_insert_8)(cs, cur, lb, el)
+        cur = naive_poseidon(cs, nodes, a)
+        bits += lb
+    inp = cs.alloc_input(index)
+    cs.enforce(add(*[({b: 1 << i}, 1) for i, b in enumerate(bits)]), {0: 1}, {inp: 1})
+    cs.enforce({cur: 1}, {0: 1}, {root: 1})
+
+
+def _fr(rng, shape):
+    return np.array([int.from_bytes(rng.bytes(32), "little") % R for _ in range(int(np.prod(shape)))],
+                    dtype=object).reshape(shape)
+
+
+def _assert_same_witness(cs, naive: NaiveCS):
+    ins, aux = cs.assignment()
+    assert [int(x) for x in ins] == [naive.vals[i] for i in range(1 + naive.ni)]
+    assert [int(x) for x in aux] == [naive.vals[j] for j in range(1 + naive.ni, naive.n)]
+
+
+@pytest.mark.parametrize("arity", [2, 8, 11])
+def test_poseidon_hashes_in_neptunes_order(arity):
+    """k = 3 hashes of allocated inputs in a loop (hash2_circuit / Merkle nodes / the 11-layer
+    column hash): our legacy gadget gives neptune's matrices and witness in its order; the naive
+    build is satisfied and its digests are the native Poseidon's; without upstream_order the
+    rows are op-major across the 3 hashes (not upstream's)."""
+    k = 3
+    vals = _fr(np.random.default_rng(arity), (k, arity))
+    cs = ConstraintSystem(shape=True, witness=True, upstream_order=True)
+    with cs.instances(k, "hashes"):
+        x = cs.alloc_aux((k, arity), vals)
+        poseidon_hash(cs, x, arity, legacy=True)
+    naive = NaiveCS()
+    for i in range(k):
+        d = naive_poseidon(naive, [naive.alloc(int(v)) for v in vals[i]], arity)
+        assert naive.vals[d] == NP.poseidon_hash([int(v) for v in vals[i]], arity)
+    assert naive.satisfied()
+    assert len(naive.rows) == k * hash_constraints(arity, legacy=True)
+    assert_same(cs.finalize(), naive.finish())
+    _assert_same_witness(cs, naive)
+    plain = ConstraintSystem(shape=True, witness=False)
+    poseidon_hash(plain, plain.alloc_aux((k, arity)), arity, legacy=True)
+    assert rows_of(plain.finalize()) != naive.rows
+
+
+def test_to_bits_le_and_pack_bits_in_bellpersons_order():
+    """The labeling's bit gadgets: the replica_id's ``to_bits_le``, then per challenge (3) per
+    parent (2) ``to_bits_le`` of full-width values (params.rs), and per challenge
+    ``multipack::pack_bits`` of 254 bits (create_label's ``result_num``; here the first
+    parent's bits stand in for the digest's): matrices and witness in bellperson's order."""
+    k, p = 3, 2
+    vals = _fr(np.random.default_rng(7), (1 + k * p,))
+    cs = ConstraintSystem(shape=True, witness=True, upstream_order=True)
+    rid = cs.alloc_aux(1, vals[:1])
+    num_to_bits(cs, rid, 255)
+    with cs.instances(k, "challenges"):
+        nums = cs.alloc_aux((k, p), vals[1:].reshape(k, p))
+        with cs.instances(k * p, "parents"):
+            bits = num_to_bits(cs, nums.reshape(-1), 255).reshape(k, p, 255)
+        pack_bits(cs, bits[:, 0, :254])
+    naive = NaiveCS()
+    naive_to_bits_le(naive, naive.alloc(int(vals[0])))
+    for i in range(k):
+        ns = [naive.alloc(int(v)) for v in vals[1 + p * i: 1 + p * i + p]]
+        nb = [naive_to_bits_le(naive, n) for n in ns]
+        naive_pack_bits(naive, nb[0])
+    assert naive.satisfied()
+    assert_same(cs.finalize(), naive.finish())
+    _assert_same_witness(cs, naive)
+
+
+def test_poseidon_inclusion_in_upstreams_order():
+    """porep's tree_c/tree_r_last inclusion (``_poseidon_inclusion``) for 3 paths over levels of
+    arity 8, 8, 2 (the 64 GiB tree's base, sub and top arities): index bits, siblings,
+    insert_8/insert_2, neptune's hash per level, the path input and the root equality, path
+    after path; matrices and witness as por.rs builds them."""
+    k, arities = 3, [8, 8, 2]
+    rng = np.random.default_rng(3)
+    leaves = _fr(rng, (k,))
+    index = [int(i) for i in rng.integers(0, 8 * 8 * 2, k)]
+    sibs = [[[int(v) for v in _fr(rng, (a - 1,))] for a in arities] for _ in range(k)]
+
+    def root_of(i):
+        cur, off = int(leaves[i]), 0
+        for a, s in zip(arities, sibs[i]):
+            nb = a.bit_length() - 1
+            pos = (index[i] >> off) & (a - 1)
+            off += nb
+            cur = NP.poseidon_hash(s[:pos] + [cur] + s[pos:], a)
+        return cur
+
+    root = root_of(0)   # one root (comm_c); paths 1, 2 do not reach it: all but their root rows hold
+    cs = ConstraintSystem(shape=True, witness=True, upstream_order=True)
+    ins = cs.alloc_input(k, index)
+    rt = cs.alloc_aux(1, [root])
+    with cs.instances(k, "challenges"):
+        lf = cs.alloc_aux(k, leaves)
+        porep._poseidon_inclusion(cs, lf, arities, index, sibs, rt, ins, "tree")
+    naive = NaiveCS()
+    nrt = naive.alloc(root)
+    for i in range(k):
+        naive_inclusion(naive, naive.alloc(int(leaves[i])), arities, index[i], sibs[i], nrt)
+    roots = [r for r in naive.rows if r[2] == {nrt: 1}]
+    assert len(roots) == k and naive.satisfied(roots[:1])
+    assert naive.satisfied([r for r in naive.rows if r[2] != {nrt: 1}])
+    assert_same(cs.finalize(), naive.finish())
+    _assert_same_witness(cs, naive)
 
 
 def test_porep_rows_follow_upstreams_loops():
