@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from cuzk.circuits.registry import shape_by_name
 from cuzk.cli import main
+from cuzk.memory.budget import declared_gb
+from cuzk.memory.model import predict_step_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,7 +51,7 @@ def test_snakemake_dry_run(snakemake_cli, default_config):
 
 def test_gpu_jobs_declare_a_gpu_and_the_gpu_memory_model(snakemake_cli, default_config):
     """backend: cuda (a dry run needs no device): setup and prove declare gpu=1 and the cuda
-    host-memory model (porep-2KiB setup: 2 GB, the key never on the host; the CPU's: 13); without --resources gpu=N the
+    host-memory model (porep-2KiB setup: the key never on the host, less than the CPU's); without --resources gpu=N the
     DAG build warns that GPU jobs may all start at once."""
     cfg = default_config({"backend: auto": "backend: cuda"})
     warn = "--resources gpu=N is not set"
@@ -59,7 +62,11 @@ def test_gpu_jobs_declare_a_gpu_and_the_gpu_memory_model(snakemake_cli, default_
     assert warn in out
     jobs = {b.split(":")[0] + " " + b.split("wildcards: ")[1].split("\n")[0]: b
             for b in r.stdout.split("\nrule ") if "wildcards: " in b}
-    assert "mem_gb=2, gpu=1," in jobs["setup shape=porep-2KiB"]
+    setup = jobs["setup shape=porep-2KiB"]
+    threads = int(setup.split("threads: ")[1].split("\n")[0])
+    want = declared_gb(predict_step_bytes("setup", shape_by_name("porep-2KiB").stats(), threads=threads, backend="cuda"))
+    assert want < declared_gb(predict_step_bytes("setup", shape_by_name("porep-2KiB").stats(), threads=threads))
+    assert f"mem_gb={want}, gpu=1," in setup
     assert "mem_gb=1, mem_mb" in jobs["pce_extract shape=porep-2KiB"]    # a CPU step: no gpu
     r = subprocess.run(["snakemake", "-n", "--cores", "2", "--resources", "gpu=1", "--configfile", str(cfg)], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
