@@ -681,3 +681,43 @@ def test_value_store_in_an_order_is_the_store_of_the_permuted_values():
     assert got[2] == want[2] and all(np.array_equal(x, y) for x, y in zip(got[:2] + got[3:], want[:2] + want[3:]))
     assert (ours.all_ints(chunk=100, order=order) == vals[order]).all()
     assert not np.array_equal(ours.compact(chunk=64)[3], want[3])
+
+
+def test_workflow_steps_build_and_follow_the_upstream_order(tmp_path, monkeypatch):
+    """``pce_extract(upstream_order=True)`` records the order in the PCE header, and the
+    synthesize steps follow the PCE they are given: each witness satisfies its own PCE, the two
+    PCEs differ, and a block-order witness fails the upstream-order matrices (the order is not
+    cosmetic). A circuit whose loops are not marked is refused before any work."""
+    from cuzk import pipeline
+    from cuzk.circuits.registry import ShapeMismatchError, shape_by_name
+    from cuzk.memory.model import predict_step_bytes
+    from cuzk.r1cs import Unsatisfied
+    from cuzk.r1cs.pce import read_pce
+    from cuzk.r1cs.witness import read_witness
+
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path / "cache"))
+    shape = "test-only-porep-256B"
+    c1, rec = tmp_path / "1.c1.json", tmp_path / "1.checked.json"
+    pipeline.prepare({"id": 1, "synthetic": True}, c1, shape, "upstream-order", "00" * 32)
+    pipeline.check_input(c1, rec, shape)
+    got = {}
+    for upstream in (False, True):
+        pce = tmp_path / f"{upstream}.pce"
+        pipeline.pce_extract(shape, pce, upstream_order=upstream)
+        assert pipeline.pce_upstream_order(pce) is upstream
+        wit = pipeline.synthesize_partition(c1, rec, pce, 0, tmp_path / f"{upstream}.wit")
+        r1cs, _ = read_pce(pce)
+        ins, aux = read_witness(wit, pce_digest=pipeline.pce_digest(pce))
+        w = np.concatenate([ins, aux])
+        r1cs.check(w)
+        got[upstream] = (r1cs, w)
+    (block, wb), (up, wu) = got[False], got[True]
+    assert sorted(wb.tolist()) == sorted(wu.tolist()) and not np.array_equal(wb, wu)
+    assert not np.array_equal(block.A.indices, up.A.indices)
+    with pytest.raises(Unsatisfied):
+        up.check(wb)
+    assert predict_step_bytes("pce_extract", shape_by_name("porep-32GiB").stats(), upstream_order=True) > \
+        1.5 * predict_step_bytes("pce_extract", shape_by_name("porep-32GiB").stats())
+    with pytest.raises(ShapeMismatchError, match="upstream order"):
+        pipeline.pce_extract("window-post-2KiB", tmp_path / "post.pce", upstream_order=True)
+    assert not (tmp_path / "post.pce").exists()

@@ -279,16 +279,47 @@ def update_vanilla(sector: dict, sealed_path, out, shape_name: str, mem_json=Non
         write_doc(out, doc)
 
 
-def pce_extract(shape_name: str, out, mem_json=None, mem_gb=None) -> None:
-    """Record the R1CS of one partition of ``shape_name`` into a PCE file."""
+#: Circuit families whose gadgets mark their loops (``ConstraintSystem.instances``), so that
+#: ``upstream_order`` gives rust-fil-proofs' row and column order: checked gadget by gadget
+#: against naive sequential builders (tests/test_upstream_order.py). PoSt, SnapDeals and the
+#: comm_d-only circuit are not marked: there the flag would leave cuzk's block order.
+UPSTREAM_ORDER_FAMILIES = ("porep",)
+
+
+def pce_extract(shape_name: str, out, mem_json=None, mem_gb=None, upstream_order: bool = False) -> None:
+    """Record the R1CS of one partition of ``shape_name`` into a PCE file.
+
+    ``upstream_order``: rows and aux columns in rust-fil-proofs' enforce/allocation order
+    (``ConstraintSystem(upstream_order=True)``; the header's description says so, and
+    ``synthesize_*`` then write witnesses in that order). It needs about twice the host memory of
+    the block order (porep-2KiB: 0.95 against 0.46 GiB on the 2-core machine).
+
+    Raises:
+        ShapeMismatchError: ``upstream_order`` for a shape outside ``UPSTREAM_ORDER_FAMILIES``
+            (before any work).
+    """
     shape = shape_by_name(shape_name)
-    with measured("pce_extract", mem_json, predict_step_bytes("pce_extract", shape.stats()), mem_gb):
-        cs = ConstraintSystem(shape=True, witness=False)
+    if upstream_order and family_of(shape).name not in UPSTREAM_ORDER_FAMILIES:
+        raise ShapeMismatchError(f"{shape_name}: upstream order is built only for the "
+                                 f"{', '.join(UPSTREAM_ORDER_FAMILIES)} circuits (its gadgets' loops are not marked)")
+    pred = predict_step_bytes("pce_extract", shape.stats(), upstream_order=upstream_order)
+    with measured("pce_extract", mem_json, pred, mem_gb):
+        cs = ConstraintSystem(shape=True, witness=False, upstream_order=upstream_order)
         with bars.watch(lambda: cs.num_aux, shape.stats()["aux"], f"pce {shape_name}", "aux"):
             family_of(shape).synthesize(cs, shape)
         r1cs = cs.finalize(consume=True)
-        write_pce(out, r1cs, shape.describe())
-        log.info("pce %s: %s", shape_name, r1cs.stats())
+        write_pce(out, r1cs, shape.describe() | ({"upstream_order": True} if upstream_order else {}))
+        log.info("pce %s%s: %s", shape_name, " (upstream order)" if upstream_order else "", r1cs.stats())
+
+
+def pce_upstream_order(pce) -> bool:
+    """Was the PCE file built in rust-fil-proofs' order (``pce_extract(upstream_order=True)``)?
+    Its witnesses must then be written in that order too.
+
+    Raises:
+        PCEFormatError: the header cannot be read.
+    """
+    return bool(read_pce_header(pce).get("description", {}).get("upstream_order", False))
 
 
 @contextmanager
@@ -426,7 +457,7 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
         raise fam.error(c1_path, "partitions", f"has {n} partition(s), partition {partition} was asked for")
     stats = shape.stats()
     with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats), mem_gb):
-        cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"])
+        cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"], upstream_order=pce_upstream_order(pce))
         with bars.watch(lambda: cs.num_aux, stats["aux"], f"synthesize {Path(c1_path).name} partition {partition}", "aux"):
             fam.synthesize(cs, shape, fam.values(inp, partition))
         write_witness_compact(out, cs.assignment_compact(), pce_digest(pce))
@@ -452,7 +483,7 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked
     # sampler or progress thread: a child's RSS counts the parent's pages it was forked with
     with synthesis_workers(threads):
         inp = _read_input(c1_path, shape, checked)
-        digest = pce_digest(pce)
+        digest, upstream = pce_digest(pce), pce_upstream_order(pce)
         n = fam.partitions(inp)
         stats = shape.stats()
         done = [0, None]   # aux of the partitions written, the current constraint system
@@ -462,7 +493,7 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked
                 bars.watch(lambda: done[0] + (done[1].num_aux if done[1] else 0), n * stats["aux"],
                            f"synthesize {Path(c1_path).name}", "aux"):
             for k in range(n):
-                cs = done[1] = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"])
+                cs = done[1] = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"], upstream_order=upstream)
                 fam.synthesize(cs, shape, fam.values(inp, k))
                 write_witness_compact(partition_witness(tmp, k), cs.assignment_compact(), digest)
                 done[:] = [done[0] + cs.num_aux, None]
@@ -744,7 +775,7 @@ def check_official_params(shape_name: str = "porep-2KiB", params_dir=None, c1=No
     with tempfile.TemporaryDirectory(prefix="cuzk-check-params-", dir=workdir) as tmp:
         wd = Path(tmp)
         pce = wd / f"{shape.name}.pce"
-        pce_extract(shape.name, pce)
+        pce_extract(shape.name, pce, upstream_order=family_of(shape).name in UPSTREAM_ORDER_FAMILIES)
         if c1 is None:
             c1 = wd / "1.c1.json"
             prepare({"id": 1, "synthetic": True}, c1, shape.name, "check-params", "00" * 32)

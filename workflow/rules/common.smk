@@ -16,7 +16,7 @@ from cuzk.groth16.setup import DEV_SETUP_WARNING
 from cuzk.memory import budget
 from cuzk.memory.model import predict_step_bytes, prove_bench_bytes
 from cuzk.paths import Results, post_label, post_target
-from cuzk.pipeline import damaged_files
+from cuzk.pipeline import UPSTREAM_ORDER_FAMILIES, damaged_files
 from cuzk.r1cs.parallel import useful_workers
 from cuzk.sector import filecoin_c1
 from cuzk.sector.post import partition_count
@@ -27,6 +27,7 @@ R = Results(RESULTS)
 THREADS = config["threads"]
 # device-memory cap (GiB) of the cuda backend in setup and prove; None: no limit
 GPU_MEM_LIMIT_GB = config.get("gpu_mem_limit_gb")
+UPSTREAM_ORDER = bool(config.get("upstream_order", False))
 CIRCUIT = config.get("circuit", "porep")
 POST_KINDS = [k for k in registry.POST_KINDS if config.get("post", {}).get(k, False)]
 
@@ -506,6 +507,15 @@ def _refusal(fn, *args):
         raise WorkflowError(str(e)) from None
 
 
+def upstream_order_of(shape):
+    """Is ``shape``'s PCE built in rust-fil-proofs' order (``upstream_order: true`` in the config,
+    for the circuits that support it; the others keep cuzk's block order)?"""
+    return (
+        UPSTREAM_ORDER
+        and registry.family_of(shape_by_name(shape)).name in UPSTREAM_ORDER_FAMILIES
+    )
+
+
 def _declared(step, shape, threads, batch, partitions=1):
     """Whole GB a job of ``step`` declares: the memory model's prediction with headroom (setup
     and prove on the GPU when the backend resolves to cuda)."""
@@ -521,6 +531,7 @@ def _declared(step, shape, threads, batch, partitions=1):
         partitions=partitions,
         gpu_mem_limit=gpu_mem_limit_bytes(GPU_MEM_LIMIT_GB),
         host_limit=None if budget_gb is None else int(budget_gb * 2**30) // 2,
+        upstream_order=bool(shape) and upstream_order_of(shape),
     )
     return budget.declared_gb(predicted)
 

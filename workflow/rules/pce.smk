@@ -14,5 +14,7 @@ rule pce_extract:
         "../envs/cuzk.yaml"
     resources:
         **job_memory("pce_extract", "pce_extract", shape=wc_shape),
+    params:
+        upstream_order=lambda wc: upstream_order_of(wc.shape),
     script:
         "../scripts/pce_extract.py"

@@ -138,9 +138,11 @@ def verify_official(name: str, directory=None, manifest: dict | None = None) -> 
 
 #: Shapes whose R1CS is rust-fil-proofs' own: rows in its enforce order (input rows last), columns in
 #: its allocation order, the same coefficients. Only these may be proved with Filecoin's keys. The
-#: PoRep shapes' rows now carry upstream's linear combinations (the 32 GiB non-zeros per matrix
-#: equal upstream's), but their rows and columns are still in our vectorized block order (no
-#: permutation to upstream's yet), so none qualifies.
+#: PoRep shapes' rows carry upstream's linear combinations (the 32 GiB non-zeros per matrix equal
+#: upstream's), and with ``upstream_order`` (config ``upstream_order: true``; ``cuzk check-params``
+#: always) their PCE and witnesses follow upstream's order, checked gadget by gadget against naive
+#: sequential builders (tests/test_upstream_order.py); none is listed until an official key has
+#: confirmed it end to end (``cuzk check-params`` passing), which cannot be done here.
 IDENTICAL_SHAPES: frozenset = frozenset()
 
 

@@ -174,9 +174,16 @@ POST_COEFFICIENTS: dict[tuple[str, str], dict[str, float]] = {
 }
 
 
+# pce_extract with ``upstream_order``: the order tracker's call records, the aux and row
+# permutations, and each matrix's permuted copy beside the block-order one (``permute_csr``).
+# Measured on the 2-core machine over the block order: porep-2KiB +0.49 GiB (14.9 M non-zeros),
+# porep-8MiB +0.68 GiB (21.5 M): 35 and 34 B a non-zero.
+UPSTREAM_ORDER_NNZ_BYTES = 36
+
+
 def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, batch: int = 1,
                        backend: str = "cpu", partitions: int = 1, gpu_mem_limit: int | None = None,
-                       host_limit: int | None = None) -> int:
+                       host_limit: int | None = None, upstream_order: bool = False) -> int:
     """Predicted peak host RSS in bytes of a workflow step (its process and children).
 
     Args:
@@ -199,6 +206,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
             cuda setup under a limit adds the sliced path's (``gpu_plan.setup_host_bytes``: the
             key filled on the host).
         host_limit: the ``host_limit`` of that schedule (bytes; None: any).
+        upstream_order: pce_extract in rust-fil-proofs' order adds ``UPSTREAM_ORDER_NNZ_BYTES``
+            a non-zero.
 
     Raises:
         KeyError: unknown step.
@@ -221,6 +230,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
     for key, c in coeffs.items():
         total += c * stats.get(key, 0) * (max(1, partitions) if key == "post_path_values" else
                                           max(1, batch) if key == "input_values" else 1)
+    if step == "pce_extract" and upstream_order:
+        total += UPSTREAM_ORDER_NNZ_BYTES * stats["nnz"]
     if step == "prove" and batch > 1 and not on_gpu:   # cuda holds one partition's witness at a time
         total += (batch - 1) * 64 * stats.get("aux", 0)
     if step == "prove" and on_gpu and gpu_mem_limit is not None and "domain" in stats:
