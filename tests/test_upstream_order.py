@@ -719,5 +719,69 @@ def test_workflow_steps_build_and_follow_the_upstream_order(tmp_path, monkeypatc
     assert predict_step_bytes("pce_extract", shape_by_name("porep-32GiB").stats(), upstream_order=True) > \
         1.5 * predict_step_bytes("pce_extract", shape_by_name("porep-32GiB").stats())
     with pytest.raises(ShapeMismatchError, match="upstream order"):
-        pipeline.pce_extract("window-post-2KiB", tmp_path / "post.pce", upstream_order=True)
-    assert not (tmp_path / "post.pce").exists()
+        pipeline.pce_extract("update-2KiB", tmp_path / "update.pce", upstream_order=True)
+    assert not (tmp_path / "update.pce").exists()
+
+
+def naive_post_partition(cs, doc, partition):
+    """One partition of rust-fil-proofs' ``FallbackPoStCircuit`` (storage-proofs-post
+    ``fallback/circuit.rs``, ``synthesize_default``: sector after sector) read straight from a
+    vanilla proof dict. ``Sector::synthesize``: alloc comm_r_last, comm_c, comm_r; ``inputize``
+    comm_r (input · ONE = comm_r); ``hash2_circuit(comm_c, comm_r_last)``; ``constraint::equal``
+    (comm_r · ONE = hash); then per challenge ``PoRCircuit::synthesize`` with the leaf allocated
+    (``Root::Val``) and comm_r_last as the private root (:func:`naive_inclusion`). comm_r's value
+    is the native Poseidon of the two (the sector's own commitment)."""
+    fr = lambda b: int.from_bytes(bytes(b), "little")  # noqa: E731
+    for e in doc["partitions"][partition]:
+        c_last, c_c = fr(e["comm_r_last"]), fr(e["comm_c"])
+        rl, cc = cs.alloc(c_last), cs.alloc(c_c)
+        cr = cs.alloc(NP.poseidon_hash([c_c, c_last], 2))
+        cs.enforce({cs.alloc_input(cs.vals[cr]): 1}, {0: 1}, {cr: 1})
+        h = naive_poseidon(cs, [cc, rl], 2)
+        cs.enforce({cr: 1}, {0: 1}, {h: 1})
+        for pr in e["inclusion_proofs"]:
+            levels = pr["path"]
+            arities = [len(el["hashes"]) + 1 for el in levels]
+            index, off = 0, 0
+            for el, a in zip(levels, arities):
+                index += el["index"] << off
+                off += a.bit_length() - 1
+            naive_inclusion(cs, cs.alloc(fr(pr["leaf"])), arities, index,
+                            [[fr(x) for x in el["hashes"]] for el in levels], rl)
+
+
+@pytest.mark.parametrize("size,sectors,challenges", [(2 << 10, 2, 2), (4 << 10, 1, 2)])
+def test_post_partition_in_upstreams_order(size, sectors, challenges, tmp_path, monkeypatch):
+    """A WindowPoSt partition over synthetic sectors (2 KiB: tree_r_last levels [8, 8], two
+    sectors of two challenges, the sector loop around the challenge loop; 4 KiB: [8, 8, 2]):
+    ``cuzk.circuits.post.synthesize`` with ``upstream_order`` gives the naive sequential build's
+    matrices, public inputs and witness, so does the workflow's ``pce_extract`` and the
+    witness-only build; the naive build is satisfied; the block order is not upstream's."""
+    from cuzk import pipeline
+    from cuzk.circuits import post as cp
+    from cuzk.r1cs.pce import read_pce
+    from cuzk.sector import post as sp
+    from cuzk.sector.post_synthetic import SyntheticSector
+
+    secs = [SyntheticSector(5 + i, size, rng_seed=i) for i in range(sectors)]
+    doc = sp.generate_post("window", secs, bytes(range(32)), bytes(32), sector_count=sectors,
+                           challenge_count=challenges)
+    shape = cp.shape_of(doc)
+    cs = ConstraintSystem(shape=True, witness=True, upstream_order=True)
+    cp.synthesize(cs, shape, cp.values(doc, 0))
+    naive = NaiveCS()
+    naive_post_partition(naive, doc, 0)
+    assert naive.satisfied()
+    assert [naive.vals[-i] for i in range(1, naive.ni + 1)] == cp.public_inputs(doc, 0)
+    assert_same(cs.finalize(), naive.finish())
+    _assert_same_witness(cs, naive)
+    ws = ConstraintSystem(shape=False, witness=True, upstream_order=True)
+    cp.synthesize(ws, shape, cp.values(doc, 0))
+    assert np.array_equal(ws.full_assignment(), cs.full_assignment())
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path / "cache"))
+    pipeline.pce_extract(shape.name, tmp_path / "post.pce", upstream_order=True)
+    assert pipeline.pce_upstream_order(tmp_path / "post.pce")
+    assert_same(read_pce(tmp_path / "post.pce")[0], naive)
+    plain = ConstraintSystem(shape=True, witness=False)
+    cp.synthesize(plain, shape)
+    assert rows_of(plain.finalize()) != naive.rows

@@ -281,9 +281,10 @@ def update_vanilla(sector: dict, sealed_path, out, shape_name: str, mem_json=Non
 
 #: Circuit families whose gadgets mark their loops (``ConstraintSystem.instances``), so that
 #: ``upstream_order`` gives rust-fil-proofs' row and column order: checked gadget by gadget
-#: against naive sequential builders (tests/test_upstream_order.py). PoSt, SnapDeals and the
-#: comm_d-only circuit are not marked: there the flag would leave cuzk's block order.
-UPSTREAM_ORDER_FAMILIES = ("porep",)
+#: against naive sequential builders (tests/test_upstream_order.py; PoRep gadget by gadget, a
+#: whole PoSt partition). SnapDeals and the comm_d-only circuit are not marked: there the flag
+#: would leave cuzk's block order.
+UPSTREAM_ORDER_FAMILIES = ("porep", "post")
 
 
 def pce_extract(shape_name: str, out, mem_json=None, mem_gb=None, upstream_order: bool = False) -> None:

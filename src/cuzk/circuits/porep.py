@@ -281,7 +281,8 @@ def _commd_inclusion(cs, leaf, depth: int, index, siblings, root, input_refs, ga
 def _poseidon_inclusion(cs, leaf, arities: list[int], index, siblings, root, input_refs, gadget: str) -> None:
     """Poseidon PoR (``PoRCircuit`` over tree_c / tree_r_last, private root), k paths.
 
-    ``siblings``: per instance a list of levels, each a list of arity − 1 Frs (witness mode).
+    ``siblings``: per instance a list of levels, each a list of arity − 1 Frs (witness mode);
+    ``root``: (1,) ref shared by the k paths or (k,) one per path.
     """
     k = leaf.shape[0]
     v = cs.has_values
@@ -300,7 +301,7 @@ def _poseidon_inclusion(cs, leaf, arities: list[int], index, siblings, root, inp
         cur = poseidon_hash(cs, nodes, a, gadget=f"{gadget}/hash", legacy=True)
         path_bits.append(bits)
     _pack_into_input(cs, np.concatenate(path_bits, axis=1), input_refs, f"{gadget}/path_input")
-    _equal(cs, cur, np.repeat(root, k), f"{gadget}/root")
+    _equal(cs, cur, np.broadcast_to(root, (k,)), f"{gadget}/root")
 
 
 def _expand_parents(bits: np.ndarray) -> np.ndarray:

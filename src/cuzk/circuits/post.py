@@ -9,18 +9,22 @@ For S circuit sectors of C challenges each (k = S·C challenge instances) and tr
   in ``compound.rs``): per sector its comm_r, then per challenge the auth-path bits packed into
   one Fr (``multipack::pack_into_inputs``; ≤ 31 bits, so one element), i.e. the challenged node
   index itself;
-* **per sector**: comm_c and comm_r_last (aux), h = Poseidon₂(comm_c, comm_r_last) (``hash2_circuit``,
-  tag 3) and h = comm_r. Upstream allocates comm_r as an aux and ``inputize``\\ s it (one more aux
-  and constraint); here the input is used directly;
-* **per challenge**: the leaf (aux); per level ``log2 a_l`` index bits (``AllocatedBit``: one
-  booleanity constraint each) and ``a_l − 1`` siblings (aux); ``insert`` + Poseidon_{a_l} with the
-  Merkle tag per level (:func:`cuzk.r1cs.poseidon.merkle_path_poseidon`, called once per run of equal
-  arities, all k instances at once); root = comm_r_last of its sector; Σ 2^i·bit_i = the public
-  challenge input.
+* **per sector** (``Sector::synthesize``): comm_r_last, comm_c and comm_r (aux, in that order);
+  comm_r made public (``inputize``: input · 1 = comm_r; the input allocated up front); h =
+  Poseidon₂(comm_c, comm_r_last) (``hash2_circuit``, tag 3) and comm_r · 1 = h;
+* **per challenge** (``PoRCircuit``, :func:`cuzk.circuits.porep._poseidon_inclusion`): the leaf
+  (aux); per level ``log2 a_l`` index bits (``AllocatedBit``: one booleanity constraint each),
+  the ``a_l − 1`` siblings (aux), ``insert`` and Poseidon_{a_l} with the Merkle tag; Σ 2^i·bit_i ·
+  1 = the public challenge input; root · 1 = comm_r_last of its sector.
 
-Gadget names (reported by :class:`~cuzk.r1cs.Unsatisfied`): ``post/comm_r_hash/...``, ``post/comm_r``,
-``post/index_bits/boolean``, ``post/tree_r_last/insert``, ``post/tree_r_last/hash/...``,
-``post/root``, ``post/challenge``.
+The sector and challenge loops are marked (``cs.instances``), so ``upstream_order`` gives
+rust-fil-proofs' row and column order (checked against a naive sequential build in
+``tests/test_upstream_order.py``).
+
+Gadget names (reported by :class:`~cuzk.r1cs.Unsatisfied`): ``post/comm_r_input``,
+``post/comm_r_hash/...``, ``post/comm_r``, ``post/tree_r_last/index_bits/...``,
+``post/tree_r_last/insert``, ``post/tree_r_last/hash/...``, ``post/tree_r_last/path_input``,
+``post/tree_r_last/root``.
 
 **Sizes.** Poseidon is costed as neptune's ``circuit.rs`` ``poseidon_hash`` (``legacy=True``: 311
 constraints at arity 2, 505 at arity 8), which rust-fil-proofs uses, and comm_r is inputized from
@@ -40,11 +44,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..sector.challenges import size_name as _size_name
-from ..r1cs import ConstraintSystem, alloc_bits, enforce_equal, lc
-from ..r1cs.gadgets import POW2
-from ..r1cs.poseidon import insert, merkle_path_poseidon, poseidon_hash
+from ..r1cs import ConstraintSystem, enforce_equal, lc
+from ..r1cs.poseidon import insert, poseidon_hash
 from ..sector.post import PoStParams, params_of, partition_public, post_params
 from ..sector.replica import tree_arities, tree_shape
+from .porep import _poseidon_inclusion
 
 __all__ = ["PoStShape", "SHAPES", "shape_for", "shape_by_name", "shape_of", "values", "public_inputs",
            "synthesize", "gadget_cost"]
@@ -279,32 +283,21 @@ def synthesize(cs: ConstraintSystem, shape: PoStShape, values: dict | None = Non
     inp = cs.alloc_input((S, 1 + C), values=inv)
     comm_r_in, ch_in = inp[:, 0], inp[:, 1:].reshape(-1)
 
-    comm_c = cs.alloc_aux(S, values=values["comm_c"] if v else None)
-    comm_r_last = cs.alloc_aux(S, values=values["comm_r_last"] if v else None)
-    # upstream allocates comm_r and inputizes it (input · 1 = comm_r)
-    comm_r = cs.alloc_aux(S, values=values["comm_r"] if v else None)
-    cs.enforce(lc(comm_r_in), lc(cs.one(S)), lc(comm_r), gadget="post/comm_r_input")
-    h = poseidon_hash(cs, np.stack([comm_c, comm_r_last], axis=1), 2, gadget="post/comm_r_hash", legacy=True)
-    enforce_equal(cs, h, comm_r, gadget="post/comm_r")
-
-    nb = [a.bit_length() - 1 for a in ar]
-    bits_v = None
-    if v:
-        pos = values["positions"]
-        bits_v = np.concatenate([(pos[:, [lvl]] >> np.arange(b)) & 1 for lvl, b in enumerate(nb)], axis=1)
-        bits_v = bits_v.astype(np.uint64)
-    bits = alloc_bits(cs, (k, sum(nb)), bits_v, gadget="post/index_bits")
-    cur = cs.alloc_aux(k, values=values["leaves"] if v else None)
-    lvl, off = 0, 0
-    while lvl < len(ar):  # one gadget call per run of equal arity
-        a, end = ar[lvl], lvl
-        while end < len(ar) and ar[end] == a:
-            end += 1
-        n, b = end - lvl, nb[lvl]
-        sv = np.stack([values["siblings"][i] for i in range(lvl, end)], axis=1) if v else None
-        sib = cs.alloc_aux((k, n, a - 1), values=sv)
-        cur = merkle_path_poseidon(cs, cur, sib, bits[:, off : off + n * b].reshape(k, n, b), a,
-                                   gadget="post/tree_r_last", legacy=True)
-        lvl, off = end, off + n * b
-    enforce_equal(cs, cur, np.repeat(comm_r_last, C), gadget="post/root")
-    cs.enforce(lc(bits, POW2[: sum(nb)]), lc(cs.one(k)), lc(ch_in), gadget="post/challenge")
+    # upstream's loops (FallbackPoStCircuit: sector by sector; Sector: challenge by challenge),
+    # marked for its variable and row order (cuzk.r1cs.order)
+    with cs.instances(S, "post/sectors"):
+        comm_r_last = cs.alloc_aux(S, values=values["comm_r_last"] if v else None)
+        comm_c = cs.alloc_aux(S, values=values["comm_c"] if v else None)
+        # upstream allocates comm_r and inputizes it (input · 1 = comm_r)
+        comm_r = cs.alloc_aux(S, values=values["comm_r"] if v else None)
+        cs.enforce(lc(comm_r_in), lc(cs.one(S)), lc(comm_r), gadget="post/comm_r_input")
+        h = poseidon_hash(cs, np.stack([comm_c, comm_r_last], axis=1), 2, gadget="post/comm_r_hash", legacy=True)
+        enforce_equal(cs, comm_r, h, gadget="post/comm_r")
+        with cs.instances(k, "post/challenges"):
+            leaf = cs.alloc_aux(k, values=values["leaves"] if v else None)
+            index = sibs = None
+            if v:  # the private path positions give the index bits (the challenge input is public)
+                offs = np.cumsum([0] + [a.bit_length() - 1 for a in ar[:-1]])
+                index = (values["positions"] << offs).sum(axis=1)
+                sibs = [[lv[i] for lv in values["siblings"]] for i in range(k)]
+            _poseidon_inclusion(cs, leaf, ar, index, sibs, np.repeat(comm_r_last, C), ch_in, "post/tree_r_last")

@@ -140,9 +140,10 @@ def verify_official(name: str, directory=None, manifest: dict | None = None) -> 
 #: its allocation order, the same coefficients. Only these may be proved with Filecoin's keys. The
 #: PoRep shapes' rows carry upstream's linear combinations (the 32 GiB non-zeros per matrix equal
 #: upstream's), and with ``upstream_order`` (config ``upstream_order: true``; ``cuzk check-params``
-#: always) their PCE and witnesses follow upstream's order, checked gadget by gadget against naive
-#: sequential builders (tests/test_upstream_order.py); none is listed until an official key has
-#: confirmed it end to end (``cuzk check-params`` passing), which cannot be done here.
+#: always) their PCE and witnesses follow upstream's order (with ``upstream_order`` the PoSt shapes'
+#: too), checked against naive sequential builders (tests/test_upstream_order.py); none is listed
+#: until an official key has confirmed it end to end (``cuzk check-params`` passing), which cannot
+#: be done here.
 IDENTICAL_SHAPES: frozenset = frozenset()
 
 
