@@ -121,3 +121,33 @@ def test_tampered_or_mismatched_files_are_refused_before_any_proof(dev_key, tmp_
     assert called == [], "no step ran"
     with pytest.raises(ValueError, match="not a PoRep shape"):
         pipeline.check_official_params("window-post-2KiB", d, manifest=manifest)
+
+
+def test_the_workflow_step_links_a_checked_official_key(dev_key, tmp_path):
+    """``use_official_params`` (the workflow's ``official_params``, in place of setup): the
+    official .params and .vk, checked, become the shape's key files as links (no 44 GiB copy),
+    and the linked .params is read trusted by its digest (no hash, no point check); a file of
+    another digest links nothing."""
+    from cuzk.groth16 import read_vk
+    from cuzk.groth16 import keys
+
+    d, manifest = _official(dev_key, tmp_path)
+    out = tmp_path / "results" / "params"
+    out.mkdir(parents=True)
+    params, vk = out / f"{SHAPE}.params", out / f"{SHAPE}.vk"
+    pipeline.use_official_params(SHAPE, params, vk, params_dir=d, manifest=manifest, mem_json=tmp_path / "m.json")
+    assert params.is_symlink() and params.resolve() == (d / f"{NAME}.params").resolve()
+    assert vk.is_symlink() and read_vk(vk) == read_vk(dev_key / "s.vk")
+    hashed = []
+    real = keys.sha256_released
+    try:
+        keys.sha256_released = lambda v: hashed.append(len(v)) or real(v)
+        pk = read_params(params)
+    finally:
+        keys.sha256_released = real
+    assert hashed == [] and pk.digest and len(pk.l) == len(read_params(dev_key / "s.params").l)
+    (d / f"{NAME}.params").write_bytes((d / f"{NAME}.params").read_bytes()[:-1] + b"\0")  # another digest
+    params.unlink(), vk.unlink()
+    with pytest.raises(OfficialParamsError, match="digest"):
+        pipeline.use_official_params(SHAPE, params, vk, params_dir=d, manifest=manifest)
+    assert not params.exists() and not params.is_symlink() and not vk.is_symlink()

@@ -153,3 +153,29 @@ def test_step_stopped_by_bad_input_prints_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-c", code.format(log=str(log), body="raise KeyError('bug')")],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and "Traceback" in r.stderr and "KeyError" in r.stderr
+
+
+def test_an_official_key_replaces_setup_in_upstream_order(snakemake_cli, default_config, tmp_path):
+    """With Filecoin's 2 KiB PoRep .params in params_dir (a stand-in file under its official name:
+    a dry run reads no more than its presence) and upstream_order: true, the porep-2KiB key comes
+    from the official_params rule, not setup; with the block order, setup makes development keys
+    and the console names the file it did not use."""
+    from cuzk.groth16.official import porep_file
+
+    d = tmp_path / "fil"
+    d.mkdir()
+    (d / porep_file(2048)).write_bytes(b"stand-in")
+    for upstream in (True, False):
+        cfg = default_config({"params_dir: null": f"params_dir: {d}",
+                              "upstream_order: false": f"upstream_order: {str(upstream).lower()}"},
+                             name=f"official-{upstream}.yaml")
+        r = subprocess.run(["snakemake", "-n", "--cores", "2", "--configfile", str(cfg)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr + r.stdout
+        jobs = {b.split(":")[0] + " " + b.split("wildcards: ")[1].split("\n")[0]
+                for b in r.stdout.split("\nrule ") if "wildcards: " in b}
+        assert ("official_params shape=porep-2KiB" in jobs) is upstream
+        assert ("setup shape=porep-2KiB" in jobs) is not upstream
+        assert "setup shape=window-post-2KiB" in jobs     # PoSt keys: no official file is looked for
+        assert (f"{d / porep_file(2048)}: Filecoin's key for porep-2KiB is present, but upstream_order is false"
+                in r.stdout + r.stderr) is not upstream

@@ -135,9 +135,12 @@ def test_official_key_used_only_for_identical_shapes(tmp_path, monkeypatch):
     assert official.official_key(shape_by_name("test-only-porep-256B"), d, manifest) is None
     (d / name).write_bytes(b"key")
     assert official.official_key(shape_by_name("window-post-2KiB"), d, manifest) is None
-    # present for a shape whose R1CS is not upstream's yet: refused, naming the file and why
-    with pytest.raises(official.OfficialKeyRefused, match=f"{name}: shape: porep-2KiB's constraint system is not yet identical"):
+    assert official.official_file(shape, d, manifest) == d / name   # present: a stat, no digest
+    # present for a shape in cuzk's block order: refused, naming the file and why
+    with pytest.raises(official.OfficialKeyRefused, match=f"{name}: shape: porep-2KiB's constraint system is in cuzk's block"):
         official.official_key(shape, d, manifest)
+    # built in upstream's order: the digest-checked file is its key
+    assert official.official_key(shape, d, manifest, upstream_order=True) == d / name
     # once a shape is identical, the digest-checked file is its key, and a tampered one is refused
     monkeypatch.setattr(official, "IDENTICAL_SHAPES", frozenset({"porep-2KiB"}))
     assert official.official_key(shape, d, manifest) == d / name

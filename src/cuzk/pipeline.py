@@ -717,6 +717,59 @@ def reverify(checks, out_tsv) -> list[dict]:
     return rows
 
 
+def _official_pair(shape, params_dir, manifest, full_check: bool = False) -> dict:
+    """Filecoin's ``.params`` and ``.vk`` of ``shape``'s sector size ({".params": path, ".vk":
+    path}), each digest-checked against the manifest (once per file version), the .params
+    beginning with the .vk's key, trusted by its digest (every point checked with
+    ``full_check``), its h and l counts the shape's.
+
+    Raises:
+        OfficialParamsError: a file missing, of another digest, or a .params of another vk.
+        KeyFileError: (``full_check``) a point off its curve or subgroup.
+        ShapeMismatchError: the key's point counts are not the shape's.
+    """
+    manifest = official.read_manifest() if manifest is None else manifest
+    paths = {ext: official.verify_official(official.porep_file(shape.sector_size, ext, manifest), params_dir, manifest)
+             for ext in (".params", ".vk")}
+    vk_bytes = paths[".vk"].read_bytes()
+    with open(paths[".params"], "rb") as f:   # bellperson writes a Parameters' vk first, as a .vk file holds it
+        if f.read(len(vk_bytes)) != vk_bytes:
+            raise official.OfficialParamsError(paths[".params"], "vk", f"does not begin with the verifying key of "
+                                               f"{paths['.vk'].name}")
+    if not full_check:
+        trust_params_file(paths[".params"])   # trusted by its BLAKE2b digest, as Filecoin trusts it
+    # with full_check every point is checked here (on the curve, in its subgroup) and recorded
+    pk, st = read_params(paths[".params"], check=True if full_check else None), shape.stats()
+    if (len(pk.h), len(pk.l)) != (st["domain"] - 1, st["aux"]):
+        raise ShapeMismatchError(f"{paths['.params']}: h has {len(pk.h):,} points and l {len(pk.l):,}; shape "
+                                 f"{shape.name} needs {st['domain'] - 1:,} and {st['aux']:,}")
+    return paths
+
+
+def use_official_params(shape_name: str, params_out, vk_out, params_dir=None, mem_json=None, mem_gb=None,
+                        manifest: dict | None = None) -> None:
+    """The workflow's ``official_params`` step, in place of ``setup`` for a shape whose official
+    key is present (``official.official_file``) and whose PCE is in upstream order: Filecoin's
+    ``.params`` and ``.vk`` checked (:func:`_official_pair`: digests on first use, the vk prefix,
+    the counts) and linked as ``params_out`` and ``vk_out`` (symbolic links, each made under a
+    temporary name and renamed: a 44 GiB file is not copied). Every proof made with it is verified
+    under the official vk before it is written (``prove_batch``).
+
+    Raises:
+        OfficialParamsError, ShapeMismatchError: as ``_official_pair``; nothing is linked.
+    """
+    shape = shape_by_name(shape_name)
+    with measured("official_params", mem_json, predict_step_bytes("official_params"), mem_gb):
+        paths = _official_pair(shape, params_dir, manifest)
+        for src, dst in ((paths[".params"], params_out), (paths[".vk"], vk_out)):
+            dst = Path(dst)
+            tmp = dst.with_name(f".{dst.name}.link")
+            tmp.unlink(missing_ok=True)
+            tmp.symlink_to(Path(src).resolve())
+            os.replace(tmp, dst)
+        progress.info("%s: Filecoin's official key %s (setup skipped)", shape_name, paths[".params"])
+
+
 def check_official_params(shape_name: str = "porep-2KiB", params_dir=None, c1=None, workdir=None,
                           backend: str = "auto", threads: int = 1, manifest: dict | None = None,
                           full_check: bool = False) -> dict:
@@ -757,22 +810,7 @@ def check_official_params(shape_name: str = "porep-2KiB", params_dir=None, c1=No
     shape = shape_by_name(shape_name)
     if family_of(shape).name not in ("porep", "porep-commd"):
         raise ValueError(f"check-params: {shape_name} is not a PoRep shape")
-    manifest = official.read_manifest() if manifest is None else manifest
-    paths = {ext: official.verify_official(official.porep_file(shape.sector_size, ext, manifest), params_dir, manifest)
-             for ext in (".params", ".vk")}
-    vk_bytes = paths[".vk"].read_bytes()
-    with open(paths[".params"], "rb") as f:   # bellperson writes a Parameters' vk first, as a .vk file holds it
-        if f.read(len(vk_bytes)) != vk_bytes:
-            raise official.OfficialParamsError(paths[".params"], "vk", f"does not begin with the verifying key of "
-                                               f"{paths['.vk'].name}")
-    if not full_check:
-        trust_params_file(paths[".params"])   # trusted by its BLAKE2b digest, as Filecoin trusts it
-    # with full_check every point is checked here (on the curve, in its subgroup) and recorded
-    pk, st = read_params(paths[".params"], check=True if full_check else None), shape.stats()
-    if (len(pk.h), len(pk.l)) != (st["domain"] - 1, st["aux"]):
-        raise ShapeMismatchError(f"{paths['.params']}: h has {len(pk.h):,} points and l {len(pk.l):,}; shape "
-                                 f"{shape.name} needs {st['domain'] - 1:,} and {st['aux']:,}")
-    del pk
+    paths = _official_pair(shape, params_dir, manifest, full_check)
     with tempfile.TemporaryDirectory(prefix="cuzk-check-params-", dir=workdir) as tmp:
         wd = Path(tmp)
         pce = wd / f"{shape.name}.pce"

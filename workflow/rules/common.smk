@@ -3,6 +3,7 @@
 # shape of each (cuzk.circuits.registry), output file names (cuzk.paths), declarations, retries
 # and the budget refusal (cuzk.memory.budget) from the predictions of cuzk.memory.model.
 import os
+import re
 import shutil
 
 from snakemake.exceptions import WorkflowError
@@ -12,6 +13,7 @@ from cuzk.backend import gpu_mem_limit_bytes
 from cuzk.circuits import registry
 from cuzk.circuits.registry import shape_by_name
 from cuzk.field import FR
+from cuzk.groth16 import official
 from cuzk.groth16.setup import DEV_SETUP_WARNING
 from cuzk.memory import budget
 from cuzk.memory.model import predict_step_bytes, prove_bench_bytes
@@ -28,6 +30,8 @@ THREADS = config["threads"]
 # device-memory cap (GiB) of the cuda backend in setup and prove; None: no limit
 GPU_MEM_LIMIT_GB = config.get("gpu_mem_limit_gb")
 UPSTREAM_ORDER = bool(config.get("upstream_order", False))
+# Filecoin's parameter files (None: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters)
+PARAMS_DIR = config.get("params_dir")
 CIRCUIT = config.get("circuit", "porep")
 POST_KINDS = [k for k in registry.POST_KINDS if config.get("post", {}).get(k, False)]
 
@@ -442,7 +446,12 @@ def report_records():
         ),
         ("check_c1", "{sid}", {"sid": POREP_SECTORS}),
         ("pce_extract", "{shape}", {"shape": SHAPES}),
-        ("setup", "{shape}", {"shape": SHAPES}),
+        (
+            "setup",
+            "{shape}",
+            {"shape": [s for s in SHAPES if s not in OFFICIAL_SHAPES]},
+        ),
+        ("official_params", "{shape}", {"shape": OFFICIAL_SHAPES}),
         ("prove", "{batch}", {"batch": BATCHES}),
         ("verify", "{sid}", {"sid": POREP_SECTORS}),
     ]
@@ -514,6 +523,35 @@ def upstream_order_of(shape):
         UPSTREAM_ORDER
         and registry.family_of(shape_by_name(shape)).name in UPSTREAM_ORDER_FAMILIES
     )
+
+
+def _official_shapes():
+    """The PoRep shapes of this config whose official key is present and usable (their PCE in
+    upstream order): ``official_params`` links the key in place of ``setup``. A key present for a
+    shape in block order is named in a warning, and development keys are made."""
+    out = []
+    for sh in POREP_SHAPES:
+        try:
+            path = official.official_file(shape_by_name(sh), PARAMS_DIR)
+        except official.OfficialParamsError as e:
+            raise WorkflowError(str(e)) from None
+        if path is None:
+            continue
+        if upstream_order_of(sh):
+            out.append(sh)
+        else:
+            logger.warning(
+                f"{path}: Filecoin's key for {sh} is present, but upstream_order is false: development "
+                "keys are made (set upstream_order: true to prove with it)"
+            )
+    return out
+
+
+OFFICIAL_SHAPES = _official_shapes()
+# the official_params rule's shapes (a pattern that matches nothing when there are none), and
+# setup's: every other one
+OFFICIAL_SHAPES_RE = "|".join(re.escape(s) for s in OFFICIAL_SHAPES) or "(?!)"
+SETUP_SHAPES_RE = rf"(?!(?:{OFFICIAL_SHAPES_RE})(?![\w-]))[\w-]+"
 
 
 def _declared(step, shape, threads, batch, partitions=1):
@@ -701,7 +739,10 @@ def _planned_jobs():
             yield "synthesize", "synthesize", s["shape"], 1, 1, R.partition(sid, k)
     for sh in SHAPES:
         yield "pce_extract", "pce_extract", sh, 1, 1, R.pce(sh)
-        yield "setup", "setup", sh, THREADS, 1, R.params(sh)
+        if sh in OFFICIAL_SHAPES:
+            yield "official_params", "official_params", sh, 1, 1, R.params(sh)
+        else:
+            yield "setup", "setup", sh, THREADS, 1, R.params(sh)
     for b, sids in BATCHES.items():
         yield "prove", "prove", batch_shape(b), THREADS, len(sids), R.proofs(b)
     for p in POSTS.values():

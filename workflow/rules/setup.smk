@@ -12,6 +12,8 @@ rule setup:
         R.log("setup", "{shape}"),
     benchmark:
         R.benchmark("setup", "{shape}")
+    wildcard_constraints:
+        shape=SETUP_SHAPES_RE,
     priority: shape_priority
     conda:
         "../envs/cuzk.yaml"
@@ -24,3 +26,25 @@ rule setup:
         gpu_mem_limit_gb=GPU_MEM_LIMIT_GB,
     script:
         "../scripts/setup.py"
+
+
+# In place of setup, for a shape whose official key is present and whose PCE is in upstream
+# order (OFFICIAL_SHAPES): Filecoin's .params and .vk checked and linked.
+rule official_params:
+    output:
+        params=R.params("{shape}"),
+        vk=R.vk("{shape}"),
+        mem=R.record("official_params", "{shape}"),
+    log:
+        R.log("official_params", "{shape}"),
+    wildcard_constraints:
+        shape=OFFICIAL_SHAPES_RE,
+    priority: shape_priority
+    conda:
+        "../envs/cuzk.yaml"
+    resources:
+        **job_memory("official_params", "official_params"),
+    params:
+        params_dir=PARAMS_DIR,
+    script:
+        "../scripts/official_params.py"

@@ -30,7 +30,7 @@ from ..errors import CuzkError
 from ..fileio import cache_dir, file_identity
 
 __all__ = ["DEFAULT_PARAMS_DIR", "IDENTICAL_SHAPES", "MANIFEST", "OfficialKeyRefused", "OfficialParamsError",
-           "blake2b_digest", "official_key", "params_dir", "porep_file", "read_manifest", "verify_official"]
+           "blake2b_digest", "official_file", "official_key", "params_dir", "porep_file", "read_manifest", "verify_official"]
 
 MANIFEST = Path(__file__).with_name("parameters.json")
 DEFAULT_PARAMS_DIR = Path("/var/tmp/filecoin-proof-parameters")
@@ -152,31 +152,41 @@ class OfficialKeyRefused(OfficialParamsError):
     (a proof made with it would not verify); names the file and says why."""
 
 
-def official_key(shape, directory=None, manifest: dict | None = None) -> Path | None:
-    """Filecoin's ``.params`` for a PoRep ``shape`` in ``directory`` (:func:`params_dir`), digest-checked
-    (:func:`verify_official`), if it is there and the shape may use it.
-
-    Returns:
-        The file's path, or None when the directory holds no official file for the shape (then the
-        workflow makes development keys) or the shape has none (test-only and PoSt shapes: PoSt
-        files are told apart only by the circuit identifier's hash).
-
-    Raises:
-        OfficialKeyRefused: the file is present but ``shape.name`` is not in
-            :data:`IDENTICAL_SHAPES` (checked before the digest, so a 44 GiB file is not read).
-        OfficialParamsError: the file is present with the wrong digest.
-    """
+def official_file(shape, directory=None, manifest: dict | None = None) -> Path | None:
+    """Where Filecoin's ``.params`` for a PoRep ``shape`` lies in ``directory`` (:func:`params_dir`),
+    if it is there: a ``stat``, no digest (the workflow asks at DAG time; the job that takes the
+    file checks it, :func:`official_key`). None for a shape without one (test-only and PoSt
+    shapes: PoSt files are told apart only by the circuit identifier's hash) or when absent."""
     if getattr(shape, "kind", None) != "porep" or shape.test_only:
         return None
     manifest = read_manifest() if manifest is None else manifest
-    name = porep_file(shape.sector_size, ".params", manifest)
-    path = params_dir(directory) / name
-    if not path.is_file():
+    path = params_dir(directory) / porep_file(shape.sector_size, ".params", manifest)
+    return path if path.is_file() else None
+
+
+def official_key(shape, directory=None, manifest: dict | None = None, upstream_order: bool = False) -> Path | None:
+    """Filecoin's ``.params`` for a PoRep ``shape`` in ``directory`` (:func:`params_dir`), digest-checked
+    (:func:`verify_official`), if it is there and the shape may use it: its R1CS is listed as
+    rust-fil-proofs' (:data:`IDENTICAL_SHAPES`) or is built in upstream's order
+    (``upstream_order``: the workflow's PCE and witnesses then follow it; a proof that does not
+    verify under the official vk is refused before it is written, so a wrong order costs a
+    failed job, never a bad proof).
+
+    Returns:
+        The file's path, or None when the directory holds no official file for the shape (then the
+        workflow makes development keys) or the shape has none (:func:`official_file`).
+
+    Raises:
+        OfficialKeyRefused: the file is present but the shape's R1CS is in cuzk's block order
+            (checked before the digest, so a 44 GiB file is not read).
+        OfficialParamsError: the file is present with the wrong digest.
+    """
+    path = official_file(shape, directory, manifest)
+    if path is None:
         return None
-    if shape.name not in IDENTICAL_SHAPES:
-        raise OfficialKeyRefused(path, "shape", f"{shape.name}'s constraint system is not yet identical to "
-                                 "rust-fil-proofs' (its rows and columns are in cuzk's block order, not upstream's "
-                                 "enforce/allocation order), so a proof with this key would not verify; remove the "
-                                 "file from the parameter directory or point params_dir elsewhere to use "
-                                 "development keys")
-    return verify_official(name, directory, manifest)
+    if shape.name not in IDENTICAL_SHAPES and not upstream_order:
+        raise OfficialKeyRefused(path, "shape", f"{shape.name}'s constraint system is in cuzk's block order, not "
+                                 "rust-fil-proofs' enforce/allocation order, so a proof with this key would not "
+                                 "verify; set upstream_order: true in the config to use it, or remove the file "
+                                 "from the parameter directory (or point params_dir elsewhere) for development keys")
+    return verify_official(path.name, directory, manifest)

@@ -109,6 +109,9 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # made whole before it is written). Over sealed sectors the workflow declares "prepare".
     "post_vanilla": {"post_path_values": POST_VANILLA_GEN_BYTES_PER_VALUE},
     "report": {"const": 160 << 20},  # pandas + matplotlib
+    # Filecoin's official key checked and linked (``use_official_params``): its BLAKE2b read in
+    # blocks, the .params mapped for its counts (pages handed back), the vk parsed
+    "official_params": {"const": 96 << 20},
 }
 STEPS_WITH_WORKERS = ("setup", "prove")
 # A synthesis worker (``cuzk.r1cs.parallel``, forked from the step's process before its witness
