@@ -338,3 +338,25 @@ def test_limb_witness_is_taken_without_a_copy(tmp_path):
     assert np.shares_memory(w, la) and w.shape == (len(ins) + len(aux), 4)
     w2 = p.assignment(li.copy(), la.copy())   # separate arrays: concatenated
     assert not np.shares_memory(w2, la) and np.array_equal(w, w2)
+
+
+def test_a_pce_of_older_code_or_the_other_order_is_stale(tmp_path):
+    """``pipeline.stale_pce`` (run on every existing PCE while the workflow's DAG is built, which
+    then moves a stale one aside to be rebuilt): None for what ``pce_extract`` writes now; the
+    reason for a file written without the current circuit version (older code), in the other
+    order, or for another shape."""
+    from cuzk import pipeline
+    from cuzk.circuits.registry import shape_by_name
+
+    shape = "test-only-commd-128B"
+    p = tmp_path / "now.pce"
+    pipeline.pce_extract(shape, p)
+    assert pipeline.stale_pce(p, shape) is None
+    assert "block order" in pipeline.stale_pce(p, shape, upstream_order=True)
+    r1cs, _ = read_pce(p)
+    old = tmp_path / "old.pce"
+    write_pce(old, r1cs, shape_by_name(shape).describe())        # as code before the version was written
+    assert f"circuit version 1, this code builds version {pipeline.CIRCUIT_VERSION}" in pipeline.stale_pce(old, shape)
+    other = tmp_path / "other.pce"
+    write_pce(other, r1cs, pipeline.pce_description(shape_by_name("test-only-commd-256B")))
+    assert "description is not" in pipeline.stale_pce(other, shape)

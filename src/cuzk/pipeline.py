@@ -286,6 +286,37 @@ def update_vanilla(sector: dict, sealed_path, out, shape_name: str, mem_json=Non
 #: would leave cuzk's block order.
 UPSTREAM_ORDER_FAMILIES = ("porep", "post")
 
+#: Raised whenever a circuit's matrices change (rows, columns, their order, coefficients), so that
+#: a PCE written by older code, and the key and witnesses made from it, are rebuilt rather than
+#: used (``stale_pce``): 2 since the PoSt circuit took upstream's allocation order (stop 16).
+CIRCUIT_VERSION = 2
+
+
+def pce_description(shape, upstream_order: bool = False) -> dict:
+    """The description ``pce_extract`` stores in a PCE header for ``shape`` (its ``describe()``,
+    ``CIRCUIT_VERSION``, and ``upstream_order`` when set), as the header's JSON gives it back."""
+    desc = shape.describe() | {"circuit_version": CIRCUIT_VERSION} | ({"upstream_order": True} if upstream_order else {})
+    return json.loads(json.dumps(desc))
+
+
+def stale_pce(path, shape_name: str, upstream_order: bool = False) -> str | None:
+    """Why the PCE file at ``path`` is not the one ``pce_extract`` would write for ``shape_name``
+    now (another circuit version, shape or order), or None when it is.
+
+    Raises:
+        PCEFormatError: the header cannot be read.
+    """
+    have = read_pce_header(path).get("description", {})
+    want = pce_description(shape_by_name(shape_name), upstream_order)
+    if have == want:
+        return None
+    if have.get("circuit_version") != want["circuit_version"]:
+        return (f"written for circuit version {have.get('circuit_version', 1)}, this code builds version "
+                f"{want['circuit_version']} (the key and witnesses made from it are rebuilt too)")
+    if bool(have.get("upstream_order")) != upstream_order:
+        return f"built in {'upstream' if have.get('upstream_order') else 'block'} order, the config asks for the other"
+    return f"its description is not {shape_name}'s"
+
 
 def pce_extract(shape_name: str, out, mem_json=None, mem_gb=None, upstream_order: bool = False) -> None:
     """Record the R1CS of one partition of ``shape_name`` into a PCE file.
@@ -309,7 +340,7 @@ def pce_extract(shape_name: str, out, mem_json=None, mem_gb=None, upstream_order
         with bars.watch(lambda: cs.num_aux, shape.stats()["aux"], f"pce {shape_name}", "aux"):
             family_of(shape).synthesize(cs, shape)
         r1cs = cs.finalize(consume=True)
-        write_pce(out, r1cs, shape.describe() | ({"upstream_order": True} if upstream_order else {}))
+        write_pce(out, r1cs, pce_description(shape, upstream_order))
         log.info("pce %s%s: %s", shape_name, " (upstream order)" if upstream_order else "", r1cs.stats())
 
 

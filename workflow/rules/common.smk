@@ -18,7 +18,7 @@ from cuzk.groth16.setup import DEV_SETUP_WARNING
 from cuzk.memory import budget
 from cuzk.memory.model import predict_step_bytes, prove_bench_bytes
 from cuzk.paths import Results, post_label, post_target
-from cuzk.pipeline import UPSTREAM_ORDER_FAMILIES, damaged_files
+from cuzk.pipeline import UPSTREAM_ORDER_FAMILIES, damaged_files, stale_pce
 from cuzk.r1cs.parallel import useful_workers
 from cuzk.sector import filecoin_c1
 from cuzk.sector.post import partition_count
@@ -662,6 +662,12 @@ def damaged_before_run():
     Snakemake delete good outputs), named, and is moved aside to <name>.damaged so that the next
     run rebuilds it with its rule."""
     bad = damaged_files(_existing_intermediates())
+    # a sound PCE of older code (or of the other order) is rebuilt like a damaged one
+    for sh in SHAPES:
+        if os.path.isfile(R.pce(sh)) and not any(p == R.pce(sh) for p, _ in bad):
+            why = stale_pce(R.pce(sh), sh, upstream_order_of(sh))
+            if why:
+                bad.append((R.pce(sh), why))
     if not bad:
         return
     proof_dirs = {R.proofs(job) for job in list(BATCHES) + POST_JOBS}

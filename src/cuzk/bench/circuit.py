@@ -36,6 +36,7 @@ from ..fileio import atomic_write_text
 from ..groth16 import DevelopmentSetupWarning, Prover, setup_resident, verify
 from ..memory.device import prove_device_bytes
 from ..r1cs import ConstraintSystem
+from ..pipeline import pce_description
 from ..r1cs.pce import read_pce, write_pce
 from ..r1cs.witness import read_witness_compact, write_witness_compact
 from ..sector.porep_c1 import seal_and_prove, write_porep_c1
@@ -75,7 +76,7 @@ def _phase_pce(shape_name: str, path: str) -> dict:
     build = time.perf_counter() - t
     r1cs = cs.finalize(consume=True)
     stats = r1cs.stats()
-    write_pce(path, r1cs, sh.describe())
+    write_pce(path, r1cs, pce_description(sh))
     return {"seconds": time.perf_counter() - t, "synthesize_seconds": build, "rss_peak_bytes": _peak(),
             "bytes": Path(path).stat().st_size, "r1cs": stats}
 
