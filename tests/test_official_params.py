@@ -123,27 +123,18 @@ def test_cli_params_verify(tmp_path, monkeypatch, capsys):
     assert "not a file of Filecoin's parameters.json" in capsys.readouterr().err
 
 
-def test_official_key_used_only_for_identical_shapes(tmp_path, monkeypatch):
+def test_official_file_is_found_for_porep_shapes_only(tmp_path):
+    """``official_file``: the manifest's PoRep .params of a shape's sector size when it is in the
+    directory (a stat: the workflow asks while its DAG is built), else None; test-only and PoSt
+    shapes have none. The file's check is ``pipeline.use_official_params``' (tests/test_check_params.py)."""
     from cuzk.circuits.registry import shape_by_name
     shape = shape_by_name("porep-2KiB")
     name = porep_file(2048)
     d = tmp_path / "params"
     d.mkdir()
     manifest = {name: {"cid": "Qm-test", "digest": hashlib.blake2b(b"key").hexdigest()[:32], "sector_size": 2048}}
-    # absent: development keys (None); test-only and PoSt shapes have no official file
-    assert official.official_key(shape, d, manifest) is None
-    assert official.official_key(shape_by_name("test-only-porep-256B"), d, manifest) is None
+    assert official.official_file(shape, d, manifest) is None
     (d / name).write_bytes(b"key")
-    assert official.official_key(shape_by_name("window-post-2KiB"), d, manifest) is None
-    assert official.official_file(shape, d, manifest) == d / name   # present: a stat, no digest
-    # present for a shape in cuzk's block order: refused, naming the file and why
-    with pytest.raises(official.OfficialKeyRefused, match=f"{name}: shape: porep-2KiB's constraint system is in cuzk's block"):
-        official.official_key(shape, d, manifest)
-    # built in upstream's order: the digest-checked file is its key
-    assert official.official_key(shape, d, manifest, upstream_order=True) == d / name
-    # once a shape is identical, the digest-checked file is its key, and a tampered one is refused
-    monkeypatch.setattr(official, "IDENTICAL_SHAPES", frozenset({"porep-2KiB"}))
-    assert official.official_key(shape, d, manifest) == d / name
-    (d / name).write_bytes(b"kez")
-    with pytest.raises(OfficialParamsError, match=f"{name}: digest"):
-        official.official_key(shape, d, manifest)
+    assert official.official_file(shape, d, manifest) == d / name
+    assert official.official_file(shape_by_name("test-only-porep-256B"), d, manifest) is None
+    assert official.official_file(shape_by_name("window-post-2KiB"), d, manifest) is None

@@ -212,8 +212,8 @@ def _check_params(args) -> int:
                                              args.threads, full_check=args.full_check)
     except pipeline.ProofVerificationError as e:
         print(f"cuzk check-params: FAILED: {e}: a proof made with the official key does not verify under the "
-              f"official vk, so {args.shape}'s constraint system is not rust-fil-proofs' (see "
-              "cuzk.groth16.official.IDENTICAL_SHAPES)", file=sys.stderr)
+              f"official vk, so {args.shape}'s constraint system (built in upstream order) is not "
+              "rust-fil-proofs'", file=sys.stderr)
         return 1
     print(f"cuzk check-params: {args.shape}: a proof made with {res['params']} verifies under {res['vk']} "
           f"({res['partitions']} partition(s), sector {res.get('sector_id')}{', synthetic' if res['synthetic'] else ''}): "

@@ -29,8 +29,8 @@ from pathlib import Path
 from ..errors import CuzkError
 from ..fileio import cache_dir, file_identity
 
-__all__ = ["DEFAULT_PARAMS_DIR", "IDENTICAL_SHAPES", "MANIFEST", "OfficialKeyRefused", "OfficialParamsError",
-           "blake2b_digest", "official_file", "official_key", "params_dir", "porep_file", "read_manifest", "verify_official"]
+__all__ = ["DEFAULT_PARAMS_DIR", "MANIFEST", "OfficialParamsError",
+           "blake2b_digest", "official_file", "params_dir", "porep_file", "read_manifest", "verify_official"]
 
 MANIFEST = Path(__file__).with_name("parameters.json")
 DEFAULT_PARAMS_DIR = Path("/var/tmp/filecoin-proof-parameters")
@@ -136,57 +136,14 @@ def verify_official(name: str, directory=None, manifest: dict | None = None) -> 
     return path
 
 
-#: Shapes whose R1CS is rust-fil-proofs' own: rows in its enforce order (input rows last), columns in
-#: its allocation order, the same coefficients. Only these may be proved with Filecoin's keys. The
-#: PoRep shapes' rows carry upstream's linear combinations (the 32 GiB non-zeros per matrix equal
-#: upstream's), and with ``upstream_order`` (config ``upstream_order: true``; ``cuzk check-params``
-#: always) their PCE and witnesses follow upstream's order (with ``upstream_order`` the PoSt shapes'
-#: too), checked against naive sequential builders (tests/test_upstream_order.py); none is listed
-#: until an official key has confirmed it end to end (``cuzk check-params`` passing), which cannot
-#: be done here.
-IDENTICAL_SHAPES: frozenset = frozenset()
-
-
-class OfficialKeyRefused(OfficialParamsError):
-    """An official key is present for a shape whose R1CS is not identical to rust-fil-proofs'
-    (a proof made with it would not verify); names the file and says why."""
-
-
 def official_file(shape, directory=None, manifest: dict | None = None) -> Path | None:
     """Where Filecoin's ``.params`` for a PoRep ``shape`` lies in ``directory`` (:func:`params_dir`),
-    if it is there: a ``stat``, no digest (the workflow asks at DAG time; the job that takes the
-    file checks it, :func:`official_key`). None for a shape without one (test-only and PoSt
+    if it is there: a ``stat``, no digest (the workflow asks at DAG time, and uses it only for a
+    PCE in upstream order; the job that takes it, ``pipeline.use_official_params``, checks it).
+    None for a shape without one (test-only and PoSt
     shapes: PoSt files are told apart only by the circuit identifier's hash) or when absent."""
     if getattr(shape, "kind", None) != "porep" or shape.test_only:
         return None
     manifest = read_manifest() if manifest is None else manifest
     path = params_dir(directory) / porep_file(shape.sector_size, ".params", manifest)
     return path if path.is_file() else None
-
-
-def official_key(shape, directory=None, manifest: dict | None = None, upstream_order: bool = False) -> Path | None:
-    """Filecoin's ``.params`` for a PoRep ``shape`` in ``directory`` (:func:`params_dir`), digest-checked
-    (:func:`verify_official`), if it is there and the shape may use it: its R1CS is listed as
-    rust-fil-proofs' (:data:`IDENTICAL_SHAPES`) or is built in upstream's order
-    (``upstream_order``: the workflow's PCE and witnesses then follow it; a proof that does not
-    verify under the official vk is refused before it is written, so a wrong order costs a
-    failed job, never a bad proof).
-
-    Returns:
-        The file's path, or None when the directory holds no official file for the shape (then the
-        workflow makes development keys) or the shape has none (:func:`official_file`).
-
-    Raises:
-        OfficialKeyRefused: the file is present but the shape's R1CS is in cuzk's block order
-            (checked before the digest, so a 44 GiB file is not read).
-        OfficialParamsError: the file is present with the wrong digest.
-    """
-    path = official_file(shape, directory, manifest)
-    if path is None:
-        return None
-    if shape.name not in IDENTICAL_SHAPES and not upstream_order:
-        raise OfficialKeyRefused(path, "shape", f"{shape.name}'s constraint system is in cuzk's block order, not "
-                                 "rust-fil-proofs' enforce/allocation order, so a proof with this key would not "
-                                 "verify; set upstream_order: true in the config to use it, or remove the file "
-                                 "from the parameter directory (or point params_dir elsewhere) for development keys")
-    return verify_official(path.name, directory, manifest)
