@@ -212,13 +212,13 @@ def _mapped_range(view: np.ndarray) -> tuple[int, int]:
     return (0, -1) if lo is None else (lo, hi)
 
 
-def read_pce(path, mapped: bool = False, check: bool | None = None) -> tuple[R1CS, dict]:
+def read_pce(path, mapped: bool = False, check: bool = False) -> tuple[R1CS, dict]:
     """Read a PCE file.
 
     Args:
         path: the file.
-        check: True to verify the checksum and the index ranges, None (default) to verify them
-            unless this file version's record holds its stored checksum (see the module
+        check: verify the checksum and the index ranges even when this file version's record
+            holds its stored checksum (by default such a file is trusted: see the module
             docstring); a file found sound is recorded.
         mapped: False (default): A, B and C own their arrays (indptr and indices int64,
             coeff_ids int32; one copy in host memory, about 16 B per non-zero). True: they are
@@ -242,7 +242,7 @@ def read_pce(path, mapped: bool = False, check: bool | None = None) -> tuple[R1C
         raise PCEFormatError(path, "truncated")
     body = data[:-_CHECKSUM]
     stored = bytes(data[-_CHECKSUM:])
-    trusted = check is not True and _CHECKED.trusted_digest(path) == stored.hex()
+    trusted = not check and _CHECKED.trusted_digest(path) == stored.hex()
     if not trusted and sha256_released(body).digest() != stored:
         raise PCEFormatError(path, "checksum mismatch: the file is truncated or corrupted")
     hlen = struct.unpack("<I", bytes(data[12:16]))[0]
