@@ -118,3 +118,32 @@ def test_copy_rows_equals_copyto(rows, threads):
     dst = np.zeros_like(src)
     pieces.copy_rows(dst, src, threads)
     assert np.array_equal(dst, src)
+
+
+def test_copy_rows_reads_a_registered_mapping_by_pread(tmp_path, monkeypatch):
+    """Slices of a ``fileio.map_readonly`` mapping are read from the file (``read_rows``), never
+    through the mapping's pages; other arrays are copied; a file cut short after mapping is an
+    OSError, not a short copy."""
+    from cuzk import fileio
+
+    data = np.random.default_rng(3).integers(0, 256, size=(500, 96), dtype=np.uint8)
+    path = tmp_path / "key.bin"
+    data.tofile(path)
+    src = np.frombuffer(fileio.map_readonly(path), dtype=np.uint8).reshape(500, 96)
+    preads = []
+    real = fileio.read_rows
+    monkeypatch.setattr(pieces, "read_rows", lambda d, s: preads.append(real(d, s)) or preads[-1])
+    copies = []
+    monkeypatch.setattr(pieces.np, "copyto", lambda d, s: copies.append(1) or np.ndarray.__setitem__(d, Ellipsis, s))
+    dst = np.zeros((123, 96), np.uint8)
+    pieces.copy_rows(dst, src[77:200], 4)
+    assert np.array_equal(dst, data[77:200]) and preads == [True] * 4 and not copies
+    other = np.memmap(path, dtype=np.uint8, mode="r", shape=(500, 96))   # not registered: copied
+    preads.clear()
+    pieces.copy_rows(dst, other[1:124], 4)
+    assert np.array_equal(dst, data[1:124]) and preads == [False] * 4 and len(copies) == 4
+    assert fileio.read_rows(np.zeros((5, 48), np.uint8), src[0:5, :48]) is False   # not contiguous
+    with open(path, "r+b") as f:
+        f.truncate(96 * 300)
+    with pytest.raises(OSError, match="ended"):
+        fileio.read_rows(np.zeros((10, 96), np.uint8), src[295:305])

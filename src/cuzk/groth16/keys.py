@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import CuzkError
 from ..curve import G1, G2, CurveError, Group
-from ..fileio import CheckRecords, atomic_open, atomic_write_bytes, sha256_released
+from ..fileio import CheckRecords, atomic_open, atomic_write_bytes, map_readonly, sha256_released
 
 
 class KeyFileError(CuzkError, ValueError):
@@ -259,7 +259,7 @@ def resident_to_host(key: "ResidentKey", folder, rows: int = 1 << 21) -> Proving
             for chunk in _resident_slices(ctx, rows):
                 f.write(chunk)
         shape = (ctx.size, grp.uncompressed_size)
-        arrays[name] = (np.memmap(path, dtype=np.uint8, mode="r", shape=shape) if ctx.size
+        arrays[name] = (np.frombuffer(map_readonly(path), dtype=np.uint8).reshape(shape) if ctx.size
                         else np.empty(shape, dtype=np.uint8))
     return ProvingKey(key.vk, **arrays)
 
@@ -417,11 +417,9 @@ def read_params(path, check: bool | None = None) -> ProvingKey:
         KeyFileError: truncation (with the offset and vector), an invalid point (offset and
             index), or a length field that runs past the end of the file.
     """
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
-            raise KeyFileError(path, 0, "truncated: the file is empty")
-        data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    if os.stat(path).st_size == 0:
+        raise KeyFileError(path, 0, "truncated: the file is empty")
+    data = map_readonly(path)   # streamed queries are read from the file by pread (``fileio.read_rows``)
     digest = trusted_digest(path)
     if digest is None:
         digest = sha256_released(np.frombuffer(data, dtype=np.uint8)).hexdigest()  # about 1 s per GB

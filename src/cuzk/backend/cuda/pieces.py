@@ -24,26 +24,33 @@ from typing import Callable
 
 import numpy as np
 
-from ...fileio import release_pages
+from ...fileio import read_rows, release_pages
 
 STAGING_BYTES = 64 << 20
 """Bytes of each of the two host staging buffers a streamed query goes through (pinned on cuda):
 what host memory holds of the key while it streams."""
 COPY_THREADS = 4
-"""Threads one staged chunk is copied by (numpy releases the GIL for plain copies): one thread
-filled the pinned buffers from the mapped key file at 3-6 GB/s on the H200 host, page faults
-included (benchmarks/results/2026-12-02-h200/stop15), well under the bus's rate."""
+"""Threads one staged chunk is copied by (``os.preadv`` and numpy's plain copies release the GIL):
+one thread filled the pinned buffers from the mapped key file by ``np.copyto`` at 3-6 GB/s on the
+H200 host, page faults included (benchmarks/results/2026-12-02-h200/stop15), well under the bus's
+rate."""
 _COPIER = ThreadPoolExecutor(max_workers=COPY_THREADS, thread_name_prefix="cuzk-copy")
 
 
+def _copy(dst: np.ndarray, src: np.ndarray) -> None:
+    if not read_rows(dst, src):   # a view of a registered mapping: pread, no page faults
+        np.copyto(dst, src)
+
+
 def copy_rows(dst: np.ndarray, src: np.ndarray, threads: int = COPY_THREADS) -> None:
-    """``np.copyto(dst, src)`` over ``threads`` row slices at once (same shape and dtype)."""
+    """``np.copyto(dst, src)`` over ``threads`` row slices at once (same shape and dtype); slices
+    of a ``fileio.map_readonly`` mapping are read from its file (``fileio.read_rows``)."""
     n = src.shape[0]
     step = -(-n // max(1, threads))
     if threads <= 1 or n < 2 * threads:
-        np.copyto(dst, src)
+        _copy(dst, src)
         return
-    for f in [_COPIER.submit(np.copyto, dst[a : a + step], src[a : a + step]) for a in range(0, n, step)]:
+    for f in [_COPIER.submit(_copy, dst[a : a + step], src[a : a + step]) for a in range(0, n, step)]:
         f.result()
 
 
