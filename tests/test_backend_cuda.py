@@ -702,3 +702,62 @@ def test_compute_h_schedules_under_a_limit(gpu, cpu, logn):
             gpu.compute_h(*xs, n)
     assert e.value.op == "compute_h"
     assert bool((gpu.compute_h(*xs, n) == ref).all())
+
+
+# --- the lean H phase: spmv_ab and compute_h_ab ---------------------------------------------
+
+
+@pytest.mark.parametrize("logn", [1, 4, 10, 13, 17])
+def test_compute_h_ab_matches_cpu(gpu, cpu, logn):
+    """``compute_h_ab`` (c = a·b, transforms in the inputs' buffers, c on the device or staged on
+    the host) gives the CPU backend's ``compute_h(a, b, a·b)``; under a limit equal to its planned
+    need beside nothing else (``compute_h_ab_device_bytes``, a and b included) it runs."""
+    from cuzk.backend.cuda.plan import compute_h_ab_device_bytes
+
+    n = 1 << logn
+    a, b = rand_fr(n), rand_fr(n)
+    a[0], b[-1] = 0, R - 1
+    c = [x * y % R for x, y in zip(a, b)]
+    ref = [int(v) for v in cpu.compute_h(int_array(a), int_array(b), int_array(c), n)]
+    for stage_c in (False, True):
+        da, db = gpu.to_device(a), gpu.to_device(b)
+        gpu.compute_h(da, db, gpu.mul(da, db), n)      # this size's twiddles cached (a held part)
+        need = compute_h_ab_device_bytes(n, stage_c, twiddles=False) - 2 * n * 32   # a and b are allocated
+        with _Limited(gpu, need):
+            h = gpu.compute_h_ab(da, db, n, stage_c=stage_c)
+        del da, db
+        assert gpu.last_h_schedule == ("lean_staged" if stage_c else "lean", 0)
+        assert host(gpu, h) == ref, stage_c
+
+
+@pytest.mark.parametrize("rows_b,nnz_b", [(10**6, 10**8), (7, 40), (1, 1)])
+def test_spmv_ab_matches_cpu_and_finds_the_bad_row(gpu, cpu, rows_b, nnz_b):
+    """``spmv_ab`` over row blocks: a = A·w and b = B·w zero-padded to the domain, as the CPU
+    backend computes them; C·w checked against a·b, the first failing row found across blocks
+    for a tampered witness (the CPU backend's ``first_unsatisfied`` of its products)."""
+    from cuzk.circuits import synthetic
+    from cuzk.r1cs import ConstraintSystem
+
+    cs = ConstraintSystem(shape=True, witness=True)
+    synthetic.synthesize(cs, 300, 3, 0.9, seed=RNG.randrange(1 << 30))
+    ins, aux = cs.assignment()
+    r1cs = cs.finalize()
+    w = [int(v) for v in ins] + [int(v) for v in aux]
+    n = 1 << (r1cs.num_constraints - 1).bit_length()
+    mats = (r1cs.A, r1cs.B, r1cs.C)
+    found = []
+    for tamper in (None, len(w) - 1, len(ins) + 3):
+        ww = list(w)
+        if tamper is not None:
+            ww[tamper] = (ww[tamper] + 1) % R
+        ys = [cpu.spmv(m, int_array(ww)) for m in mats]
+        want_bad = cpu.first_unsatisfied(*ys)
+        a, b, bad = gpu.spmv_ab(mats, gpu.to_device(ww), rows_b, nnz_b, n)
+        assert a.shape == (n, 4) and b.shape == (n, 4)
+        pad = [0] * (n - r1cs.num_constraints)
+        assert host(gpu, a) == [int(v) for v in ys[0]] + pad and host(gpu, b) == [int(v) for v in ys[1]] + pad
+        assert bad == want_bad, tamper
+        found.append(bad)
+    assert found[0] is None and any(x is not None for x in found[1:])
+    with pytest.raises(ValueError):
+        gpu.spmv_ab(mats, gpu.to_device(w), rows_b, nnz_b, r1cs.num_constraints - 1)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from cuzk.backend import GPUMemoryError
-from cuzk.backend.cuda.plan import compute_h_device_bytes, msm_device_bytes, ntt_device_bytes
+from cuzk.backend.cuda.plan import compute_h_ab_device_bytes, compute_h_device_bytes, msm_device_bytes, ntt_device_bytes
 from cuzk.circuits.registry import shape_by_name
 from cuzk.errors import CuzkError
 from cuzk.backend.cuda.pieces import STAGING_BYTES
@@ -39,6 +39,12 @@ def _peak(stats, p) -> int:
                 32 * nv + csr + 96 * rows,               # w, the matrices, A·w, B·w, C·w
                 csr + 32 * rows + 96 * n,                # w dropped, padded one by one
                 csr + 96 * n + compute_h_device_bytes(n, *p.h_schedule, twiddles=False))
+    elif p.h_phase == "lean":
+        held += n // 2 * 32                              # the unsplit NTT's cached twiddles
+        blk = 3 * ((p.spmv_rows + 1) * 8 + p.spmv_block_nnz * 8 + p.spmv_rows * 32)
+        staged = {"lean": False, "lean_staged": True}[p.h_schedule[0]]
+        h = max(32 * nv + 64 * n + blk,                  # w, a and b padded, one row block
+                compute_h_ab_device_bytes(n, staged, twiddles=False))   # w dropped: a, b, c (or staged), spare
     else:
         assert p.h_schedule[0] == "split"
         blk = 3 * ((p.spmv_rows + 1) * 8 + p.spmv_block_nnz * 8 + p.spmv_rows * 32)
@@ -88,7 +94,7 @@ def test_prove_plan_choices():
     roomy = plan_prove(st, None, None, 10, 48 * GIB)
     assert all(q.resident for q in roomy.queries) and roomy.h_phase == "device"
     tight = plan_prove(st, None, None, 10, GIB // 2)
-    assert tight.streamed and tight.h_phase == "host" and tight.peak <= GIB // 2
+    assert tight.streamed and tight.h_phase in ("lean", "host") and tight.peak <= GIB // 2
     # the key crosses once per group of partitions: fewer passes, fewer key bytes per proof
     one = plan_prove(st, None, None, 1, GIB // 2)
     assert tight.in_flight >= 1 and tight.transfer_bytes_per_proof < one.transfer_bytes_per_proof
@@ -129,7 +135,7 @@ def _host(stats, p, known=False) -> int:
     own = sum(q.points for q in p.queries if q.name in ("a", "b_g1") and (q.points != nv or not known))
     per = 32 * (nv + own + n - 1)
     nnz = stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]
-    host_h = 3 * 32 * n + 8 * nnz if p.h_phase == "host" else 0
+    host_h = {"host": 3 * 32 * n + 8 * nnz, "lean": 8 * nnz + (32 * n if p.h_schedule[0] == "lean_staged" else 0)}.get(p.h_phase, 0)
     return 2 * STAGING_BYTES + (p.in_flight * per if p.scalars_on_host else 0) + host_h
 
 
@@ -243,7 +249,7 @@ def _live_arrays(stats, p) -> dict:
     live = sum(q.points * 96 * (2 if q.name == "b_g2" else 1) for q in p.queries if q.resident)
     if not p.scalars_on_host:   # earlier partitions' a, b, L and h (a view of n), this one's a, b, L
         live += (p.in_flight - 1) * (da + db + aux + n) * fr + (da + db + aux) * fr
-    if p.h_phase == "device":
+    if p.h_phase in ("device", "lean"):
         live += n // 2 * fr     # twiddles an earlier partition's unsplit NTT cached
     # a selection's byte mask of w, and its values unless they are counted with the held scalars
     sel = nv + max(da, db) * (fr if p.scalars_on_host else 0)
@@ -254,6 +260,12 @@ def _live_arrays(stats, p) -> dict:
         steps["pad"] = live + csr + rows * fr + 3 * n * fr
         steps["quotient_start"] = live + csr + 3 * n * fr
         steps["quotient"] = steps["quotient_start"] + compute_h_device_bytes(n, *p.h_schedule, twiddles=False)
+    elif p.h_phase == "lean":   # a and b of n from the start, C's block product checked and dropped
+        r, e = p.spmv_rows, p.spmv_block_nnz
+        steps["products"] = live + nv * fr + 2 * n * fr + (r + 1) * 8 + e * 8 + r * fr
+        steps["quotient_start"] = live   # a and b: compute_h_ab's own (it consumes them)
+        arrays = 3 if p.h_schedule[0] == "lean_staged" else 4   # a, b, c (or its host copy), the spare
+        steps["quotient"] = live + arrays * n * fr + compute_h_ab_device_bytes(n, False, twiddles=False) - 4 * n * fr
     else:
         r, e = p.spmv_rows, p.spmv_block_nnz
         steps["products"] = live + nv * fr + 3 * ((r + 1) * 8 + e * 8 + r * fr)
@@ -302,7 +314,7 @@ def test_h200_48_gib_plan_leaves_room_for_the_pool():
     compute_h is now what the plan says is held then, and beside it compute_h's schedule and
     one domain array of pool fragments fit (the run had at least 2.4 GB of them and 20 MB left)."""
     stats = shape_by_name("porep-32GiB").stats()
-    p = plan_prove(stats, *POREP_32_DENSITIES, 10, 48 * GIB, host_limit=40 * GIB)
+    p = plan_prove(stats, *POREP_32_DENSITIES, 10, 48 * GIB, host_limit=40 * GIB, h_phases=("device", "host"))
     live = _live_arrays(stats, p)
     n = stats["domain"]
     assert p.h_phase == "device" and p.scalars_on_host
@@ -319,11 +331,11 @@ def test_device_h_schedule_traffic_is_counted():
     resident the split compute_h took 16-21 s a partition against 0.44 s fused)."""
     stats = shape_by_name("porep-32GiB").stats()
     n = stats["domain"]
-    p48 = plan_prove(stats, *POREP_32_DENSITIES, 10, 48 * GIB, host_limit=40 * GIB)
+    p48 = plan_prove(stats, *POREP_32_DENSITIES, 10, 48 * GIB, host_limit=40 * GIB, h_phases=("device", "host"))
     assert p48.h_phase == "device" and p48.h_schedule == ("fused", 0)
     seen = set()
     for gib in (24, 28, 32, 40, 48):
-        p = plan_prove(stats, *POREP_32_DENSITIES, 10, gib * GIB, host_limit=40 * GIB)
+        p = plan_prove(stats, *POREP_32_DENSITIES, 10, gib * GIB, host_limit=40 * GIB, h_phases=("device", "host"))
         if p.h_phase != "device":
             continue
         seen.add(p.h_schedule[0])

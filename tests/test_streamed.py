@@ -64,11 +64,13 @@ def _plan(r1cs, on_host, h_phase, piece, in_flight, batch):
     stats = dict(r1cs.stats(), domain=domain_size(r1cs.num_constraints))
     pts = query_points(stats, int(sum(r1cs.density_a)), int(sum(r1cs.density_b)))
     qs = tuple(QueryPlan(q, pts[q], GROUP_WORDS[q], False, piece) for q in QUERIES)
-    sched = ("split", 8) if h_phase == "host" else ("fused", 0)
+    sched = {"host": ("split", 8), "device": ("fused", 0), "lean": ("lean", 0), "lean_staged": ("lean_staged", 0)}[h_phase]
+    h_phase = "lean" if h_phase.startswith("lean") else h_phase
     return ProvePlan(1 << 30, batch, in_flight, qs, on_host, h_phase, sched, 5, 20, {})
 
 
-@pytest.mark.parametrize("on_host,h_phase,piece", [(True, "host", 7), (False, "device", 13), (True, "device", 1000)])
+@pytest.mark.parametrize("on_host,h_phase,piece", [(True, "host", 7), (False, "device", 13), (True, "device", 1000),
+                                                   (True, "lean", 7), (False, "lean_staged", 13)])
 def test_grouped_proofs_equal_single_proofs(cpu, on_host, h_phase, piece):
     r1cs, ins, aux = build(synthetic.synthesize, 40, 5, 0.9, 7)
     pk = _setup(r1cs, cpu)
@@ -88,12 +90,13 @@ def test_grouped_proofs_equal_single_proofs(cpu, on_host, h_phase, piece):
     assert not verify(pk.vk, got[0], [(v + 1) % R for v in wits[0][0][1:]])
 
 
-def test_grouped_prover_refuses_unsatisfied(cpu):
+@pytest.mark.parametrize("h_phase", ["host", "lean"])
+def test_grouped_prover_refuses_unsatisfied(cpu, h_phase):
     r1cs, ins, aux = build(synthetic.synthesize, 40, 5, 0.9, 7)
     pk = _setup(r1cs, cpu)
     bad = list(aux)
     bad[3] = (bad[3] + 1) % R
-    plan = _plan(r1cs, True, "host", 9, 1, 1)
+    plan = _plan(r1cs, True, h_phase, 9, 1, 1)
     with Prover(pk, r1cs, cpu, plan=plan) as pr, pytest.raises(Unsatisfied):
         pr.prove_group([pr.stage(ins, bad)], plan)
 

@@ -354,6 +354,33 @@ class Backend(abc.ABC):
         takes the evaluations). Returns the n − 1 H scalars (device array)."""
         return self.compute_h(*(self.pad(self.restore(x, 0, len(x)), n) for x in (a, b, c)), n)
 
+    def spmv_ab(self, mats: Sequence[CSRMatrix], w, rows: int, nnz: int, pad_to: int):
+        """The lean H phase's products: a = A·w and b = B·w as device arrays zero-padded to
+        ``pad_to``, with C·w computed in row blocks (at most ``rows`` rows and ``nnz`` entries per
+        matrix, each block's slices uploaded for it: cuda) only to check a·b = c; C·w is not kept,
+        since for a satisfied witness it equals a·b (``compute_h_ab``).
+
+        Returns:
+            (a, b, the first row i with a[i]·b[i] ≠ (C·w)[i] or None).
+
+        Raises:
+            ValueError: len(w) differs from the columns, or pad_to is below the rows.
+        """
+        a, b, c = (self.spmv(m, w) for m in mats)
+        return self.pad(a, pad_to), self.pad(b, pad_to), self.first_unsatisfied(a, b, c)
+
+    def compute_h_ab(self, a, b, n: int, stage_c: bool = False):
+        """``compute_h(a, b, a·b, n)`` for the products of a satisfied witness, whose C·w equals
+        a·b row by row (``spmv_ab`` checked it): the same H scalars. ``a`` and ``b`` (length n,
+        zero-padded) are consumed (cuda: the transforms run in their buffers, so the device holds
+        a, b, c and one spare array at the peak, or three arrays with ``stage_c``: c waits in
+        host memory while a's and b's evaluations are made). Returns the n − 1 H scalars.
+
+        Raises:
+            ValueError: lengths differ or are not a power of two.
+        """
+        return self.compute_h(a, b, self.mul(a, b), n)
+
     def prepare_spmv(self, m: CSRMatrix) -> None:
         """Make now what ``spmv`` caches for the matrix ``m`` (cuda: its device CSR arrays), so
         that it is allocated before a proof's transient arrays rather than among them (see

@@ -162,7 +162,9 @@ class CosetQuotient:
     def products(self, bk: Backend, wd, times: PhaseTimes, since: float, plan=None) -> list:
         """[a, b, c] = [A·w, B·w, C·w], checked row by row: device arrays of the constraint rows
         ("device" H phase: the matrices cached on the device, ``Backend.spmv``), or ``offload``-ed
-        ones zero-padded to n ("host": ``Backend.spmv_blocks`` in the plan's row blocks). The
+        ones zero-padded to n ("host": ``Backend.spmv_blocks`` in the plan's row blocks); "lean":
+        [a, b] only, device arrays zero-padded to n, C·w checked against a·b block by block and
+        not kept (``Backend.spmv_ab``). The
         caller may drop w once this returns (``Prover.prove_group`` does: w is not held while the
         NTTs run). Adds "spmv" (since ``since``) and "check" seconds to ``times``.
 
@@ -172,6 +174,10 @@ class CosetQuotient:
         cs = self.r1cs
         if plan is not None and plan.h_phase == "host":
             abc, row = bk.spmv_blocks((cs.A, cs.B, cs.C), wd, plan.spmv_rows, plan.spmv_block_nnz, pad_to=self.n)
+            times.add("spmv", time.perf_counter() - since)
+        elif plan is not None and plan.h_phase == "lean":
+            *abc, row = bk.spmv_ab((cs.A, cs.B, cs.C), wd, plan.spmv_rows, plan.spmv_block_nnz, self.n)
+            bk.synchronize()
             times.add("spmv", time.perf_counter() - since)
         else:
             abc = [bk.spmv(m, wd) for m in (cs.A, cs.B, cs.C)]
@@ -186,13 +192,16 @@ class CosetQuotient:
 
     def quotient(self, bk: Backend, abc: list, times: PhaseTimes, plan=None):
         """h = (a·b − c)/Z on a coset (``Backend.compute_h``; "host" H phase:
-        ``Backend.compute_h_host`` in the plan's split blocks) from ``products``' list, which is
+        ``Backend.compute_h_host`` in the plan's split blocks; "lean": ``Backend.compute_h_ab`` of
+        [a, b], in their buffers) from ``products``' list, which is
         emptied: each of a, b, c is replaced by its zero-padded copy before the next is padded
         (the unpadded one freed at once, when the caller holds no other reference), so the device
         holds three arrays of n, not six, when the NTTs start. Adds "ntt" seconds to ``times``."""
         t = time.perf_counter()
         if plan is not None and plan.h_phase == "host":
             h = bk.compute_h_host(*abc, self.n, plan.h_schedule[1])
+        elif plan is not None and plan.h_phase == "lean":
+            h = bk.compute_h_ab(*abc, self.n, stage_c=plan.h_schedule[0] == "lean_staged")
         else:
             for i in range(3):
                 abc[i] = bk.pad(abc[i], self.n)
@@ -515,19 +524,19 @@ class Prover(ResidentBases):
     def prove_group(self, staged: Iterable[StagedAssignment], plan, r: int | None = None,
                     s: int | None = None) -> list[Proof]:
         """Prove several staged assignments together by a ``ProvePlan`` (``cuzk.memory.gpu_plan``):
-        each one's H phase ("device" or "host") and MSM scalars in turn (moved to host memory as
+        each one's H phase ("device", "lean" or "host") and MSM scalars in turn (moved to host memory as
         they appear when ``plan.scalars_on_host``; its w dropped after), then each query's MSMs
         of all of them over one walk of its bases in the plan's pieces (``MSMContext.msm_many``).
         The same proofs as ``prove`` for the same r, s.
 
         Raises:
             WitnessError, Unsatisfied: as ``prove`` (before any MSM).
-            ValueError: an assignment of another Prover, or a "host" H phase without
+            ValueError: an assignment of another Prover, or a "host" or "lean" H phase without
                 ``CosetQuotient``.
         """
         bk, tm = self.backend, self.times
-        if plan.h_phase == "host" and not isinstance(self.quotient, CosetQuotient):
-            raise ValueError("the host H phase needs the CosetQuotient")
+        if plan.h_phase != "device" and not isinstance(self.quotient, CosetQuotient):
+            raise ValueError(f"the {plan.h_phase} H phase needs the CosetQuotient")
         keep = bk.offload if plan.scalars_on_host else (lambda x: x)
         full_a, full_b = bool(self.dens_a.all()), bool(self.dens_b.all())
         if plan.h_phase == "device" and isinstance(self.quotient, CosetQuotient):

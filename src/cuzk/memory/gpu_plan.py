@@ -10,10 +10,13 @@ the smallest schedule fits.
 The prove schedule of a batch (SupraSeal C2's ``num_circuits`` idea: each piece of the key crosses
 the bus once per group of partitions, not once per partition):
 
-1. per partition of a group of ``in_flight``: its H scalars (the H phase: on the device as today,
-   or "host": the sparse products in row blocks with a, b, c sent to the host and the quotient's
-   split schedule reading them from there), and its A, B, L scalars; with ``scalars_on_host``
-   each vector is moved to host memory as soon as it exists;
+1. per partition of a group of ``in_flight``: its H scalars (the H phase: on the device with the
+   matrices cached there and ``compute_h``'s own schedule; "lean": the matrices' row blocks sent
+   from host memory, a and b on the device, C·w only checked against a·b, and the quotient
+   transformed in the buffers of a, b, c and one spare, or three with c staged on the host
+   (``compute_h_ab``); or "host": the sparse products in row blocks with a, b, c sent to the host
+   and the quotient's split schedule reading them from there), and its A, B, L scalars; with
+   ``scalars_on_host`` each vector is moved to host memory as soon as it exists;
 2. per query: its bases resident, or sent from host memory in pieces of ``piece`` points through
    two device buffers (the next piece's copy on a side stream while this one is used); each
    piece (or resident chunk) serves the MSMs of every partition of the group, whose partial sums
@@ -32,6 +35,7 @@ from ..backend.cuda.plan import (
     _FR_BYTES,
     H_SPLIT_HOST_PASSES,
     MIN_MSM_CHUNK,
+    compute_h_ab_device_bytes,
     compute_h_bus_arrays,
     compute_h_device_bytes,
     compute_h_memory_plan,
@@ -45,6 +49,10 @@ from ..backend.cuda.plan import (
 from ..backend.cuda.pieces import STAGING_BYTES
 
 QUERIES = ("h", "l", "a", "b_g1", "b_g2")
+H_PHASES = ("device", "lean", "host")
+"""Where a partition's H phase runs (``ProvePlan.h_phase``), most device memory first."""
+LEAN_SCHEDULES = (("lean", 0), ("lean_staged", 0))
+"""``compute_h_ab``'s schedules in the "lean" H phase: c on the device, or staged on the host."""
 """The proving key's MSM queries, in the order ``Prover`` runs them."""
 GROUP_WORDS = {"h": 1, "l": 1, "a": 1, "b_g1": 1, "b_g2": 2}
 """Fq words per coordinate of each query's points (1: G1, 2: G2)."""
@@ -124,11 +132,14 @@ class ProvePlan:
         queries: one ``QueryPlan`` per query, in ``QUERIES`` order.
         scalars_on_host: each partition's MSM scalar vectors wait in host memory (else on the
             device, ``in_flight`` partitions' worth).
-        h_phase: "device" (the sparse products' matrices cached on the device, a, b, c there)
-            or "host" (``spmv_rows``/``spmv_block_nnz`` blocks, a, b, c sent to the host).
-        h_schedule: ``compute_h``'s (schedule, block) (``H_SCHEDULES``; "split" for "host").
+        h_phase: one of ``H_PHASES``: "device" (the sparse products' matrices cached on the
+            device, a, b, c there), "lean" (the matrices sent in ``spmv_rows``/``spmv_block_nnz``
+            blocks, a and b on the device: ``Backend.spmv_ab``, ``compute_h_ab``) or "host" (the
+            same blocks, a, b, c sent to the host).
+        h_schedule: ``compute_h``'s (schedule, block) (``H_SCHEDULES``; "split" for "host"), or
+            one of ``LEAN_SCHEDULES`` for "lean".
         spmv_rows, spmv_block_nnz: most rows and non-zeros per matrix of a sparse-product block
-            ("host"; 0 for "device").
+            ("host" and "lean"; 0 for "device").
         parts: device bytes of each phase and held part (see ``prove_parts``).
         peak: predicted device peak (bytes).
         transfer_bytes: bytes over the bus for the whole batch (key passes, witnesses, scalar
@@ -200,19 +211,22 @@ def host_scalar_bytes(stats: dict, density_a: int | None = None, density_b: int 
 
 
 def prove_host_bytes(stats: dict, density_a: int | None, density_b: int | None, in_flight: int,
-                     scalars_on_host: bool, h_phase: str) -> int:
+                     scalars_on_host: bool, h_phase: str, h_schedule: tuple = ("fused", 0)) -> int:
     """Host bytes a device-limited prove adds on the cuda backend, beside what every prove holds
     (``cuzk.memory.model``): the two pinned staging buffers bases go through (the key itself stays
     in its mapped file, pages handed back per chunk), ``in_flight`` partitions' waiting scalars
     (``host_scalar_bytes``) when ``scalars_on_host``, and the "host" H phase's three arrays of n
     (a, b, c zero-padded, their evaluations written over them) and the matrices' uint32 columns
-    and coefficient ids its row blocks are uploaded from (8 bytes per non-zero)."""
+    and coefficient ids its row blocks are uploaded from (8 bytes per non-zero); the "lean" H
+    phase's same uint32 arrays, and c's values when ``h_schedule`` stages them."""
     c = _counts(stats, density_a, density_b)
     total = 2 * STAGING_BYTES
     if scalars_on_host:
         total += in_flight * host_scalar_bytes(stats, density_a, density_b)
     if h_phase == "host":
         total += 3 * c["n"] * _FR_BYTES + 8 * c["nnz"]
+    elif h_phase == "lean":
+        total += 8 * c["nnz"] + (c["n"] * _FR_BYTES if h_schedule[0] == "lean_staged" else 0)
     return total
 
 
@@ -243,6 +257,8 @@ def h_phase_bytes(stats: dict, density_a: int | None, density_b: int | None, h_p
     "pad" (w dropped; each of a, b, c replaced by its padded copy in turn: at most one unpadded
     one beside three padded), "quotient" (the matrices, the padded a, b, c and ``compute_h`` by
     ``h_schedule``); "held_at_quotient" is what is live when ``compute_h`` starts.
+    "lean": "products" (w, a and b of the domain's n, one row block), "quotient" (w dropped:
+    ``compute_h_ab`` by ``h_schedule``, a and b included; the twiddles are a held part);
     "host": "products" (w and one sparse-product row block, ``spmv_block_bytes``), "quotient"
     (w dropped, a, b, c on the host: ``compute_h_host`` split by ``h_schedule``);
     "held_at_quotient" 0. "h" is the largest step.
@@ -257,6 +273,9 @@ def h_phase_bytes(stats: dict, density_a: int | None, density_b: int | None, h_p
         out = {"cache": csr + upload, "products": w + csr + 3 * rows * _FR_BYTES,
                "pad": csr + rows * _FR_BYTES + 3 * n * _FR_BYTES,
                "quotient": at + compute_h_device_bytes(n, sched, block, twiddles=False), "held_at_quotient": at}
+    elif h_phase == "lean":
+        out = {"products": w + 2 * n * _FR_BYTES + spmv_block_bytes(spmv_rows, spmv_block_nnz),
+               "quotient": compute_h_ab_device_bytes(n, sched == "lean_staged", twiddles=False), "held_at_quotient": 0}
     else:
         out = {"products": w + spmv_block_bytes(spmv_rows, spmv_block_nnz),
                "quotient": compute_h_device_bytes(n, "split", block, True), "held_at_quotient": 0}
@@ -281,7 +300,7 @@ def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queri
     held = {
         "resident": sum(q.nbytes for q in queries if q.resident),
         "scalars": 0 if scalars_on_host else in_flight * vec,
-        "twiddles": (n // 2) * _FR_BYTES if h_phase == "device" else 0,
+        "twiddles": (n // 2) * _FR_BYTES if h_phase in ("device", "lean") else 0,
         "fragments": POOL_FRAGMENT_ARRAYS * n * _FR_BYTES,
         "slack": RUNTIME_SLACK,
     }
@@ -316,13 +335,15 @@ def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bo
         per += (c["da"] + 2 * c["db"] + c["aux"] + c["n"] - 1) * _FR_BYTES
     if h_phase == "host":
         per += 3 * c["rows"] * _FR_BYTES + H_HOST_TRAFFIC * c["n"] * _FR_BYTES + c["nnz"] * 8 + 3 * c["rows"] * 8
+    elif h_phase == "lean":   # the matrices' blocks up; c's values down and up when staged
+        per += c["nnz"] * 8 + 3 * c["rows"] * 8 + (2 * c["n"] * _FR_BYTES if h_schedule[0] == "lean_staged" else 0)
     else:   # the device H phase's compute_h: what its schedule stages on the host
         per += compute_h_bus_arrays(h_schedule[0]) * c["n"] * _FR_BYTES
     return key + batch * per
 
 
 def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch: int, limit: int | None,
-               host_limit: int | None = None, step: str = "prove") -> ProvePlan:
+               host_limit: int | None = None, step: str = "prove", h_phases: tuple = H_PHASES) -> ProvePlan:
     """The prove schedule of ``batch`` partitions of a shape under a device limit.
 
     Among the schedules whose peak fits ``limit`` (which queries resident, scalars on the device
@@ -340,6 +361,8 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         host_limit: host bytes the schedule may add (``prove_host_bytes``; None: any): bounds
             the partitions in flight when scalars wait on the host (at least one).
         step: named in the error.
+        h_phases: the H phases (``H_PHASES``) it may choose among (benchmarks compare them at
+            one limit).
 
     Raises:
         GPUMemoryError: not even the smallest schedule fits (op = step; requested = its peak).
@@ -363,9 +386,9 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
     for mask in range(1 << len(QUERIES)):
         resident = {q for i, q in enumerate(QUERIES) if mask >> i & 1}
         key_host = sum(pts[q] * POINT_BYTES * GROUP_WORDS[q] for q in QUERIES if q not in resident)
-        for on_host, h_phase in itertools.product((False, True), ("device", "host")):
+        for on_host, h_phase in itertools.product((False, True), h_phases):
             if on_host:
-                fixed = prove_host_bytes(stats, density_a, density_b, 0, True, h_phase)
+                fixed = prove_host_bytes(stats, density_a, density_b, 0, True, h_phase, LEAN_SCHEDULES[-1])
                 cap = batch if host_limit is None else max(1, int((host_limit - fixed) // per_host))
                 flights = [min(batch, cap)]
             else:
@@ -374,9 +397,15 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
                 qs = tuple(QueryPlan(q, pts[q], GROUP_WORDS[q], q in resident,
                                      max(1, min(pts[q], MIN_MSM_CHUNK)) if (q not in resident or on_host) else max(pts[q], 1))
                            for q in QUERIES)
-                rows_b = min(c["rows"], MIN_SPMV_ROWS) if h_phase == "host" else 0
+                rows_b = min(c["rows"], MIN_SPMV_ROWS) if h_phase != "device" else 0
                 sched = ("split", split_min)
                 parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b, rows_b * mean_row)
+                if h_phase == "lean":   # c on the device when it fits, else staged on the host
+                    for sched in LEAN_SCHEDULES:
+                        parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b,
+                                            rows_b * mean_row)
+                        if parts["peak"] <= limit:
+                            break
                 if h_phase == "device":   # the schedule compute_h picks in the room the held parts leave
                     held = parts["peak"] - _phases_peak(parts)
                     sched = _device_h_schedule(stats, density_a, density_b, limit - held)
@@ -408,7 +437,7 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
     qs = [QueryPlan(q, pts[q], GROUP_WORDS[q], q in resident,
                     max(1, min(pts[q], MIN_MSM_CHUNK)) if (q not in resident or on_host) else max(pts[q], 1))
           for q in QUERIES]
-    rows_b = min(rows, MIN_SPMV_ROWS) if h_phase == "host" else 0
+    rows_b = min(rows, MIN_SPMV_ROWS) if h_phase != "device" else 0
 
     def parts_of(qs_, sched_, rows_):
         return prove_parts(stats, density_a, density_b, tuple(qs_), on_host, P, h_phase, sched_, rows_, rows_ * mean_row)
@@ -423,11 +452,12 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
             QueryPlan(q.name, q.points, q.words, q.resident, m), on_host), room)
         qs[i] = QueryPlan(q.name, q.points, q.words, q.resident, max(m, q.piece))
     if h_phase == "host":
-        w = c["nv"] * _FR_BYTES
         blk = split_min
         while blk * 2 <= min(n, 1 << 22) and compute_h_device_bytes(n, "split", blk * 2, True) <= room:
             blk *= 2
         sched = ("split", blk)
+    if h_phase != "device":   # the sparse products' row blocks beside w (and a and b: "lean")
+        w = c["nv"] * _FR_BYTES + (2 * n * _FR_BYTES if h_phase == "lean" else 0)
         r = rows_b
         while r * 2 <= rows and w + spmv_block_bytes(r * 2, r * 2 * mean_row) <= room:
             r *= 2
@@ -436,7 +466,7 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
     qs = tuple(qs)
     return ProvePlan(limit, batch, P, qs, on_host, h_phase, sched, rows_b, rows_b * mean_row, parts, parts["peak"],
                      _transfers(c, qs, batch, P, on_host, h_phase, _own_selections(c, density_a, density_b), sched),
-                     prove_host_bytes(stats, density_a, density_b, P, on_host, h_phase))
+                     prove_host_bytes(stats, density_a, density_b, P, on_host, h_phase, sched))
 
 
 # --- setup ----------------------------------------------------------------------------------
@@ -558,6 +588,6 @@ def plan_setup(stats: dict, limit: int | None, step: str = "setup") -> SetupPlan
     return SetupPlan(limit, ntt, sl, parts, parts["peak"], *(blocks or (0, 0, 0)))
 
 
-__all__ = ["GROUP_WORDS", "H_HOST_TRAFFIC", "POINT_BYTES", "POOL_FRAGMENT_ARRAYS", "ProvePlan", "QUERIES", "QueryPlan", "RUNTIME_SLACK",
+__all__ = ["GROUP_WORDS", "H_HOST_TRAFFIC", "H_PHASES", "LEAN_SCHEDULES", "POINT_BYTES", "POOL_FRAGMENT_ARRAYS", "ProvePlan", "QUERIES", "QueryPlan", "RUNTIME_SLACK",
            "SetupPlan", "h_phase_bytes", "host_scalar_bytes", "setup_host_bytes", "msm_step_bytes", "plan_prove", "plan_setup", "prove_host_bytes",
            "prove_parts", "query_points", "setup_parts", "spmv_block_bytes", "spmv_t_block_bytes"]

@@ -396,6 +396,52 @@ class NTTOps(DeviceRuntime):
         return self._factor_tables(g, minv, k), self._factor_tables(pow(g, -1, _R), minv * zinv % _R, k)
 
     @_guard("compute_h")
+    def compute_h_ab(self, a, b, n: int, stage_c: bool = False):
+        """``Backend.compute_h_ab`` on the GPU: c = a·b (one kernel), then each input's coset
+        evaluations made in its own buffer through one spare array (the inverse NTT's passes in
+        place, its last pass into the spare; the forward NTT back into the input's buffer), a·b
+        and a·b − c in place, and the coset inverse NTT of a into the spare, which holds the
+        result. Four arrays of n at the peak; three with ``stage_c``, c's values waiting in
+        pinned host memory until b's buffer is free (two more arrays over the bus). Same values
+        as ``compute_h(a, b, a·b, n)``.
+
+        Raises:
+            ValueError: lengths differ, or are not a power of two ≤ 2^27.
+        """
+        cp = self.cp
+        a, b = self._pair(a, b)
+        m = a.shape[0]
+        k = self._check_ntt_size(m)
+        to_coset, from_coset = self._h_tables(m, n, k)
+        c = cp.empty_like(a)
+        self._launch_ew("fr_mul", m, a, b, c)
+        staged = None
+        if stage_c:
+            staged = c.get(out=self.host_empty(c.shape))
+            spare, c = c, None
+            self.bus_bytes += 2 * m * 32
+        else:
+            spare = cp.empty_like(a)
+
+        def evaluate(x):   # x's coset evaluations in x's buffer; spare left free
+            self._ntt(x, True, post=to_coset, out=spare, tmp=x)
+            self._ntt(spare, False, out=x, tmp=spare)
+
+        evaluate(a)
+        evaluate(b)
+        self._launch_ew("fr_mul", m, a, b, a)
+        if staged is not None:
+            b.set(staged)
+            c, b, staged = b, None, None
+        else:
+            b = None
+        evaluate(c)
+        self._launch_ew("fr_sub", m, a, c, a)
+        del c
+        self.last_h_schedule = ("lean_staged" if stage_c else "lean", 0)
+        return self._ntt(a, True, post=from_coset, out=spare, tmp=a)[0 : n - 1]
+
+    @_guard("compute_h")
     def compute_h_host(self, a, b, c, n: int, chunk: int):
         """``Backend.compute_h_host`` on the GPU: the split schedule (``_h_split``) reading a, b, c
         (``HostFr``, zero-padded to n on the host; one already n long is used in place and

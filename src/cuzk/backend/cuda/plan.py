@@ -291,6 +291,15 @@ def compute_h_device_bytes(n: int, schedule: str = "fused", chunk: int = 0, twid
     return arrays * _FR_BYTES + _ntt_fixed_bytes(n, False, twiddles)
 
 
+def compute_h_ab_device_bytes(n: int, stage_c: bool = False, twiddles: bool = True) -> int:
+    """Peak device bytes of ``CUDABackend.compute_h_ab`` for n = 2^k evaluations, its inputs a and b
+    included (it consumes them): a, b, c and a spare array (``stage_c``: three arrays, c waiting
+    on the host), the NTT's factor tables and, when not cached yet, the size's twiddles."""
+    if n <= 0:
+        return 0
+    return (3 if stage_c else 4) * n * _FR_BYTES + _ntt_fixed_bytes(n, False, twiddles)
+
+
 def _split_chunk(n: int, avail: int, need) -> int:
     """Largest power-of-two block (elements) in [n1, min(n, _SPLIT_MAX_CHUNK)] with need(block) ≤
     avail; 0 when not even n1 (one row of the split NTT's second step) fits or n < 4."""

@@ -223,6 +223,50 @@ class SpMVOps(DeviceRuntime):
             del ys
         return [HostFr(o) for o in outs], bad
 
+    @_guard("spmv")
+    def spmv_ab(self, mats, w, rows: int, nnz: int, pad_to: int):
+        """``Backend.spmv_ab`` on the GPU: per row block (as ``spmv_blocks``: slices of the host
+        uint32 CSR arrays uploaded, none cached) A's and B's products written into a and b on the
+        device, C's product into a block buffer and checked against them (``fr_first_unsat``,
+        one result per block read back at the end).
+
+        Raises:
+            ValueError: len(w) differs from the columns, the row counts differ, pad_to < rows,
+                or a column index or coefficient id outside the matrix.
+        """
+        cp = self.cp
+        w = self._check(w)
+        total = mats[0].shape[0]
+        for m in mats:
+            if m.shape[0] != total or m.shape[1] != w.shape[0]:
+                raise ValueError(f"spmv: matrix of shape {m.shape} for {total} rows and {w.shape[0]} values")
+        if pad_to < total:
+            raise ValueError(f"spmv_ab: {total} rows do not fit in {pad_to}")
+        tables = [self._coeff_table(m) for m in mats]
+        host32 = [self._host_csr32(m) for m in mats]
+        ab = []
+        for _ in range(2):
+            y = cp.empty((pad_to, 4), dtype=cp.uint64)
+            y[total:] = 0
+            ab.append(y)
+        blocks = list(row_blocks(mats, rows, nnz))
+        firsts = cp.full(len(blocks), np.iinfo(np.uint64).max, dtype=cp.uint64)
+        for j, (r0, r1) in enumerate(blocks):
+            for i, (m, table, h32) in enumerate(zip(mats, tables, host32)):
+                ip, idx, ids = self._block_arrays(m, r0, r1, h32)
+                y = self._spmv_launch(ip, idx, ids, table, self._log_lanes(int(idx.shape[0]), r1 - r0), w, r1 - r0,
+                                      out=ab[i][r0:r1] if i < 2 else None)
+                del ip, idx, ids
+            _kernel("spmv.cu", "fr_first_unsat")((_grid(r1 - r0, 256),), (256,),
+                                                 (ab[0][r0:r1], ab[1][r0:r1], y, firsts[j : j + 1], _u64(r1 - r0)))
+            del y
+        bad = None
+        for (r0, _), f in zip(blocks, firsts.get()):
+            if int(f) != np.iinfo(np.uint64).max:
+                bad = r0 + int(f)
+                break
+        return ab[0], ab[1], bad
+
     def _block_arrays(self, m: CSRMatrix, r0: int, r1: int, host32: tuple | None = None):
         """Rows r0:r1 of the host CSR ``m`` on the device: (row offsets int64 from 0, columns
         uint32, coefficient ids uint32), each checked against the matrix's bounds; the mapped
@@ -309,9 +353,10 @@ class SpMVOps(DeviceRuntime):
             raise ValueError(f"spmv: matrix has {cols} columns but the vector has {w.shape[0]} entries")
         return self._spmv_launch(*self._csr_device(m), w, rows)
 
-    def _spmv_launch(self, indptr, idx, ids, table, log_g: int, w, rows: int):
-        """``spmv_csr`` over device CSR arrays (indptr int64, cols and coefficient ids uint32)."""
-        y = self.cp.empty((rows, 4), dtype=self.cp.uint64)
+    def _spmv_launch(self, indptr, idx, ids, table, log_g: int, w, rows: int, out=None):
+        """``spmv_csr`` over device CSR arrays (indptr int64, cols and coefficient ids uint32),
+        into ``out`` (a C-contiguous (rows, 4) device array) or a new array."""
+        y = self.cp.empty((rows, 4), dtype=self.cp.uint64) if out is None else out
         if rows:
             rows_per_block = 256 >> log_g
             _kernel("spmv.cu", "spmv_csr")(
