@@ -859,6 +859,30 @@ def naive_select(cs, table, bits):
     return state[0]
 
 
+def naive_allocated_bits(cs, x, n):
+    """``AllocatedBit::alloc`` of x's n low bits, then Σ 2^i·b_i · ONE = x (gadgets.rs
+    ``allocated_num_to_allocated_bits``; circuit.rs splits ``k_and_h_select`` so too)."""
+    bits = [alloc_bit(cs, (cs.vals[x] >> i) & 1)[1] for i in range(n)]
+    cs.enforce(add(*[({b: 1 << i}, 1) for i, b in enumerate(bits)]), {0: 1}, {x: 1})
+    return bits
+
+
+def naive_gen_challenge_bits(cs, comm_r_new, partition, challenges, bits_per_challenge):
+    """gadgets.rs ``gen_challenge_bits``: per digest j, digest_index = k·D + j (alloc, one row),
+    its Poseidon with comm_r_new (``POSEIDON_CONSTANTS_GEN_RANDOMNESS``) and that digest's 255
+    bits; each challenge takes the next ``bits_per_challenge`` of them."""
+    per = CAPACITY // bits_per_challenge
+    digests = -(-challenges // per)
+    gen = []
+    for j in range(digests):
+        di = cs.alloc((cs.vals[partition] * digests + j) % R)
+        cs.enforce({partition: digests, 0: j}, {0: 1}, {di: 1})
+        dbits = naive_allocated_bits(cs, naive_poseidon(cs, [comm_r_new, di], 2, tag=su.GEN_RANDOMNESS_TAG), 255)
+        take = challenges - len(gen) if j == digests - 1 else per
+        gen += [dbits[i * bits_per_challenge:(i + 1) * bits_per_challenge] for i in range(take)]
+    return gen
+
+
 def naive_update_partition(cs, proof, *, nodes, partitions, challenges, hs, h, k, comm_r_old, comm_d_new,
                            comm_r_new):
     """rust-fil-proofs ``EmptySectorUpdateCircuit::synthesize`` (storage-proofs-update
@@ -874,13 +898,8 @@ def naive_update_partition(cs, proof, *, nodes, partitions, challenges, hs, h, k
         cs.enforce({cs.alloc_input(value): 1}, {0: 1}, {x: 1})
         return x
 
-    def allocated_bits(x, n):  # AllocatedBit::alloc n times, then Σ 2^i·b_i · ONE = x
-        bits = [alloc_bit(cs, (cs.vals[x] >> i) & 1)[1] for i in range(n)]
-        cs.enforce(add(*[({b: 1 << i}, 1) for i, b in enumerate(bits)]), {0: 1}, {x: 1})
-        return bits
-
     khs = inputize(k | (1 << hs.index(h)) << pbl)  # PublicInputs::new: k | h_select << pbl
-    kbits = allocated_bits(khs, pbl + len(hs))
+    kbits = naive_allocated_bits(cs, khs, pbl + len(hs))
     pbits, hsel = kbits[:pbl], kbits[pbl:]
     partition = naive_pack_bits(cs, pbits)
     old, d_new, new = (inputize(fr(c)) for c in (comm_r_old, comm_d_new, comm_r_new))
@@ -895,16 +914,7 @@ def naive_update_partition(cs, proof, *, nodes, partitions, challenges, hs, h, k
     while len(row) > 1:
         row = [naive_sha254_hash2(cs, row[i], row[i + 1]) for i in range(0, len(row), 2)]
     naive_por_no_challenge_input(cs, pbits, row[0], ppath, d_new, sha=True)
-    b = cbl - pbl  # gen_challenge_bits
-    per = CAPACITY // b
-    digests = -(-challenges // per)
-    gen = []
-    for j in range(digests):
-        di = cs.alloc((cs.vals[partition] * digests + j) % R)
-        cs.enforce({partition: digests, 0: j}, {0: 1}, {di: 1})
-        dbits = allocated_bits(naive_poseidon(cs, [new, di], 2, tag=tag), 255)
-        take = challenges - len(gen) if j == digests - 1 else per
-        gen += [dbits[i * b:(i + 1) * b] for i in range(take)]
+    gen = naive_gen_challenge_bits(cs, new, partition, challenges, cbl - pbl)
     for i, cp in enumerate(cps):
         c_bits = gen[i] + pbits
         highs = []  # get_challenge_high_bits
@@ -991,3 +1001,25 @@ def test_update_partition_in_upstreams_order(tmp_path, monkeypatch):
     cu.synthesize(plain, shape)
     block = plain.finalize()  # the same matrix up to the order (r1cs is the naive build's)
     assert block.stats() == r1cs.stats() and not np.array_equal(block.A.indices, r1cs.A.indices)
+
+
+def test_update_challenge_digests_in_upstreams_order():
+    """``gen_challenge_bits`` of a 512 MiB partition (8 digests of 12 challenges of 20 bits, 86
+    challenges), partition 5 of 16: the digest loop's matrices and witness in upstream's order,
+    and the bits (with the partition's on top) are the vanilla challenges."""
+    from cuzk.circuits import update as cu
+
+    shape = cu.shape_by_name("update-512MiB")
+    k, comm_r_new = 5, int(_fr(np.random.default_rng(16), (1,))[0])
+    cs = ConstraintSystem(shape=True, witness=True, upstream_order=True)
+    x = cs.alloc_aux(2, [comm_r_new, k])
+    rand = cu._challenge_bits(cs, shape, x[:1], x[1:], {"inputs": [cu.k_and_h_select(k, shape.hs[0], shape.sector_size)]})
+    naive = NaiveCS()
+    nx = [naive.alloc(comm_r_new), naive.alloc(k)]
+    gen = naive_gen_challenge_bits(naive, nx[0], nx[1], shape.challenges, shape.rand_bits)
+    assert naive.satisfied() and shape.digests == 8
+    assert [sum(naive.vals[b] << i for i, b in enumerate(bits)) + (k << shape.rand_bits) for bits in gen] == \
+        su.challenges(comm_r_new.to_bytes(32, "little"), shape.sector_size, k).tolist()
+    assert_same(cs.finalize(), naive.finish())
+    _assert_same_witness(cs, naive)
+    assert rand.shape == (shape.challenges, shape.rand_bits)
