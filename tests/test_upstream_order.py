@@ -3,8 +3,10 @@
 The naive builders below follow bellperson/bellpepper and rust-fil-proofs line by line, one
 instance after another, one bit at a time (``Boolean``, ``AllocatedBit::{xor, and, and_not,
 nor}``, ``Boolean::sha256_ch/maj``, ``UInt32::{xor, rotr, shr, addmany}``, ``MultiEq``,
-``sha256_compression_function``; ``insert_8``/``insert_2`` and ``SubPath::synthesize`` of por.rs;
-neptune 11.x ``circuit.rs`` ``poseidon_hash``; ``AllocatedNum::to_bits_le``; ``multipack::pack_bits``),
+``sha256_compression_function``; ``insert_8``/``insert_4``/``insert_2``, ``select`` and
+``SubPath::synthesize`` / ``por_no_challenge_input`` of por.rs; neptune 11.x ``circuit.rs``
+``poseidon_hash``; ``AllocatedNum::to_bits_le``; ``multipack::pack_bits``; ``Sha256Function::
+hash2_circuit``; whole ``FallbackPoStCircuit`` and ``EmptySectorUpdateCircuit`` partitions),
 written from reading those sources, sharing no code with cuzk's vectorized gadgets. The vectorized
 build with ``upstream_order=True`` must give the very same matrices (rows, columns,
 coefficients).
