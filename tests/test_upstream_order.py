@@ -3,8 +3,10 @@
 The naive builders below follow bellperson/bellpepper and rust-fil-proofs line by line, one
 instance after another, one bit at a time (``Boolean``, ``AllocatedBit::{xor, and, and_not,
 nor}``, ``Boolean::sha256_ch/maj``, ``UInt32::{xor, rotr, shr, addmany}``, ``MultiEq``,
-``sha256_compression_function``; ``insert_8``/``insert_2`` and ``SubPath::synthesize`` of por.rs;
-neptune 11.x ``circuit.rs`` ``poseidon_hash``; ``AllocatedNum::to_bits_le``; ``multipack::pack_bits``),
+``sha256_compression_function``; ``insert_8``/``insert_4``/``insert_2``, ``select`` and
+``SubPath::synthesize`` / ``por_no_challenge_input`` of por.rs; neptune 11.x ``circuit.rs``
+``poseidon_hash``; ``AllocatedNum::to_bits_le``; ``multipack::pack_bits``; ``Sha256Function::
+hash2_circuit``; whole ``FallbackPoStCircuit`` and ``EmptySectorUpdateCircuit`` partitions),
 written from reading those sources, sharing no code with cuzk's vectorized gadgets. The vectorized
 build with ``upstream_order=True`` must give the very same matrices (rows, columns,
 coefficients).
@@ -25,6 +27,7 @@ from cuzk.r1cs.order import OrderError
 from cuzk.r1cs.poseidon import hash_constraints, insert, poseidon_hash
 from cuzk.r1cs.sha256 import BIT0, BIT1, IV, K, bit_not, sha256
 from cuzk.r1cs.system import R
+from cuzk.sector import update as su
 
 CAPACITY = 254
 
@@ -54,8 +57,13 @@ class NaiveCS:
 
     def value(self, lc: dict):
         """The value of a linear combination (None when a term's value is unknown)."""
-        terms = [(self.vals.get(v), x) for v, x in lc.items()]
-        return None if any(t is None for t, _ in terms) else sum(t * x for t, x in terms) % R
+        total = 0
+        for v, x in lc.items():
+            t = self.vals.get(v)
+            if t is None:
+                return None
+            total += t * x
+        return total % R
 
     def enforce(self, a: dict, b: dict, c: dict) -> None:
         self.rows.append(tuple({v: x % R for v, x in d.items() if x % R} for d in (a, b, c)))
@@ -100,13 +108,22 @@ def blc(b, coeff=1) -> dict:  # Boolean::lc(one, coeff)
     return {0: coeff, x: -coeff}
 
 
+def bval(cs, b):
+    """A Boolean's value (None when its variable has none)."""
+    return cs.value(blc(b))
+
+
+def _op(f, *xs):
+    return None if any(x is None for x in xs) else f(*xs)
+
+
 def bnot(b):
     kind, x = b
     return ("c", not x) if kind == "c" else (("not", x) if kind == "is" else ("is", x))
 
 
 def ab_xor(cs, a, b):  # AllocatedBit::xor
-    c = cs.alloc()
+    c = cs.alloc(_op(lambda x, y: x ^ y, cs.vals[a], cs.vals[b]))
     cs.enforce({a: 2}, {b: 1}, add(({a: 1}, 1), ({b: 1}, 1), ({c: 1}, -1)))
     return c
 
@@ -134,7 +151,7 @@ def b_and(cs, a, b):
         return b
     if b == ("c", True):
         return a
-    r = cs.alloc()
+    r = cs.alloc(_op(lambda x, y: x & y, bval(cs, a), bval(cs, b)))
     if a[0] == "is" and b[0] == "not":
         cs.enforce({a[1]: 1}, {0: 1, b[1]: -1}, {r: 1})  # and_not(is, not)
     elif a[0] == "not" and b[0] == "is":
@@ -159,7 +176,7 @@ def b_ch(cs, a, b, c):
         return bnot(b_and(cs, a, bnot(b)))
     if b == ("c", True):
         return bnot(b_and(cs, bnot(a), bnot(c)))
-    ch = cs.alloc()
+    ch = cs.alloc(_op(lambda x, y, z: (x & y) ^ ((1 - x) & z), bval(cs, a), bval(cs, b), bval(cs, c)))
     cs.enforce(add((blc(b), 1), (blc(c), -1)), blc(a), add(({ch: 1}, 1), (blc(c), -1)))
     return ("is", ch)
 
@@ -179,7 +196,7 @@ def b_maj(cs, a, b, c):
         return bnot(b_and(cs, bnot(a), bnot(c)))
     if a == ("c", True):
         return bnot(b_and(cs, bnot(b), bnot(c)))
-    maj = cs.alloc()
+    maj = cs.alloc(_op(lambda x, y, z: (x & y) ^ (x & z) ^ (y & z), bval(cs, a), bval(cs, b), bval(cs, c)))
     bc = b_and(cs, b, c)
     cs.enforce(add((blc(bc), 2), (blc(b), -1), (blc(c), -1)), blc(a), add((blc(bc), 1), ({maj: 1}, -1)))
     return ("is", maj)
@@ -221,12 +238,14 @@ def addmany(cs, meq, ops):
     lhs, const = {}, True
     for op in ops:
         for i, b in enumerate(op):
-            lhs = add((lhs, 1), (blc(b, 1 << i), 1))
+            for v, x in blc(b, 1 << i).items():  # add() in place: one pass, not a copy per bit
+                lhs[v] = (lhs.get(v, 0) + x) % R
             const &= b[0] == "c"
     if const:
         return u32_const(sum(sum(1 << i for i, b in enumerate(op) if b[1]) for op in ops) & 0xFFFFFFFF)
     nbits = (len(ops) * 0xFFFFFFFF).bit_length()
-    out = [alloc_bit(cs) for _ in range(nbits)]
+    total = cs.value(lhs)
+    out = [alloc_bit(cs, _op(lambda t: (t >> i) & 1, total)) for i in range(nbits)]
     meq.enforce_equal(nbits, lhs, add(*[(blc(b, 1 << i), 1) for i, b in enumerate(out)]))
     return out[:32]
 
@@ -283,15 +302,13 @@ def naive_sha256(cs, bits):
 
 def rows_of(r1cs):
     """Our finalized matrices as the naive rows (column j of ours is variable j: ONE, then aux)."""
-    out = []
-    mats = (r1cs.A, r1cs.B, r1cs.C)
-    for i in range(r1cs.num_constraints):
-        row = []
-        for m in mats:
-            lo, hi = m.indptr[i], m.indptr[i + 1]
-            row.append({int(j): int(m.coeffs[c]) for j, c in zip(m.indices[lo:hi], m.coeff_ids[lo:hi])})
-        out.append(tuple(row))
-    return out
+    per = []
+    for m in (r1cs.A, r1cs.B, r1cs.C):
+        ptr, cols = m.indptr.tolist(), m.indices.tolist()
+        coeffs = [int(c) for c in m.coeffs]
+        vals = [coeffs[c] for c in m.coeff_ids.tolist()]
+        per.append([dict(zip(cols[lo:hi], vals[lo:hi])) for lo, hi in zip(ptr[:-1], ptr[1:])])
+    return list(zip(*per))
 
 
 def assert_same(r1cs, naive: NaiveCS):
@@ -358,6 +375,20 @@ def naive_insert_2(cs, a, bits, el):
     return [naive_pick(cs, bits[0], el[0], a), naive_pick(cs, bits[0], a, el[0])]
 
 
+def naive_insert_4(cs, a, bits, el):
+    """rust-fil-proofs insert_4 (insertion.rs): two picks per position, b0's first."""
+    pick = functools.partial(naive_pick, cs)
+    b0, b1 = bits
+    b, c, d = el
+    return [pick(b1, b, pick(b0, b, a)), pick(b1, c, pick(b0, a, b)),
+            pick(b1, pick(b0, d, a), c), pick(b1, pick(b0, a, d), d)]
+
+
+def naive_insert(cs, a, bits, el):
+    """rust-fil-proofs ``insert`` for the arities the trees use (2, 4, 8)."""
+    return {2: naive_insert_2, 4: naive_insert_4, 8: naive_insert_8}[len(el) + 1](cs, a, bits, el)
+
+
 def test_merkle_step_index_bits_siblings_insert_8_in_upstreams_order():
     """One 8-ary path level (por.rs SubPath::synthesize: 3 index bits, 7 siblings, insert_8)
     for 3 leaves in a loop, as the PoRep circuit marks it."""
@@ -380,7 +411,7 @@ def test_merkle_step_index_bits_siblings_insert_8_in_upstreams_order():
 # --- neptune circuit.rs poseidon_hash, bellpepper to_bits_le, por.rs SubPath -----------------------
 
 
-def naive_poseidon(cs, preimage, arity):
+def naive_poseidon(cs, preimage, arity, tag=None):
     """neptune 11.x ``circuit.rs`` ``poseidon_hash`` (``PoseidonCircuit::hash``), which
     rust-fil-proofs' ``hash2_circuit``, ``hash_multi_leaf_circuit`` and ``hash_single_column``
     call with the Merkle-tree constants. State elements are an allocated variable (int) or a
@@ -389,11 +420,12 @@ def naive_poseidon(cs, preimage, arity):
     the pre-round key inside ``square_sum``/``mul_sum`` and computes the tag's S-box as a
     constant; the MDS, pre-sparse and sparse products stay linear combinations; the digest is
     state[1] allocated. Constants: ``optimized_constants`` (neptune's compressed round keys and
-    matrices, checked against neptune's vectors in test_poseidon.py)."""
+    matrices, checked against neptune's vectors in test_poseidon.py). ``tag``: the domain tag
+    (default the Merkle tree's; SnapDeals' ``POSEIDON_CONSTANTS_GEN_RANDOMNESS`` differ only in it)."""
     p, oc = NP.params(arity), NP.optimized_constants(arity)
     t, half, rp = arity + 1, p.full_rounds // 2, p.partial_rounds
     keys = [int(c) for c in oc.compressed]
-    st = {"off": 0, "round": 0, "els": [{0: p.merkle_tag}] + list(preimage)}
+    st = {"off": 0, "round": 0, "els": [{0: p.merkle_tag if tag is None else tag}] + list(preimage)}
 
     def lc_of(e):
         return {e: 1} if isinstance(e, int) else e
@@ -489,8 +521,7 @@ def naive_inclusion(cs, leaf, arities, index, siblings, root):
         lb = [alloc_bit(cs, (index >> (off + j)) & 1)[1] for j in range(nb)]
         off += nb
         el = [cs.alloc(v) for v in sib]
-        nodes = (naive_insert_2 if a == 2 else naive_insert_8)(cs, cur, lb, el)
-        cur = naive_poseidon(cs, nodes, a)
+        cur = naive_poseidon(cs, naive_insert(cs, cur, lb, el), a)
         bits += lb
     inp = cs.alloc_input(index)
     cs.enforce(add(*[({b: 1 << i}, 1) for i, b in enumerate(bits)]), {0: 1}, {inp: 1})
@@ -687,7 +718,8 @@ def test_workflow_steps_build_and_follow_the_upstream_order(tmp_path, monkeypatc
     """``pce_extract(upstream_order=True)`` records the order in the PCE header, and the
     synthesize steps follow the PCE they are given: each witness satisfies its own PCE, the two
     PCEs differ, and a block-order witness fails the upstream-order matrices (the order is not
-    cosmetic). A circuit whose loops are not marked is refused before any work."""
+    cosmetic). A circuit whose loops are not marked (the comm_d-only one) is refused before any
+    work; SnapDeals is accepted (its upstream order: test_update_partition_in_upstreams_order)."""
     from cuzk import pipeline
     from cuzk.circuits.registry import ShapeMismatchError, shape_by_name
     from cuzk.memory.model import predict_step_bytes
@@ -719,8 +751,8 @@ def test_workflow_steps_build_and_follow_the_upstream_order(tmp_path, monkeypatc
     assert predict_step_bytes("pce_extract", shape_by_name("porep-32GiB").stats(), upstream_order=True) > \
         1.5 * predict_step_bytes("pce_extract", shape_by_name("porep-32GiB").stats())
     with pytest.raises(ShapeMismatchError, match="upstream order"):
-        pipeline.pce_extract("update-2KiB", tmp_path / "update.pce", upstream_order=True)
-    assert not (tmp_path / "update.pce").exists()
+        pipeline.pce_extract("porep-commd-2KiB", tmp_path / "commd.pce", upstream_order=True)
+    assert not (tmp_path / "commd.pce").exists()
 
 
 def naive_post_partition(cs, doc, partition):
@@ -785,3 +817,211 @@ def test_post_partition_in_upstreams_order(size, sectors, challenges, tmp_path, 
     plain = ConstraintSystem(shape=True, witness=False)
     cp.synthesize(plain, shape)
     assert rows_of(plain.finalize()) != naive.rows
+
+
+# --- SnapDeals: storage-proofs-update circuit.rs / gadgets.rs ----------------------------------
+
+
+def naive_sha254_hash2(cs, a, b):
+    """filecoin-hashers ``Sha256Function::hash2_circuit`` (and ``hash_multi_leaf_circuit`` of two
+    leaves): ``to_bits_le`` of each number, padded to 256 bits with constant zeros and each byte's
+    bits reversed; bellperson's ``sha256``; its big-endian digest bits, each byte reversed, the
+    first Fr::CAPACITY packed (``multipack::pack_bits``)."""
+    pre = []
+    for x in (a, b):
+        lb = [("is", v) for v in naive_to_bits_le(cs, x)] + [("c", False)]
+        pre += [bit for i in range(0, 256, 8) for bit in lb[i:i + 8][::-1]]
+    be = [bit for word in naive_sha256(cs, pre) for bit in word[::-1]]  # UInt32::into_bits_be
+    le = [bit for i in range(0, 256, 8) for bit in be[i:i + 8][::-1]][:CAPACITY]
+    assert all(kind == "is" for kind, _ in le)
+    return naive_pack_bits(cs, [v for _, v in le])
+
+
+def naive_por_no_challenge_input(cs, bits, leaf, path, root, sha=False):
+    """storage-proofs-core por.rs ``por_no_challenge_input``: the siblings allocated by the
+    caller, per level ``insert`` by the next log2(arity) challenge bits and the tree's hash
+    (Poseidon of the arity, or SHA-254 for TreeD), then computed root · ONE = root."""
+    cur, off = leaf, 0
+    for sib in path:
+        nb = len(sib).bit_length()
+        nodes = naive_insert(cs, cur, bits[off:off + nb], sib)
+        off += nb
+        cur = naive_sha254_hash2(cs, *nodes) if sha else naive_poseidon(cs, nodes, len(nodes))
+    assert off == len(bits)
+    cs.enforce({cur: 1}, {0: 1}, {root: 1})
+
+
+def naive_select(cs, table, bits):
+    """storage-proofs-core insertion.rs ``select``: most significant bit first, halving the
+    candidates with ``pick(bit, upper half, lower half)``."""
+    state = list(table)
+    for bit in bits[::-1]:
+        half = len(state) // 2
+        state = [naive_pick(cs, bit, state[half + j], state[j]) for j in range(half)]
+    return state[0]
+
+
+def naive_allocated_bits(cs, x, n):
+    """``AllocatedBit::alloc`` of x's n low bits, then Σ 2^i·b_i · ONE = x (gadgets.rs
+    ``allocated_num_to_allocated_bits``; circuit.rs splits ``k_and_h_select`` so too)."""
+    bits = [alloc_bit(cs, (cs.vals[x] >> i) & 1)[1] for i in range(n)]
+    cs.enforce(add(*[({b: 1 << i}, 1) for i, b in enumerate(bits)]), {0: 1}, {x: 1})
+    return bits
+
+
+def naive_gen_challenge_bits(cs, comm_r_new, partition, challenges, bits_per_challenge):
+    """gadgets.rs ``gen_challenge_bits``: per digest j, digest_index = k·D + j (alloc, one row),
+    its Poseidon with comm_r_new (``POSEIDON_CONSTANTS_GEN_RANDOMNESS``) and that digest's 255
+    bits; each challenge takes the next ``bits_per_challenge`` of them."""
+    per = CAPACITY // bits_per_challenge
+    digests = -(-challenges // per)
+    gen = []
+    for j in range(digests):
+        di = cs.alloc((cs.vals[partition] * digests + j) % R)
+        cs.enforce({partition: digests, 0: j}, {0: 1}, {di: 1})
+        dbits = naive_allocated_bits(cs, naive_poseidon(cs, [comm_r_new, di], 2, tag=su.GEN_RANDOMNESS_TAG), 255)
+        take = challenges - len(gen) if j == digests - 1 else per
+        gen += [dbits[i * bits_per_challenge:(i + 1) * bits_per_challenge] for i in range(take)]
+    return gen
+
+
+def naive_update_partition(cs, proof, *, nodes, partitions, challenges, hs, h, k, comm_r_old, comm_d_new,
+                           comm_r_new):
+    """rust-fil-proofs ``EmptySectorUpdateCircuit::synthesize`` (storage-proofs-update
+    ``circuit.rs``, gadgets from ``gadgets.rs``) for partition k of a vanilla
+    ``PartitionProof`` (``challenges`` of its challenge proofs), statement by statement."""
+    fr = lambda b: int.from_bytes(bytes(b), "little")  # noqa: E731
+    tag = su.GEN_RANDOMNESS_TAG
+    cbl, pbl, abl = nodes.bit_length() - 1, partitions.bit_length() - 1, len(proof.apex_leafs).bit_length() - 1
+    cps = proof.challenge_proofs[:challenges]
+
+    def inputize(value):  # AllocatedNum::alloc, inputize
+        x = cs.alloc(value)
+        cs.enforce({cs.alloc_input(value): 1}, {0: 1}, {x: 1})
+        return x
+
+    khs = inputize(k | (1 << hs.index(h)) << pbl)  # PublicInputs::new: k | h_select << pbl
+    kbits = naive_allocated_bits(cs, khs, pbl + len(hs))
+    pbits, hsel = kbits[:pbl], kbits[pbl:]
+    partition = naive_pack_bits(cs, pbits)
+    old, d_new, new = (inputize(fr(c)) for c in (comm_r_old, comm_d_new, comm_r_new))
+    phi = naive_poseidon(cs, [d_new, old], 2, tag=tag)
+    comm_c, root_old, root_new = cs.alloc(fr(proof.comm_c)), cs.alloc(cps[0].root_r_old), cs.alloc(cps[0].root_r_new)
+    apex = [cs.alloc(fr(x)) for x in proof.apex_leafs]
+    ppath = [[cs.alloc(fr(x))] for x in cps[0].path_d_new[cbl - pbl:]]
+    for root, comm_r in ((root_old, old), (root_new, new)):
+        calc = naive_poseidon(cs, [comm_c, root], 2)  # hash2_circuit of TreeR's hasher
+        cs.enforce({calc: 1}, {0: 1}, {comm_r: 1})
+    row = apex  # apex_por
+    while len(row) > 1:
+        row = [naive_sha254_hash2(cs, row[i], row[i + 1]) for i in range(0, len(row), 2)]
+    naive_por_no_challenge_input(cs, pbits, row[0], ppath, d_new, sha=True)
+    gen = naive_gen_challenge_bits(cs, new, partition, challenges, cbl - pbl)
+    for i, cp in enumerate(cps):
+        c_bits = gen[i] + pbits
+        highs = []  # get_challenge_high_bits
+        for hh, sel in zip(hs, hsel):
+            c_high = naive_pack_bits(cs, c_bits[len(c_bits) - hh:])
+            z = cs.alloc(cs.vals[c_high] * cs.vals[sel] % R)
+            cs.enforce({c_high: 1}, {sel: 1}, {z: 1})
+            highs.append(z)
+        high = cs.alloc(sum(cs.vals[z] for z in highs) % R)
+        cs.enforce(add(*[({z: 1}, 1) for z in highs]), {0: 1}, {high: 1})
+        rho = naive_poseidon(cs, [phi, high], 2, tag=tag)
+        leaf_old, leaf_d = cs.alloc(cp.leaf_r_old), cs.alloc(fr(cp.leaf_d_new))
+        prod = cs.alloc(cs.vals[leaf_d] * cs.vals[rho] % R)  # label_r_new: AllocatedNum::mul, then the sum
+        cs.enforce({leaf_d: 1}, {rho: 1}, {prod: 1})
+        leaf_new = cs.alloc((cs.vals[leaf_old] + cs.vals[prod]) % R)
+        cs.enforce({leaf_old: 1, prod: 1}, {0: 1}, {leaf_new: 1})
+        assert cs.vals[leaf_new] == cp.leaf_r_new
+        for leaf, path, root in ((leaf_old, cp.path_r_old, root_old), (leaf_new, cp.path_r_new, root_new)):
+            sibs = [[cs.alloc(x) for x in level[0]] for level in path]
+            naive_por_no_challenge_input(cs, c_bits, leaf, sibs, root)
+        apex_leaf = naive_select(cs, apex, c_bits[cbl - pbl - abl:cbl - pbl])
+        d = cbl - pbl - abl
+        sibs = [[cs.alloc(fr(x))] for x in cp.path_d_new[:d]]
+        naive_por_no_challenge_input(cs, c_bits[:d], leaf_d, sibs, apex_leaf, sha=True)
+
+
+@pytest.mark.slow  # about 13 s: the 7 apex-tree and 4 path SHA-254 hashes (500k rows) are the floor
+def test_update_partition_in_upstreams_order(tmp_path, monkeypatch):
+    """A SnapDeals partition (1 KiB sector: tree_r levels [8, 4], 8 apex leaves, a random CC
+    replica and random deal data; its first 2 challenges, so the challenge loop runs twice at a
+    quarter of the 1 KiB circuit): ``cuzk.circuits.update.synthesize`` with ``upstream_order``
+    gives the naive sequential build's matrices, public inputs and witness, so do the
+    witness-only build and the workflow's ``pce_extract``; the naive build is satisfied (its
+    SHA-256 and Poseidon values reach the vanilla proof's roots); the block order is not
+    upstream's."""
+    from cuzk import pipeline
+    from cuzk.circuits import registry
+    from cuzk.circuits import update as cu
+    from cuzk.r1cs.pce import read_pce
+    from cuzk.sector.fr32 import pad_sector, unpadded_size
+    from cuzk.sector.replica import build_tree
+
+    size, k, h = 1024, 2, 1
+    rng = np.random.default_rng(15)
+    key = b"".join(int(x).to_bytes(32, "little") for x in _fr(rng, (size // 32,)))
+    tree_r_old = build_tree(key, su.tree_r_shape(size))
+    comm_c = int(_fr(rng, (1,))[0]).to_bytes(32, "little")
+    data = pad_sector(rng.bytes(unpadded_size(size)), size)
+    out = su.encode(key, data, comm_c, int(tree_r_old[-1][0]).to_bytes(32, "little"), h, size)
+    pub = dict(sector_size=size, h=h, comm_r_old=out["comm_r_old"], comm_d_new=out["comm_d_new"],
+               comm_r_new=out["comm_r_new"])
+    proof = su.prove_partition(0, sector_size=size, comm_c=comm_c, comm_r_new=out["comm_r_new"], tree_r_old=tree_r_old,
+                               tree_d_new=out["tree_d_new"], tree_r_new=out["tree_r_new"])
+    su.verify_partition(proof, 0, **pub)
+    shape = cu.UpdateShape(f"test-only-update-1KiB-{k}c", size, 1, k, test_only=True)
+    vals = cu.values(proof, 0, **pub)
+    for name in ("leaf_r_old", "leaf_d_new", "path_d_new"):
+        vals[name] = vals[name][:k]
+    for name in ("path_r_old", "path_r_new"):
+        vals[name] = [lv[:k] for lv in vals[name]]
+
+    cs = ConstraintSystem(shape=True, witness=True, upstream_order=True)
+    cu.synthesize(cs, shape, vals)
+    naive = NaiveCS()
+    naive_update_partition(naive, proof, nodes=size // 32, partitions=1, challenges=k, hs=list(su.hs(size)),
+                                   h=h, k=0, **{n: out[n] for n in ("comm_r_old", "comm_d_new", "comm_r_new")})
+    assert naive.satisfied()
+    assert [naive.vals[-i] for i in range(1, naive.ni + 1)] == cu.public_inputs(0, **pub)
+    r1cs = cs.finalize()
+    assert_same(r1cs, naive.finish())
+    _assert_same_witness(cs, naive)
+    ws = ConstraintSystem(shape=False, witness=True, upstream_order=True)
+    cu.synthesize(ws, shape, vals)
+    assert np.array_equal(ws.full_assignment(), cs.full_assignment())
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setitem(registry.SHAPES, shape.name, shape)
+    pipeline.pce_extract(shape.name, tmp_path / "update.pce", upstream_order=True)
+    assert pipeline.pce_upstream_order(tmp_path / "update.pce")
+    pce = read_pce(tmp_path / "update.pce")[0]
+    for m, want in ((pce.A, r1cs.A), (pce.B, r1cs.B), (pce.C, r1cs.C)):
+        assert np.array_equal(m.indptr, want.indptr) and np.array_equal(m.indices, want.indices)
+        assert [m.coeffs[i] for i in m.coeff_ids] == [want.coeffs[i] for i in want.coeff_ids]
+    plain = ConstraintSystem(shape=True, witness=False)
+    cu.synthesize(plain, shape)
+    block = plain.finalize()  # the same matrix up to the order (r1cs is the naive build's)
+    assert block.stats() == r1cs.stats() and not np.array_equal(block.A.indices, r1cs.A.indices)
+
+
+def test_update_challenge_digests_in_upstreams_order():
+    """``gen_challenge_bits`` of a 512 MiB partition (8 digests of 12 challenges of 20 bits, 86
+    challenges), partition 5 of 16: the digest loop's matrices and witness in upstream's order,
+    and the bits (with the partition's on top) are the vanilla challenges."""
+    from cuzk.circuits import update as cu
+
+    shape = cu.shape_by_name("update-512MiB")
+    k, comm_r_new = 5, int(_fr(np.random.default_rng(16), (1,))[0])
+    cs = ConstraintSystem(shape=True, witness=True, upstream_order=True)
+    x = cs.alloc_aux(2, [comm_r_new, k])
+    rand = cu._challenge_bits(cs, shape, x[:1], x[1:], {"inputs": [cu.k_and_h_select(k, shape.hs[0], shape.sector_size)]})
+    naive = NaiveCS()
+    nx = [naive.alloc(comm_r_new), naive.alloc(k)]
+    gen = naive_gen_challenge_bits(naive, nx[0], nx[1], shape.challenges, shape.rand_bits)
+    assert naive.satisfied() and shape.digests == 8
+    assert [sum(naive.vals[b] << i for i, b in enumerate(bits)) + (k << shape.rand_bits) for bits in gen] == \
+        su.challenges(comm_r_new.to_bytes(32, "little"), shape.sector_size, k).tolist()
+    assert_same(cs.finalize(), naive.finish())
+    _assert_same_witness(cs, naive)
+    assert rand.shape == (shape.challenges, shape.rand_bits)

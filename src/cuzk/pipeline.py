@@ -280,16 +280,17 @@ def update_vanilla(sector: dict, sealed_path, out, shape_name: str, mem_json=Non
 
 
 #: Circuit families whose gadgets mark their loops (``ConstraintSystem.instances``), so that
-#: ``upstream_order`` gives rust-fil-proofs' row and column order: checked gadget by gadget
-#: against naive sequential builders (tests/test_upstream_order.py; PoRep gadget by gadget, a
-#: whole PoSt partition). SnapDeals and the comm_d-only circuit are not marked: there the flag
-#: would leave cuzk's block order.
-UPSTREAM_ORDER_FAMILIES = ("porep", "post")
+#: ``upstream_order`` gives rust-fil-proofs' row and column order: checked against naive
+#: sequential builders (tests/test_upstream_order.py; PoRep gadget by gadget, a whole PoSt
+#: partition, a whole SnapDeals partition). The comm_d-only circuit is not marked: there the
+#: flag would leave cuzk's block order.
+UPSTREAM_ORDER_FAMILIES = ("porep", "post", "update")
 
 #: Raised whenever a circuit's matrices change (rows, columns, their order, coefficients), so that
 #: a PCE written by older code, and the key and witnesses made from it, are rebuilt rather than
-#: used (``stale_pce``): 2 since the PoSt circuit took upstream's allocation order (stop 16).
-CIRCUIT_VERSION = 2
+#: used (``stale_pce``): 2 since the PoSt circuit took upstream's allocation order (stop 16); 3
+#: since SnapDeals did (and its digest bits upstream's packing row).
+CIRCUIT_VERSION = 3
 
 
 def pce_description(shape, upstream_order: bool = False) -> dict:

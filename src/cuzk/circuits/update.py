@@ -14,7 +14,8 @@ Gadget for gadget as rust-fil-proofs builds it (``storage-proofs-update/src/circ
   hashed up to the apex root, which with the p private partition-path siblings and the partition
   bits hashes up to comm_d_new.
 * **Challenge bits** (``gen_challenge_bits``): per digest j < D, ``digest_index = k·D + j`` (one
-  constraint), ``digest = P_gen(comm_r_new, digest_index)`` and its 255 bits; challenge i takes
+  constraint), ``digest = P_gen(comm_r_new, digest_index)`` and its 255 bits (booleanity, then
+  Σ 2^i·b_i · 1 = digest: ``allocated_num_to_allocated_bits``); challenge i takes
   ``log2 N − p`` bits of digest ``i // (254 // b)`` and the partition bits on top.
 * **Per challenge**: the h high bits of c for each of the six h, times its h_select bit, summed
   (``get_challenge_high_bits``: 2 constraints per h and one sum); rho = P_gen(phi, high);
@@ -22,6 +23,12 @@ Gadget for gadget as rust-fil-proofs builds it (``storage-proofs-update/src/circ
   leaf_r_old in tree_r_old and leaf_r_new in tree_r_new (Poseidon, the c bits as insert positions,
   roots root_r_old / root_r_new); the apex leaf ``select``-ed by c's a bits above the path, and
   leaf_d_new's SHA-256 path of ``log2 N − p − a`` levels up to it.
+
+**Order.** Allocations follow upstream's: the apex leaves and the partition path right after
+comm_c and the two roots (before the comm_r checks), each tree_r path's siblings all before its
+first hash. The apex tree rows, the digests and the challenges are marked as loops
+(``cs.instances``), so ``upstream_order`` gives rust-fil-proofs' row and column order (checked
+against a naive sequential build in ``tests/test_upstream_order.py``).
 
 P_gen is arity-2 Poseidon with the SnapDeals tag (:data:`cuzk.sector.update.GEN_RANDOMNESS_TAG`).
 Poseidon is costed as neptune's ``circuit.rs`` (``legacy=True``), SHA-256 nodes as
@@ -45,8 +52,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..hash.poseidon import R
-from ..r1cs import ConstraintSystem, alloc_bits, enforce_equal, lc, num_to_bits, pack_bits
-from ..r1cs.gadgets import POW2, select
+from ..r1cs import ConstraintSystem, enforce_equal, lc, num_to_bits, pack_bits
+from ..r1cs.gadgets import select
 from ..r1cs.poseidon import insert, merkle_path_poseidon, poseidon_hash
 from ..r1cs.sha254 import sha254_hash2
 from ..sector import SECTOR_SIZES
@@ -244,17 +251,15 @@ def _sha_path(cs: ConstraintSystem, leaf, bits, siblings, gadget: str) -> np.nda
     return cur
 
 
-def _globals(cs: ConstraintSystem, nbits: int, p: int, inputs, priv) -> dict:
+def _globals(cs: ConstraintSystem, nbits: int, p: int, inputs, priv, alloc_more=None) -> dict:
     """Public inputs, their bits, phi, the private commitments and the two comm_r checks.
 
     ``nbits``: p + 6 bits of k_and_h_select; ``inputs``: the 4 public values or None; ``priv``:
-    (comm_c, root_r_old, root_r_new) or None."""
+    (comm_c, root_r_old, root_r_new) or None; ``alloc_more``: None or a callable allocating the
+    other per-partition private values (upstream allocates them after the roots, before the
+    checks), its result returned under ``"more"``."""
     khs = _inputize(cs, inputs[0] if inputs else None, f"{G}/k_and_h_select")
-    bv = None
-    if inputs:
-        bv = np.array([(inputs[0] >> i) & 1 for i in range(nbits)], dtype=np.uint64).reshape(1, nbits)
-    bits = alloc_bits(cs, (1, nbits), bv, gadget=f"{G}/k_and_h_select_bits")
-    cs.enforce(lc(bits, POW2[:nbits]), lc(cs.one(1)), lc(khs), gadget=f"{G}/k_and_h_select_bits")
+    bits = num_to_bits(cs, khs, nbits, gadget=f"{G}/k_and_h_select_bits", packing_row=True)
     if p:
         partition = pack_bits(cs, bits[:, :p], gadget=f"{G}/partition")
     else:  # pack_bits of no bits: a zero number, 0 · 1 = partition
@@ -265,18 +270,20 @@ def _globals(cs: ConstraintSystem, nbits: int, p: int, inputs, priv) -> dict:
     phi = poseidon_hash(cs, np.stack([comm_d_new, comm_r_old], axis=1), 2, domain_tag=_TAG, gadget=f"{G}/phi",
                         legacy=True)
     comm_c, root_r_old, root_r_new = (cs.alloc_aux(1, [priv[i]] if priv else None) for i in range(3))
+    more = alloc_more() if alloc_more else None
     for name, root, public in (("comm_r_old", root_r_old, comm_r_old), ("comm_r_new", root_r_new, comm_r_new)):
         calc = poseidon_hash(cs, np.stack([comm_c, root], axis=1), 2, gadget=f"{G}/{name}_calc", legacy=True)
         enforce_equal(cs, calc, public, gadget=f"{G}/{name}")
     return {"bits": bits[0], "partition": partition, "comm_r_old": comm_r_old, "comm_d_new": comm_d_new,
-            "comm_r_new": comm_r_new, "phi": phi, "root_r_old": root_r_old, "root_r_new": root_r_new}
+            "comm_r_new": comm_r_new, "phi": phi, "root_r_old": root_r_old, "root_r_new": root_r_new, "more": more}
 
 
 def _apex_por(cs: ConstraintSystem, apex, pbits, ppath, comm_d_new) -> None:
     """``apex_por``: the apex tree over ``apex`` (A,) refs, then the partition path to comm_d_new."""
     row = apex
     while row.shape[0] > 1:
-        row = sha254_hash2(cs, row[0::2], row[1::2], gadget=f"{G}/apex_tree")
+        with cs.instances(row.shape[0] // 2, f"{G}/apex_tree"):  # upstream hashes pair after pair
+            row = sha254_hash2(cs, row[0::2], row[1::2], gadget=f"{G}/apex_tree")
     root = _sha_path(cs, row, pbits[None, :], ppath[None, :], f"{G}/partition_path")
     enforce_equal(cs, root, comm_d_new, gadget=f"{G}/comm_d_new")
 
@@ -289,12 +296,13 @@ def _challenge_bits(cs: ConstraintSystem, shape: UpdateShape, comm_r_new, partit
     if values is not None:
         k = values["inputs"][0] & (shape.partitions - 1)
         dv = [k * D + j for j in range(D)]
-    didx = cs.alloc_aux(D, dv)
-    cs.enforce(lc(np.repeat(partition, D), D) + lc(cs.one(D), np.arange(D, dtype=np.int64)), lc(cs.one(D)),
-               lc(didx), gadget=f"{G}/digest_index")
-    digest = poseidon_hash(cs, np.stack([np.repeat(comm_r_new, D), didx], axis=1), 2, domain_tag=_TAG,
-                           gadget=f"{G}/digest", legacy=True)
-    dbits = num_to_bits(cs, digest, _NUM_BITS, gadget=f"{G}/digest_bits")
+    with cs.instances(D, f"{G}/digests"):  # upstream's loop over the digests
+        didx = cs.alloc_aux(D, dv)
+        cs.enforce(lc(np.repeat(partition, D), D) + lc(cs.one(D), np.arange(D, dtype=np.int64)), lc(cs.one(D)),
+                   lc(didx), gadget=f"{G}/digest_index")
+        digest = poseidon_hash(cs, np.stack([np.repeat(comm_r_new, D), didx], axis=1), 2, domain_tag=_TAG,
+                               gadget=f"{G}/digest", legacy=True)
+        dbits = num_to_bits(cs, digest, _NUM_BITS, gadget=f"{G}/digest_bits", packing_row=True)
     i = np.arange(shape.challenges)
     return dbits[(i // per)[:, None], ((i % per) * b)[:, None] + np.arange(b)]
 
@@ -334,10 +342,12 @@ def _challenge_checks(cs: ConstraintSystem, shape: UpdateShape, c_bits, hsel, ph
     leaf_r_new = cs.alloc_aux(k, np.mod(values["leaf_r_old"] + cs.value(prod, dtype=object), R) if v else None)
     cs.enforce(lc(leaf_r_old) + lc(prod), lc(cs.one(k)), lc(leaf_r_new), gadget=f"{G}/label_r_new")
     for tree, leaf, root in (("tree_r_old", leaf_r_old, roots[0]), ("tree_r_new", leaf_r_new, roots[1])):
+        # upstream allocates the whole path's siblings, then hashes level by level
+        sibs = [cs.alloc_aux((k, 1, a - 1), values[f"path_{tree[5:]}"][lvl][:, None, :] if v else None)
+                for lvl, a in enumerate(shape.arities)]
         cur, off = leaf, 0
-        for lvl, a in enumerate(shape.arities):
+        for sib, a in zip(sibs, shape.arities):
             nb = a.bit_length() - 1
-            sib = cs.alloc_aux((k, 1, a - 1), values[f"path_{tree[5:]}"][lvl][:, None, :] if v else None)
             cur = merkle_path_poseidon(cs, cur, sib, c_bits[:, None, off:off + nb], a, gadget=f"{G}/{tree}",
                                        legacy=True)
             off += nb
@@ -372,20 +382,22 @@ def synthesize(cs: ConstraintSystem, shape: UpdateShape, values: dict | None = N
         values = None
     p, nh = shape.partition_bits, len(shape.hs)
     gl = _globals(cs, p + nh, p, values["inputs"] if v else None,
-                  (values["comm_c"], values["root_r_old"], values["root_r_new"]) if v else None)
+                  (values["comm_c"], values["root_r_old"], values["root_r_new"]) if v else None,
+                  lambda: (cs.alloc_aux(shape.apex_leaves, values["apex_leafs"] if v else None),
+                           cs.alloc_aux(p, values["partition_path"] if v else None)))
     pbits, hsel = gl["bits"][:p], gl["bits"][p:]
-    apex = cs.alloc_aux(shape.apex_leaves, values["apex_leafs"] if v else None)
-    ppath = cs.alloc_aux(p, values["partition_path"] if v else None)
+    apex, ppath = gl["more"]
     _apex_por(cs, apex, pbits, ppath, gl["comm_d_new"])
     rand = _challenge_bits(cs, shape, gl["comm_r_new"], gl["partition"], values)
     k = shape.challenges
     c_bits = np.concatenate([rand, np.broadcast_to(pbits, (k, p))], axis=1)
-    leaf_d_new, apex_leaf = _challenge_checks(cs, shape, c_bits, hsel, gl["phi"], (gl["root_r_old"], gl["root_r_new"]),
-                                              apex, values)
-    d = shape.apex_depth
-    sib = cs.alloc_aux((k, d), values["path_d_new"] if v else None)
-    root = _sha_path(cs, leaf_d_new, c_bits[:, :d], sib, f"{G}/tree_d_new")
-    enforce_equal(cs, root, apex_leaf, gadget=f"{G}/tree_d_new/root")
+    with cs.instances(k, f"{G}/challenges"):  # upstream's loop over the challenges
+        leaf_d_new, apex_leaf = _challenge_checks(cs, shape, c_bits, hsel, gl["phi"],
+                                                  (gl["root_r_old"], gl["root_r_new"]), apex, values)
+        d = shape.apex_depth
+        sib = cs.alloc_aux((k, d), values["path_d_new"] if v else None)
+        root = _sha_path(cs, leaf_d_new, c_bits[:, :d], sib, f"{G}/tree_d_new")
+        enforce_equal(cs, root, apex_leaf, gadget=f"{G}/tree_d_new/root")
     return {"c_bits": c_bits}
 
 

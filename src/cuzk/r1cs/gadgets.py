@@ -96,11 +96,14 @@ def alloc_bits(cs: ConstraintSystem, shape, values=None, gadget: str = "alloc_bi
     return bits
 
 
-def num_to_bits(cs: ConstraintSystem, x_refs, nbits: int, gadget: str = "num_to_bits") -> np.ndarray:
+def num_to_bits(cs: ConstraintSystem, x_refs, nbits: int, gadget: str = "num_to_bits",
+                packing_row: bool = False) -> np.ndarray:
     """Decompose k values into nbits little-endian bits each.
 
     Constraints: booleanity of the k·nbits bits, and k packings 0 · 0 = Σ 2^i·b_i − x
-    (bellperson's ``AllocatedNum::to_bits_le`` "unpacking constraint": everything in C).
+    (bellperson's ``AllocatedNum::to_bits_le`` "unpacking constraint": everything in C), or with
+    ``packing_row`` Σ 2^i·b_i · 1 = x (rust-fil-proofs' ``allocated_num_to_allocated_bits``,
+    ``storage-proofs-update/src/gadgets.rs``: the same count, other non-zeros).
 
     Args:
         x_refs: ``(k,)`` int64 refs.
@@ -123,7 +126,10 @@ def num_to_bits(cs: ConstraintSystem, x_refs, nbits: int, gadget: str = "num_to_
         values = _ints_to_bits(cs.xp, cs.value(x), nbits)
     bits = cs.alloc_aux((k, nbits), values)
     boolean(cs, bits, gadget=f"{gadget}/boolean")
-    cs.enforce_lazy(k, lambda: [(None, None, lc(x, -1) + lc(bits, _pow2(nbits)))], gadget=gadget)
+    if packing_row:
+        cs.enforce_lazy(k, lambda: [(lc(bits, _pow2(nbits)), cs.one(k), lc(x))], gadget=gadget)
+    else:
+        cs.enforce_lazy(k, lambda: [(None, None, lc(x, -1) + lc(bits, _pow2(nbits)))], gadget=gadget)
     return bits
 
 
