@@ -356,7 +356,7 @@ def test_a_pce_of_older_code_or_the_other_order_is_stale(tmp_path):
     r1cs, _ = read_pce(p)
     old = tmp_path / "old.pce"
     write_pce(old, r1cs, shape_by_name(shape).describe())        # as code before the version was written
-    assert f"circuit version 1, this code builds version {pipeline.CIRCUIT_VERSION}" in pipeline.stale_pce(old, shape)
+    assert f"circuit version 1, this code builds version {pipeline.CIRCUIT_VERSIONS['porep-commd']}" in pipeline.stale_pce(old, shape)
     other = tmp_path / "other.pce"
     write_pce(other, r1cs, pipeline.pce_description(shape_by_name("test-only-commd-256B")))
     assert "description is not" in pipeline.stale_pce(other, shape)

@@ -286,17 +286,25 @@ def update_vanilla(sector: dict, sealed_path, out, shape_name: str, mem_json=Non
 #: flag would leave cuzk's block order.
 UPSTREAM_ORDER_FAMILIES = ("porep", "post", "update")
 
-#: Raised whenever a circuit's matrices change (rows, columns, their order, coefficients), so that
-#: a PCE written by older code, and the key and witnesses made from it, are rebuilt rather than
-#: used (``stale_pce``): 2 since the PoSt circuit took upstream's allocation order (stop 16); 3
-#: since SnapDeals did (and its digest bits upstream's packing row).
-CIRCUIT_VERSION = 3
+#: Per circuit family, raised whenever its matrices change (rows, columns, their order,
+#: coefficients), so that a PCE written by older code, and the key and witnesses made from it,
+#: are rebuilt rather than used (``stale_pce``); per family, so that a change to one circuit
+#: does not cost every other shape's key (a 32 GiB PoRep's is 47 GB). "post" 2: upstream's
+#: allocation order (stop 16); "update" 3: upstream's order and its digest bits' packing row
+#: (stop 17).
+CIRCUIT_VERSIONS = {"porep-commd": 2, "porep": 2, "post": 2, "update": 3}
+
+
+def circuit_version(shape) -> int:
+    """``CIRCUIT_VERSIONS`` of the shape's family (``registry.family_of``)."""
+    return CIRCUIT_VERSIONS[family_of(shape).name]
 
 
 def pce_description(shape, upstream_order: bool = False) -> dict:
     """The description ``pce_extract`` stores in a PCE header for ``shape`` (its ``describe()``,
-    ``CIRCUIT_VERSION``, and ``upstream_order`` when set), as the header's JSON gives it back."""
-    desc = shape.describe() | {"circuit_version": CIRCUIT_VERSION} | ({"upstream_order": True} if upstream_order else {})
+    its family's ``circuit_version``, and ``upstream_order`` when set), as the header's JSON
+    gives it back."""
+    desc = shape.describe() | {"circuit_version": circuit_version(shape)} | ({"upstream_order": True} if upstream_order else {})
     return json.loads(json.dumps(desc))
 
 
