@@ -761,3 +761,24 @@ def test_spmv_ab_matches_cpu_and_finds_the_bad_row(gpu, cpu, rows_b, nnz_b):
     assert found[0] is None and any(x is not None for x in found[1:])
     with pytest.raises(ValueError):
         gpu.spmv_ab(mats, gpu.to_device(w), rows_b, nnz_b, r1cs.num_constraints - 1)
+
+
+@pytest.mark.parametrize("logn", [4, 11, 14])
+def test_compute_h_host_staged_and_split_equal_compute_h(gpu, cpu, logn):
+    """``compute_h_host`` from host copies of a, b, c (the "host" H phase): the staged schedule
+    (chunk 0: two arrays of n on the device) and the split one give ``compute_h``'s limbs; the
+    bus bytes counted are the schedule's (``compute_h_bus_arrays`` with host inputs)."""
+    from cuzk.backend.cuda.plan import compute_h_bus_arrays, ntt_split
+
+    n = 1 << logn
+    xs = [gpu.to_device(rand_fr(n)) for _ in range(3)]
+    ref = gpu.compute_h(*xs, n)
+    if logn <= 11:
+        assert host(gpu, ref) == [int(v) for v in cpu.compute_h(*(int_array(host(gpu, x)) for x in xs), n)]
+    for chunk, sched in ((0, "staged"), (ntt_split(n)[0], "split")):
+        copies = [gpu.offload(x) for x in xs]
+        b0 = gpu.bus_bytes
+        h = gpu.compute_h_host(*copies, n, chunk)
+        assert gpu.last_h_schedule == (sched, chunk)
+        assert bool((h == ref).all()), sched
+        assert gpu.bus_bytes - b0 == compute_h_bus_arrays(sched, inputs_on_host=True) * n * 32

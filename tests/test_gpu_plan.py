@@ -46,9 +46,9 @@ def _peak(stats, p) -> int:
         h = max(32 * nv + 64 * n + blk,                  # w, a and b padded, one row block
                 compute_h_ab_device_bytes(n, staged, twiddles=False))   # w dropped: a, b, c (or staged), spare
     else:
-        assert p.h_schedule[0] == "split"
+        assert p.h_schedule[0] in ("staged", "split")
         blk = 3 * ((p.spmv_rows + 1) * 8 + p.spmv_block_nnz * 8 + p.spmv_rows * 32)
-        h = max(32 * nv + blk, compute_h_device_bytes(n, "split", p.h_schedule[1], True))
+        h = max(32 * nv + blk, compute_h_device_bytes(n, *p.h_schedule, True))
     msm = 0
     for q in p.queries:
         k = 2 if q.name == "b_g2" else 1
@@ -135,7 +135,8 @@ def _host(stats, p, known=False) -> int:
     own = sum(q.points for q in p.queries if q.name in ("a", "b_g1") and (q.points != nv or not known))
     per = 32 * (nv + own + n - 1)
     nnz = stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]
-    host_h = {"host": 3 * 32 * n + 8 * nnz, "lean": 8 * nnz + (32 * n if p.h_schedule[0] == "lean_staged" else 0)}.get(p.h_phase, 0)
+    csr = 8 * nnz + 24 * (stats["constraints"] + 1)   # row offsets, columns, coefficient ids
+    host_h = {"host": 3 * 32 * n + csr, "lean": csr + (32 * n if p.h_schedule[0] == "lean_staged" else 0)}.get(p.h_phase, 0)
     return 2 * STAGING_BYTES + (p.in_flight * per if p.scalars_on_host else 0) + host_h
 
 
@@ -270,7 +271,7 @@ def _live_arrays(stats, p) -> dict:
         r, e = p.spmv_rows, p.spmv_block_nnz
         steps["products"] = live + nv * fr + 3 * ((r + 1) * 8 + e * 8 + r * fr)
         steps["quotient_start"] = live
-        steps["quotient"] = live + compute_h_device_bytes(n, "split", p.h_schedule[1], True)
+        steps["quotient"] = live + compute_h_device_bytes(n, *p.h_schedule, True)
     return steps
 
 

@@ -381,6 +381,16 @@ class Backend(abc.ABC):
         """
         return self.compute_h(a, b, self.mul(a, b), n)
 
+    def prepare_h(self, n: int) -> None:
+        """Make now what ``compute_h`` and ``compute_h_ab`` cache for a domain of n (cuda: the
+        twiddles, n/2 elements, and the coset factor tables), so that it is allocated before a
+        proof's transient arrays rather than among them (as ``prepare_spmv``). Default: nothing
+        is cached.
+
+        Raises:
+            ValueError: n is not a supported power of two.
+        """
+
     def prepare_spmv(self, m: CSRMatrix) -> None:
         """Make now what ``spmv`` caches for the matrix ``m`` (cuda: its device CSR arrays), so
         that it is allocated before a proof's transient arrays rather than among them (see

@@ -544,6 +544,8 @@ class Prover(ResidentBases):
             # freed witness-sized ones (CuPy cannot release a chunk part of which stays live)
             for m in (self.r1cs.A, self.r1cs.B, self.r1cs.C):
                 bk.prepare_spmv(m)
+        if plan.h_phase in ("device", "lean"):   # the twiddles the plan holds throughout, for the same reason
+            bk.prepare_h(self.n)
         vecs: list = []
         for st in staged:
             if st.owner is not self:

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from ..backend.base import GPUMemoryError
 from ..backend.cuda.plan import (
     _FR_BYTES,
-    H_SPLIT_HOST_PASSES,
     MIN_MSM_CHUNK,
     compute_h_ab_device_bytes,
     compute_h_bus_arrays,
@@ -67,9 +66,6 @@ counts against its limit but cannot release (free parts of chunks that still hol
 on the H200 the 32 GiB partition's H phase found at least 2.4 GB (0.56 of such an array) held
 beyond its live arrays, the limit's last 20 MB being all the 48 GiB plan had left
 (benchmarks/results/2026-12-02-h200/smallgpu-try2). An allowance, not a bound."""
-H_HOST_TRAFFIC = H_SPLIT_HOST_PASSES + 1
-"""Arrays of the domain size (n × 32 B) the "host" H phase moves over the bus per partition: the
-split ``compute_h``'s (``H_SPLIT_HOST_PASSES``) and the H scalars' download."""
 MIN_SPMV_ROWS = 1 << 10
 """Fewest rows of a sparse-product block of the "host" H phase."""
 _SPMV_T_NNZ_BYTES = 64
@@ -216,18 +212,32 @@ def prove_host_bytes(stats: dict, density_a: int | None, density_b: int | None, 
     (``cuzk.memory.model``): the two pinned staging buffers bases go through (the key itself stays
     in its mapped file, pages handed back per chunk), ``in_flight`` partitions' waiting scalars
     (``host_scalar_bytes``) when ``scalars_on_host``, and the "host" H phase's three arrays of n
-    (a, b, c zero-padded, their evaluations written over them) and the matrices' uint32 columns
-    and coefficient ids its row blocks are uploaded from (8 bytes per non-zero); the "lean" H
-    phase's same uint32 arrays, and c's values when ``h_schedule`` stages them."""
+    (a, b, c zero-padded, their evaluations written over them) and the matrices' arrays its row
+    blocks are uploaded from (``host_csr_bytes``); the "lean" H phase's same arrays, and c's
+    values when ``h_schedule`` stages them."""
     c = _counts(stats, density_a, density_b)
     total = 2 * STAGING_BYTES
     if scalars_on_host:
         total += in_flight * host_scalar_bytes(stats, density_a, density_b)
     if h_phase == "host":
-        total += 3 * c["n"] * _FR_BYTES + 8 * c["nnz"]
+        total += 3 * c["n"] * _FR_BYTES + host_csr_bytes(stats)
     elif h_phase == "lean":
-        total += 8 * c["nnz"] + (c["n"] * _FR_BYTES if h_schedule[0] == "lean_staged" else 0)
+        total += host_csr_bytes(stats) + (c["n"] * _FR_BYTES if h_schedule[0] == "lean_staged" else 0)
     return total
+
+
+def host_h_bus_arrays(h_schedule: tuple) -> int:
+    """Arrays of the domain size (n × 32 B) the "host" H phase moves over the bus per partition:
+    its ``compute_h_host`` schedule's (``compute_h_bus_arrays``, inputs on the host) and the H
+    scalars' download."""
+    return compute_h_bus_arrays(h_schedule[0], inputs_on_host=True) + 1
+
+
+def host_csr_bytes(stats: dict) -> int:
+    """Host bytes of the matrices A, B, C as the "host" and "lean" H phases upload their row
+    blocks from (``CUDABackend._host_csr32``, pinned): int64 row offsets, uint32 columns and
+    coefficient ids: 8 bytes per row and per non-zero."""
+    return 8 * (stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]) + 3 * 8 * (stats["constraints"] + 1)
 
 
 def spmv_block_bytes(rows: int, nnz: int) -> int:
@@ -260,7 +270,7 @@ def h_phase_bytes(stats: dict, density_a: int | None, density_b: int | None, h_p
     "lean": "products" (w, a and b of the domain's n, one row block), "quotient" (w dropped:
     ``compute_h_ab`` by ``h_schedule``, a and b included; the twiddles are a held part);
     "host": "products" (w and one sparse-product row block, ``spmv_block_bytes``), "quotient"
-    (w dropped, a, b, c on the host: ``compute_h_host`` split by ``h_schedule``);
+    (w dropped, a, b, c on the host: ``compute_h_host`` by ``h_schedule``, staged or split);
     "held_at_quotient" 0. "h" is the largest step.
     """
     c = _counts(stats, density_a, density_b)
@@ -278,7 +288,7 @@ def h_phase_bytes(stats: dict, density_a: int | None, density_b: int | None, h_p
                "quotient": compute_h_ab_device_bytes(n, sched == "lean_staged", twiddles=False), "held_at_quotient": 0}
     else:
         out = {"products": w + spmv_block_bytes(spmv_rows, spmv_block_nnz),
-               "quotient": compute_h_device_bytes(n, "split", block, True), "held_at_quotient": 0}
+               "quotient": compute_h_device_bytes(n, sched, block, True), "held_at_quotient": 0}
     out["h"] = max(v for k, v in out.items() if k != "held_at_quotient")
     return out
 
@@ -334,7 +344,7 @@ def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bo
         per += (c["nv"] + own + c["n"] - 1) * _FR_BYTES
         per += (c["da"] + 2 * c["db"] + c["aux"] + c["n"] - 1) * _FR_BYTES
     if h_phase == "host":
-        per += 3 * c["rows"] * _FR_BYTES + H_HOST_TRAFFIC * c["n"] * _FR_BYTES + c["nnz"] * 8 + 3 * c["rows"] * 8
+        per += 3 * c["rows"] * _FR_BYTES + host_h_bus_arrays(h_schedule) * c["n"] * _FR_BYTES + c["nnz"] * 8 + 3 * c["rows"] * 8
     elif h_phase == "lean":   # the matrices' blocks up; c's values down and up when staged
         per += c["nnz"] * 8 + 3 * c["rows"] * 8 + (2 * c["n"] * _FR_BYTES if h_schedule[0] == "lean_staged" else 0)
     else:   # the device H phase's compute_h: what its schedule stages on the host
@@ -400,8 +410,8 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
                 rows_b = min(c["rows"], MIN_SPMV_ROWS) if h_phase != "device" else 0
                 sched = ("split", split_min)
                 parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b, rows_b * mean_row)
-                if h_phase == "lean":   # c on the device when it fits, else staged on the host
-                    for sched in LEAN_SCHEDULES:
+                if h_phase != "device":   # the schedules of compute_h_ab / compute_h_host, most memory first
+                    for sched in (LEAN_SCHEDULES if h_phase == "lean" else (("staged", 0), ("split", split_min))):
                         parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b,
                                             rows_b * mean_row)
                         if parts["peak"] <= limit:
@@ -451,7 +461,7 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
         m = largest_fitting(q.points, lambda m, q=q: msm_step_bytes(
             QueryPlan(q.name, q.points, q.words, q.resident, m), on_host), room)
         qs[i] = QueryPlan(q.name, q.points, q.words, q.resident, max(m, q.piece))
-    if h_phase == "host":
+    if h_phase == "host" and sched[0] == "split":
         blk = split_min
         while blk * 2 <= min(n, 1 << 22) and compute_h_device_bytes(n, "split", blk * 2, True) <= room:
             blk *= 2
@@ -588,6 +598,6 @@ def plan_setup(stats: dict, limit: int | None, step: str = "setup") -> SetupPlan
     return SetupPlan(limit, ntt, sl, parts, parts["peak"], *(blocks or (0, 0, 0)))
 
 
-__all__ = ["GROUP_WORDS", "H_HOST_TRAFFIC", "H_PHASES", "LEAN_SCHEDULES", "POINT_BYTES", "POOL_FRAGMENT_ARRAYS", "ProvePlan", "QUERIES", "QueryPlan", "RUNTIME_SLACK",
-           "SetupPlan", "h_phase_bytes", "host_scalar_bytes", "setup_host_bytes", "msm_step_bytes", "plan_prove", "plan_setup", "prove_host_bytes",
+__all__ = ["GROUP_WORDS", "H_PHASES", "LEAN_SCHEDULES", "POINT_BYTES", "POOL_FRAGMENT_ARRAYS", "ProvePlan", "QUERIES", "QueryPlan", "RUNTIME_SLACK",
+           "SetupPlan", "h_phase_bytes", "host_csr_bytes", "host_h_bus_arrays", "host_scalar_bytes", "setup_host_bytes", "msm_step_bytes", "plan_prove", "plan_setup", "prove_host_bytes",
            "prove_parts", "query_points", "setup_parts", "spmv_block_bytes", "spmv_t_block_bytes"]

@@ -337,16 +337,24 @@ class NTTOps(DeviceRuntime):
         return self._ntt(spare, True, post=from_coset, out=out, tmp=spare)
 
     def _h_staged(self, xs, to_coset, from_coset):
-        """2 arrays of n on the device: a's and b's evaluations wait on the host (numpy) while the
-        next input reuses the two buffers; c's stay, and a·b − c is formed from uploaded slices
-        (``_stage_step``) into the spare buffer."""
+        """2 arrays of n on the device: a's and b's evaluations wait on the host (numpy; a host
+        input's own memory takes them) while the next input reuses the two buffers; c's stay,
+        and a·b − c is formed from uploaded slices (``_stage_step``) into the spare buffer. A
+        host input (``compute_h_host``) is uploaded into the first buffer first."""
         cp = self.cp
-        p, q = cp.empty_like(xs[0]), cp.empty_like(xs[0])
+        p, q = cp.empty(xs[0].shape, dtype=cp.uint64), cp.empty(xs[0].shape, dtype=cp.uint64)
+
+        def evaluate(x):
+            if isinstance(x, np.ndarray):
+                p.set(x)
+                x = p
+            self._h_eval(x, to_coset, p, q)
+
         staged = []
         for x in xs[:2]:
-            self._h_eval(x, to_coset, p, q)
-            staged.append(p.get(out=self.host_empty(p.shape)))
-        self._h_eval(xs[2], to_coset, p, q)
+            evaluate(x)
+            staged.append(p.get(out=x if isinstance(x, np.ndarray) else self.host_empty(p.shape)))
+        evaluate(xs[2])
         m = p.shape[0]
         step = _stage_step(m)
         ua, ub = cp.empty((step, 4), dtype=cp.uint64), cp.empty((step, 4), dtype=cp.uint64)
@@ -396,6 +404,13 @@ class NTTOps(DeviceRuntime):
         return self._factor_tables(g, minv, k), self._factor_tables(pow(g, -1, _R), minv * zinv % _R, k)
 
     @_guard("compute_h")
+    def prepare_h(self, n: int) -> None:
+        """``Backend.prepare_h``: this size's twiddles and ``compute_h``'s factor tables cached now."""
+        k = self._check_ntt_size(n)
+        self._twiddles(k)
+        self._h_tables(n, n, k)
+
+    @_guard("compute_h")
     def compute_h_ab(self, a, b, n: int, stage_c: bool = False):
         """``Backend.compute_h_ab`` on the GPU: c = a·b (one kernel), then each input's coset
         evaluations made in its own buffer through one spare array (the inverse NTT's passes in
@@ -443,16 +458,18 @@ class NTTOps(DeviceRuntime):
 
     @_guard("compute_h")
     def compute_h_host(self, a, b, c, n: int, chunk: int):
-        """``Backend.compute_h_host`` on the GPU: the split schedule (``_h_split``) reading a, b, c
-        (``HostFr``, zero-padded to n on the host; one already n long is used in place and
-        overwritten) from host memory, blocks of ``chunk`` elements; the device holds the result
-        and three blocks, the host three arrays of n. Same values as ``compute_h``.
+        """``Backend.compute_h_host`` on the GPU reading a, b, c (``HostFr``, zero-padded to n on
+        the host; one already n long is used in place and overwritten) from host memory: the
+        split schedule (``_h_split``) in blocks of ``chunk`` elements, the device holding the
+        result and three blocks; or with ``chunk`` 0 the staged one (``_h_staged``: two arrays of
+        n on the device, each input uploaded once). The host holds three arrays of n. Same
+        values as ``compute_h``.
 
         Raises:
-            ValueError: n not a power of two ≤ 2^27, an input longer than n, or chunk < √n.
+            ValueError: n not a power of two ≤ 2^27, an input longer than n, or 0 < chunk < √n.
         """
         k = self._check_ntt_size(n)
-        if chunk < ntt_split(n)[0]:
+        if chunk and chunk < ntt_split(n)[0]:
             raise ValueError(f"compute_h_host: a block of {chunk} elements is below one row ({ntt_split(n)[0]})")
         xs = []
         for x in (a, b, c):
@@ -466,9 +483,10 @@ class NTTOps(DeviceRuntime):
             full[len(x) :] = 0
             xs.append(full)
         to_coset, from_coset = self._h_tables(n, n, k)
-        self.last_h_schedule = ("split", chunk)
-        h = self._h_split(xs, to_coset, from_coset, chunk)
-        self.bus_bytes += compute_h_bus_arrays("split", inputs_on_host=True) * n * 32
+        sched = ("split", chunk) if chunk else ("staged", 0)
+        self.last_h_schedule = sched
+        h = self._h_split(xs, to_coset, from_coset, chunk) if chunk else self._h_staged(xs, to_coset, from_coset)
+        self.bus_bytes += compute_h_bus_arrays(sched[0], inputs_on_host=True) * n * 32
         return h[0 : n - 1]
 
     @_guard("compute_h")

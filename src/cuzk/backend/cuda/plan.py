@@ -195,8 +195,9 @@ and back up in slices for a·b − c."""
 
 def compute_h_bus_arrays(schedule: str, inputs_on_host: bool = False) -> int:
     """Arrays of n elements (n × 32 bytes each) ``compute_h`` moves over the bus by schedule
-    (``H_SCHEDULES``): "fused" none, "staged" ``H_STAGED_HOST_PASSES``, "split"
-    ``H_SPLIT_HOST_PASSES`` less the three inputs' uploads when a, b, c start on the device.
+    (``H_SCHEDULES``): "fused" none, "staged" ``H_STAGED_HOST_PASSES`` plus the three inputs'
+    uploads when a, b, c start on the host (``compute_h_host``), "split"
+    ``H_SPLIT_HOST_PASSES`` less those uploads when they start on the device.
     Measured on the H200 (benchmarks/results/2026-12-02-h200/stop15): at n = 2^27 the split
     schedule with device inputs took 16-21 s a partition against 0.44 s fused, so a plan that
     saves key transfers by splitting the H phase is a bad trade; counted, the planner sees it.
@@ -209,7 +210,7 @@ def compute_h_bus_arrays(schedule: str, inputs_on_host: bool = False) -> int:
     if schedule == "fused":
         return 0
     if schedule == "staged":
-        return H_STAGED_HOST_PASSES
+        return H_STAGED_HOST_PASSES + (3 if inputs_on_host else 0)
     return H_SPLIT_HOST_PASSES - (0 if inputs_on_host else 3)
 
 

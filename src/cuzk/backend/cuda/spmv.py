@@ -189,7 +189,7 @@ class SpMVOps(DeviceRuntime):
         host CSR arrays are uploaded (their pages handed back), multiplied (``spmv_csr``), the
         three products checked (``fr_first_unsat``) and copied into host arrays (zeros up to
         ``pad_to``); nothing is cached on the device but the coefficient tables; on the host, the
-        matrices' uint32 columns and ids (``_host_csr32``, 8 bytes per non-zero).
+        matrices' row offsets, uint32 columns and ids (``_host_csr32``, 8 bytes per non-zero and per row).
 
         Raises:
             ValueError: len(w) differs from the columns, the row counts differ, or a column index
@@ -276,24 +276,29 @@ class SpMVOps(DeviceRuntime):
             ValueError: a column index or coefficient id outside the matrix.
         """
         cp = self.cp
+        if host32 is not None:   # converted and checked once (``_host_csr32``): DMA from pinned memory
+            hip, cols, ids = host32
+            e0, e1 = int(hip[r0]), int(hip[r1])
+            ip = cp.asarray(hip[r0 : r1 + 1])
+            ip -= e0
+            self.bus_bytes += ip.nbytes + 8 * (e1 - e0)
+            return ip, cp.asarray(cols[e0:e1]), cp.asarray(ids[e0:e1])
         e0, e1 = int(m.indptr[r0]), int(m.indptr[r1])
         ip = np.asarray(m.indptr[r0 : r1 + 1], dtype=np.int64) - e0
-        if host32 is not None:   # converted and checked once (``_host_csr32``)
-            parts = [cp.asarray(a[e0:e1]) for a in host32]
-        else:
-            parts = [cp.asarray(_checked_u32(arr, e0, e1, bound)) for arr, bound in _index_arrays(m)]
-            for arr, _ in _index_arrays(m):
-                release_pages(arr[e0:e1])
+        parts = [cp.asarray(_checked_u32(arr, e0, e1, bound)) for arr, bound in _index_arrays(m)]
+        for arr, _ in _index_arrays(m):
+            release_pages(arr[e0:e1])
         self.bus_bytes += ip.nbytes + 8 * (e1 - e0)
         return cp.asarray(ip), parts[0], parts[1]
 
     def _host_csr32(self, m: CSRMatrix) -> tuple:
-        """``m``'s column indices and coefficient ids as uint32 in host memory (``host_empty``:
-        page-locked where it can be had), each checked against the matrix's bounds as it is
-        converted, once per matrix object (cached while it lives): ``spmv_blocks`` uploads every
-        block of every matrix again for each partition, and converting and checking the mapped
-        int64 arrays each time took 4-8 s of a 32 GiB partition's H phase on the H200 host
-        (benchmarks/results/2026-12-02-h200/stop15/call2). 8 bytes per non-zero.
+        """``m``'s row offsets (int64, checked non-decreasing from 0 to nnz), column indices and
+        coefficient ids (uint32) in host memory (``host_empty``: page-locked where it can be had),
+        each index checked against the matrix's bounds as it is converted, once per matrix
+        object (cached while it lives): ``spmv_blocks`` and ``spmv_ab`` upload every block of
+        every matrix again for each partition, and converting and checking the mapped int64
+        arrays each time took 4-8 s of a 32 GiB partition's H phase on the H200 host
+        (benchmarks/results/2026-12-02-h200/stop15/call2). 8 bytes per non-zero and per row.
 
         Raises:
             ValueError: a column index or coefficient id outside the matrix.
@@ -301,7 +306,14 @@ class SpMVOps(DeviceRuntime):
         hit = self._csr32.get(id(m))
         if hit is not None and hit[0]() is m:
             return hit[1]
-        out = []
+        ip = self.host_empty((m.shape[0] + 1,), np.int64)
+        for a in range(0, ip.shape[0], _UPLOAD_ROWS):
+            b = min(ip.shape[0], a + _UPLOAD_ROWS)
+            ip[a:b] = m.indptr[a:b]
+            release_pages(m.indptr[a:b])
+        if len(m.indptr) != m.shape[0] + 1 or int(ip[0]) != 0 or int(ip[-1]) != m.nnz or bool((ip[1:] < ip[:-1]).any()):
+            raise ValueError("spmv: indptr is not a non-decreasing sequence from 0 to nnz")
+        out = [ip]
         for arr, bound in _index_arrays(m):
             dst = self.host_empty((arr.shape[0],), np.uint32)
             for a in range(0, arr.shape[0], _UPLOAD_ROWS):
