@@ -43,17 +43,18 @@ def _key(r1cs, bk, plan=None):
 
 def _prove_all(pk, r1cs, bk, wits, plan):
     out = []
-    seen = bk.live_at_start("compute_h", "compute_h_host") if plan is not None else []
+    seen = bk.live_at_start("compute_h", "compute_h_host", "compute_h_ab") if plan is not None else []
     with Prover(pk, r1cs, bk, plan=plan) as pr:
         if plan is None:
             return [pr.prove(i, a, r=5, s=6) for i, a in wits]
         pr.prove_groups(list(range(len(wits))), lambda j: (wits[j][0][1:], pr.stage(*wits[j], defer=True)),
                         lambda p, pub: verify(pk.vk, p, pub), lambda item: out.append(item), plan, r=5, s=6)
     assert all(x.verified for x in out)
-    if plan is not None:   # the plan's count of what the H phase holds then (``h_phase_bytes``)
-        p = plan.parts
+    if plan is not None:   # the plan's count of what the H phase holds then (``h_phase_bytes``;
+        p = plan.parts       # the lean one's a and b are compute_h_ab's own: it consumes them)
         assert len(seen) == len(wits)
-        assert max(live for live, _ in seen) <= p["resident"] + p["scalars"] + p["twiddles"] + p["h_held_at_quotient"] + p["slack"], (seen, p)
+        ab = 2 * 32 * _stats(r1cs)["domain"] if plan.h_phase == "lean" else 0
+        assert max(live for live, _ in seen) <= p["resident"] + p["scalars"] + p["twiddles"] + p["h_held_at_quotient"] + p["slack"] + ab, (seen, p)
     return [x.proof for x in out]
 
 
@@ -67,8 +68,9 @@ def test_limited_proofs_equal_unlimited():
     seen = set()
     # this shape's smallest setup schedule needs about 59 MiB (the transposed products in column
     # slices and row blocks below 67): 60 MiB blocks setup's products; the prove plans (CPU,
-    # plan_prove): 60 and 72 put the H phase on the host, 96 and 192 keep it on the device with
-    # part of the key streamed, 512 streams none (both planners are asked below, as the workflow does)
+    # plan_prove): 60 puts the H phase on the host, 72 and 96 take the lean one, 192 keeps it on
+    # the device with part of the key streamed, 512 streams none (both planners are asked below,
+    # as the workflow does)
     for mib in (60, 72, 96, 192, 512):
         limit = mib * MIB
         plan = plan_prove(st, len(pk.a), len(pk.b_g1), len(wits), limit)
@@ -82,6 +84,7 @@ def test_limited_proofs_equal_unlimited():
             assert got == want, (mib, plan)
             assert bk.gpu_peak_bytes <= limit, (mib, bk.gpu_peak_bytes)
     assert any(s[2] for s in seen)   # some limit streamed the key
+    assert {s[0] for s in seen} == {"host", "lean", "device"}
 
 
 def test_limit_below_one_chunk_then_next_job():
