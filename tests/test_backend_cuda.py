@@ -782,3 +782,25 @@ def test_compute_h_host_staged_and_split_equal_compute_h(gpu, cpu, logn):
         assert gpu.last_h_schedule == (sched, chunk)
         assert bool((h == ref).all()), sched
         assert gpu.bus_bytes - b0 == compute_h_bus_arrays(sched, inputs_on_host=True) * n * 32
+
+
+def test_host_selection_slices_and_msm_many(gpu, cpu):
+    """A lazy host selection (``host_select``: each slice's span of w uploaded, rows picked on the
+    device) restores the slices of ``select`` and serves ``msm_many`` over streamed pieces with
+    the MSMs of the selected scalars (``Group.msm``); a mask of the wrong length is refused."""
+    nv = 3000
+    w = rand_fr(nv)
+    mask = np.array([RNG.random() < 0.8 for _ in range(nv)])
+    mask[0], mask[-1] = False, True
+    wd = gpu.to_device(w)
+    sel = gpu.host_select(gpu.offload(wd), mask)
+    want = [v for v, m in zip(w, mask) if m]
+    assert len(sel) == len(want)
+    for lo, hi in ((0, len(want)), (0, 1), (17, 900), (len(want) - 5, len(want)), (40, 40)):
+        assert host(gpu, gpu.restore(sel, lo, hi)) == want[lo:hi], (lo, hi)
+    dev, arr, pts = _grid_points(gpu, len(want), G1)
+    with gpu.msm_context(G1, arr, resident=False) as ctx:
+        got = ctx.msm_many([sel, gpu.offload(gpu.to_device(want))], piece=701)
+    assert got == [G1.msm(pts, want)] * 2
+    with pytest.raises(ValueError):
+        gpu.host_select(gpu.offload(wd), mask[:-1])

@@ -330,8 +330,20 @@ class Backend(abc.ABC):
         return a
 
     def restore(self, h, lo: int, hi: int):
-        """Elements ``lo:hi`` of an ``offload``-ed array as a new device array."""
+        """Elements ``lo:hi`` of an ``offload``-ed array (or of a ``host_select``-ion) as a new
+        device array."""
         return self.slice(h, lo, hi)
+
+    def host_select(self, h, mask: np.ndarray):
+        """The elements of the ``offload``-ed array ``h`` where the bool array ``mask`` (len(h),)
+        is set, as a scalar vector ``restore`` and ``MSMContext.msm_many`` take in slices. The
+        default (cpu) selects now; cuda selects each slice when it is asked for (its span of h
+        uploaded, the rows picked on the device: no host copy of the selection).
+
+        Raises:
+            ValueError: the mask's length differs from h's.
+        """
+        return self.select(h, mask)
 
     def spmv_blocks(self, mats: Sequence[CSRMatrix], w, rows: int, nnz: int, pad_to: int | None = None):
         """The products M·w of matrices with equal rows (A, B, C) left in host memory, computed

@@ -31,6 +31,7 @@ from ..errors import CuzkError
 from ..backend import Backend, CompactAssignment
 from ..curve import G1, G2
 from ..field import FR, as_int_array, is_limb_array, limbs_below_modulus
+from ..memory.gpu_plan import lazy_selection
 from ..r1cs import Unsatisfied
 from .keys import Proof, ProvingKey, ResidentKey
 from .setup import domain_size
@@ -556,8 +557,15 @@ class Prover(ResidentBases):
             st.upload.array = None          # w's only reference is wd from here
             if plan.scalars_on_host:   # w once on the host: L, and A and B over every variable, are views of it
                 wh = bk.offload(wd)
-                one = {"a": wh if full_a else keep(bk.select(wd, self.dens_a)),
-                       "b": wh if full_b else keep(bk.select(wd, self.dens_b)),
+
+                def held(full, mask):   # a dense selection picked per piece from w's copy (no host copy)
+                    if full:
+                        return wh
+                    if lazy_selection(int(mask.sum()), len(mask)):
+                        return bk.host_select(wh, mask)
+                    return keep(bk.select(wd, mask))
+
+                one = {"a": held(full_a, self.dens_a), "b": held(full_b, self.dens_b),
                        self.private: wh[self.num_inputs : st.length]}
                 del wh
             else:

@@ -191,10 +191,21 @@ def query_points(stats: dict, density_a: int | None = None, density_b: int | Non
     return {"h": c["n"] - 1, "l": c["aux"], "a": c["da"], "b_g1": c["db"], "b_g2": c["db"]}
 
 
+def lazy_selection(count: int, nv: int) -> bool:
+    """Whether a query over ``count`` of the ``nv`` variables takes its waiting scalars as a lazy
+    selection of w's host copy (``Backend.host_select``: each piece's span of w uploaded and
+    selected on the device) rather than its own host copy: when it covers at least half of the
+    variables (the span it uploads is then at most twice its scalars; PoRep's A covers 99.6 %),
+    and not all of them (then it is w itself)."""
+    return 2 * count >= nv and count != nv
+
+
 def _own_selections(c: dict, density_a: int | None, density_b: int | None) -> int:
     """Scalars of A's and B's own host copies: none for a query over every variable (a view of
-    w); a density not given (None) counts as its own copy of every variable (an upper bound)."""
-    return sum(c[k] for k, d in (("da", density_a), ("db", density_b)) if d is None or c[k] != c["nv"])
+    w) or a lazy selection of it (``lazy_selection``); a density not given (None) counts as its
+    own copy of every variable (an upper bound)."""
+    return sum(c[k] for k, d in (("da", density_a), ("db", density_b))
+               if d is None or (c[k] != c["nv"] and not lazy_selection(c[k], c["nv"])))
 
 
 def host_scalar_bytes(stats: dict, density_a: int | None = None, density_b: int | None = None) -> int:
@@ -342,7 +353,8 @@ def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bo
     per = c["nv"] * _FR_BYTES
     if scalars_on_host:   # down once (w shared, ``own`` selections: host_scalar_bytes), up per query (B's twice)
         per += (c["nv"] + own + c["n"] - 1) * _FR_BYTES
-        per += (c["da"] + 2 * c["db"] + c["aux"] + c["n"] - 1) * _FR_BYTES
+        up = {k: (c["nv"] if lazy_selection(c[k], c["nv"]) else c[k]) for k in ("da", "db")}   # a lazy one: w's span
+        per += (up["da"] + 2 * up["db"] + c["aux"] + c["n"] - 1) * _FR_BYTES
     if h_phase == "host":
         per += 3 * c["rows"] * _FR_BYTES + host_h_bus_arrays(h_schedule) * c["n"] * _FR_BYTES + c["nnz"] * 8 + 3 * c["rows"] * 8
     elif h_phase == "lean":   # the matrices' blocks up; c's values down and up when staged
@@ -599,5 +611,5 @@ def plan_setup(stats: dict, limit: int | None, step: str = "setup") -> SetupPlan
 
 
 __all__ = ["GROUP_WORDS", "H_PHASES", "LEAN_SCHEDULES", "POINT_BYTES", "POOL_FRAGMENT_ARRAYS", "ProvePlan", "QUERIES", "QueryPlan", "RUNTIME_SLACK",
-           "SetupPlan", "h_phase_bytes", "host_csr_bytes", "host_h_bus_arrays", "host_scalar_bytes", "setup_host_bytes", "msm_step_bytes", "plan_prove", "plan_setup", "prove_host_bytes",
+           "SetupPlan", "h_phase_bytes", "host_csr_bytes", "host_h_bus_arrays", "lazy_selection", "host_scalar_bytes", "setup_host_bytes", "msm_step_bytes", "plan_prove", "plan_setup", "prove_host_bytes",
            "prove_parts", "query_points", "setup_parts", "spmv_block_bytes", "spmv_t_block_bytes"]

@@ -83,6 +83,7 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
         self._csr32: dict[int, tuple] = {}   # spmv_blocks: (weakref to the matrix, its uint32 host arrays)
         self._coeff_tables: dict[int, tuple] = {}
         self._fb_tables: dict[tuple, object] = {}
+        self._sel_rows: dict[int, tuple] = {}   # host_select: (weakref to a mask, its set rows)
         self.mem_limit: int | None = None
         self._prev_limit: int | None = None
         self._peak = 0
@@ -197,3 +198,4 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
         self.cp.get_default_pinned_memory_pool().free_all_blocks()   # offloaded scalars' pinned blocks
         self._coeff_tables.clear()
         self._fb_tables.clear()
+        self._sel_rows.clear()

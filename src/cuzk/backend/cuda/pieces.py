@@ -26,14 +26,15 @@ import numpy as np
 
 from ...fileio import read_rows, release_pages
 
-STAGING_BYTES = 64 << 20
+STAGING_BYTES = 128 << 20
 """Bytes of each of the two host staging buffers a streamed query goes through (pinned on cuda):
 what host memory holds of the key while it streams."""
-COPY_THREADS = 4
-"""Threads one staged chunk is copied by (``os.preadv`` and numpy's plain copies release the GIL):
-one thread filled the pinned buffers from the mapped key file by ``np.copyto`` at 3-6 GB/s on the
-H200 host, page faults included (benchmarks/results/2026-12-02-h200/stop15), well under the bus's
-rate."""
+COPY_THREADS = 8
+"""Threads one staged chunk is read by (``os.preadv`` and numpy's plain copies release the GIL).
+On the H200 host, filling pinned buffers from the key file in /dev/shm ran at 5.1, 19.5 and 31.8
+GB/s by pread with 1, 4 and 8 threads, 4.0, 13.7 and 17.1 GB/s by ``np.copyto`` through the
+mapping (page faults included); the streamed queries moved at about 10.7 GB/s with 4 threads
+(benchmarks/results/2026-12-02-h200/stop17, call1)."""
 _COPIER = ThreadPoolExecutor(max_workers=COPY_THREADS, thread_name_prefix="cuzk-copy")
 
 

@@ -341,6 +341,21 @@ class HostFr:
         return HostFr(self.mont[sl])
 
 
+class HostSelection:
+    """The elements of a ``HostFr`` where a mask is set, picked only when a slice of them is
+    asked for (``CUDABackend.host_select``, ``restore``): ``src`` the HostFr, ``mask`` the host
+    bool array, ``rows`` the uint32 index in ``src`` of each selected element (shared by the
+    selections of one mask)."""
+
+    __slots__ = ("src", "mask", "rows")
+
+    def __init__(self, src: HostFr, mask: np.ndarray, rows: np.ndarray):
+        self.src, self.mask, self.rows = src, mask, rows
+
+    def __len__(self) -> int:
+        return int(self.rows.shape[0])
+
+
 def _guard(op: str):
     """Method decorator of ``CUDABackend``: CuPy's OutOfMemoryError → ``GPUMemoryError`` naming ``op``."""
 
@@ -717,11 +732,38 @@ class DeviceRuntime:
         return HostFr(host)
 
     @_guard("restore")
-    def restore(self, h: HostFr, lo: int, hi: int):
-        """Elements ``lo:hi`` of an offloaded array back on the device ((m, 4) uint64, Montgomery)."""
+    def restore(self, h, lo: int, hi: int):
+        """Elements ``lo:hi`` of an offloaded array (``HostFr``) back on the device ((m, 4) uint64,
+        Montgomery); of a ``HostSelection``: the span of its source holding them uploaded and
+        the selected rows picked there (``select``)."""
+        if isinstance(h, HostSelection):
+            if hi <= lo:
+                return self.cp.empty((0, 4), dtype=self.cp.uint64)
+            r0, r1 = int(h.rows[lo]), int(h.rows[hi - 1]) + 1
+            return self.select(self.restore(h.src, r0, r1), h.mask[r0:r1])
         part = h.mont[lo:hi]
         self.bus_bytes += int(part.nbytes)
         return self.cp.asarray(part)
+
+    def host_select(self, h: HostFr, mask: np.ndarray) -> HostSelection:
+        """``Backend.host_select``: a ``HostSelection`` (the index of the set rows computed once
+        per mask array and kept while it lives: 4 bytes per selected element).
+
+        Raises:
+            ValueError: the mask's length differs from h's.
+        """
+        mask = np.asarray(mask, dtype=bool)
+        if mask.shape != (len(h),):
+            raise ValueError(f"host_select: mask of shape {mask.shape} for {len(h)} elements")
+        hit = self._sel_rows.get(id(mask))
+        if hit is None or hit[0]() is not mask:
+            rows = np.flatnonzero(mask).astype(np.uint32)
+            try:
+                hit = (weakref.ref(mask, lambda _, k=id(mask): self._sel_rows.pop(k, None)), rows)
+                self._sel_rows[id(mask)] = hit
+            except TypeError:
+                hit = (None, rows)
+        return HostSelection(h, mask, hit[1])
 
     @_guard("to_host")
     def to_host(self, arr) -> np.ndarray:
