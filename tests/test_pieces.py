@@ -147,3 +147,17 @@ def test_copy_rows_reads_a_registered_mapping_by_pread(tmp_path, monkeypatch):
         f.truncate(96 * 300)
     with pytest.raises(OSError, match="ended"):
         fileio.read_rows(np.zeros((10, 96), np.uint8), src[295:305])
+
+
+def test_gil_switch_sets_and_restores_the_interval():
+    import sys
+
+    old = sys.getswitchinterval()
+    with pieces.gil_switch(0.0001):
+        assert sys.getswitchinterval() == pytest.approx(0.0001, rel=0.05)
+        with pieces.gil_switch(0.5):   # never longer than it is
+            assert sys.getswitchinterval() == pytest.approx(0.0001, rel=0.05)
+    assert sys.getswitchinterval() == old
+    with pytest.raises(RuntimeError), pieces.gil_switch():
+        raise RuntimeError("restored on the way out")
+    assert sys.getswitchinterval() == old

@@ -86,6 +86,26 @@ def copy_rates(path):
     return res
 
 
+def stream_rates(pk):
+    """GB/s of streaming the L query (12.5 GB) through msm_many with all-zero device scalars (no
+    MSM work to speak of) in pieces of 2^25 points, with the thread switch interval during the
+    stream at Python's 5 ms and at ``pieces.STREAM_SWITCH_INTERVAL`` (stop 17, call 4)."""
+    from cuzk.backend.cuda import msm as msm_mod, pieces
+    from cuzk.curve import G1
+    res = {}
+    with get_backend("cuda") as bk:
+        z = bk.cp.zeros((pk.l.shape[0], 4), dtype=bk.cp.uint64)
+        with bk.msm_context(G1, pk.l, resident=False) as ctx:
+            for label, iv in (("switch_5ms", 0.005), ("switch_short", pieces.STREAM_SWITCH_INTERVAL)):
+                msm_mod.gil_switch = lambda iv=iv: pieces.gil_switch(iv)
+                t = time.perf_counter()
+                ctx.msm_many([z, z, z], piece=1 << 25)
+                res[label] = round(pk.l.nbytes / (time.perf_counter() - t) / 1e9, 2)
+        msm_mod.gil_switch = pieces.gil_switch
+    print("L query streamed (GB/s):", res, flush=True)
+    return res
+
+
 def run(label, bk, prover, plan, vk, points_left):
     until = time.time() + (DEADLINE - time.time()) / points_left
     ok, seen = [], (bk.live_at_start("compute_h", "compute_h_host", "compute_h_ab") if plan is not None else [])
@@ -146,6 +166,8 @@ else:
         rk.close(); del rk
     mark("resident key freed")
 out["copy_rates_gbps"] = copy_rates(f"{KEYDIR}/l.bases"); save()
+if os.environ.get("STREAM_CHECK") == "1":
+    out["stream_rates_gbps"] = stream_rates(pk); save()
 for i, (L, phases) in enumerate(LIMITS):
     kw = {} if phases is None else {"h_phases": phases}
     plan = plan_prove(st, len(pk.a), len(pk.b_g1), PARTS, int(L * GIB), host_limit=HOST_LIMIT, **kw)

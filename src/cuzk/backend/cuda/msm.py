@@ -20,7 +20,7 @@ import numpy as np
 
 from ...curve import G1, Group
 from ..base import MSMContext, fixed_base_point
-from .pieces import feed_pieces, stage_rows, staging_rows
+from .pieces import feed_pieces, gil_switch, stage_rows, staging_rows
 from .plan import (
     MIN_MSM_CHUNK,
     _CHUNK,
@@ -524,10 +524,11 @@ class CUDAMSMContext(MSMContext):
             return cp.cuda.get_current_stream().record()
 
         try:
-            for b, lo, hi in feed_pieces(self.size, m, load, used, lambda ev: ev.synchronize(), nb):
-                cp.cuda.get_current_stream().wait_event(copied[b])
-                self._be.bus_bytes += sent[b]   # counted in this thread (restore() counts here too)
-                yield lo, bufs[b][: hi - lo]
+            with gil_switch():   # the readers get the GIL back at once after each pread
+                for b, lo, hi in feed_pieces(self.size, m, load, used, lambda ev: ev.synchronize(), nb):
+                    cp.cuda.get_current_stream().wait_event(copied[b])
+                    self._be.bus_bytes += sent[b]   # counted in this thread (restore() counts here too)
+                    yield lo, bufs[b][: hi - lo]
         finally:
             side.synchronize()
 

@@ -19,6 +19,8 @@ Two levels of double buffering:
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
@@ -35,6 +37,24 @@ On the H200 host, filling pinned buffers from the key file in /dev/shm ran at 5.
 GB/s by pread with 1, 4 and 8 threads, 4.0, 13.7 and 17.1 GB/s by ``np.copyto`` through the
 mapping (page faults included); the streamed queries moved at about 10.7 GB/s with 4 threads
 (benchmarks/results/2026-12-02-h200/stop17, call1)."""
+STREAM_SWITCH_INTERVAL = 0.0002
+"""Seconds of Python's thread switch interval while a query streams (``gil_switch``): each of the
+``COPY_THREADS`` readers needs the GIL back after every pread, and at the default 5 ms it may wait
+that long behind the thread issuing the MSMs; the streamed queries moved at 10-11 GB/s on the
+H200 host against 27-32 GB/s for the reads alone (stop 17, calls 1 and 3)."""
+
+
+@contextlib.contextmanager
+def gil_switch(seconds: float = STREAM_SWITCH_INTERVAL):
+    """Python's thread switch interval at most ``seconds`` inside the block, restored after."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(min(old, seconds))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(old)
+
+
 _COPIER = ThreadPoolExecutor(max_workers=COPY_THREADS, thread_name_prefix="cuzk-copy")
 
 
@@ -161,4 +181,4 @@ def feed_pieces(n: int, m: int, load: Callable, used: Callable, wait: Callable, 
                     pass
 
 
-__all__ = ["COPY_THREADS", "STAGING_BYTES", "copy_rows", "feed_pieces", "piece_ranges", "stage_rows", "staging_rows"]
+__all__ = ["COPY_THREADS", "STAGING_BYTES", "STREAM_SWITCH_INTERVAL", "copy_rows", "gil_switch", "feed_pieces", "piece_ranges", "stage_rows", "staging_rows"]
