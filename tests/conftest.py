@@ -1,6 +1,7 @@
 """Fixtures shared by several test files: the repository root, the default config with its
-results in a fresh folder, a skip when Snakemake is missing, a small memory record, and the
-test-only-commd-128B key made once per session."""
+results in a fresh folder, a skip when Snakemake is missing, a small memory record, the
+test-only-commd-128B key and two test-only PoSt keys made once per session, and key files under
+official names."""
 
 import shutil
 from pathlib import Path
@@ -50,6 +51,50 @@ def step_record_dict() -> dict:
             "samples": 3, "timeline": [[0.0, 1 << 29, None], [1.0, 3 << 29, None], [2.5, 1 << 29, None]],
             "rss_peak_gib": 1.5, "rss_avg_gib": 0.5, "step": "prove", "rss_predicted_bytes": 1 << 31,
             "mem_gb": 4, "started_at": 1700000000.0, "sectors": 2}
+
+
+def official_files(d: Path, keys: dict, sector_size: int) -> dict:
+    """Key files copied into folder ``d`` under official names ({stem: (params, vk)}: ``stem``.params
+    and ``stem``.vk), and a test manifest naming them with their BLAKE2b digests at ``sector_size``
+    (in place of the packaged parameters.json)."""
+    from cuzk.groth16.official import blake2b_digest
+
+    d.mkdir(parents=True, exist_ok=True)
+    manifest = {}
+    for stem, pair in keys.items():
+        for ext, src in zip((".params", ".vk"), pair):
+            shutil.copyfile(src, d / f"{stem}{ext}")
+            manifest[f"{stem}{ext}"] = {"cid": "-", "digest": blake2b_digest(d / f"{stem}{ext}"), "sector_size": sector_size}
+    return manifest
+
+
+def vk_head(path: Path, ic: int) -> Path:
+    """A verifying key in bellperson's layout with ``ic`` IC points (all generators): a stand-in
+    for an official file where only its head is read (``official.official_file`` in a dry run)."""
+    from cuzk.curve import G1, G2
+    from cuzk.groth16 import VerifyingKey
+
+    g1, g2 = G1.generator(), G2.generator()
+    path.write_bytes(VerifyingKey(g1, g1, g2, g2, g1, g2, [g1] * ic).to_bytes())
+    return path
+
+
+#: Test-only PoSt shapes of 2 KiB sectors with keys in ``post_2kib_keys``: window (IC length 3)
+#: and winning (7), the two PoSt files of one size.
+POST_KEY_SHAPES = ("test-only-window-post-2KiB-1x1", "test-only-winning-post-2KiB-3")
+
+
+@pytest.fixture(scope="session")
+def post_2kib_keys(tmp_path_factory) -> Path:
+    """A folder with ``<shape>.params`` and ``<shape>.vk``, CPU development keys of
+    ``POST_KEY_SHAPES`` on PCEs in upstream order (about 3 s). Read-only."""
+    from cuzk import pipeline
+
+    root = tmp_path_factory.mktemp("post-keys")
+    for sh in POST_KEY_SHAPES:
+        pipeline.pce_extract(sh, root / f"{sh}.pce", upstream_order=True)
+        pipeline.setup_params(root / f"{sh}.pce", root / f"{sh}.params", root / f"{sh}.vk", backend="cpu", threads=2)
+    return root
 
 
 @pytest.fixture(scope="session")

@@ -8,11 +8,9 @@ parameters.json. A key whose l points are swapped (a key of the same counts for 
 system with two aux columns exchanged: what a different allocation order gives) is refused by
 the proof's verification, a tampered file by its digest."""
 
-import shutil
-
 import pytest
 
-from conftest import KEY_SHAPE
+from conftest import KEY_SHAPE, POST_KEY_SHAPES, official_files
 
 from cuzk import cli, pipeline
 from cuzk.groth16 import KeyFileError, read_params
@@ -21,7 +19,7 @@ from cuzk.groth16.official import OfficialParamsError, blake2b_digest
 from cuzk.paths import Results
 
 SHAPE = KEY_SHAPE   # the session key's shape (conftest.commd_128b_key)
-NAME = "v28-stacked-proof-of-replication-test-only"
+NAME = "v28-stacked-proof-of-replication-merkletree-test-only"   # named as parameters.json names them
 
 
 @pytest.fixture(autouse=True)
@@ -51,12 +49,7 @@ def _write(path, data) -> object:
 def _official(root, tmp_path, params=None, vk=None):
     """The params dir with the key under the official names, and the manifest naming them."""
     d = tmp_path / "params"
-    d.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(params or root / "s.params", d / f"{NAME}.params")
-    shutil.copyfile(vk or root / "s.vk", d / f"{NAME}.vk")
-    manifest = {f"{NAME}{ext}": {"cid": "-", "digest": blake2b_digest(d / f"{NAME}{ext}"), "sector_size": 128}
-                for ext in (".params", ".vk")}
-    return d, manifest
+    return d, official_files(d, {NAME: (params or root / "s.params", vk or root / "s.vk")}, 128)
 
 
 def test_a_proof_with_the_key_verifies_under_its_vk(dev_key, tmp_path, monkeypatch, capsys):
@@ -151,3 +144,23 @@ def test_the_workflow_step_links_a_checked_official_key(dev_key, tmp_path):
     with pytest.raises(OfficialParamsError, match="digest"):
         pipeline.use_official_params(SHAPE, params, vk, params_dir=d, manifest=manifest)
     assert not params.exists() and not params.is_symlink() and not vk.is_symlink()
+
+
+def test_the_workflow_step_links_the_post_key_of_the_shapes_ic_length(post_2kib_keys, tmp_path):
+    """For a PoSt shape, of the two PoSt files of its sector size (winning and window, told
+    apart by no name here either), ``use_official_params`` links the one whose vk has the
+    shape's IC length, and its h and l counts pass the shape's check."""
+    from cuzk.groth16 import read_vk
+
+    window, winning = POST_KEY_SHAPES
+    stems = ("v28-proof-of-spacetime-fallback-merkletree-test-a", "v28-proof-of-spacetime-fallback-merkletree-test-b")
+    d = tmp_path / "params"
+    manifest = official_files(d, {stem: (post_2kib_keys / f"{sh}.params", post_2kib_keys / f"{sh}.vk")
+                                  for stem, sh in zip(stems, (winning, window))}, 2048)
+    out = tmp_path / "results"
+    out.mkdir()
+    for sh, stem in ((window, stems[1]), (winning, stems[0])):
+        params, vk = out / f"{sh}.params", out / f"{sh}.vk"
+        pipeline.use_official_params(sh, params, vk, params_dir=d, manifest=manifest)
+        assert params.resolve() == (d / f"{stem}.params").resolve() and vk.resolve() == (d / f"{stem}.vk").resolve()
+        assert read_vk(vk) == read_vk(post_2kib_keys / f"{sh}.vk")

@@ -156,26 +156,33 @@ def test_step_stopped_by_bad_input_prints_one_line(tmp_path):
 
 
 def test_an_official_key_replaces_setup_in_upstream_order(snakemake_cli, default_config, tmp_path):
-    """With Filecoin's 2 KiB PoRep .params in params_dir (a stand-in file under its official name:
-    a dry run reads no more than its presence) and upstream_order: true, the porep-2KiB key comes
-    from the official_params rule, not setup; with the block order, setup makes development keys
-    and the console names the file it did not use."""
-    from cuzk.groth16.official import porep_file
+    """With Filecoin's 2 KiB PoRep, winning and window PoSt and SnapDeals .params in params_dir
+    (stand-ins under their official names: a verifying key of the shape's IC length, all a dry
+    run reads; the two PoSt files told apart by it) and upstream_order: true, each shape's key
+    comes from the official_params rule, not setup; with the block order, setup makes development
+    keys and the console names each file it did not use."""
+    from conftest import vk_head
+    from cuzk.groth16.official import family_files, porep_file
 
     d = tmp_path / "fil"
     d.mkdir()
-    (d / porep_file(2048)).write_bytes(b"stand-in")
+    window, winning = family_files("post", 2048)   # which name is which kind: the hash alone says
+    files = {"porep-2KiB": porep_file(2048), "window-post-2KiB": window, "winning-post-2KiB": winning,
+             "update-2KiB": family_files("update", 2048)[0]}
+    for sh, name in files.items():
+        vk_head(d / name, shape_by_name(sh).stats()["inputs"])
     for upstream in (True, False):
         cfg = default_config({"params_dir: null": f"params_dir: {d}",
-                              "upstream_order: false": f"upstream_order: {str(upstream).lower()}"},
+                              "upstream_order: false": f"upstream_order: {str(upstream).lower()}",
+                              "sectors:\n": "sectors:\n  - {id: 6, update: {synthetic: true}, sector_size: 2KiB}\n"},
                              name=f"official-{upstream}.yaml")
         r = subprocess.run(["snakemake", "-n", "--cores", "2", "--configfile", str(cfg)], cwd=ROOT,
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stderr + r.stdout
         jobs = {b.split(":")[0] + " " + b.split("wildcards: ")[1].split("\n")[0]
                 for b in r.stdout.split("\nrule ") if "wildcards: " in b}
-        assert ("official_params shape=porep-2KiB" in jobs) is upstream
-        assert ("setup shape=porep-2KiB" in jobs) is not upstream
-        assert "setup shape=window-post-2KiB" in jobs     # PoSt keys: no official file is looked for
-        assert (f"{d / porep_file(2048)}: Filecoin's key for porep-2KiB is present, but upstream_order is false"
-                in r.stdout + r.stderr) is not upstream
+        for sh, name in files.items():
+            assert (f"official_params shape={sh}" in jobs) is upstream, sh
+            assert (f"setup shape={sh}" in jobs) is not upstream, sh
+            assert (f"{d / name}: Filecoin's key for {sh} is present, but upstream_order is false"
+                    in r.stdout + r.stderr) is not upstream, sh

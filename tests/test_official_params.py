@@ -89,6 +89,13 @@ def test_packaged_manifest_names_one_porep_key_per_size():
         stems = {n.rsplit(".", 1)[0] for n in names.values()}
         assert len(stems) == 1 and all(m[n]["sector_size"] == size for n in names.values())
     assert sorted(n[:-7] for n in m if n.endswith(".params")) == sorted(n[:-3] for n in m if n.endswith(".vk"))
+    # per size two PoSt keys (winning, window) and one SnapDeals key of the circuit built here
+    # (the Poseidon variant's 32 and 64 GiB files are another circuit's)
+    for size in SECTOR_SIZES:
+        assert len(official.family_files("post", size, ".params", m)) == 2
+        (upd,) = official.family_files("update", size, ".params", m)
+        assert upd.startswith("v28-empty-sector-update-merkletree-")
+    assert sum("v28-empty-sector-update-poseidon-merkletree-" in n for n in m) == 4
 
 
 def test_malformed_manifest_is_refused_naming_the_entry(tmp_path):
@@ -123,18 +130,40 @@ def test_cli_params_verify(tmp_path, monkeypatch, capsys):
     assert "not a file of Filecoin's parameters.json" in capsys.readouterr().err
 
 
-def test_official_file_is_found_for_porep_shapes_only(tmp_path):
-    """``official_file``: the manifest's PoRep .params of a shape's sector size when it is in the
-    directory (a stat: the workflow asks while its DAG is built), else None; test-only and PoSt
-    shapes have none. The file's check is ``pipeline.use_official_params``' (tests/test_check_params.py)."""
+def test_official_file_is_picked_by_family_size_and_ic_length(post_2kib_keys, tmp_path):
+    """``official_file``: of the manifest's files of a shape's family and sector size that are in
+    the directory, the one whose vk (the .params' head) has the shape's IC length; None when none
+    is there; a typed error naming the files when none or several have it. The two PoSt keys of
+    one size (test-only shapes of 2 KiB, IC lengths 3 and 7, set up here) are told apart by it
+    under either name. The file's check is ``pipeline.use_official_params``' (tests/test_check_params.py)."""
+    from conftest import POST_KEY_SHAPES, official_files
     from cuzk.circuits.registry import shape_by_name
-    shape = shape_by_name("porep-2KiB")
-    name = porep_file(2048)
-    d = tmp_path / "params"
+
+    window, winning = (shape_by_name(s) for s in POST_KEY_SHAPES)
+    key = {s.name: (post_2kib_keys / f"{s.name}.params", post_2kib_keys / f"{s.name}.vk") for s in (window, winning)}
+    a, b = "v28-proof-of-spacetime-fallback-merkletree-test-a", "v28-proof-of-spacetime-fallback-merkletree-test-b"
+    d = tmp_path / "none"
+    manifest = official_files(tmp_path / "m", {a: key[window.name], b: key[winning.name]}, 2048)
     d.mkdir()
-    manifest = {name: {"cid": "Qm-test", "digest": hashlib.blake2b(b"key").hexdigest()[:32], "sector_size": 2048}}
-    assert official.official_file(shape, d, manifest) is None
+    assert official.official_file(window, d, manifest) is None and official.official_file(winning, d, manifest) is None
+    for names in ((a, b), (b, a)):
+        d = tmp_path / "-".join(n[-1] for n in names)
+        manifest = official_files(d, dict(zip(names, (key[window.name], key[winning.name]))), 2048)
+        assert official.official_file(window, d, manifest) == d / f"{names[0]}.params"
+        assert official.official_file(winning, d, manifest) == d / f"{names[1]}.params"
+    # the winning key under both names: ambiguous for winning, absent for window
+    d = tmp_path / "both"
+    manifest = official_files(d, {a: key[winning.name], b: key[winning.name]}, 2048)
+    for shape, n in ((winning, 2), (window, 0)):
+        with pytest.raises(OfficialParamsError, match=f"ic: {n} of the files present") as e:
+            official.official_file(shape, d, manifest)
+        assert f"{a}.params (7)" in str(e.value) and f"{b}.params (7)" in str(e.value)
+    # a size or family the manifest has no file of
+    assert official.official_file(shape_by_name("test-only-winning-post-256B-3"), d, manifest) is None
+    assert official.official_file(shape_by_name("update-2KiB"), d, manifest) is None
+    # the packaged manifest's name, a file too short for a vk's head
+    name = porep_file(2048)
     (d / name).write_bytes(b"key")
-    assert official.official_file(shape, d, manifest) == d / name
-    assert official.official_file(shape_by_name("test-only-porep-256B"), d, manifest) is None
-    assert official.official_file(shape_by_name("window-post-2KiB"), d, manifest) is None
+    with pytest.raises(OfficialParamsError, match="vk: not a key file at byte 0: truncated") as e:
+        official.official_file(shape_by_name("porep-2KiB"), d)
+    assert e.value.path == str(d / name)

@@ -758,19 +758,28 @@ def reverify(checks, out_tsv) -> list[dict]:
 
 
 def _official_pair(shape, params_dir, manifest, full_check: bool = False) -> dict:
-    """Filecoin's ``.params`` and ``.vk`` of ``shape``'s sector size ({".params": path, ".vk":
-    path}), each digest-checked against the manifest (once per file version), the .params
-    beginning with the .vk's key, trusted by its digest (every point checked with
-    ``full_check``), its h and l counts the shape's.
+    """Filecoin's ``.params`` and ``.vk`` of ``shape`` ({".params": path, ".vk": path}; the
+    .params is ``official.official_file``'s pick, the .vk of the same name), each digest-checked
+    against the manifest (once per file version), the .params beginning with the .vk's key,
+    trusted by its digest (every point checked with ``full_check``), its h and l counts the
+    shape's.
 
     Raises:
-        OfficialParamsError: a file missing, of another digest, or a .params of another vk.
+        OfficialParamsError: a file missing, of another digest, or a .params of another vk;
+            no or several files of the shape's IC length (``official_file``).
         KeyFileError: (``full_check``) a point off its curve or subgroup.
         ShapeMismatchError: the key's point counts are not the shape's.
     """
     manifest = official.read_manifest() if manifest is None else manifest
-    paths = {ext: official.verify_official(official.porep_file(shape.sector_size, ext, manifest), params_dir, manifest)
-             for ext in (".params", ".vk")}
+    found = official.official_file(shape, params_dir, manifest)
+    if found is None:
+        names = official.family_files(family_of(shape).name, shape.sector_size, ".params", manifest)
+        where = official.params_dir(params_dir)
+        raise official.OfficialParamsError(where / names[0] if len(names) == 1 else where, "<missing>",
+                                           f"no file of Filecoin's key for {shape.name} "
+                                           f"({' or '.join(names) or 'the manifest names none'})")
+    stem = found.name.removesuffix(".params")
+    paths = {ext: official.verify_official(stem + ext, params_dir, manifest) for ext in (".params", ".vk")}
     vk_bytes = paths[".vk"].read_bytes()
     with open(paths[".params"], "rb") as f:   # bellperson writes a Parameters' vk first, as a .vk file holds it
         if f.read(len(vk_bytes)) != vk_bytes:

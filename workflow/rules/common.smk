@@ -526,11 +526,15 @@ def upstream_order_of(shape):
 
 
 def _official_shapes():
-    """The PoRep shapes of this config whose official key is present and usable (their PCE in
-    upstream order): ``official_params`` links the key in place of ``setup``. A key present for a
-    shape in block order is named in a warning, and development keys are made."""
+    """The shapes of this config (PoRep, PoSt, SnapDeals: the families built in upstream order)
+    whose official key is present (``official.official_file``: by family, sector size and IC
+    length) and usable (their PCE in upstream order): ``official_params`` links the key in place
+    of ``setup``. A key present for a shape in block order is named in a warning, and
+    development keys are made."""
     out = []
-    for sh in POREP_SHAPES:
+    for sh in SHAPES:
+        if registry.family_of(shape_by_name(sh)).name not in UPSTREAM_ORDER_FAMILIES:
+            continue
         try:
             path = official.official_file(shape_by_name(sh), PARAMS_DIR)
         except official.OfficialParamsError as e:

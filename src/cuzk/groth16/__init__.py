@@ -24,6 +24,7 @@ from .keys import (
     write_params,
     resident_to_host,
     trust_params_file,
+    vk_ic_length,
     write_resident_params,
     write_proofs,
     write_vk,
@@ -35,6 +36,7 @@ from .verifier import PublicInputError, verify, verify_batch
 __all__ = [
     "check_params_file",
     "trust_params_file",
+    "vk_ic_length",
     "file_digest",
     "PROOF_SIZE",
     "BatchProof",

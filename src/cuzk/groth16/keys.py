@@ -322,12 +322,12 @@ class _Reader:
         return arr
 
 
+# the verifying key's points before its IC, in file order
+_VK_POINTS = (("alpha_g1", G1), ("beta_g1", G1), ("beta_g2", G2), ("gamma_g2", G2), ("delta_g1", G1), ("delta_g2", G2))
+
+
 def _read_vk(r: _Reader, check: bool, compressed: bool = False) -> VerifyingKey:
-    pts = [
-        r.point(grp, f"vk.{name}", check, compressed)
-        for name, grp in (("alpha_g1", G1), ("beta_g1", G1), ("beta_g2", G2), ("gamma_g2", G2),
-                          ("delta_g1", G1), ("delta_g2", G2))
-    ]
+    pts = [r.point(grp, f"vk.{name}", check, compressed) for name, grp in _VK_POINTS]
     n = r.u32("vk.ic length")
     if n == 0:
         raise KeyFileError(r.path, r.pos - 4, "vk.ic is empty (needs public inputs + 1 points)")
@@ -351,6 +351,26 @@ def read_vk(path) -> VerifyingKey:
     if r.pos != len(data):
         raise KeyFileError(path, r.pos, f"{len(data) - r.pos} unexpected trailing bytes after the verifying key")
     return vk
+
+
+def vk_ic_length(path) -> int:
+    """``ic.len()`` (public inputs + 1, ONE included) of the verifying key at the start of a ``.vk``
+    or ``.params`` file (bellperson's uncompressed layout: a ``.params`` begins with its vk), read
+    from the file's first 868 bytes; no point is decoded or checked (a reader that uses the key
+    checks it).
+
+    Raises:
+        KeyFileError: the file is shorter than the vk's head, or the count is 0.
+        OSError: the file cannot be read.
+    """
+    head = sum(grp.uncompressed_size for _, grp in _VK_POINTS)
+    with open(path, "rb") as f:
+        r = _Reader(path, f.read(head + 4))
+    r.take(head, "vk points")
+    n = r.u32("vk.ic length")
+    if n == 0:
+        raise KeyFileError(path, head, "vk.ic is empty (needs public inputs + 1 points)")
+    return n
 
 
 def file_digest(path) -> str:

@@ -4,9 +4,15 @@ Facts (rust-fil-proofs 87348a74):
 
 * ``parameters.json`` beside this module is a byte-for-byte copy of rust-fil-proofs'
   ``parameters.json`` at that commit: file name → {cid, digest, sector_size}, for every
-  ``.params`` and ``.vk`` file (the ``.meta`` files are not listed). The stacked-proof-of-replication ``.params`` and ``.vk``
-  are one per sector size; PoSt has two of each per size (winning and window), told apart only by
-  the circuit identifier's hash in the name.
+  ``.params`` and ``.vk`` file (the ``.meta`` files are not listed).
+* A name is ``v28-<cache prefix>-merkletree-<tree>-<circuit identifier hash>.<ext>``; the cache
+  prefixes (each compound proof's ``CacheableParameters::cache_prefix``): ``stacked-proof-of-replication``
+  (one per sector size), ``proof-of-spacetime-fallback`` (two per size, winning and window, told
+  apart only by the hash), ``empty-sector-update`` (one per size: the SnapDeals circuit built
+  here) and ``empty-sector-update-poseidon`` (32 and 64 GiB: storage-proofs-update's Poseidon
+  variant, another circuit, not built here). A file is picked for a shape by its family, sector
+  size and the IC length of its verifying key (public inputs + 1), which differs between
+  winning and window PoSt at every size.
 * Where they live: ``$FIL_PROOFS_PARAMETER_CACHE``, else ``/var/tmp/filecoin-proof-parameters``
   (``storage-proofs-core/src/settings.rs``: prefix ``FIL_PROOFS``, default ``parameter_cache``).
 * The digest: BLAKE2b-512 (``blake2b_simd`` default parameters) of the whole file, its hex truncated
@@ -26,11 +32,13 @@ import json
 import os
 from pathlib import Path
 
+from ..circuits.registry import family_of
 from ..errors import CuzkError
 from ..fileio import cache_dir, file_identity
+from .keys import KeyFileError, vk_ic_length
 
 __all__ = ["DEFAULT_PARAMS_DIR", "MANIFEST", "OfficialParamsError",
-           "blake2b_digest", "official_file", "params_dir", "porep_file", "read_manifest", "verify_official"]
+           "blake2b_digest", "family_files", "official_file", "params_dir", "porep_file", "read_manifest", "verify_official"]
 
 MANIFEST = Path(__file__).with_name("parameters.json")
 DEFAULT_PARAMS_DIR = Path("/var/tmp/filecoin-proof-parameters")
@@ -84,12 +92,27 @@ def blake2b_digest(path) -> str:
     return h.hexdigest()[:32]
 
 
+# shape family (circuits.registry) → its files' cache prefix; porep-commd, a part of the PoRep
+# statement, is offered the PoRep files (their IC length is not its own: check-params' tests
+# prove with a comm_d key under a test manifest's PoRep name)
+_CACHE_PREFIX = {"porep": "stacked-proof-of-replication", "porep-commd": "stacked-proof-of-replication",
+                 "post": "proof-of-spacetime-fallback", "update": "empty-sector-update"}
+
+
+def family_files(family: str, sector_size: int, ext: str = ".params", manifest: dict | None = None) -> list[str]:
+    """The manifest's names of ``family``'s files (a ``circuits.registry`` family name) for a
+    sector size, sorted; ``ext`` is ".params" or ".vk". Empty for a family without files
+    (or a size without them). A name's cache prefix is what precedes ``-merkletree-``."""
+    manifest = read_manifest() if manifest is None else manifest
+    want = _CACHE_PREFIX.get(family)
+    return sorted(n for n, e in manifest.items() if n.endswith(ext) and e["sector_size"] == sector_size
+                  and n.startswith("v28-") and n[4:].partition("-merkletree-")[0] == want)
+
+
 def porep_file(sector_size: int, ext: str = ".params", manifest: dict | None = None) -> str:
     """The manifest's name of the PoRep (stacked-proof-of-replication) file of a sector size;
     ``ext`` is ".params" or ".vk". Raises OfficialParamsError when there is not exactly one."""
-    manifest = read_manifest() if manifest is None else manifest
-    hits = [n for n, e in manifest.items()
-            if n.startswith("v28-stacked-proof-of-replication-") and n.endswith(ext) and e["sector_size"] == sector_size]
+    hits = family_files("porep", sector_size, ext, manifest)
     if len(hits) != 1:
         raise OfficialParamsError(MANIFEST, "sector_size", f"{len(hits)} PoRep {ext} files for {sector_size}-byte sectors")
     return hits[0]
@@ -137,13 +160,36 @@ def verify_official(name: str, directory=None, manifest: dict | None = None) -> 
 
 
 def official_file(shape, directory=None, manifest: dict | None = None) -> Path | None:
-    """Where Filecoin's ``.params`` for a PoRep ``shape`` lies in ``directory`` (:func:`params_dir`),
-    if it is there: a ``stat``, no digest (the workflow asks at DAG time, and uses it only for a
-    PCE in upstream order; the job that takes it, ``pipeline.use_official_params``, checks it).
-    None for a shape without one (test-only and PoSt
-    shapes: PoSt files are told apart only by the circuit identifier's hash) or when absent."""
-    if getattr(shape, "kind", None) != "porep" or shape.test_only:
+    """Where Filecoin's ``.params`` for ``shape`` lies in ``directory`` (:func:`params_dir`), if
+    it is there: among the manifest's files of the shape's family and sector size
+    (:func:`family_files`) that are present, the one whose verifying key (the head of the
+    ``.params``) has the shape's IC length, ``shape.stats()["inputs"]`` (ONE included). Reads
+    868 bytes of each present candidate, no digest (the workflow asks while its DAG is built;
+    the job that takes the file, ``pipeline.use_official_params``, checks it).
+
+    Returns:
+        The path, or None when no candidate is present (or the family or size has none, as
+        test-only sizes).
+
+    Raises:
+        OfficialParamsError: candidates are present but none or several have the shape's IC
+            length (field "ic", naming each file and its length), or one is not a key file
+            (field "vk").
+    """
+    d = params_dir(directory)
+    present = [d / n for n in family_files(family_of(shape).name, shape.sector_size, ".params", manifest)
+               if (d / n).is_file()]
+    if not present:
         return None
-    manifest = read_manifest() if manifest is None else manifest
-    path = params_dir(directory) / porep_file(shape.sector_size, ".params", manifest)
-    return path if path.is_file() else None
+    want, lengths = shape.stats()["inputs"], {}
+    for p in present:
+        try:
+            lengths[p] = vk_ic_length(p)
+        except KeyFileError as e:
+            raise OfficialParamsError(p, "vk", f"not a key file{str(e).removeprefix(e.path)}") from None
+    hits = [p for p, n in lengths.items() if n == want]
+    if len(hits) != 1:
+        seen = ", ".join(f"{p.name} ({n})" for p, n in lengths.items())
+        raise OfficialParamsError(d, "ic", f"{len(hits)} of the files present for {shape.name} have its IC length "
+                                  f"{want} (public inputs + 1): {seen}")
+    return hits[0]
