@@ -160,7 +160,9 @@ def test_an_official_key_replaces_setup_in_upstream_order(snakemake_cli, default
     (stand-ins under their official names: a verifying key of the shape's IC length, all a dry
     run reads; the two PoSt files told apart by it) and upstream_order: true, each shape's key
     comes from the official_params rule, not setup; with the block order, setup makes development
-    keys and the console names each file it did not use."""
+    keys and the console names each file it did not use. When no file has a shape's IC length
+    (the winning stand-in replaced by one of 3), the upstream-order run stops naming the files;
+    the block-order run warns and makes development keys."""
     from conftest import vk_head
     from cuzk.groth16.official import family_files, porep_file
 
@@ -171,18 +173,28 @@ def test_an_official_key_replaces_setup_in_upstream_order(snakemake_cli, default
              "update-2KiB": family_files("update", 2048)[0]}
     for sh, name in files.items():
         vk_head(d / name, shape_by_name(sh).stats()["inputs"])
-    for upstream in (True, False):
+
+    def dry_run(upstream):
         cfg = default_config({"params_dir: null": f"params_dir: {d}",
                               "upstream_order: false": f"upstream_order: {str(upstream).lower()}",
                               "sectors:\n": "sectors:\n  - {id: 6, update: {synthetic: true}, sector_size: 2KiB}\n"},
                              name=f"official-{upstream}.yaml")
         r = subprocess.run(["snakemake", "-n", "--cores", "2", "--configfile", str(cfg)], cwd=ROOT,
                            capture_output=True, text=True, timeout=120)
+        return r, {b.split(":")[0] + " " + b.split("wildcards: ")[1].split("\n")[0]
+                   for b in r.stdout.split("\nrule ") if "wildcards: " in b}
+
+    for upstream in (True, False):
+        r, jobs = dry_run(upstream)
         assert r.returncode == 0, r.stderr + r.stdout
-        jobs = {b.split(":")[0] + " " + b.split("wildcards: ")[1].split("\n")[0]
-                for b in r.stdout.split("\nrule ") if "wildcards: " in b}
         for sh, name in files.items():
             assert (f"official_params shape={sh}" in jobs) is upstream, sh
             assert (f"setup shape={sh}" in jobs) is not upstream, sh
             assert (f"{d / name}: Filecoin's key for {sh} is present, but upstream_order is false"
                     in r.stdout + r.stderr) is not upstream, sh
+    vk_head(d / winning, 3)
+    r, _ = dry_run(True)
+    assert r.returncode != 0 and f"{d}: ic: 0 of the files present for winning-post-2KiB have its IC length 133" in r.stdout + r.stderr
+    r, jobs = dry_run(False)
+    assert r.returncode == 0 and "setup shape=winning-post-2KiB" in jobs, r.stdout + r.stderr
+    assert f"{d}: ic: 0 of the files present for winning-post-2KiB" in r.stdout + r.stderr

@@ -530,7 +530,8 @@ def _official_shapes():
     whose official key is present (``official.official_file``: by family, sector size and IC
     length) and usable (their PCE in upstream order): ``official_params`` links the key in place
     of ``setup``. A key present for a shape in block order is named in a warning, and
-    development keys are made."""
+    development keys are made; so are they when its files cannot be told apart (no or several
+    of its IC length, a file too short), which stops a run only in upstream order."""
     out = []
     for sh in SHAPES:
         if registry.family_of(shape_by_name(sh)).name not in UPSTREAM_ORDER_FAMILIES:
@@ -538,7 +539,10 @@ def _official_shapes():
         try:
             path = official.official_file(shape_by_name(sh), PARAMS_DIR)
         except official.OfficialParamsError as e:
-            raise WorkflowError(str(e)) from None
+            if upstream_order_of(sh):
+                raise WorkflowError(str(e)) from None
+            logger.warning(f"{e} (upstream_order is false: development keys are made)")
+            continue
         if path is None:
             continue
         if upstream_order_of(sh):
