@@ -102,8 +102,8 @@ def test_mapped_read_views_the_file_and_checks_ranges(tmp_path, monkeypatch):
         for a in ("indptr", "indices", "coeff_ids"):
             assert np.array_equal(getattr(m0, a), getattr(m1, a)), (name, a)
         base = m1.indices
-        while not isinstance(base, mmap.mmap):
-            base = base.base
+        while not isinstance(base, mmap.mmap):   # views → ndarray → memoryview → the mapping
+            base = base.obj if isinstance(base, memoryview) else base.base
         assert m1.indices.dtype == np.dtype("<u4") and not m1.indices.flags.writeable
     nv = r1cs.num_vars
     for field, bad in (("indices", nv), ("coeff_ids", len(r1cs.A.coeffs))):

@@ -161,3 +161,49 @@ def test_gil_switch_sets_and_restores_the_interval():
     with pytest.raises(RuntimeError), pieces.gil_switch():
         raise RuntimeError("restored on the way out")
     assert sys.getswitchinterval() == old
+
+
+@pytest.mark.parametrize("dtype", ["<u4", "<u2", "<i4", "<i8"])
+def test_fill_checked_converts_and_bounds_in_threads(tmp_path, monkeypatch, dtype):
+    """``spmv.fill_checked`` (the matrices' one-time conversion to pinned uint32 for the lean and
+    host H phases): chunks on several threads, read by pread from a ``map_readonly`` mapping or
+    copied from a plain array, equal numpy's conversion; an entry at the bound or negative is
+    refused wherever it lies; nothing but ``[0, bound)`` reaches the destination's dtype."""
+    from cuzk import fileio
+    from cuzk.backend.cuda import spmv
+
+    monkeypatch.setattr(spmv, "_FILL_CHUNK", 1000)
+    rng = np.random.default_rng(7)
+    vals = rng.integers(0, 5000, size=12_345).astype(dtype)
+    path = tmp_path / "m.bin"
+    vals.tofile(path)
+    mapped = np.frombuffer(fileio.map_readonly(path), dtype=dtype)
+    preads = []
+    real = spmv.read_rows
+    monkeypatch.setattr(spmv, "read_rows", lambda d, s: preads.append(real(d, s)) or preads[-1])
+    for src, by_pread in ((mapped, True), (vals.copy(), False)):
+        preads.clear()
+        dst = np.zeros(len(vals), dtype=np.uint32)
+        spmv.fill_checked(dst, src, 5000, threads=3)
+        assert np.array_equal(dst, vals.astype(np.uint32)) and all(p is by_pread for p in preads) and len(preads) == 13
+    for at, bad in ((0, 5000), (12_000, 5001), (7_777, -1)):
+        if bad < 0 and dtype.startswith("<u"):
+            continue
+        worse = vals.copy()
+        worse[at] = bad
+        with pytest.raises(ValueError, match="outside the matrix"):
+            spmv.fill_checked(np.zeros(len(vals), np.uint32), worse, 5000, threads=4)
+    with pytest.raises(ValueError):
+        spmv.fill_checked(np.zeros(5, np.uint32), vals, 5000)
+
+
+def test_run_threaded_keeps_order_and_raises():
+    assert pieces.run_threaded(lambda x: x * x, range(50), threads=4) == [x * x for x in range(50)]
+    assert pieces.run_threaded(lambda x: x + 1, [1], threads=8) == [2]
+
+    def boom(x):
+        if x == 7:
+            raise OSError("read failed")
+        return x
+    with pytest.raises(OSError, match="read failed"):
+        pieces.run_threaded(boom, range(20), threads=3)

@@ -38,7 +38,7 @@ import numpy as np
 from ..errors import CuzkError
 from ..field.sparse import CSRMatrix
 from ..field import FR, from_limbs, to_limbs
-from ..fileio import CheckRecords, atomic_open, release_pages, sha256_released
+from ..fileio import CheckRecords, atomic_open, map_readonly, release_pages, sha256_released
 from .system import R1CS
 
 MAGIC = b"CUZKPCE\0"
@@ -237,7 +237,7 @@ def read_pce(path, mapped: bool = False, check: bool = False) -> tuple[R1CS, dic
     """
     path = Path(path)
     header = read_pce_header(path)
-    data = np.memmap(path, dtype=np.uint8, mode="r")
+    data = np.frombuffer(map_readonly(path), dtype=np.uint8)   # slices readable by pread (``fileio.read_rows``)
     if len(data) < _CHECKSUM:
         raise PCEFormatError(path, "truncated")
     body = data[:-_CHECKSUM]

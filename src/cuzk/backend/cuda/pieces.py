@@ -63,6 +63,21 @@ def _copy(dst: np.ndarray, src: np.ndarray) -> None:
         np.copyto(dst, src)
 
 
+def run_threaded(fn: Callable, items, threads: int = COPY_THREADS) -> list:
+    """``[fn(x) for x in items]`` on the copy threads, at most ``threads`` tasks queued at once
+    (so a long list holds few chunks in memory); the first error is raised."""
+    items = list(items)
+    if threads <= 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    out, pending = [], []
+    for x in items:
+        pending.append(_COPIER.submit(fn, x))
+        if len(pending) >= threads:
+            out.append(pending.pop(0).result())
+    out.extend(f.result() for f in pending)
+    return out
+
+
 def copy_rows(dst: np.ndarray, src: np.ndarray, threads: int = COPY_THREADS) -> None:
     """``np.copyto(dst, src)`` over ``threads`` row slices at once (same shape and dtype); slices
     of a ``fileio.map_readonly`` mapping are read from its file (``fileio.read_rows``)."""
@@ -181,4 +196,4 @@ def feed_pieces(n: int, m: int, load: Callable, used: Callable, wait: Callable, 
                     pass
 
 
-__all__ = ["COPY_THREADS", "STAGING_BYTES", "STREAM_SWITCH_INTERVAL", "copy_rows", "gil_switch", "feed_pieces", "piece_ranges", "stage_rows", "staging_rows"]
+__all__ = ["COPY_THREADS", "STAGING_BYTES", "STREAM_SWITCH_INTERVAL", "copy_rows", "gil_switch", "run_threaded", "feed_pieces", "piece_ranges", "stage_rows", "staging_rows"]

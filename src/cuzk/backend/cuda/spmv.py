@@ -10,7 +10,8 @@ import weakref
 import numpy as np
 
 from ..base import CSRMatrix
-from ...fileio import release_pages
+from ...fileio import read_rows, release_pages
+from .pieces import COPY_THREADS, run_threaded
 from .runtime import DeviceRuntime, HostFr, _grid, _guard, _i32, _kernel, _u64
 
 _SPMV_T_ROW = 4096   # most entries one lane group sums in ``spmv_t`` (longer columns are split)
@@ -49,6 +50,40 @@ def _checked_u32(arr: np.ndarray, lo: int, hi: int, bound: int) -> np.ndarray:
     if hi > lo and (int(piece.min()) < 0 or int(piece.max()) >= bound):
         raise ValueError("spmv: a column index or coefficient id is outside the matrix")
     return piece.astype(np.uint32, copy=False)
+
+
+_FILL_CHUNK = 1 << 22   # entries per task of ``fill_checked`` (≤ 32 MB of int64 per thread)
+
+
+def fill_checked(dst: np.ndarray, arr: np.ndarray, bound: int | None, threads: int = COPY_THREADS) -> None:
+    """``dst[:] = arr`` (dst a 1-D array of another integer dtype, e.g. pinned uint32) in chunks on
+    ``threads`` threads, each chunk read from the file when ``arr`` is a view of a
+    ``fileio.map_readonly`` mapping (``fileio.read_rows``: no page faults), else copied with its
+    pages handed back; with ``bound``, every entry checked to lie in [0, bound) before it is
+    converted. The matrices' one-time conversion for the "lean" and "host" H phases
+    (``SpMVOps._host_csr32``) took about 15 s of a 32 GiB prove job single-threaded through page
+    faults on the H200 host (benchmarks/results/2026-12-02-h200/stop17, the first partition's
+    spmv).
+
+    Raises:
+        ValueError: an entry outside [0, bound); shapes differ.
+    """
+    if dst.shape != arr.shape or dst.ndim != 1:
+        raise ValueError(f"fill_checked: {arr.shape} into {dst.shape}")
+
+    def one(a: int) -> bool:
+        src = arr[a : a + _FILL_CHUNK]
+        tmp = np.empty(src.shape, dtype=src.dtype)
+        if not read_rows(tmp, src):
+            tmp[...] = src
+            release_pages(src)
+        if bound is not None and len(tmp) and (int(tmp.min()) < 0 or int(tmp.max()) >= bound):
+            return False
+        dst[a : a + len(tmp)] = tmp
+        return True
+
+    if not all(run_threaded(one, range(0, arr.shape[0], _FILL_CHUNK), threads)):
+        raise ValueError("spmv: a column index or coefficient id is outside the matrix")
 
 
 def column_filter(ip, idx, ids, c0: int, c1: int, xp=np):
@@ -306,20 +341,16 @@ class SpMVOps(DeviceRuntime):
         hit = self._csr32.get(id(m))
         if hit is not None and hit[0]() is m:
             return hit[1]
+        if len(m.indptr) != m.shape[0] + 1:
+            raise ValueError(f"spmv: indptr has {len(m.indptr)} entries for {m.shape[0]} rows")
         ip = self.host_empty((m.shape[0] + 1,), np.int64)
-        for a in range(0, ip.shape[0], _UPLOAD_ROWS):
-            b = min(ip.shape[0], a + _UPLOAD_ROWS)
-            ip[a:b] = m.indptr[a:b]
-            release_pages(m.indptr[a:b])
-        if len(m.indptr) != m.shape[0] + 1 or int(ip[0]) != 0 or int(ip[-1]) != m.nnz or bool((ip[1:] < ip[:-1]).any()):
+        fill_checked(ip, np.asarray(m.indptr), None)
+        if int(ip[0]) != 0 or int(ip[-1]) != m.nnz or bool((ip[1:] < ip[:-1]).any()):
             raise ValueError("spmv: indptr is not a non-decreasing sequence from 0 to nnz")
         out = [ip]
         for arr, bound in _index_arrays(m):
             dst = self.host_empty((arr.shape[0],), np.uint32)
-            for a in range(0, arr.shape[0], _UPLOAD_ROWS):
-                b = min(arr.shape[0], a + _UPLOAD_ROWS)
-                dst[a:b] = _checked_u32(arr, a, b, bound)
-                release_pages(arr[a:b])
+            fill_checked(dst, np.asarray(arr), bound)
             out.append(dst)
         self._csr32[id(m)] = (weakref.ref(m, lambda _, k=id(m): self._csr32.pop(k, None)), tuple(out))
         return tuple(out)
