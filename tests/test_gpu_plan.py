@@ -132,7 +132,10 @@ def _host(stats, p, known=False) -> int:
     views of w, as L is) or at least half of them (picked from w per piece on the device); the
     host H phase's a, b, c padded to n and the matrices' uint32 columns and coefficient ids."""
     nv, n = stats["inputs"] + stats["aux"], stats["domain"]
-    own = sum(q.points for q in p.queries if q.name in ("a", "b_g1") and (not known or 2 * q.points < nv))
+    if known:
+        own = sum(q.points for q in p.queries if q.name in ("a", "b_g1") and 2 * q.points < nv)
+    else:   # densities unknown: each query's largest own copy, just under half of w
+        own = 2 * ((nv - 1) // 2)
     per = 32 * (nv + own + n - 1)
     nnz = stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]
     csr = 8 * nnz + 24 * (stats["constraints"] + 1)   # row offsets, columns, coefficient ids
@@ -160,12 +163,12 @@ def test_prove_plan_host_bytes_within_host_limit(shape):
                 assert p.in_flight >= prev   # more host room: never fewer partitions in flight
                 prev = p.in_flight
             base = predict_step_bytes("prove", stats, backend="cuda", partitions=10)
-            per_worst = 32 * (3 * (stats["inputs"] + stats["aux"]) + stats["domain"] - 1)
+            nv = stats["inputs"] + stats["aux"]   # w and, densities unknown, two copies just under half of it
+            per_worst = 32 * (nv + 2 * ((nv - 1) // 2) + stats["domain"] - 1)
             slack = per_worst if p.scalars_on_host and p.in_flight < 10 else 0
             assert predict_step_bytes("prove", stats, backend="cuda", partitions=10, gpu_mem_limit=int(gib * GIB),
                                       host_limit=hl) == base + p.host_bytes + slack
             # with the key's densities given and full, A and B are views of w on the host
-            nv = stats["inputs"] + stats["aux"]
             pk = plan_prove(stats, nv, nv, 10, int(gib * GIB), host_limit=hl)
             assert pk.host_bytes == _host(stats, pk, known=True)
     assert one is not None

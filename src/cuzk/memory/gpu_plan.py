@@ -202,10 +202,11 @@ def lazy_selection(count: int, nv: int) -> bool:
 
 def _own_selections(c: dict, density_a: int | None, density_b: int | None) -> int:
     """Scalars of A's and B's own host copies: none for a query over every variable (a view of
-    w) or a lazy selection of it (``lazy_selection``); a density not given (None) counts as its
-    own copy of every variable (an upper bound)."""
-    return sum(c[k] for k, d in (("da", density_a), ("db", density_b))
-               if d is None or (c[k] != c["nv"] and not lazy_selection(c[k], c["nv"])))
+    w) or a lazy selection of it (``lazy_selection``); a density not given (None) counts as the
+    largest own copy a query can have, just under half of the variables (an upper bound)."""
+    nv = c["nv"]
+    return sum((nv - 1) // 2 if d is None else (0 if c[k] == nv or lazy_selection(c[k], nv) else c[k])
+               for k, d in (("da", density_a), ("db", density_b)))
 
 
 def host_scalar_bytes(stats: dict, density_a: int | None = None, density_b: int | None = None) -> int:
