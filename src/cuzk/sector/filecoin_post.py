@@ -51,7 +51,7 @@ from .post import (FORMAT, PoStError, partition_count, partition_slots, post_par
                    verify_post, write_post)
 from .replica import comm_r as hash_comm_r, tree_shape
 
-__all__ = ["POST_PROOFS", "decode_vproof", "encode_vproof", "sealed_cid_comm_r", "read_public", "to_cuzk", "from_cuzk",
+__all__ = ["POST_PROOFS", "decode_vproof", "decode_merkle_proof", "encode_vproof", "sealed_cid_comm_r", "read_public", "to_cuzk", "from_cuzk",
            "convert_to_cuzk", "convert_to_filecoin", "is_cuzk_post"]
 
 #: go-state-types ``abi.RegisteredPoStProof`` number → (kind, sector size, api version).
@@ -99,12 +99,12 @@ class _Reader:
         return {"path": els}
 
     def merkle(self, f: str) -> dict:
-        at = self.o
-        tag = struct.unpack("<I", self._take(4, f + "/data"))[0]
+        at, d = self.o, f"{f}/data" if f else "data"
+        tag = struct.unpack("<I", self._take(4, d))[0]
         if tag not in _VARIANTS:
-            raise PoStError(self.path, f + "/data", f"variant index {tag} at byte {at}; ProofData has 0 (Single), 1 (Sub), 2 (Top)")
+            raise PoStError(self.path, d, f"variant index {tag} at byte {at}; ProofData has 0 (Single), 1 (Sub), 2 (Top)")
         name, fields = _VARIANTS[tag]
-        g = f"{f}/data/{name}"
+        g = f"{d}/{name}"
         return {"data": {name: {k: self.domain(f"{g}/{k}") if k in ("root", "leaf") else self.path_(f"{g}/{k}")
                                 for k in fields}}}
 
@@ -130,6 +130,19 @@ def decode_vproof(data: bytes, path="<vproof>") -> dict:
     if r.o != len(r.data):
         raise PoStError(path, "<end>", f"{len(r.data) - r.o} bytes left over after byte {r.o}")
     return doc
+
+
+def decode_merkle_proof(data: bytes, path="<proof>") -> dict:
+    """One storage-proofs-core ``MerkleProof``'s bincode (module docstring) as its serde dict.
+
+    Raises:
+        PoStError as :func:`decode_vproof` (field names start at ``data``).
+    """
+    r = _Reader(bytes(data), path)
+    m = r.merkle("")["data"]
+    if r.o != len(r.data):
+        raise PoStError(path, "<end>", f"{len(r.data) - r.o} bytes left over after byte {r.o}")
+    return {"data": m}
 
 
 def _put_path(out: list, ip: dict) -> None:
