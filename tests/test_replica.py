@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import base64
 import os
-import struct
 
 import numpy as np
 import pytest
 
 from cuzk.hash.poseidon import R, poseidon_hash
 from cuzk.sector.c1 import porep_id
+from cuzk.sector.filecoin_post import decode_merkle_proof
 from cuzk.sector.fr32 import pad_sector
 from cuzk.sector.labels import label_layers
 from cuzk.sector import replica as rp
@@ -96,27 +96,14 @@ GOLDEN_PROOF_0 = (
 
 
 def _parse_sub_proof(b: bytes):
-    o = 0
+    """(base path, sub path, root, leaf) of a bincode ProofData::Sub, read by cuzk.sector.filecoin_post."""
+    body = decode_merkle_proof(b)["data"]["Sub"]
+    path = [([L(h) for h in el["hashes"]], el["index"]) for s in ("base_proof", "sub_proof") for el in body[s]["path"]]
+    return path[:-1], path[-1:], L(body["root"]), L(body["leaf"])
 
-    def u(fmt):
-        nonlocal o
-        v = struct.unpack_from(fmt, b, o)[0]
-        o += struct.calcsize(fmt)
-        return v
 
-    def d():
-        nonlocal o
-        o += 32
-        return int.from_bytes(b[o - 32 : o], "little")
-
-    def path():
-        return [([d() for _ in range(u("<Q"))], u("<Q")) for _ in range(u("<Q"))]
-
-    assert u("<I") == 1  # ProofData::Sub
-    base, sub = path(), path()
-    root, leaf = d(), d()
-    assert o == len(b)
-    return base, sub, root, leaf
+def L(x) -> int:
+    return int.from_bytes(bytes(x), "little")
 
 
 def test_golden_32gib_comm_r():
@@ -228,7 +215,6 @@ def test_replicate_2k_structure(sealed_2k):
     assert all(np.array_equal(a, b) for a, b in zip(out["labels"], labels))
     assert np.array_equal(out["key"], labels[-1])
     # encoding, by hand, node by node
-    L = lambda x: int.from_bytes(bytes(x), "little")  # noqa: E731
     rep = out["replica"]
     assert len(rep) == 2048
     for v in range(n):
@@ -269,7 +255,6 @@ def test_replicate_11_layers_4k_sub2():
     rid = bytes(32)
     out = rp.replicate(data, rid, ss, 11, porep_id(ss))
     assert out["arities"] == [8, 8, 2]
-    L = lambda x: int.from_bytes(bytes(x), "little")  # noqa: E731
     for v in (0, 77, 127):
         col = [L(out["labels"][layer][v]) for layer in range(11)]
         assert int(out["tree_c"][0][v]) == poseidon_hash(col, domain_tag=(1 << 11) - 1)

@@ -28,6 +28,7 @@ from .circuits.registry import format_shape_table, shape_table
 from .fileio import atomic_write_text
 from .groth16 import official
 from .sector import filecoin_c1 as fc
+from .sector import filecoin_post as fpost
 from .formats.snarkjs_prove import add_arguments as add_snarkjs_prove_arguments
 from .formats.snarkjs_prove import snarkjs_prove
 
@@ -183,6 +184,57 @@ def _c1(sub) -> None:
     cv.set_defaults(func=_c1_convert)
 
 
+def _comm_r_arg(text: str) -> tuple[int, bytes]:
+    """``N=HEX``: sector number N's comm_r, 32 bytes little-endian as hex."""
+    m = re.fullmatch(r"(\d+)=([0-9a-fA-F]{64})", text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"{text!r} is not SECTOR=COMM_R (64 hex digits)")
+    return int(m[1]), bytes.fromhex(m[2])
+
+
+def _post_convert(args) -> int:
+    to = args.to or ("filecoin" if len(args.src) == 1 and fpost.is_cuzk_post(args.src[0]) else "cuzk")
+    if to == "filecoin":
+        if len(args.src) != 1:
+            raise fpost.PoStError(args.src[1], "<arguments>", "--to filecoin takes one cuzk vanilla file")
+        out = fpost.convert_to_filecoin(args.src[0], args.out)
+        print(f"cuzk post convert: {args.src[0]} (cuzk) -> {len(out)} Filecoin vproof file(s) in {args.out}")
+        return 0
+    pid = bytes.fromhex(args.prover_id) if args.prover_id else (
+        fc.prover_id_of_actor(args.miner) if args.miner is not None else None)
+    doc = fpost.convert_to_cuzk(args.src, args.out, args.public, post_proof=args.post_proof,
+                                randomness=bytes.fromhex(args.randomness) if args.randomness else None,
+                                prover_id=pid, comm_r=dict(args.comm_r) if args.comm_r else None)
+    print(f"cuzk post convert: {len(args.src)} Filecoin vproof file(s) -> {args.out} (cuzk, {doc['registered_proof']}, "
+          f"{len(doc['sectors'])} sector(s), checked)")
+    return 0
+
+
+def _post(sub) -> None:
+    pp = sub.add_parser("post", help="PoSt vanilla files: convert between cuzk's form and Filecoin's")
+    psub = pp.add_subparsers(dest="postcmd", required=True)
+    cv = psub.add_parser("convert", help="convert WindowPoSt vanilla proofs (checked fully) between Filecoin's per-sector "
+                         "vproof files and cuzk's vanilla file",
+                         description="Reads Filecoin's per-sector vanilla proofs (bincode FallbackPoStSectorProof, as "
+                         "filecoin-ffi's GenerateSingleVanillaProof returns them and curio stores them) with the public "
+                         "facts (a WindowPoStVerifyInfo JSON such as curio's postpub.json, or the options), checks every "
+                         "path, and writes cuzk's vanilla file; or writes a cuzk vanilla file's sectors as "
+                         "<out>/<sector>.vproof (--to filecoin, the default for one cuzk file).")
+    cv.add_argument("src", nargs="+", help="vproof files (one per sector), or one cuzk vanilla file")
+    cv.add_argument("--out", "-o", required=True, help="the cuzk vanilla file to write, or (--to filecoin) a directory")
+    cv.add_argument("--to", choices=["filecoin", "cuzk"], help="form to write (default: the other one)")
+    cv.add_argument("--public", help="WindowPoStVerifyInfo JSON (Randomness, Proofs[].PoStProof, ChallengedSectors, Prover)")
+    cv.add_argument("--post-proof", type=int, help="RegisteredPoStProof number (go-state-types abi; e.g. 13 = "
+                    "StackedDrgWindow32GiBV1_1)")
+    cv.add_argument("--randomness", help="32-byte randomness, hex (used as given: a canonical Fr element)")
+    cv.add_argument("--comm-r", type=_comm_r_arg, action="append", metavar="SECTOR=HEX",
+                    help="a sector's public comm_r (repeat per sector); overrides --public's SealedCIDs")
+    who = cv.add_mutually_exclusive_group()
+    who.add_argument("--prover-id", help="32-byte prover id, hex")
+    who.add_argument("--miner", type=_miner, help="miner actor id (1000 or t01000)")
+    cv.set_defaults(func=_post_convert)
+
+
 def _params_verify(args) -> int:
     manifest = official.read_manifest()
     d = official.params_dir(args.params_dir)
@@ -281,6 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd", required=True)
     _steps(sub)
     _c1(sub)
+    _post(sub)
     _params(sub)
     _check_params_parser(sub)
     sh = sub.add_parser("shapes", help="inputs, aux, constraints and non-zeros of every circuit shape, next to upstream's")

@@ -50,7 +50,8 @@ from .replica import tree_arities, tree_shape
 from .synthetic import DEFAULT_LAYERS
 
 __all__ = ["CUZK", "convert", "FILECOIN", "LOTUS_BENCH", "commit2_input", "detect", "dumps", "from_filecoin", "prover_id_of_actor",
-           "read_any", "sniff", "to_filecoin", "unwrap", "write_filecoin", "filecoin_field", "SCHEMA", "WRAPPER_SCHEMA"]
+           "read_any", "sniff", "to_filecoin", "unwrap", "write_filecoin", "filecoin_field", "filecoin_merkle", "cuzk_merkle",
+           "SCHEMA", "WRAPPER_SCHEMA"]
 
 CUZK, FILECOIN, LOTUS_BENCH = "cuzk", "filecoin", "lotus-bench"
 _TOP_KEYS = ("registered_proof", "vanilla_proofs", "comm_r", "comm_d", "replica_id", "seed", "ticket")
@@ -115,14 +116,16 @@ def _fc_merkle(root, leaf, elements: list[dict], shape) -> dict:
     return {"data": {v: body | {"root": root, "leaf": leaf}}}
 
 
-def _fc_poseidon(p: dict, shape) -> dict:
+def filecoin_merkle(p: dict, shape) -> dict:
+    """cuzk's Poseidon MerkleProof {leaf, root, path} as storage-proofs-core's ``MerkleProof``
+    serde dict (``{"data": {variant: …}}``, the variant of ``shape``; module docstring)."""
     return _fc_merkle(p["root"], p["leaf"], [{"hashes": el["hashes"], "index": el["index"]} for el in p["path"]], shape)
 
 
 def _fc_column(cp: dict, shape) -> dict:
     col = cp["column"]
     return {"column": {"index": col["index"], "rows": col["rows"], "_h": None},
-            "inclusion_proof": _fc_poseidon(cp["inclusion_proof"], shape)}
+            "inclusion_proof": filecoin_merkle(cp["inclusion_proof"], shape)}
 
 
 def _fc_labeling(lp: dict) -> dict:
@@ -135,7 +138,7 @@ def _fc_challenge(pr: dict, shape) -> dict:
     rcp = pr["replica_column_proofs"]
     return {
         "comm_d_proofs": _fc_merkle(cd["root"], cd["leaf"], bits, (2, 0, 0)),
-        "comm_r_last_proof": _fc_poseidon(pr["comm_r_last_proof"], shape),
+        "comm_r_last_proof": filecoin_merkle(pr["comm_r_last_proof"], shape),
         "replica_column_proofs": {"c_x": _fc_column(rcp["c_x"], shape),
                                   "drg_parents": [_fc_column(c, shape) for c in rcp["drg_parents"]],
                                   "exp_parents": [_fc_column(c, shape) for c in rcp["exp_parents"]]},
@@ -239,23 +242,28 @@ WRAPPER_SCHEMA = {"type": "object", "required": list(_WRAPPER_KEYS), "additional
                   "properties": {"SectorNum": nat(0, (1 << 63) - 1), "Phase1Out": {"type": "string"}, "SectorSize": NAT}}
 
 
-def _cuzk_merkle(f: str, m: dict, shape, path) -> dict:
-    """A Filecoin MerkleProof as cuzk's flat {leaf, root, path}; its variant must be the shape's."""
+def cuzk_merkle(f: str, m: dict, shape, path, error=C1Error) -> dict:
+    """A Filecoin MerkleProof serde dict (schema-valid) as cuzk's flat {leaf, root, path}.
+
+    Raises:
+        ``error(path, field, message)`` (default C1Error) naming ``f``'s variant or section when
+        the variant is not ``shape``'s or a sub/top section has other than one element.
+    """
     want = _variant(shape)
     (v, body), = m["data"].items()
     if v != want:
-        raise C1Error(path, f"{f}/data/{v}", f"a {v} proof; this tree's shape {shape} takes {want}")
+        raise error(path, f"{f}/data/{v}", f"a {v} proof; this tree's shape {shape} takes {want}")
     sections = ("path",) if v == "Single" else ("base_proof", "sub_proof", "top_proof")[:2 + (v == "Top")]
     elements = [el for s in sections for el in body[s]["path"]]
     if v != "Single":
         for s in sections[1:]:
             if len(body[s]["path"]) != 1:
-                raise C1Error(path, f"{f}/data/{v}/{s}/path", f"{len(body[s]['path'])} elements, expected 1")
+                raise error(path, f"{f}/data/{v}/{s}/path", f"{len(body[s]['path'])} elements, expected 1")
     return {"leaf": body["leaf"], "root": body["root"], "path": elements}
 
 
 def _cuzk_challenge(f: str, pr: dict, shape, path) -> dict:
-    cd = _cuzk_merkle(f + "/comm_d_proofs", pr["comm_d_proofs"], (2, 0, 0), path)
+    cd = cuzk_merkle(f + "/comm_d_proofs", pr["comm_d_proofs"], (2, 0, 0), path)
     index = 0
     for lvl, el in enumerate(cd["path"]):
         if len(el["hashes"]) != 1 or el["index"] > 1:
@@ -266,13 +274,13 @@ def _cuzk_challenge(f: str, pr: dict, shape, path) -> dict:
 
     def column(g: str, cp: dict) -> dict:
         return {"column": {"index": cp["column"]["index"], "rows": cp["column"]["rows"]},
-                "inclusion_proof": _cuzk_merkle(g + "/inclusion_proof", cp["inclusion_proof"], shape, path)}
+                "inclusion_proof": cuzk_merkle(g + "/inclusion_proof", cp["inclusion_proof"], shape, path)}
 
     g = f + "/replica_column_proofs"
     return {
         "comm_d_proofs": {"leaf": cd["leaf"], "path": [el["hashes"][0] for el in cd["path"]], "index": index,
                           "root": cd["root"]},
-        "comm_r_last_proof": _cuzk_merkle(f + "/comm_r_last_proof", pr["comm_r_last_proof"], shape, path),
+        "comm_r_last_proof": cuzk_merkle(f + "/comm_r_last_proof", pr["comm_r_last_proof"], shape, path),
         "replica_column_proofs": {"c_x": column(g + "/c_x", rcp["c_x"]),
                                   "drg_parents": [column(f"{g}/drg_parents/{j}", c) for j, c in enumerate(rcp["drg_parents"])],
                                   "exp_parents": [column(f"{g}/exp_parents/{j}", c) for j, c in enumerate(rcp["exp_parents"])]},
@@ -281,7 +289,7 @@ def _cuzk_challenge(f: str, pr: dict, shape, path) -> dict:
     }
 
 
-_MERKLE_FIELD = re.compile(r"(.*/(?:comm_r_last_proof|inclusion_proof))/(leaf|root|path)(?:/(\d+))?(/.*)?")
+_MERKLE_FIELD = re.compile(r"(.*/(?:comm_r_last_proof|inclusion_proof|inclusion_proofs/\d+))/(leaf|root|path)(?:/(\d+))?(/.*)?")
 _COMMD_FIELD = re.compile(r"(.*/comm_d_proofs)/(leaf|root|path|index)(?:/(\d+))?(/.*)?")
 _HEADER_FIELDS = {"sector_size": "registered_proof", "porep_id": "registered_proof", "api_version": "registered_proof",
                   "layers": "registered_proof", "partitions": "vanilla_proofs",
