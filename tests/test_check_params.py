@@ -112,8 +112,8 @@ def test_tampered_or_mismatched_files_are_refused_before_any_proof(dev_key, tmp_
     with pytest.raises(KeyFileError):
         pipeline.check_official_params(SHAPE, d2, backend="cpu", manifest=manifest2, full_check=True)
     assert called == [], "no step ran"
-    with pytest.raises(ValueError, match="not a PoRep shape"):
-        pipeline.check_official_params("window-post-2KiB", d, manifest=manifest)
+    with pytest.raises(ValueError, match="not a PoRep or PoSt shape"):
+        pipeline.check_official_params("update-2KiB", d, manifest=manifest)
 
 
 def test_the_workflow_step_links_a_checked_official_key(dev_key, tmp_path):
@@ -164,3 +164,67 @@ def test_the_workflow_step_links_the_post_key_of_the_shapes_ic_length(post_2kib_
         pipeline.use_official_params(sh, params, vk, params_dir=d, manifest=manifest)
         assert params.resolve() == (d / f"{stem}.params").resolve() and vk.resolve() == (d / f"{stem}.vk").resolve()
         assert read_vk(vk) == read_vk(post_2kib_keys / f"{sh}.vk")
+
+
+#: Official-style names of the two PoSt files of 2 KiB sectors (told apart by no name, as
+#: Filecoin's are not): winning's key under the first, window's under the second.
+POST_STEMS = ("v28-proof-of-spacetime-fallback-merkletree-test-a", "v28-proof-of-spacetime-fallback-merkletree-test-b")
+
+
+def _post_official(keys, d, kinds=(1, 0), vk_of=None):
+    """The PoSt keys of ``POST_KEY_SHAPES`` (indices ``kinds``: winning first) under POST_STEMS in
+    folder ``d``; ``vk_of``: {shape: (params, vk)} in place of the fixture's files. Returns the manifest."""
+    pairs = {}
+    for stem, k in zip(POST_STEMS, kinds):
+        sh = POST_KEY_SHAPES[k]
+        pairs[stem] = (vk_of or {}).get(sh, (keys / f"{sh}.params", keys / f"{sh}.vk"))
+    return official_files(d, pairs, 2048)
+
+
+def test_post_check_params_proves_with_the_key_of_the_shapes_kind(post_2kib_keys, tmp_path, monkeypatch, capsys):
+    """Window and winning PoSt: a vanilla proof over synthetic sectors proved with the official
+    file of the shape's IC length and verified under its vk, through the command."""
+    d = tmp_path / "params"
+    manifest = _post_official(post_2kib_keys, d)
+    monkeypatch.setattr(pipeline.official, "read_manifest", lambda *a, **k: manifest)
+    for sh, stem, kind in zip(POST_KEY_SHAPES, POST_STEMS[::-1], ("window", "winning")):
+        assert cli.main(["check-params", "--shape", sh, "--params-dir", str(d), "--backend", "cpu",
+                         "--workdir", str(tmp_path)]) == 0
+        out = capsys.readouterr().out
+        assert (f"{sh}: a proof made with {d / stem}.params verifies under {d / stem}.vk "
+                f"(1 partition(s), {kind}-post, synthetic)") in out
+    assert not list(tmp_path.glob("cuzk-check-params-*")), "the scratch folder is removed"
+
+
+def test_post_check_params_refuses_the_other_kinds_key_and_a_tampered_vk(post_2kib_keys, tmp_path, monkeypatch,
+                                                                         capsys):
+    """Only the winning key present: the window shape finds no file of its IC length (a typed
+    error naming the folder and the IC lengths present, before any step). A window vk whose first two IC points are exchanged (valid points,
+    the .params' copy changed alike, digests that match): the proof does not verify, exit 1."""
+    from dataclasses import replace
+
+    from cuzk.groth16 import read_vk
+
+    window = POST_KEY_SHAPES[0]
+    d = tmp_path / "winning-only"
+    manifest = _post_official(post_2kib_keys, d, kinds=(1,))
+    called = []
+    monkeypatch.setattr(pipeline, "pce_extract", lambda *a, **k: called.append(a))
+    with pytest.raises(OfficialParamsError, match=f"0 of the files present for {window} have its IC length 3"):
+        pipeline.check_official_params(window, d, backend="cpu", manifest=manifest)
+    assert called == []
+    monkeypatch.undo()
+
+    vk_path = post_2kib_keys / f"{window}.vk"
+    vk = read_vk(vk_path)
+    bad_vk = replace(vk, ic=[vk.ic[1], vk.ic[0], *vk.ic[2:]]).to_bytes()
+    head = len(vk_path.read_bytes())
+    bad_params = bad_vk + (post_2kib_keys / f"{window}.params").read_bytes()[head:]
+    pair = (_write(tmp_path / "bad.params", bad_params), _write(tmp_path / "bad.vk", bad_vk))
+    d = tmp_path / "params"
+    manifest = _post_official(post_2kib_keys, d, vk_of={window: pair})
+    monkeypatch.setattr(pipeline.official, "read_manifest", lambda *a, **k: manifest)
+    assert cli.main(["check-params", "--shape", window, "--params-dir", str(d), "--backend", "cpu",
+                     "--workdir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "FAILED" in err and "does not verify" in err and "not rust-fil-proofs'" in err

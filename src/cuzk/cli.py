@@ -267,18 +267,21 @@ def _check_params(args) -> int:
               f"official vk, so {args.shape}'s constraint system (built in upstream order) is not "
               "rust-fil-proofs'", file=sys.stderr)
         return 1
+    what = f"sector {res['sector_id']}" if "sector_id" in res else res["proof"]   # a PoSt names its kind
     print(f"cuzk check-params: {args.shape}: a proof made with {res['params']} verifies under {res['vk']} "
-          f"({res['partitions']} partition(s), sector {res.get('sector_id')}{', synthetic' if res['synthetic'] else ''}): "
+          f"({res['partitions']} partition(s), {what}{', synthetic' if res['synthetic'] else ''}): "
           "its constraint system is rust-fil-proofs'")
     return 0
 
 
 def _check_params_parser(sub) -> None:
-    cp = sub.add_parser("check-params", help="prove one sector with Filecoin's official key and verify it with the "
-                        "official vk (is the shape's R1CS rust-fil-proofs' own?)")
-    cp.add_argument("--shape", default="porep-2KiB", help="a PoRep shape (default porep-2KiB: the smallest official files)")
+    cp = sub.add_parser("check-params", help="prove one sector (PoRep) or one vanilla PoSt with Filecoin's official "
+                        "key and verify it with the official vk (is the shape's R1CS rust-fil-proofs' own?)")
+    cp.add_argument("--shape", default="porep-2KiB", help="a PoRep or PoSt shape, e.g. window-post-2KiB or "
+                    "winning-post-2KiB (default porep-2KiB: the smallest official files)")
     cp.add_argument("--params-dir", help="default: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters")
-    cp.add_argument("--c1", help="a C1 file in cuzk's form (cuzk c1 convert); default a synthetic CC sector")
+    cp.add_argument("--c1", help="the input in cuzk's form: a C1 (cuzk c1 convert) or, for a PoSt shape, a vanilla "
+                    "PoSt file (cuzk post convert); default synthetic (a CC sector; PoSt over synthetic sectors)")
     cp.add_argument("--workdir", help="where the scratch folder goes (default: the system's temporary folder)")
     cp.add_argument("--backend", default="auto", help="cpu, cuda or auto (default)")
     cp.add_argument("--threads", type=int, default=1, help="worker processes of the cpu backend's prove (default 1)")

@@ -819,24 +819,40 @@ def use_official_params(shape_name: str, params_out, vk_out, params_dir=None, me
         progress.info("%s: Filecoin's official key %s (setup skipped)", shape_name, paths[".params"])
 
 
+def _synthetic_input(shape, out) -> Path:
+    """``check_official_params``' default input of ``shape``, written as ``out``: for PoRep a
+    synthetic committed-capacity sector, id 1 (``prepare``); for PoSt the vanilla proof over
+    synthetic sealed sectors (``post_vanilla``): a WindowPoSt over ids 1..sector_count (one
+    partition filled), a WinningPoSt over a set of sector 1 alone."""
+    rnd, prover = "check-params", "00" * 32
+    if family_of(shape).name == "post":
+        ids = range(1, shape.sector_count + 1) if shape.kind == "window" else [1]
+        post_vanilla(shape.kind, shape.name, [], out, rnd, prover, synthetic_ids=ids)
+    else:
+        prepare({"id": 1, "synthetic": True}, out, shape.name, rnd, prover)
+    return Path(out)
+
+
 def check_official_params(shape_name: str = "porep-2KiB", params_dir=None, c1=None, workdir=None,
                           backend: str = "auto", threads: int = 1, manifest: dict | None = None,
                           full_check: bool = False) -> dict:
-    """``cuzk check-params``: one sector of ``shape_name`` proved with Filecoin's official
-    ``.params`` for its sector size and the proof verified with the official ``.vk``, through
-    the workflow's own steps (pce_extract, check_c1, synthesize, prove, verify) in a scratch
-    folder. A proof made with a key whose constraint system differs from ours in any row,
+    """``cuzk check-params``: one input of ``shape_name`` (a PoRep sector, or a PoSt vanilla proof)
+    proved with Filecoin's official ``.params`` of the shape (``official.official_file``) and the
+    proof verified with the official ``.vk``, through the workflow's own steps (pce_extract,
+    check_c1, synthesize, prove, verify) in a scratch folder. A proof made with a key whose constraint system differs from ours in any row,
     column or coefficient does not verify, so this is the end-to-end check that the shape's
     R1CS is rust-fil-proofs' (its rows in enforce order, its columns in allocation order); the
     key's point counts are checked against the shape's first (h: domain − 1, l: aux, a/b: the
     densities).
 
     Args:
-        shape_name: a PoRep shape (``cuzk shapes``); its files are the manifest's
-            ``v28-stacked-proof-of-replication-…`` ``.params`` and ``.vk`` of its sector size.
+        shape_name: a PoRep or PoSt shape (``cuzk shapes``); its files are the manifest's
+            ``v28-stacked-proof-of-replication-…`` (PoRep) or ``v28-proof-of-spacetime-fallback-…``
+            (PoSt: the one whose vk has the shape's IC length) ``.params`` and ``.vk`` of its
+            sector size.
         params_dir: the official files' folder (``official.params_dir``'s default when None).
-        c1: a C1 file in cuzk's form (``cuzk c1 convert`` converts Filecoin's); default a
-            synthetic committed-capacity sector of the shape (``prepare``).
+        c1: the input in cuzk's form, a C1 (``cuzk c1 convert`` converts Filecoin's) or a PoSt
+            vanilla file (``cuzk post convert``); default synthetic (:func:`_synthetic_input`).
         workdir: parent of the scratch folder (default: the system's temporary folder).
         backend, threads: as the prove step.
         manifest: file name → {digest, sector_size, …} (default: the packaged
@@ -854,19 +870,18 @@ def check_official_params(shape_name: str = "porep-2KiB", params_dir=None, c1=No
         ShapeMismatchError: the key's point counts are not the shape's.
         ProofVerificationError: the proof made with the official key does not verify (the
             constraint systems differ).
-        ValueError: not a PoRep shape.
+        ValueError: not a PoRep or PoSt shape.
     """
     shape = shape_by_name(shape_name)
-    if family_of(shape).name not in ("porep", "porep-commd"):
-        raise ValueError(f"check-params: {shape_name} is not a PoRep shape")
+    if family_of(shape).name not in ("porep", "porep-commd", "post"):
+        raise ValueError(f"check-params: {shape_name} is not a PoRep or PoSt shape")
     paths = _official_pair(shape, params_dir, manifest, full_check)
     with tempfile.TemporaryDirectory(prefix="cuzk-check-params-", dir=workdir) as tmp:
         wd = Path(tmp)
         pce = wd / f"{shape.name}.pce"
         pce_extract(shape.name, pce, upstream_order=family_of(shape).name in UPSTREAM_ORDER_FAMILIES)
         if c1 is None:
-            c1 = wd / "1.c1.json"
-            prepare({"id": 1, "synthetic": True}, c1, shape.name, "check-params", "00" * 32)
+            c1 = _synthetic_input(shape, wd / "input.json")
         record = wd / "c1.checked.json"
         label = check_input(c1, record, shape.name)["label"]
         synthesize_sector(c1, pce, wd / "witness", checked=record)
