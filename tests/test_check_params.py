@@ -6,7 +6,10 @@ in bellperson's layout (cuzk's ``.params``/``.vk`` are that layout) under a PoRe
 with a test manifest (the digests of those files, sector size 128) in place of the packaged
 parameters.json. A key whose l points are swapped (a key of the same counts for a constraint
 system with two aux columns exchanged: what a different allocation order gives) is refused by
-the proof's verification, a tampered file by its digest."""
+the proof's verification, a tampered file by its digest. For PoSt, the window and winning
+development keys of ``POST_KEY_SHAPES`` (``conftest.post_2kib_keys``) under two PoSt file names:
+each shape proves with the one of its IC length; the other kind's key alone, or a vk whose IC
+points are exchanged, is refused."""
 
 import pytest
 
