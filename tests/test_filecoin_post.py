@@ -20,12 +20,9 @@ from cuzk.cli import main
 from cuzk.sector import filecoin_post as fp
 from cuzk.sector.post import PoStError, verify_post
 
-CURIO = Path("/work/shared/real-artifacts/curio")
-if not CURIO.is_dir():
-    CURIO = Path(__file__).resolve().parents[1] / "shared/real-artifacts/curio"
-VPROOF = CURIO / "post.vproof"
-PUBLIC = CURIO / "postpub.json"
-pytestmark = pytest.mark.skipif(not VPROOF.is_file(), reason="shared/real-artifacts/curio is not here")
+FIXTURES = Path(__file__).parent / "fixtures" / "filecoin"   # curio's golden files (README there)
+VPROOF = FIXTURES / "curio-post.vproof"
+PUBLIC = FIXTURES / "curio-postpub.json"
 
 # offsets in the bincode: sector_id u64, comm_r 32, sectors len u64, inclusion_proofs len u64,
 # then proof 0: variant u32, base_proof len u64, element 0 hashes len u64, hash 0
