@@ -539,7 +539,12 @@ class Prover(ResidentBases):
         if plan.h_phase != "device" and not isinstance(self.quotient, CosetQuotient):
             raise ValueError(f"the {plan.h_phase} H phase needs the CosetQuotient")
         keep = bk.offload if plan.scalars_on_host else (lambda x: x)
-        full_a, full_b = bool(self.dens_a.all()), bool(self.dens_b.all())
+        # how A's and B's scalars wait on the host: w itself, a lazy selection of it, or a copy
+        masks = {"a": self.dens_a, "b": self.dens_b}
+        held_as = {}
+        for key, mask in masks.items():
+            count = int(np.count_nonzero(mask))
+            held_as[key] = "w" if count == len(mask) else "lazy" if lazy_selection(count, len(mask)) else "copy"
         if plan.h_phase == "device" and isinstance(self.quotient, CosetQuotient):
             # the cached matrices first, before any w: in chunks of their own, not carved out of
             # freed witness-sized ones (CuPy cannot release a chunk part of which stays live)
@@ -557,16 +562,10 @@ class Prover(ResidentBases):
             st.upload.array = None          # w's only reference is wd from here
             if plan.scalars_on_host:   # w once on the host: L, and A and B over every variable, are views of it
                 wh = bk.offload(wd)
-
-                def held(full, mask):   # a dense selection picked per piece from w's copy (no host copy)
-                    if full:
-                        return wh
-                    if lazy_selection(int(mask.sum()), len(mask)):
-                        return bk.host_select(wh, mask)
-                    return keep(bk.select(wd, mask))
-
-                one = {"a": held(full_a, self.dens_a), "b": held(full_b, self.dens_b),
-                       self.private: wh[self.num_inputs : st.length]}
+                one = {self.private: wh[self.num_inputs : st.length]}
+                for key, mask in masks.items():   # a lazy selection is picked per piece from w's copy
+                    how = held_as[key]
+                    one[key] = wh if how == "w" else bk.host_select(wh, mask) if how == "lazy" else keep(bk.select(wd, mask))
                 del wh
             else:
                 one = {"a": bk.select(wd, self.dens_a), "b": bk.select(wd, self.dens_b),

@@ -48,11 +48,11 @@ from ..backend.cuda.plan import (
 from ..backend.cuda.pieces import STAGING_BYTES
 
 QUERIES = ("h", "l", "a", "b_g1", "b_g2")
+"""The proving key's MSM queries, in the order ``Prover`` runs them."""
 H_PHASES = ("device", "lean", "host")
 """Where a partition's H phase runs (``ProvePlan.h_phase``), most device memory first."""
 LEAN_SCHEDULES = (("lean", 0), ("lean_staged", 0))
 """``compute_h_ab``'s schedules in the "lean" H phase: c on the device, or staged on the host."""
-"""The proving key's MSM queries, in the order ``Prover`` runs them."""
 GROUP_WORDS = {"h": 1, "l": 1, "a": 1, "b_g1": 1, "b_g2": 2}
 """Fq words per coordinate of each query's points (1: G1, 2: G2)."""
 POINT_BYTES = 96
@@ -181,7 +181,7 @@ class ProvePlan:
 def _counts(stats: dict, density_a: int | None, density_b: int | None) -> dict:
     nv = stats["inputs"] + stats["aux"]
     return {"nv": nv, "aux": stats["aux"], "rows": stats["constraints"], "n": stats["domain"],
-            "nnz": stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"],
+            "nnz": stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"], "csr": host_csr_bytes(stats),
             "da": nv if density_a is None else density_a, "db": nv if density_b is None else density_b}
 
 
@@ -247,8 +247,9 @@ def host_h_bus_arrays(h_schedule: tuple) -> int:
 
 def host_csr_bytes(stats: dict) -> int:
     """Host bytes of the matrices A, B, C as the "host" and "lean" H phases upload their row
-    blocks from (``CUDABackend._host_csr32``, pinned): int64 row offsets, uint32 columns and
-    coefficient ids: 8 bytes per row and per non-zero."""
+    blocks from (``CUDABackend._host_csr32``, pinned), and what each partition's blocks move
+    over the bus: int64 row offsets, uint32 columns and coefficient ids: 8 bytes per row of
+    each matrix and per non-zero."""
     return 8 * (stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]) + 3 * 8 * (stats["constraints"] + 1)
 
 
@@ -356,10 +357,12 @@ def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bo
         per += (c["nv"] + own + c["n"] - 1) * _FR_BYTES
         up = {k: (c["nv"] if lazy_selection(c[k], c["nv"]) else c[k]) for k in ("da", "db")}   # a lazy one: w's span
         per += (up["da"] + 2 * up["db"] + c["aux"] + c["n"] - 1) * _FR_BYTES
+    if h_phase != "device":   # the matrices' row blocks up
+        per += c["csr"]
     if h_phase == "host":
-        per += 3 * c["rows"] * _FR_BYTES + host_h_bus_arrays(h_schedule) * c["n"] * _FR_BYTES + c["nnz"] * 8 + 3 * c["rows"] * 8
-    elif h_phase == "lean":   # the matrices' blocks up; c's values down and up when staged
-        per += c["nnz"] * 8 + 3 * c["rows"] * 8 + (2 * c["n"] * _FR_BYTES if h_schedule[0] == "lean_staged" else 0)
+        per += 3 * c["rows"] * _FR_BYTES + host_h_bus_arrays(h_schedule) * c["n"] * _FR_BYTES
+    elif h_phase == "lean":   # c's values down and up when staged
+        per += 2 * c["n"] * _FR_BYTES if h_schedule[0] == "lean_staged" else 0
     else:   # the device H phase's compute_h: what its schedule stages on the host
         per += compute_h_bus_arrays(h_schedule[0]) * c["n"] * _FR_BYTES
     return key + batch * per
@@ -406,6 +409,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
     split_min = ntt_split(n)[0] if n >= 4 else 0
     mean_row = -(-max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"]) // max(1, c["rows"]))
     best, best_key, smallest = None, None, None
+    scheds = {"device": (("split", split_min),), "lean": LEAN_SCHEDULES, "host": (("staged", 0), ("split", split_min))}
     for mask in range(1 << len(QUERIES)):
         resident = {q for i, q in enumerate(QUERIES) if mask >> i & 1}
         key_host = sum(pts[q] * POINT_BYTES * GROUP_WORDS[q] for q in QUERIES if q not in resident)
@@ -421,14 +425,12 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
                                      max(1, min(pts[q], MIN_MSM_CHUNK)) if (q not in resident or on_host) else max(pts[q], 1))
                            for q in QUERIES)
                 rows_b = min(c["rows"], MIN_SPMV_ROWS) if h_phase != "device" else 0
-                sched = ("split", split_min)
-                parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b, rows_b * mean_row)
-                if h_phase != "device":   # the schedules of compute_h_ab / compute_h_host, most memory first
-                    for sched in (LEAN_SCHEDULES if h_phase == "lean" else (("staged", 0), ("split", split_min))):
-                        parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b,
-                                            rows_b * mean_row)
-                        if parts["peak"] <= limit:
-                            break
+                # compute_h_ab's / compute_h_host's schedules, most memory first (device: decided below)
+                for sched in scheds[h_phase]:
+                    parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b,
+                                        rows_b * mean_row)
+                    if parts["peak"] <= limit:
+                        break
                 if h_phase == "device":   # the schedule compute_h picks in the room the held parts leave
                     held = parts["peak"] - _phases_peak(parts)
                     sched = _device_h_schedule(stats, density_a, density_b, limit - held)

@@ -318,7 +318,7 @@ class NTTOps(DeviceRuntime):
     def _h_eval(self, x, to_coset, b1, b2):
         """Coset evaluations of the interpolant of x into b1 (b2 left free): an inverse NTT into b2
         (b1 its pass buffer) whose last pass multiplies by n⁻¹·g^i, then the forward NTT in place
-        in b2, its last pass into b1. Two arrays of n besides x."""
+        in b2, its last pass into b1. Two arrays of n besides x, or one when b1 is x itself."""
         self._ntt(x, True, post=to_coset, out=b2, tmp=b1)
         self._ntt(b2, False, out=b1, tmp=b2)
         return b1, b2
@@ -430,27 +430,19 @@ class NTTOps(DeviceRuntime):
         to_coset, from_coset = self._h_tables(m, n, k)
         c = cp.empty_like(a)
         self._launch_ew("fr_mul", m, a, b, c)
-        staged = None
-        if stage_c:
-            staged = c.get(out=self.host_empty(c.shape))
-            spare, c = c, None
+        if stage_c:   # c waits on the host; its buffer is the spare
+            staged, spare = c.get(out=self.host_empty(c.shape)), c
             self.bus_bytes += 2 * m * 32
         else:
             spare = cp.empty_like(a)
-
-        def evaluate(x):   # x's coset evaluations in x's buffer; spare left free
-            self._ntt(x, True, post=to_coset, out=spare, tmp=x)
-            self._ntt(spare, False, out=x, tmp=spare)
-
-        evaluate(a)
-        evaluate(b)
+        for x in (a, b):   # each one's coset evaluations in its own buffer, the spare left free
+            self._h_eval(x, to_coset, x, spare)
         self._launch_ew("fr_mul", m, a, b, a)
-        if staged is not None:
+        if stage_c:
             b.set(staged)
-            c, b, staged = b, None, None
-        else:
-            b = None
-        evaluate(c)
+            c = b
+        del b, x
+        self._h_eval(c, to_coset, c, spare)
         self._launch_ew("fr_sub", m, a, c, a)
         del c
         self.last_h_schedule = ("lean_staged" if stage_c else "lean", 0)

@@ -82,12 +82,11 @@ def copy_rows(dst: np.ndarray, src: np.ndarray, threads: int = COPY_THREADS) -> 
     """``np.copyto(dst, src)`` over ``threads`` row slices at once (same shape and dtype); slices
     of a ``fileio.map_readonly`` mapping are read from its file (``fileio.read_rows``)."""
     n = src.shape[0]
-    step = -(-n // max(1, threads))
     if threads <= 1 or n < 2 * threads:
         _copy(dst, src)
         return
-    for f in [_COPIER.submit(_copy, dst[a : a + step], src[a : a + step]) for a in range(0, n, step)]:
-        f.result()
+    step = -(-n // threads)
+    run_threaded(lambda a: _copy(dst[a : a + step], src[a : a + step]), range(0, n, step), threads)
 
 
 def piece_ranges(n: int, m: int) -> list[tuple[int, int]]:

@@ -47,9 +47,17 @@ def _checked_u32(arr: np.ndarray, lo: int, hi: int, bound: int) -> np.ndarray:
         ValueError: an entry outside it.
     """
     piece = np.asarray(arr[lo:hi])
-    if hi > lo and (int(piece.min()) < 0 or int(piece.max()) >= bound):
-        raise ValueError("spmv: a column index or coefficient id is outside the matrix")
+    if not _in_bounds(piece, bound):
+        raise ValueError(_OUTSIDE)
     return piece.astype(np.uint32, copy=False)
+
+
+_OUTSIDE = "spmv: a column index or coefficient id is outside the matrix"
+
+
+def _in_bounds(piece: np.ndarray, bound: int) -> bool:
+    """Every entry of ``piece`` in [0, bound) (an empty piece: True)."""
+    return not len(piece) or (int(piece.min()) >= 0 and int(piece.max()) < bound)
 
 
 _FILL_CHUNK = 1 << 22   # entries per task of ``fill_checked`` (≤ 32 MB of int64 per thread)
@@ -77,13 +85,13 @@ def fill_checked(dst: np.ndarray, arr: np.ndarray, bound: int | None, threads: i
         if not read_rows(tmp, src):
             tmp[...] = src
             release_pages(src)
-        if bound is not None and len(tmp) and (int(tmp.min()) < 0 or int(tmp.max()) >= bound):
+        if bound is not None and not _in_bounds(tmp, bound):
             return False
         dst[a : a + len(tmp)] = tmp
         return True
 
     if not all(run_threaded(one, range(0, arr.shape[0], _FILL_CHUNK), threads)):
-        raise ValueError("spmv: a column index or coefficient id is outside the matrix")
+        raise ValueError(_OUTSIDE)
 
 
 def column_filter(ip, idx, ids, c0: int, c1: int, xp=np):
@@ -230,11 +238,7 @@ class SpMVOps(DeviceRuntime):
             ValueError: len(w) differs from the columns, the row counts differ, or a column index
                 or coefficient id outside the matrix.
         """
-        w = self._check(w)
-        total = mats[0].shape[0]
-        for m in mats:
-            if m.shape[0] != total or m.shape[1] != w.shape[0]:
-                raise ValueError(f"spmv: matrix of shape {m.shape} for {total} rows and {w.shape[0]} values")
+        w, total = self._block_operands(mats, w)
         outs = []
         for _ in mats:   # page-locked where it can be had: the download and compute_h_host's uploads at DMA rate
             out = self.host_empty((max(total, pad_to or 0), 4))
@@ -270,11 +274,7 @@ class SpMVOps(DeviceRuntime):
                 or a column index or coefficient id outside the matrix.
         """
         cp = self.cp
-        w = self._check(w)
-        total = mats[0].shape[0]
-        for m in mats:
-            if m.shape[0] != total or m.shape[1] != w.shape[0]:
-                raise ValueError(f"spmv: matrix of shape {m.shape} for {total} rows and {w.shape[0]} values")
+        w, total = self._block_operands(mats, w)
         if pad_to < total:
             raise ValueError(f"spmv_ab: {total} rows do not fit in {pad_to}")
         tables = [self._coeff_table(m) for m in mats]
@@ -301,6 +301,19 @@ class SpMVOps(DeviceRuntime):
                 bad = r0 + int(f)
                 break
         return ab[0], ab[1], bad
+
+    def _block_operands(self, mats, w) -> tuple:
+        """(w checked, the rows) of ``spmv_blocks``/``spmv_ab``: matrices of equal rows over w.
+
+        Raises:
+            ValueError: a matrix's rows differ from the first's, or its columns from len(w).
+        """
+        w = self._check(w)
+        total = mats[0].shape[0]
+        for m in mats:
+            if m.shape[0] != total or m.shape[1] != w.shape[0]:
+                raise ValueError(f"spmv: matrix of shape {m.shape} for {total} rows and {w.shape[0]} values")
+        return w, total
 
     def _block_arrays(self, m: CSRMatrix, r0: int, r1: int, host32: tuple | None = None):
         """Rows r0:r1 of the host CSR ``m`` on the device: (row offsets int64 from 0, columns
