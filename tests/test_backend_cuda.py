@@ -804,3 +804,45 @@ def test_host_selection_slices_and_msm_many(gpu, cpu):
     assert got == [G1.msm(pts, want)] * 2
     with pytest.raises(ValueError):
         gpu.host_select(gpu.offload(wd), mask[:-1])
+
+
+def test_compact_spans_selections_and_msm_many(gpu, tmp_path):
+    """w kept on the device as a witness file stores it (``compact_of`` after
+    ``compact_to_device_async``: packed bits, wide limbs) expands to w's elements over any span
+    (inside the inputs, across their end, at odd bit offsets, across the 4096-element tiles and the
+    host table's blocks, empty) and through views; selections of it (dense and sparse masks, spans
+    of at most half a slice each) restore the numpy selections of w, and ``msm_many`` over them
+    and over a view equals ``Group.msm`` of the same scalars."""
+    from cuzk.r1cs.witness import read_witness_compact, write_witness
+
+    ni, na = 5, 3 * 4096 + 1234
+    inputs = [1] + rand_fr(ni - 1)
+    aux = [RNG.randrange(2) if RNG.random() < 0.7 else RNG.randrange(R) for _ in range(na)]
+    write_witness(tmp_path / "w", np.array(inputs, dtype=object), np.array(aux, dtype=object))
+    cw = read_witness_compact(tmp_path / "w")
+    assert 0 < cw.num_bits < na
+    up = gpu.compact_to_device_async(cw)
+    w = inputs + aux
+    assert host(gpu, up.ready()) == w
+    cwd = gpu.compact_of(up)
+    assert cwd is not None and gpu.compact_of(up) is None and len(cwd) == ni + na
+    assert cwd.nbytes == cw.nbytes
+    for lo, hi in ((0, ni + na), (0, 3), (2, ni + 9), (ni, ni + 1), (ni + 7, ni + 4096 + 13), (ni + 4095, ni + 8193),
+                   (ni + na - 3, ni + na), (100, 100)):
+        assert host(gpu, gpu.restore(cwd, lo, hi)) == w[lo:hi], (lo, hi)
+    view = cwd[ni:]
+    assert len(view) == na and host(gpu, gpu.restore(view, 9, 5000)) == aux[9:5000]
+    assert host(gpu, gpu.restore(view[3:], 1, 20)) == aux[4:23]
+    for p in (0.95, 0.3):
+        mask = np.array([RNG.random() < p for _ in range(ni + na)])
+        mask[0], mask[-1] = True, True
+        sel = gpu.host_select(cwd, mask)
+        want = [v for v, m in zip(w, mask) if m]
+        for lo, hi in ((0, len(want)), (1, 2), (3, 2000), (len(want) - 7, len(want))):
+            assert host(gpu, gpu.restore(sel, lo, hi)) == want[lo:hi], (p, lo, hi)
+        dev, arr, pts = _grid_points(gpu, len(want), G1)
+        with gpu.msm_context(G1, arr, resident=False) as ctx:
+            assert ctx.msm_many([sel], piece=997) == [G1.msm(pts, want)], p
+    dev, arr, pts = _grid_points(gpu, na, G1)
+    with gpu.msm_context(G1, arr, resident=False) as ctx:
+        assert ctx.msm_many([view], piece=3001) == [G1.msm(pts, aux)]

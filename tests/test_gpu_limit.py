@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 from cuzk.backend import GPUMemoryError, get_backend
@@ -17,6 +18,7 @@ from cuzk.circuits.registry import shape_by_name
 from cuzk.groth16 import DevelopmentSetupWarning, Prover, domain_size, setup, verify
 from cuzk.memory.gpu_plan import plan_prove, plan_setup
 from cuzk.r1cs import ConstraintSystem
+from cuzk.r1cs.witness import read_witness_compact, write_witness
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not cuda_available(), reason="needs CuPy and a CUDA device")]
 
@@ -41,24 +43,31 @@ def _key(r1cs, bk, plan=None):
         return setup(r1cs, bk, TOXIC, plan=plan)
 
 
-def _prove_all(pk, r1cs, bk, wits, plan):
+def _prove_all(pk, r1cs, bk, wits, plan, cws=None):
+    """The proofs of ``wits`` (r, s fixed) by ``prove`` or, with a plan, ``prove_groups``: staged
+    from ints, or as the witness files ``cws`` store them (``stage_compact``)."""
     out = []
     seen = bk.live_at_start("compute_h", "compute_h_host", "compute_h_ab") if plan is not None else []
     with Prover(pk, r1cs, bk, plan=plan) as pr:
         if plan is None:
             return [pr.prove(i, a, r=5, s=6) for i, a in wits]
-        pr.prove_groups(list(range(len(wits))), lambda j: (wits[j][0][1:], pr.stage(*wits[j], defer=True)),
-                        lambda p, pub: verify(pk.vk, p, pub), lambda item: out.append(item), plan, r=5, s=6)
+
+        def stage(j):
+            return wits[j][0][1:], pr.stage_compact(cws[j], defer=True) if cws else pr.stage(*wits[j], defer=True)
+
+        pr.prove_groups(list(range(len(wits))), stage, lambda p, pub: verify(pk.vk, p, pub),
+                        lambda item: out.append(item), plan, r=5, s=6)
     assert all(x.verified for x in out)
     if plan is not None:   # the plan's count of what the H phase holds then (``h_phase_bytes``;
         p = plan.parts       # the lean one's a and b are compute_h_ab's own: it consumes them)
         assert len(seen) == len(wits)
         ab = 2 * 32 * _stats(r1cs)["domain"] if plan.h_phase == "lean" else 0
-        assert max(live for live, _ in seen) <= p["resident"] + p["scalars"] + p["twiddles"] + p["h_held_at_quotient"] + p["slack"] + ab, (seen, p)
+        assert max(live for live, _ in seen) <= (p["resident"] + p["scalars"] + p["compact"] + p["twiddles"]
+                                                 + p["h_held_at_quotient"] + p["slack"] + ab), (seen, p)
     return [x.proof for x in out]
 
 
-def test_limited_proofs_equal_unlimited():
+def test_limited_proofs_equal_unlimited(tmp_path):
     r1cs, ins, aux = _build(1)
     wits = [(ins, aux)] + [_build(s)[1:] for s in (2, 3)]
     with get_backend("cuda") as bk:
@@ -71,18 +80,24 @@ def test_limited_proofs_equal_unlimited():
     # plan_prove): 60 puts the H phase on the host, 72 and 96 take the lean one, 192 keeps it on
     # the device with part of the key streamed, 512 streams none (both planners are asked below,
     # as the workflow does)
+    cws = []
+    for j, (i, a) in enumerate(wits):   # the same witnesses as files store them (stage_compact)
+        write_witness(tmp_path / f"{j}.wit", np.array(i, dtype=object), np.array(a, dtype=object))
+        cws.append(read_witness_compact(tmp_path / f"{j}.wit"))
     for mib in (60, 72, 96, 192, 512):
         limit = mib * MIB
-        plan = plan_prove(st, len(pk.a), len(pk.b_g1), len(wits), limit)
-        seen.add((plan.h_phase, plan.scalars_on_host, plan.streamed))
         with get_backend("cuda", gpu_mem_limit=limit) as bk:
             sp = plan_setup(st, limit)
             assert bool(sp.spmv_cols) == (mib == 60)
             key = _key(r1cs, bk, sp)
             assert all((getattr(key, q) == getattr(pk, q)).all() for q in ("h", "l", "a", "b_g1", "b_g2"))
-            got = [p.to_bytes() for p in _prove_all(key, r1cs, bk, wits, plan)]
-            assert got == want, (mib, plan)
-            assert bk.gpu_peak_bytes <= limit, (mib, bk.gpu_peak_bytes)
+            # w as limbs, then as stored (A's, B's and L's scalars expanded from it per piece)
+            for compact in (None, cws[0].nbytes):
+                plan = plan_prove(st, len(pk.a), len(pk.b_g1), len(wits), limit, compact_w=compact)
+                seen.add((plan.h_phase, plan.scalars_on_host, plan.streamed))
+                got = [p.to_bytes() for p in _prove_all(key, r1cs, bk, wits, plan, cws if compact else None)]
+                assert got == want, (mib, plan)
+                assert bk.gpu_peak_bytes <= limit, (mib, compact, bk.gpu_peak_bytes)
     assert any(s[2] for s in seen)   # some limit streamed the key
     assert {s[0] for s in seen} == {"host", "lean", "device"}
 

@@ -29,6 +29,10 @@ def _peak(stats, p) -> int:
     assert pts["h"] == n - 1 and pts["l"] == stats["aux"] and pts["b_g1"] == pts["b_g2"]
     vec = (pts["a"] + pts["b_g1"] + pts["l"] + pts["h"] + 1) * 32   # H: a view of an array of n
     held = RUNTIME_SLACK + n * 32                       # and the pool's fragments: one domain array
+    cw = p.compact_w
+    if cw is not None:   # w's compact form per partition in flight; A, B, L expanded from it per piece
+        vec = (pts["h"] + 1) * 32
+        held += p.in_flight * cw
     held += sum(q.points * 96 * (2 if q.name == "b_g2" else 1) for q in p.queries if q.resident)
     if not p.scalars_on_host:
         held += p.in_flight * vec
@@ -54,10 +58,15 @@ def _peak(stats, p) -> int:
         k = 2 if q.name == "b_g2" else 1
         step = msm_device_bytes(q.piece, k, host_scalars=False)
         step += 0 if q.resident else 2 * q.piece * 96 * k
-        step += q.piece * 32 if p.scalars_on_host else 0
+        if cw is not None and q.name != "h":   # the piece, and A's and B's spans of half a piece and their masks
+            step += q.piece * 32 + (0 if q.name == "l" else max(1, q.piece // 2) * 33)
+        else:
+            step += q.piece * 32 if p.scalars_on_host else 0
         msm = max(msm, step)
     # w beside its canonical copy (upload), or beside a selection and its byte mask, or L's copy
     select = 32 * nv + max(32 * nv, 32 * max(pts["a"], pts["b_g1"]) + nv, 32 * pts["l"])
+    if cw is not None:   # w expanded beside its compact form: nothing selected from it
+        select = 32 * nv
     return held + max(select, h, msm)
 
 
@@ -136,11 +145,43 @@ def _host(stats, p, known=False) -> int:
         own = sum(q.points for q in p.queries if q.name in ("a", "b_g1") and 2 * q.points < nv)
     else:   # densities unknown: each query's largest own copy, just under half of w
         own = 2 * ((nv - 1) // 2)
-    per = 32 * (nv + own + n - 1)
+    per = 32 * (nv + own + n - 1) if p.compact_w is None else 32 * (n - 1)   # compact: only H waits there
     nnz = stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]
     csr = 8 * nnz + 24 * (stats["constraints"] + 1)   # row offsets, columns, coefficient ids
     host_h = {"host": 3 * 32 * n + csr, "lean": csr + (32 * n if p.h_schedule[0] == "lean_staged" else 0)}.get(p.h_phase, 0)
     return 2 * STAGING_BYTES + (p.in_flight * per if p.scalars_on_host else 0) + host_h
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_compact_plans_fit_and_hold_less(shape):
+    """Plans for w kept on the device as its witness file stores it (``compact_w``; A's, B's and
+    L's scalars expanded from it per piece): the peak as written out in ``_peak``, within the
+    limit, host bytes as ``_host`` (H's scalars only wait there), never more bus bytes than w as
+    limbs, and at 16 and 24 GiB under a 40 GiB host limit at least as many partitions in flight.
+    The compact size is a 32 GiB PoRep partition's figure scaled to the shape (about 35 MB of 4.2 GB)."""
+    stats = shape_by_name(shape).stats()
+    nv = stats["inputs"] + stats["aux"]
+    cw = 32 * stats["inputs"] + 2 * (-(-stats["aux"] // 8)) + 32 * (nv // 1000)
+    fits = 0
+    for batch in (1, 3, 10):
+        for gib in (0.25, 1, 4, 16, 24, 48):
+            limit = int(gib * GIB)
+            for hl in (None, 40 * GIB):
+                try:
+                    p = plan_prove(stats, None, None, batch, limit, host_limit=hl, compact_w=cw)
+                except GPUMemoryError:
+                    continue
+                fits += 1
+                assert p.compact_w == cw and p.peak == _peak(stats, p) and p.peak <= limit, (shape, batch, gib)
+                assert p.host_bytes == _host(stats, p), (shape, batch, gib)
+                try:
+                    q = plan_prove(stats, None, None, batch, limit, host_limit=hl)
+                except GPUMemoryError:
+                    continue
+                assert p.transfer_bytes <= q.transfer_bytes, (shape, batch, gib)
+                if hl is not None and gib in (16, 24):
+                    assert p.in_flight >= q.in_flight, (shape, batch, gib)
+    assert fits
 
 
 @pytest.mark.parametrize("shape", ["porep-2KiB", "porep-32GiB"])

@@ -42,7 +42,7 @@ from .paths import partition_witness, proof_file
 from .r1cs import ConstraintSystem
 from .r1cs.parallel import synthesis_workers
 from .r1cs.pce import check_pce_file, read_pce, read_pce_header, write_pce
-from .r1cs.witness import check_witness_file, read_witness_compact, write_witness_compact
+from .r1cs.witness import check_witness_file, read_witness_compact, witness_compact_bytes, write_witness_compact
 from .sector.jsondoc import admit, load_checked, read_record, write_doc
 from .sector.porep_c1 import write_porep_c1
 from .sector.fr32 import pad_sector
@@ -629,7 +629,11 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
             # work when not even its smallest schedule fits); partitions in flight from it
             plan = None
             if bk.name == "cuda" and limit is not None:
-                plan = plan_prove(shape.stats(), len(pk.a), len(pk.b_g1), len(jobs), limit, host_limit=host_limit)
+                # the witnesses stay on the device as their files store them (A's, B's and L's
+                # scalars expanded per piece): the largest one's size, from the headers
+                compact = max(witness_compact_bytes(partition_witness(witness_dirs[i], k)) for i, k in jobs)
+                plan = plan_prove(shape.stats(), len(pk.a), len(pk.b_g1), len(jobs), limit, host_limit=host_limit,
+                                  compact_w=compact)
                 rec.gpu_predicted_bytes = plan.peak
                 progress.info("prove: under the %.2f GiB GPU limit, %d partition(s) share each pass over the key "
                               "(%s resident), predicted peak %.2f GiB", limit / 2**30, plan.in_flight,

@@ -163,6 +163,12 @@ class CompactAssignment:
     def __len__(self) -> int:
         return len(self.inputs) + self.num_aux
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the four sections (as a witness file stores them, and the cuda backend's
+        ``CompactW`` on the device)."""
+        return int(self.inputs.nbytes + self.mask.nbytes + self.bits.nbytes + self.wide.nbytes)
+
     def is_bit(self) -> np.ndarray:
         """``(num_aux,)`` bool: which aux values are stored as bits."""
         return np.unpackbits(self.mask, bitorder="little", count=self.num_aux).astype(bool)
@@ -328,6 +334,13 @@ class Backend(abc.ABC):
         ``restore`` and MSM contexts take back in slices; ``len()`` is its length. The default
         (cpu backend, whose arrays live on the host) is ``a`` itself."""
         return a
+
+    def compact_of(self, upload):
+        """The compact form of the assignment a ``compact_to_device_async`` upload left where the
+        backend keeps it, for A's, B's and L's scalars to be expanded from piece by piece
+        (``host_select``, ``restore``, ``MSMContext.msm_many``; the upload lets go of it), or None:
+        the default (cpu), whose w lives on the host already."""
+        return None
 
     def restore(self, h, lo: int, hi: int):
         """Elements ``lo:hi`` of an ``offload``-ed array (or of a ``host_select``-ion) as a new

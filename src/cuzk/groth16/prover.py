@@ -508,6 +508,7 @@ class Prover(ResidentBases):
         tm.add("stage", staged.seconds)
         t = time.perf_counter()
         wd = staged.upload.ready()
+        bk.compact_of(staged.upload)   # w is on the device whole: its compact form goes
         h = self.quotient.h_scalars(bk, wd, tm, t)
 
         # MSM scalars stay where the backend keeps them (device arrays; on the cpu backend the
@@ -528,6 +529,8 @@ class Prover(ResidentBases):
         each one's H phase ("device", "lean" or "host") and MSM scalars in turn (moved to host memory as
         they appear when ``plan.scalars_on_host``; its w dropped after), then each query's MSMs
         of all of them over one walk of its bases in the plan's pieces (``MSMContext.msm_many``).
+        With ``plan.compact_w``, A's, B's and L's scalars are expanded piece by piece from w's
+        compact form (``Backend.compact_of``) where the upload left one, not copied from w.
         The same proofs as ``prove`` for the same r, s.
 
         Raises:
@@ -559,8 +562,13 @@ class Prover(ResidentBases):
             tm.add("stage", st.seconds)
             t = time.perf_counter()
             wd = st.upload.ready()
+            cwd = bk.compact_of(st.upload)
             st.upload.array = None          # w's only reference is wd from here
-            if plan.scalars_on_host:   # w once on the host: L, and A and B over every variable, are views of it
+            if cwd is not None and plan.compact_w is not None:   # no copy of w waits: views and selections of cwd
+                one = {self.private: cwd[self.num_inputs : st.length]}
+                for key, mask in masks.items():
+                    one[key] = cwd if held_as[key] == "w" else bk.host_select(cwd, mask)
+            elif plan.scalars_on_host:   # w once on the host: L, and A and B over every variable, are views of it
                 wh = bk.offload(wd)
                 one = {self.private: wh[self.num_inputs : st.length]}
                 for key, mask in masks.items():   # a lazy selection is picked per piece from w's copy

@@ -44,6 +44,7 @@ from ..backend.cuda.plan import (
     ntt_device_bytes,
     ntt_memory_plan,
     ntt_split,
+    selection_span,
 )
 from ..backend.cuda.pieces import STAGING_BYTES
 
@@ -142,6 +143,10 @@ class ProvePlan:
             round trips, the host H phase's traffic).
         host_bytes: host memory the schedule adds to a prove on the cuda backend
             (``prove_host_bytes``): staging buffers, waiting scalars, the host H phase's arrays.
+        compact_w: device bytes of one partition's assignment as its witness file stores it,
+            kept on the device while the partition is in flight, A's, B's and L's scalars expanded
+            from it piece by piece (``CUDABackend.compact_of``); None: w's limbs are selected
+            and sliced into those scalars (offloaded with ``scalars_on_host``).
     """
 
     limit: int | None
@@ -157,6 +162,7 @@ class ProvePlan:
     peak: int = 0
     transfer_bytes: int = 0
     host_bytes: int = 0
+    compact_w: int | None = None
 
     def query(self, name: str) -> QueryPlan:
         """The ``QueryPlan`` named ``name``."""
@@ -178,9 +184,9 @@ class ProvePlan:
         return any(not q.resident for q in self.queries)
 
 
-def _counts(stats: dict, density_a: int | None, density_b: int | None) -> dict:
+def _counts(stats: dict, density_a: int | None, density_b: int | None, compact_w: int | None = None) -> dict:
     nv = stats["inputs"] + stats["aux"]
-    return {"nv": nv, "aux": stats["aux"], "rows": stats["constraints"], "n": stats["domain"],
+    return {"nv": nv, "cw": compact_w, "aux": stats["aux"], "rows": stats["constraints"], "n": stats["domain"],
             "nnz": stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"], "csr": host_csr_bytes(stats),
             "da": nv if density_a is None else density_a, "db": nv if density_b is None else density_b}
 
@@ -209,17 +215,21 @@ def _own_selections(c: dict, density_a: int | None, density_b: int | None) -> in
                for k, d in (("da", density_a), ("db", density_b)))
 
 
-def host_scalar_bytes(stats: dict, density_a: int | None = None, density_b: int | None = None) -> int:
+def host_scalar_bytes(stats: dict, density_a: int | None = None, density_b: int | None = None,
+                      compact_w: int | None = None) -> int:
     """Host bytes one partition's MSM scalars take while they wait there (``scalars_on_host``):
     w (L's scalars, and A's and B's when their query covers every variable, are views of it;
     ``Prover.prove_group``), A's and B's own selections otherwise (``_own_selections``), and the
-    n − 1 H scalars."""
-    c = _counts(stats, density_a, density_b)
+    n − 1 H scalars; with ``compact_w`` (``ProvePlan``) the H scalars only."""
+    c = _counts(stats, density_a, density_b, compact_w)
+    if compact_w is not None:
+        return (c["n"] - 1) * _FR_BYTES
     return (c["nv"] + _own_selections(c, density_a, density_b) + c["n"] - 1) * _FR_BYTES
 
 
 def prove_host_bytes(stats: dict, density_a: int | None, density_b: int | None, in_flight: int,
-                     scalars_on_host: bool, h_phase: str, h_schedule: tuple = ("fused", 0)) -> int:
+                     scalars_on_host: bool, h_phase: str, h_schedule: tuple = ("fused", 0),
+                     compact_w: int | None = None) -> int:
     """Host bytes a device-limited prove adds on the cuda backend, beside what every prove holds
     (``cuzk.memory.model``): the two pinned staging buffers bases go through (the key itself stays
     in its mapped file, pages handed back per chunk), ``in_flight`` partitions' waiting scalars
@@ -230,7 +240,7 @@ def prove_host_bytes(stats: dict, density_a: int | None, density_b: int | None, 
     c = _counts(stats, density_a, density_b)
     total = 2 * STAGING_BYTES
     if scalars_on_host:
-        total += in_flight * host_scalar_bytes(stats, density_a, density_b)
+        total += in_flight * host_scalar_bytes(stats, density_a, density_b, compact_w)
     if h_phase == "host":
         total += 3 * c["n"] * _FR_BYTES + host_csr_bytes(stats)
     elif h_phase == "lean":
@@ -259,13 +269,18 @@ def spmv_block_bytes(rows: int, nnz: int) -> int:
     return 3 * ((rows + 1) * 8 + nnz * 8 + rows * _FR_BYTES)
 
 
-def msm_step_bytes(q: QueryPlan, scalars_on_host: bool) -> int:
+def msm_step_bytes(q: QueryPlan, scalars_on_host: bool, compact: bool = False) -> int:
     """Device bytes one MSM step over a piece (or chunk) of ``q`` allocates besides the held parts:
     two piece buffers when streamed (one in use, the next arriving), the piece's scalars when they
-    come from the host, and the MSM's temporaries (``msm_device_bytes``)."""
+    come from the host, and the MSM's temporaries (``msm_device_bytes``). ``compact``
+    (``ProvePlan.compact_w``): A's, B's and L's piece expanded from the compact assignment, A's
+    and B's through spans of at most ``selection_span(m)`` elements (and their mask bytes)."""
     m = q.piece
     bufs = 0 if q.resident else 2 * m * POINT_BYTES * q.words
     sc = m * _FR_BYTES if scalars_on_host else 0
+    if compact and q.name != "h":
+        span = selection_span(m) if q.name != "l" else 0
+        sc = m * _FR_BYTES + span * (_FR_BYTES + 1)
     return bufs + sc + msm_device_bytes(m, q.words, host_scalars=False)
 
 
@@ -307,30 +322,37 @@ def h_phase_bytes(stats: dict, density_a: int | None, density_b: int | None, h_p
 
 
 def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queries, scalars_on_host: bool,
-                in_flight: int, h_phase: str, h_schedule: tuple, spmv_rows: int, spmv_block_nnz: int) -> dict:
+                in_flight: int, h_phase: str, h_schedule: tuple, spmv_rows: int, spmv_block_nnz: int,
+                compact_w: int | None = None) -> dict:
     """Device bytes of each part of a prove plan and its "peak".
 
     Held throughout: "resident" (resident bases), "scalars" (``in_flight`` partitions' A, B, L, H
-    scalar vectors when not on the host), "twiddles" (the unsplit NTT's cached table, n/2
+    scalar vectors when not on the host; H's only with ``compact_w``), "compact" (``in_flight``
+    compact assignments, ``ProvePlan.compact_w``), "twiddles" (the unsplit NTT's cached table, n/2
     elements, "device" H phase only), "fragments" (``POOL_FRAGMENT_ARRAYS``) and
     ``RUNTIME_SLACK``. Then the largest of the phases: "select" (w beside its canonical copy
     while it is uploaded, or beside one selected scalar vector and its byte mask, or L's
     copy), "h" (``h_phase_bytes``), "msm" (the largest ``msm_step_bytes``).
     """
-    c = _counts(stats, density_a, density_b)
+    c = _counts(stats, density_a, density_b, compact_w)
     n, w = c["n"], c["nv"] * _FR_BYTES
     vec = (c["da"] + c["db"] + c["aux"] + n) * _FR_BYTES   # H's n − 1 scalars: a view of compute_h's n
+    if compact_w is not None:   # A's, B's and L's expanded per piece from the compact assignments
+        vec = n * _FR_BYTES
     held = {
         "resident": sum(q.nbytes for q in queries if q.resident),
         "scalars": 0 if scalars_on_host else in_flight * vec,
+        "compact": in_flight * (compact_w or 0),
         "twiddles": (n // 2) * _FR_BYTES if h_phase in ("device", "lean") else 0,
         "fragments": POOL_FRAGMENT_ARRAYS * n * _FR_BYTES,
         "slack": RUNTIME_SLACK,
     }
     base = sum(held.values())
     select = w + max(w, max(c["da"], c["db"]) * _FR_BYTES + c["nv"], c["aux"] * _FR_BYTES)
+    if compact_w is not None:   # w expanded beside its compact form (held), nothing selected yet
+        select = w
     hp = h_phase_bytes(stats, density_a, density_b, h_phase, h_schedule, spmv_rows, spmv_block_nnz)
-    msm = max(msm_step_bytes(q, scalars_on_host) for q in queries)
+    msm = max(msm_step_bytes(q, scalars_on_host, compact_w is not None) for q in queries)
     parts = dict(held, select=select, h=hp["h"], h_held_at_quotient=hp["held_at_quotient"], msm=msm)
     parts["peak"] = base + max(select, hp["h"], msm)
     return parts
@@ -353,7 +375,9 @@ def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bo
     passes = -(-batch // in_flight)
     key = sum(q.nbytes * (1 if q.resident else passes) for q in queries)
     per = c["nv"] * _FR_BYTES
-    if scalars_on_host:   # down once (w shared, ``own`` selections: host_scalar_bytes), up per query (B's twice)
+    if c["cw"] is not None:   # the compact assignment up once; only H's scalars wait on the host
+        per = c["cw"] + (2 * (c["n"] - 1) * _FR_BYTES if scalars_on_host else 0)
+    elif scalars_on_host:   # down once (w shared, ``own`` selections: host_scalar_bytes), up per query (B's twice)
         per += (c["nv"] + own + c["n"] - 1) * _FR_BYTES
         up = {k: (c["nv"] if lazy_selection(c[k], c["nv"]) else c[k]) for k in ("da", "db")}   # a lazy one: w's span
         per += (up["da"] + 2 * up["db"] + c["aux"] + c["n"] - 1) * _FR_BYTES
@@ -369,7 +393,8 @@ def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bo
 
 
 def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch: int, limit: int | None,
-               host_limit: int | None = None, step: str = "prove", h_phases: tuple = H_PHASES) -> ProvePlan:
+               host_limit: int | None = None, step: str = "prove", h_phases: tuple = H_PHASES,
+               compact_w: int | None = None) -> ProvePlan:
     """The prove schedule of ``batch`` partitions of a shape under a device limit.
 
     Among the schedules whose peak fits ``limit`` (which queries resident, scalars on the device
@@ -389,6 +414,9 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         step: named in the error.
         h_phases: the H phases (``H_PHASES``) it may choose among (benchmarks compare them at
             one limit).
+        compact_w: device bytes of one partition's compact assignment (``witness_compact_bytes``
+            of its witness file) when the prover keeps it on the device and expands A's, B's and
+            L's scalars from it per piece (cuda with compact witnesses); None: w's limbs.
 
     Raises:
         GPUMemoryError: not even the smallest schedule fits (op = step; requested = its peak).
@@ -396,7 +424,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
     """
     if batch < 1:
         raise ValueError(f"batch must be ≥ 1, got {batch}")
-    c = _counts(stats, density_a, density_b)
+    c = _counts(stats, density_a, density_b, compact_w)
     pts = query_points(stats, density_a, density_b)
     n = c["n"]
     if limit is None:
@@ -404,7 +432,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         parts = prove_parts(stats, density_a, density_b, qs, False, 1, "device", ("fused", 0), 0, 0)
         return ProvePlan(None, batch, 1, qs, False, "device", ("fused", 0), 0, 0, parts, parts["peak"],
                          _transfers(c, qs, batch, 1, False, "device"))
-    per_host = host_scalar_bytes(stats, density_a, density_b)
+    per_host = host_scalar_bytes(stats, density_a, density_b, compact_w)
     own = _own_selections(c, density_a, density_b)
     split_min = ntt_split(n)[0] if n >= 4 else 0
     mean_row = -(-max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"]) // max(1, c["rows"]))
@@ -415,7 +443,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         key_host = sum(pts[q] * POINT_BYTES * GROUP_WORDS[q] for q in QUERIES if q not in resident)
         for on_host, h_phase in itertools.product((False, True), h_phases):
             if on_host:
-                fixed = prove_host_bytes(stats, density_a, density_b, 0, True, h_phase, LEAN_SCHEDULES[-1])
+                fixed = prove_host_bytes(stats, density_a, density_b, 0, True, h_phase, LEAN_SCHEDULES[-1], compact_w)
                 cap = batch if host_limit is None else max(1, int((host_limit - fixed) // per_host))
                 flights = [min(batch, cap)]
             else:
@@ -428,7 +456,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
                 # compute_h_ab's / compute_h_host's schedules, most memory first (device: decided below)
                 for sched in scheds[h_phase]:
                     parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b,
-                                        rows_b * mean_row)
+                                        rows_b * mean_row, compact_w)
                     if parts["peak"] <= limit:
                         break
                 if h_phase == "device":   # the schedule compute_h picks in the room the held parts leave
@@ -436,7 +464,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
                     sched = _device_h_schedule(stats, density_a, density_b, limit - held)
                     if sched is None:
                         continue
-                    parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b, 0)
+                    parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b, 0, compact_w)
                 peak = parts["peak"]
                 if smallest is None or peak < smallest:
                     smallest = peak
@@ -456,6 +484,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
 
 def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, h_phase, P, sched,
           mean_row) -> ProvePlan:
+    cw = c["cw"]
     """The chosen schedule with its pieces, blocks and chunks as large as the limit allows."""
     n, rows = c["n"], c["rows"]
     split_min = ntt_split(n)[0] if n >= 4 else 0
@@ -465,7 +494,7 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
     rows_b = min(rows, MIN_SPMV_ROWS) if h_phase != "device" else 0
 
     def parts_of(qs_, sched_, rows_):
-        return prove_parts(stats, density_a, density_b, tuple(qs_), on_host, P, h_phase, sched_, rows_, rows_ * mean_row)
+        return prove_parts(stats, density_a, density_b, tuple(qs_), on_host, P, h_phase, sched_, rows_, rows_ * mean_row, cw)
 
     base = parts_of(qs, sched, rows_b)
     held = base["peak"] - _phases_peak(base)
@@ -474,7 +503,7 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
         if q.piece == q.points:
             continue
         m = largest_fitting(q.points, lambda m, q=q: msm_step_bytes(
-            QueryPlan(q.name, q.points, q.words, q.resident, m), on_host), room)
+            QueryPlan(q.name, q.points, q.words, q.resident, m), on_host, cw is not None), room)
         qs[i] = QueryPlan(q.name, q.points, q.words, q.resident, max(m, q.piece))
     if h_phase == "host" and sched[0] == "split":
         blk = split_min
@@ -491,7 +520,7 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
     qs = tuple(qs)
     return ProvePlan(limit, batch, P, qs, on_host, h_phase, sched, rows_b, rows_b * mean_row, parts, parts["peak"],
                      _transfers(c, qs, batch, P, on_host, h_phase, _own_selections(c, density_a, density_b), sched),
-                     prove_host_bytes(stats, density_a, density_b, P, on_host, h_phase, sched))
+                     prove_host_bytes(stats, density_a, density_b, P, on_host, h_phase, sched, cw), cw)
 
 
 # --- setup ----------------------------------------------------------------------------------

@@ -130,14 +130,30 @@ def check_witness_file(path) -> None:
     Raises:
         WitnessFormatError: naming the file and the fault.
     """
+    _, pos, sizes = _read_layout(path)
+    have, size = os.path.getsize(path), pos + sum(sizes) + 32
+    if have != size:
+        raise WitnessFormatError(path, f"{have} bytes, the header describes {size}: truncated or damaged")
+
+
+def _read_layout(path) -> tuple[dict, int, list[int]]:
+    """``_layout`` of a witness file from its first bytes only."""
     with open(path, "rb") as f:
         head = f.read(16)
         if len(head) == 16:
             head += f.read(struct.unpack("<I", head[12:16])[0])
-    _, pos, sizes = _layout(path, head)
-    have, size = os.path.getsize(path), pos + sum(sizes) + 32
-    if have != size:
-        raise WitnessFormatError(path, f"{have} bytes, the header describes {size}: truncated or damaged")
+    return _layout(path, head)
+
+
+def witness_compact_bytes(path) -> int:
+    """Bytes of the assignment a witness file holds, as it stores it (``CompactAssignment.nbytes``:
+    what the cuda prover keeps on the device per partition in flight, ``plan_prove``'s
+    ``compact_w``), from its header only.
+
+    Raises:
+        WitnessFormatError: bad magic, another version, or a damaged header.
+    """
+    return sum(_read_layout(path)[2])
 
 
 def read_witness_compact(path, pce_digest: str | None = None) -> CompactAssignment:

@@ -35,9 +35,8 @@ from .plan import (
     msm_window,
 )
 from .runtime import (
+    RESTORABLE,
     DeviceRuntime,
-    HostFr,
-    HostSelection,
     _Q,
     _grid,
     _guard,
@@ -441,8 +440,8 @@ class CUDAMSMContext(MSMContext):
         Non-resident bases come from host memory: each piece is copied into one of two pinned
         buffers by a helper thread and sent on a side stream into one of two device buffers
         (converted to Montgomery form there), while the compute stream works on the other piece.
-        Scalars: device arrays (sliced), ``HostFr`` or ``HostSelection`` (their slices uploaded
-        per piece, ``restore``) or host ints.
+        Scalars: device arrays (sliced), ``HostFr``, ``HostSelection`` or ``CompactW`` (their
+        slices uploaded or expanded per piece, ``restore``) or host ints.
 
         Raises:
             ValueError: a vector of the wrong length or with a scalar outside [0, r).
@@ -457,11 +456,11 @@ class CUDAMSMContext(MSMContext):
         n = self.size
         m = max(1, min(n, piece or n))
         if n == 0 or (self._bases is not None and m == n
-                      and all(isinstance(s, cp.ndarray) or not isinstance(s, (HostFr, HostSelection)) for s in lst)):
+                      and all(isinstance(s, cp.ndarray) or not isinstance(s, RESTORABLE) for s in lst)):
             return [self._msm(s, None, None) for s in lst]
         src = []
         for s in lst:
-            if isinstance(s, (HostFr, HostSelection, cp.ndarray)):
+            if isinstance(s, (*RESTORABLE, cp.ndarray)):
                 if len(s) != n:
                     raise ValueError(f"{self.group.name} msm: {n} bases but {len(s)} scalars")
                 src.append(s)
@@ -476,7 +475,7 @@ class CUDAMSMContext(MSMContext):
             hi = lo + int(bases.shape[0])
             sub = CUDAMSMContext(self._be, self.group, None, device_bases=bases)
             for i, s in enumerate(src):
-                if isinstance(s, (HostFr, HostSelection)):
+                if isinstance(s, RESTORABLE):
                     sc = self._be.restore(s, lo, hi)
                 elif isinstance(s, _CanonLimbs):
                     sc = _CanonLimbs(s.limbs[lo:hi])

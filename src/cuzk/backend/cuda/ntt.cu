@@ -75,32 +75,77 @@ extern "C" __global__ void __launch_bounds__(256) select_count(const unsigned ch
     if (threadIdx.x == 0) counts[blockIdx.x] = (u64)c;
 }
 
+// This thread's place among the block's (256 threads) set flags before it, and their count (all).
+__device__ __forceinline__ int block_rank(bool m, int* warp_set, int* all) {
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    unsigned b = __ballot_sync(0xffffffffu, m);
+    if (lane == 0) warp_set[wid] = __popc(b);
+    __syncthreads();
+    int before = 0, tot = 0;
+#pragma unroll
+    for (int w = 0; w < 8; w++) {
+        int t = warp_set[w];
+        before += w < wid ? t : 0;
+        tot += t;
+    }
+    *all = tot;
+    return before + __popc(b & ((1u << lane) - 1u));
+}
+
 extern "C" __global__ void __launch_bounds__(256) select_rows(const uint4* __restrict__ a, const unsigned char* __restrict__ mask,
                                                                int iters, const u64* __restrict__ ends, uint4* __restrict__ out, u64 n) {
     __shared__ int warp_set[8];
-    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     u64 base = (u64)blockIdx.x * iters * 256;
     u64 pos = blockIdx.x ? ends[blockIdx.x - 1] : 0;
     for (int k = 0; k < iters; k++) {
         u64 i = base + k * 256 + threadIdx.x;
         bool m = i < n && mask[i];
-        unsigned b = __ballot_sync(0xffffffffu, m);
-        if (lane == 0) warp_set[wid] = __popc(b);
-        __syncthreads();
-        int before = 0, all = 0;
-#pragma unroll
-        for (int w = 0; w < 8; w++) {
-            int t = warp_set[w];
-            before += w < wid ? t : 0;
-            all += t;
-        }
+        int all, r = block_rank(m, warp_set, &all);
         if (m) {
-            u64 o = pos + before + __popc(b & ((1u << lane) - 1u));
+            u64 o = pos + r;
             out[2 * o] = a[2 * i];
             out[2 * o + 1] = a[2 * i + 1];
         }
         pos += all;
-        __syncthreads();
+        __syncthreads();   // warp_set is rewritten by the next round
+    }
+}
+
+// ---- expand: w's elements a0 .. a0+n of an assignment stored compact (CompactAssignment) ------------
+// mask bit p set: aux p is a bit, the next of the packed bits (rank among the set mask bits); else the
+// next of the wide canonical limbs. Tiles as select: expand_count counts a tile's bits, the host scans
+// the counts (cupy.cumsum, inclusive), expand_rows writes each element in Montgomery form from the bit
+// index b0 and the wide index w0 of element a0 (bits and wide values before it).
+__device__ __forceinline__ bool packed_bit(const unsigned char* __restrict__ p, u64 i) { return (p[i >> 3] >> (i & 7)) & 1; }
+
+extern "C" __global__ void __launch_bounds__(256) expand_count(const unsigned char* __restrict__ mask, u64 a0, u64 n,
+                                                                int iters, u64* __restrict__ counts) {
+    u64 base = (u64)blockIdx.x * iters * 256;
+    int c = 0;
+    for (int k = 0; k < iters; k++) {
+        u64 i = base + k * 256 + threadIdx.x;
+        c += __syncthreads_count(i < n && packed_bit(mask, a0 + i));
+    }
+    if (threadIdx.x == 0) counts[blockIdx.x] = (u64)c;
+}
+
+extern "C" __global__ void __launch_bounds__(256) expand_rows(const unsigned char* __restrict__ mask, const unsigned char* __restrict__ bits,
+                                                               const uint4* __restrict__ wide, u64 a0, u64 b0, u64 w0, int iters,
+                                                               const u64* __restrict__ ends, uint4* __restrict__ out, u64 n) {
+    __shared__ int warp_set[8];
+    u64 base = (u64)blockIdx.x * iters * 256;
+    u64 pos = blockIdx.x ? ends[blockIdx.x - 1] : 0;   // bits among elements 0 .. base
+    for (int k = 0; k < iters; k++) {
+        u64 i = base + k * 256 + threadIdx.x;
+        bool m = i < n && packed_bit(mask, a0 + i);
+        int all, before = block_rank(m, warp_set, &all);
+        if (i < n) {
+            u64 r = pos + before;   // bits among elements 0 .. i
+            if (m) fp_store(out, i, packed_bit(bits, b0 + r) ? fr_t::one() : fr_t::zero());
+            else fp_store(out, i, fp_to_mont(fp_load<FrParams>(wide, w0 + i - r)));
+        }
+        pos += all;
+        __syncthreads();   // warp_set is rewritten by the next round
     }
 }
 

@@ -336,3 +336,10 @@ def compute_h_memory_plan(n: int, avail: int | None, twiddles: bool = True) -> t
             return (sched, 0)
     c = _split_chunk(n, avail, lambda c: compute_h_device_bytes(n, "split", c, twiddles))
     return ("split", c) if c else None
+
+
+def selection_span(m: int) -> int:
+    """Elements of the source a selection's piece of ``m`` scalars is expanded and picked from
+    at a time (``CUDABackend.restore`` of a ``HostSelection``): half a piece, so that the piece
+    and one span take 1.5 pieces."""
+    return max(1, m // 2)

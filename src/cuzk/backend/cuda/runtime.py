@@ -28,8 +28,8 @@ import numpy as np
 
 from ...curve import Group
 from ...field import FQ, FR, is_limb_array, limbs_below_modulus, to_limbs
-from ..base import BackendUnavailableError, GPUMemoryError, PendingUpload
-from .plan import _coord_words
+from ..base import _POPCOUNT8, BackendUnavailableError, GPUMemoryError, PendingUpload
+from .plan import _coord_words, selection_span
 
 _R = FR.modulus
 _Q = FQ.modulus
@@ -277,29 +277,27 @@ def _limbs_to_encoding(group: Group, canon, xp=np):
     return out
 
 
+_EXPAND_ITERS = 16   # elements per thread of the expand kernels: a block of 256 threads takes 4096
+
 _UPLOAD_CHUNK_BYTES = 64 << 20
 """Size of each of the two pinned host buffers ``to_device_async`` copies through."""
-
-
-def _unpack_bits(cp, packed, count: int):
-    """``numpy.unpackbits(packed, bitorder="little", count=count)`` on the device (uint8 0/1)."""
-    shifts = cp.arange(8, dtype=cp.uint8)
-    return ((packed[:, None] >> shifts) & 1).reshape(-1)[:count]
 
 
 class _PendingCUDAUpload(PendingUpload):
     """An upload queued on a side stream (``event`` marks its end), or, when ``array`` is None,
     host limbs (or a compact assignment, ``compact``) whose upload was deferred to ``ready``."""
 
-    __slots__ = ("backend", "limbs", "event", "compact")
+    __slots__ = ("backend", "limbs", "event", "compact", "compact_w")
 
-    def __init__(self, backend: "DeviceRuntime", array, limbs: np.ndarray | None, event=None, compact=None):
+    def __init__(self, backend: "DeviceRuntime", array, limbs: np.ndarray | None, event=None, compact=None,
+                 compact_w: "CompactW | None" = None):
         if compact is not None:
             nbytes = 32 * len(compact)
         else:
             nbytes = int(limbs.nbytes) if limbs is not None else int(array.nbytes)
         super().__init__(array, nbytes)
         self.backend, self.limbs, self.event, self.compact = backend, limbs, event, compact
+        self.compact_w = compact_w   # the compact form on the device (``CUDABackend.compact_of``)
 
     def ready(self):
         """The device array ((n, 4) uint64, Montgomery); the current stream waits (on the
@@ -311,7 +309,8 @@ class _PendingCUDAUpload(PendingUpload):
         """
         if self.compact is not None:
             bk, cw, self.compact = self.backend, self.compact, None
-            self.array = bk.compact_to_device_async(cw, stream=bk.cp.cuda.get_current_stream()).ready()
+            now = bk.compact_to_device_async(cw, stream=bk.cp.cuda.get_current_stream())
+            self.array, self.compact_w = now.ready(), now.compact_w
         elif self.array is None:
             bk = self.backend
             self.array = bk._guarded("to_device", bk._to_device_limbs, self.limbs)
@@ -341,11 +340,59 @@ class HostFr:
         return HostFr(self.mont[sl])
 
 
+_EXPAND_BLOCK = 4096
+"""Aux elements per entry of ``CompactW.cum`` (its bits before each block: the rest counted in the
+host mask, at most 512 bytes)."""
+
+
+class CompactW:
+    """An assignment w kept on the device as its witness file stores it (``CompactAssignment``),
+    elements ``start:stop`` of it (slicing gives a view): ``inputs`` ``(ni, 4)`` uint64 Montgomery,
+    ``mask``/``bits`` the packed uint8 sections, ``wide`` ``(num_wide, 4)`` uint64 canonical, all
+    device arrays; ``host_mask`` the host copy of ``mask`` and ``cum`` the host int64 count of
+    bits before each ``_EXPAND_BLOCK`` aux elements (where a span's bits and wide values start).
+    ``CUDABackend.restore`` expands a span on the device (``expand_count``/``expand_rows`` of
+    ntt.cu): a 32 GiB PoRep partition's w takes about 35 MB this way against 4.2 GB as limbs, so
+    the prover keeps it for A's, B's and L's scalars instead of a copy of w (``compact_of``)."""
+
+    __slots__ = ("inputs", "mask", "bits", "wide", "host_mask", "cum", "ni", "na", "start", "stop", "nbytes")
+
+    def __init__(self, inputs, mask, bits, wide, host_mask: np.ndarray, num_aux: int):
+        self.inputs, self.mask, self.bits, self.wide, self.host_mask = inputs, mask, bits, wide, host_mask
+        self.ni, self.na = int(inputs.shape[0]), int(num_aux)
+        per = _POPCOUNT8[host_mask].astype(np.int64)
+        blk = _EXPAND_BLOCK // 8
+        per = np.concatenate([per, np.zeros((-len(per)) % blk, dtype=np.int64)]).reshape(-1, blk).sum(axis=1)
+        self.cum = np.concatenate([[0], np.cumsum(per)])
+        self.start, self.stop = 0, self.ni + self.na
+        self.nbytes = int(inputs.nbytes + mask.nbytes + bits.nbytes + wide.nbytes)
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    def __getitem__(self, sl: slice) -> "CompactW":
+        """Elements ``sl`` (a slice, step 1) as a view over the same device arrays."""
+        if not isinstance(sl, slice) or sl.step not in (None, 1):
+            raise TypeError("CompactW takes slices of step 1 only")
+        lo, hi, _ = sl.indices(len(self))
+        view = object.__new__(CompactW)
+        for k in CompactW.__slots__:
+            setattr(view, k, getattr(self, k))
+        view.start, view.stop = self.start + lo, self.start + max(lo, hi)
+        return view
+
+    def bits_before(self, a: int) -> int:
+        """Aux elements stored as bits among aux 0 .. a (exclusive)."""
+        b, byte = a // _EXPAND_BLOCK, a // 8
+        n = int(self.cum[b]) + int(_POPCOUNT8[self.host_mask[b * (_EXPAND_BLOCK // 8) : byte]].sum(dtype=np.int64))
+        return n + (bin(int(self.host_mask[byte]) & ((1 << (a % 8)) - 1)).count("1") if a % 8 else 0)
+
+
 class HostSelection:
-    """The elements of a ``HostFr`` where a mask is set, picked only when a slice of them is
-    asked for (``CUDABackend.host_select``, ``restore``): ``src`` the HostFr, ``mask`` the host
-    bool array, ``rows`` the uint32 index in ``src`` of each selected element (shared by the
-    selections of one mask)."""
+    """The elements of a ``HostFr`` (or a ``CompactW``) where a mask is set, picked only when a
+    slice of them is asked for (``CUDABackend.host_select``, ``restore``): ``src`` the HostFr,
+    ``mask`` the host bool array, ``rows`` the uint32 index in ``src`` of each selected element
+    (shared by the selections of one mask)."""
 
     __slots__ = ("src", "mask", "rows")
 
@@ -354,6 +401,11 @@ class HostSelection:
 
     def __len__(self) -> int:
         return int(self.rows.shape[0])
+
+
+RESTORABLE = (HostFr, HostSelection, CompactW)
+"""Scalar vectors that wait off the device (or compact on it) and come back a piece at a time
+(``CUDABackend.restore``)."""
 
 
 def _guard(op: str):
@@ -639,18 +691,19 @@ class DeviceRuntime:
         the room there is at that time): under a device limit the prover stages a partition
         only when its H phase starts, and the host expansion (2.4-3.6 s of one core for a 32 GiB
         partition on the H200 host, benchmarks/results/2026-12-02-h200/stop15) is then skipped
-        whenever the device has room for the expansion. When the device has no room for w twice
-        (canonical and Montgomery) and the expansion's index arrays, w is expanded on the host
-        and uploaded from there.
+        whenever the device has room for the expansion. When the device has no room for w and
+        its compact form, w is expanded on the host and uploaded from there.
 
-        Returns the pending upload of the ``(len(cw), 4)`` uint64 Montgomery array.
+        Returns the pending upload of the ``(len(cw), 4)`` uint64 Montgomery array; its
+        ``compact_w`` is the compact form left on the device (``CompactW``; None when w was
+        expanded on the host).
 
         Raises:
             GPUMemoryError: the device (or the pool's limit) has no room.
         """
         if defer:
             return _PendingCUDAUpload(self, None, None, compact=cw)
-        need = 2 * 32 * len(cw) + 12 * cw.num_aux + cw.wide.nbytes   # w twice, bit masks, int64 indices
+        need = 32 * len(cw) + cw.nbytes   # w and the compact form kept beside it
         with self.cp.cuda.Device(self._device_id):
             avail = self._mem_avail(need)
             if avail is not None and avail < need:
@@ -660,19 +713,48 @@ class DeviceRuntime:
     def _compact_upload(self, cw, stream) -> "_PendingCUDAUpload":
         cp = self.cp
         stream = self._side_stream() if stream is None else stream
-        ni, na = len(cw.inputs), cw.num_aux
         with stream:  # allocations and copies on the side stream (see _upload_async)
-            canon = cp.zeros((ni + na, 4), dtype=cp.uint64)
-            canon[:ni].set(cw.inputs, stream=stream)
-            aux = canon[ni:]
-            is_bit = _unpack_bits(cp, cp.asarray(cw.mask), na).astype(cp.bool_)
-            if cw.num_bits:
-                aux[cp.flatnonzero(is_bit), 0] = _unpack_bits(cp, cp.asarray(cw.bits), cw.num_bits)
-            if len(cw.wide):
-                aux[cp.flatnonzero(~is_bit)] = cp.asarray(cw.wide)
-            out = cp.empty_like(canon)
-            self._launch_ew("fr_to_mont", ni + na, canon, out)
-        return _PendingCUDAUpload(self, out, None, stream.record())
+            canon = cp.empty((len(cw.inputs), 4), dtype=cp.uint64)
+            canon.set(cw.inputs, stream=stream)
+            inputs = cp.empty_like(canon)
+            self._launch_ew("fr_to_mont", canon.shape[0], canon, inputs)
+            dev = [cp.empty(a.shape, dtype=a.dtype) for a in (cw.mask, cw.bits, cw.wide)]
+            for d, a in zip(dev, (cw.mask, cw.bits, cw.wide)):
+                if a.size:
+                    d.set(a, stream=stream)
+            cwd = CompactW(inputs, *dev, cw.mask, cw.num_aux)
+            out = self._expand(cwd, 0, len(cwd))
+        return _PendingCUDAUpload(self, out, None, stream.record(), compact_w=cwd)
+
+    def compact_of(self, upload) -> "CompactW | None":
+        """``Backend.compact_of``: the ``CompactW`` a ``compact_to_device_async`` upload left on the
+        device (the upload lets go of it: the caller's reference decides how long it stays), or
+        None (w uploaded as limbs, or expanded on the host)."""
+        cwd = getattr(upload, "compact_w", None)
+        if cwd is not None:
+            upload.compact_w = None
+        return cwd
+
+    def _expand(self, cwd: "CompactW", lo: int, hi: int):
+        """Elements ``lo:hi`` of a ``CompactW`` as a new ``(hi − lo, 4)`` uint64 Montgomery device
+        array (on the current stream): inputs copied, aux written by ``expand_count`` /
+        ``expand_rows`` from the bit and wide positions where the span starts."""
+        cp = self.cp
+        g0, g1 = cwd.start + lo, cwd.start + max(lo, hi)
+        out = cp.empty((g1 - g0, 4), dtype=cp.uint64)
+        k = max(0, min(g1, cwd.ni) - g0)
+        if k:
+            out[:k] = cwd.inputs[g0 : g0 + k]
+        a0, n = g0 + k - cwd.ni, g1 - g0 - k
+        if n:
+            b0 = cwd.bits_before(a0)
+            tiles, iters = -(-n // (256 * _EXPAND_ITERS)), _i32(_EXPAND_ITERS)
+            ends = cp.empty(tiles, dtype=cp.uint64)
+            _kernel("ntt.cu", "expand_count")((tiles,), (256,), (cwd.mask, _u64(a0), _u64(n), iters, ends))
+            ends = cp.cumsum(ends)
+            _kernel("ntt.cu", "expand_rows")((tiles,), (256,), (cwd.mask, cwd.bits, cwd.wide, _u64(a0), _u64(b0),
+                                                                _u64(a0 - b0), iters, ends, out[k:], _u64(n)))
+        return out
 
     def _side_stream(self):
         """The non-blocking CUDA stream of this backend's asynchronous uploads (made on first use)."""
@@ -734,18 +816,27 @@ class DeviceRuntime:
     @_guard("restore")
     def restore(self, h, lo: int, hi: int):
         """Elements ``lo:hi`` of an offloaded array (``HostFr``) back on the device ((m, 4) uint64,
-        Montgomery); of a ``HostSelection``: the span of its source holding them uploaded and
-        the selected rows picked there (``select``)."""
+        Montgomery); of a ``CompactW``: expanded on the device (``_expand``); of a
+        ``HostSelection``: the spans of its source holding them (at most ``selection_span(m)``
+        source elements each) restored in turn and the selected rows picked there
+        (``_select_into``)."""
+        if isinstance(h, CompactW):
+            return self._expand(h, lo, hi)
         if isinstance(h, HostSelection):
-            if hi <= lo:
-                return self.cp.empty((0, 4), dtype=self.cp.uint64)
-            r0, r1 = int(h.rows[lo]), int(h.rows[hi - 1]) + 1
-            return self.select(self.restore(h.src, r0, r1), h.mask[r0:r1])
+            out = self.cp.empty((max(0, hi - lo), 4), dtype=self.cp.uint64)
+            span, pos = selection_span(hi - lo), lo
+            while pos < hi:
+                r0 = int(h.rows[pos])
+                end = min(hi, max(pos + 1, int(np.searchsorted(h.rows, r0 + span, side="left"))))
+                r1 = int(h.rows[end - 1]) + 1
+                self._select_into(self.restore(h.src, r0, r1), h.mask[r0:r1], out[pos - lo : end - lo])
+                pos = end
+            return out
         part = h.mont[lo:hi]
         self.bus_bytes += int(part.nbytes)
         return self.cp.asarray(part)
 
-    def host_select(self, h: HostFr, mask: np.ndarray) -> HostSelection:
+    def host_select(self, h: "HostFr | CompactW", mask: np.ndarray) -> HostSelection:
         """``Backend.host_select``: a ``HostSelection`` (the index of the set rows computed once
         per mask array and kept while it lives: 4 bytes per selected element).
 

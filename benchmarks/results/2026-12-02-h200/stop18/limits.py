@@ -1,0 +1,184 @@
+"""Stop 18's limited-prove points (run by run-limits.sh beside it, which says what it measures)."""
+import gc, json, os, time, traceback, warnings
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from cuzk import fileio
+from cuzk.backend import get_backend
+from cuzk.circuits.registry import family_of, shape_by_name
+from cuzk.groth16 import DevelopmentSetupWarning, Prover, resident_to_host, setup_resident, verify
+from cuzk.groth16.keys import ProvingKey, read_vk, write_vk
+from cuzk.memory.gpu_plan import plan_prove
+from cuzk.r1cs.pce import read_pce
+from cuzk.r1cs.witness import read_witness_compact
+
+R, GIB = "/tmp/s18", 1 << 30
+OUT, KEYDIR, DEADLINE = os.environ.get("OUT", R), os.environ["KEYDIR"], int(os.environ["DEADLINE"])
+PARTS = int(os.environ.get("PARTS", "10"))
+# "L", "L:phase,...", either with "/limbs": w's limbs selected and offloaded (stop 17's way) instead
+# of w kept compact on the device (plan_prove's compact_w)
+LIMITS = [(float(x.split("/")[0].split(":")[0]), tuple(x.split("/")[0].split(":")[1].split(",")) if ":" in x else None,
+           not x.endswith("/limbs")) for x in os.environ.get("LIMITS", "24 16").split()]
+HOST_LIMIT = float(os.environ.get("HOST_LIMIT_GIB", "40")) * GIB
+T0 = time.perf_counter()
+
+def status(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+def reset_peak():
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+def mark(what):
+    print(f"[{time.perf_counter() - T0:6.1f} s] {what}; host RSS {status('VmRSS') / GIB:.2f} GiB "
+          f"(peak {status('VmHWM') / GIB:.2f})", flush=True)
+
+class OutOfTime(Exception):
+    pass
+
+sh = shape_by_name("porep-32GiB"); fam = family_of(sh); st = sh.stats()
+r1cs, _ = read_pce(f"{R}/porep-32GiB.pce", mapped=True)
+cw = read_witness_compact(f"{R}/porep-32GiB.partition-0.wit")
+pub = fam.public_inputs(json.load(open(f"{R}/porep-32GiB.c1.json")), 0)
+mark("inputs read (PCE mapped)")
+out = {"shape": sh.name, "host_limit_bytes": HOST_LIMIT, "key_dir": KEYDIR, "points": []}
+save = lambda: json.dump(out, open(f"{OUT}/limits.json", "w"), indent=1)
+
+def traced(prover, bk):   # every phase as it is added: name, seconds, bus GB so far
+    add = prover.times.add
+    def add_traced(phase, dt):
+        add(phase, dt)
+        print(f"    [{time.perf_counter() - T0:6.1f} s] {phase} {dt:.2f} s, bus {bk.bus_bytes / 1e9:.1f} GB, "
+              f"gpu live {bk.gpu_peak_bytes / GIB:.1f} GiB peak", flush=True)
+    prover.times.add = add_traced
+
+def copy_rates(path):
+    """GB/s of filling 64 MiB pinned buffers from the mapped key file: np.copyto through the
+    mapping (page faults, pages handed back) against pread (``fileio.read_rows``), by threads."""
+    import cupyx
+    arr = np.frombuffer(fileio.map_readonly(path), dtype=np.uint8)
+    total = min(arr.shape[0], 8 << 30) // (64 << 20) * (64 << 20)
+    res = {}
+    for how in ("copyto", "pread"):
+        for threads in (1, 4, 8):
+            bufs = [cupyx.empty_pinned((64 << 20) // threads, dtype=np.uint8) for _ in range(threads)]
+            step = (64 << 20) // threads
+            def one(i, lo):
+                src = arr[lo + i * step: lo + (i + 1) * step]
+                if how == "pread":
+                    assert fileio.read_rows(bufs[i], src)
+                else:
+                    np.copyto(bufs[i], src)
+                    fileio.release_pages(src)
+            t = time.perf_counter()
+            with ThreadPoolExecutor(threads) as ex:
+                for lo in range(0, total, 64 << 20):
+                    list(ex.map(lambda i: one(i, lo), range(threads)))
+            res[f"{how}_{threads}"] = round(total / (time.perf_counter() - t) / 1e9, 2)
+    print("copy rates GB/s (key file in /dev/shm into pinned buffers):", res, flush=True)
+    return res
+
+
+def stream_rates(pk):
+    """GB/s of streaming the L query (12.5 GB) through msm_many with all-zero device scalars (no
+    MSM work to speak of) in pieces of 2^25 points, with the thread switch interval during the
+    stream at Python's 5 ms and at ``pieces.STREAM_SWITCH_INTERVAL`` (stop 17, call 4)."""
+    from cuzk.backend.cuda import msm as msm_mod, pieces
+    from cuzk.curve import G1
+    res = {}
+    with get_backend("cuda") as bk:
+        z = bk.cp.zeros((pk.l.shape[0], 4), dtype=bk.cp.uint64)
+        with bk.msm_context(G1, pk.l, resident=False) as ctx:
+            for label, iv in (("switch_5ms", 0.005), ("switch_short", pieces.STREAM_SWITCH_INTERVAL)):
+                msm_mod.gil_switch = lambda iv=iv: pieces.gil_switch(iv)
+                t = time.perf_counter()
+                ctx.msm_many([z, z, z], piece=1 << 25)
+                res[label] = round(pk.l.nbytes / (time.perf_counter() - t) / 1e9, 2)
+        msm_mod.gil_switch = pieces.gil_switch
+    print("L query streamed (GB/s):", res, flush=True)
+    return res
+
+
+def run(label, bk, prover, plan, vk, points_left):
+    until = time.time() + (DEADLINE - time.time()) / points_left
+    ok, seen = [], (bk.live_at_start("compute_h", "compute_h_host", "compute_h_ab") if plan is not None else [])
+    reset = reset_peak(); traced(prover, bk)
+    b0, t0 = bk.bus_bytes, time.perf_counter()
+    def done(item):
+        ok.append(item.verified)
+        if time.time() > until and len(ok) < PARTS:
+            raise OutOfTime(f"stopped after {len(ok)} proofs: this point's share of the call's time")
+    args = (list(range(PARTS)), lambda j: (pub, prover.stage_compact(cw, defer=plan is not None)),
+            lambda p, pb: verify(vk, p, pb), done)
+    pt = {"limit_gib": label, "partitions_asked": PARTS}
+    if plan is not None:
+        p = plan.parts
+        pt["planned"] = {"compact_w": plan.compact_w, "peak": plan.peak, "in_flight": plan.in_flight, "h_phase": plan.h_phase,
+                         "h_schedule": list(plan.h_schedule), "scalars_on_host": plan.scalars_on_host,
+                         "bus_bytes_per_proof": plan.transfer_bytes_per_proof, "host_bytes": plan.host_bytes,
+                         "resident": [q.name for q in plan.queries if q.resident],
+                         "pieces": {q.name: q.piece for q in plan.queries}, "parts": dict(p)}
+    try:
+        prover.prove_many(*args) if plan is None else prover.prove_groups(*args, plan)
+    except OutOfTime as e:
+        pt["stopped"] = str(e)
+    except Exception as e:
+        pt["error"] = f"{type(e).__name__}: {e}"
+        traceback.print_exc()
+    gc.collect()
+    wall = time.perf_counter() - t0
+    pt.update({"seconds": wall, "s_per_proof": wall / max(1, len(ok)), "proofs": len(ok), "verified": sum(ok),
+               "gpu_peak_bytes": bk.gpu_peak_bytes, "live_held_at_h_bytes": seen,
+               "host_rss_peak_bytes": status("VmHWM"), "host_rss_peak_reset": reset,
+               "bus_bytes_per_proof_measured": (bk.bus_bytes - b0) / max(1, len(ok)),
+               "phases_per_proof": {k: round(v / max(1, len(ok)), 3) for k, v in prover.times.seconds.items()}})
+    out["points"].append(pt); save()
+    print(json.dumps({k: v for k, v in pt.items() if k != "planned"}), flush=True)
+    mark(f"point {label} done")
+
+QUERY_WIDTH = {"h": 96, "l": 96, "a": 96, "b_g1": 96, "b_g2": 192}
+if (Path(KEYDIR) / "vk").exists():   # a second call: the key files of the first
+    pk = ProvingKey(read_vk(f"{KEYDIR}/vk"), **{q: np.frombuffer(fileio.map_readonly(f"{KEYDIR}/{q}.bases"), dtype=np.uint8)
+                                                .reshape(-1, w) for q, w in QUERY_WIDTH.items()})
+    out["key_reused"] = True
+    mark("key files of the first call mapped")
+    with get_backend("cuda") as bk, Prover(pk, r1cs, bk) as pr:
+        run(None, bk, pr, None, pk.vk, len(LIMITS) + 1)
+else:
+    with get_backend("cuda") as bk:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DevelopmentSetupWarning)
+            t = time.perf_counter(); rk = setup_resident(r1cs, bk); out["setup_seconds"] = time.perf_counter() - t
+        mark(f"setup_resident {out['setup_seconds']:.1f} s")
+        t = time.perf_counter(); pk = resident_to_host(rk, KEYDIR); out["key_to_host_seconds"] = time.perf_counter() - t
+        write_vk(f"{KEYDIR}/vk", rk.vk)
+        out["key_bytes"] = sum(getattr(pk, q).nbytes for q in ("h", "l", "a", "b_g1", "b_g2")); save()
+        mark(f"key in host files ({out['key_bytes'] / 1e9:.1f} GB, {out['key_to_host_seconds']:.1f} s)")
+        with Prover(rk, r1cs, bk) as pr:
+            run(None, bk, pr, None, rk.vk, len(LIMITS) + 1)
+        rk.close(); del rk
+    mark("resident key freed")
+out["copy_rates_gbps"] = copy_rates(f"{KEYDIR}/l.bases"); save()
+if os.environ.get("STREAM_CHECK") == "1":
+    out["stream_rates_gbps"] = stream_rates(pk); save()
+for i, (L, phases, compact) in enumerate(LIMITS):
+    kw = {} if phases is None else {"h_phases": phases}
+    plan = plan_prove(st, len(pk.a), len(pk.b_g1), PARTS, int(L * GIB), host_limit=HOST_LIMIT,
+                      compact_w=cw.nbytes if compact else None, **kw)
+    print(f"L={L:g} GiB plan (compact w {plan.compact_w}): in flight {plan.in_flight}, h {plan.h_phase} {plan.h_schedule}, scalars on host "
+          f"{plan.scalars_on_host}, resident {[q.name for q in plan.queries if q.resident]}, pieces "
+          f"{ {q.name: q.piece for q in plan.queries} }, peak {plan.peak / GIB:.2f} GiB, host {plan.host_bytes / GIB:.2f} GiB, "
+          f"bus {plan.transfer_bytes_per_proof / 1e9:.1f} GB/proof", flush=True)
+    with get_backend("cuda", gpu_mem_limit=int(L * GIB)) as bk, Prover(pk, r1cs, bk, plan=plan) as pr:
+        mark(f"L={L:g}: prover ready")
+        label = (L if phases is None else f"{L:g}:{','.join(phases)}") if compact else f"{L:g}/limbs"
+        run(label, bk, pr, plan, pk.vk, len(LIMITS) - i)
