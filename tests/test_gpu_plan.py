@@ -32,7 +32,7 @@ def _peak(stats, p) -> int:
     cw = p.compact_w
     if cw is not None:   # w's compact form per partition in flight; A, B, L expanded from it per piece
         vec = (pts["h"] + 1) * 32
-        held += p.in_flight * cw
+        held += p.in_flight * (cw + 3 + 4 * (-(-stats["aux"] // 32)))   # mask in 32-bit words, rank table
     held += sum(q.points * 96 * (2 if q.name == "b_g2" else 1) for q in p.queries if q.resident)
     if not p.scalars_on_host:
         held += p.in_flight * vec
@@ -58,10 +58,10 @@ def _peak(stats, p) -> int:
         k = 2 if q.name == "b_g2" else 1
         step = msm_device_bytes(q.piece, k, host_scalars=False)
         step += 0 if q.resident else 2 * q.piece * 96 * k
-        if cw is not None and q.name != "h":   # the piece, and A's and B's spans of half a piece and their masks
-            step += q.piece * 32 + (0 if q.name == "l" else max(1, q.piece // 2) * 33)
+        if cw is not None and q.name != "h":   # the piece, and A's and B's rows (uint32 indices)
+            step += q.piece * 32 + (0 if q.name == "l" else 4 * q.piece)
         else:
-            step += q.piece * 32 if p.scalars_on_host else 0
+            step += q.piece * 32 * (2 if q.name == "h" else 1) if p.scalars_on_host else 0   # H's next slice prefetched
         msm = max(msm, step)
     # w beside its canonical copy (upload), or beside a selection and its byte mask, or L's copy
     select = 32 * nv + max(32 * nv, 32 * max(pts["a"], pts["b_g1"]) + nv, 32 * pts["l"])

@@ -69,11 +69,12 @@ class MSMContext(abc.ABC):
             RuntimeError: the context (or the backend holding its bases) is closed.
         """
 
-    def msm_many(self, scalars_list, piece: int | None = None) -> list:
+    def msm_many(self, scalars_list, piece: int | None = None, prefetch: bool = False) -> list:
         """``[self.msm(s) for s in scalars_list]``: MSMs of several scalar vectors over these bases
         (each vector as ``msm`` takes it, or ``Backend.offload``-ed). The cuda context walks its
         bases once in pieces of ``piece`` points (streamed from host memory when not resident),
-        each piece serving every vector, and adds the partial sums: the same points."""
+        each piece serving every vector, and adds the partial sums: the same points.
+        ``prefetch``: cuda copies an offloaded vector's next slice while this one's MSM runs."""
         return [self.msm(s) for s in scalars_list]
 
     def close(self) -> None:
@@ -329,11 +330,18 @@ class Backend(abc.ABC):
         """Wait for queued device work to finish (asynchronous backends; for phase timings)."""
 
     # --- host staging under a device-memory limit (``cuzk.memory.gpu_plan``) ---------------
-    def offload(self, a):
+    def offload(self, a, out=None):
         """A device array moved to host memory (the device copy is the caller's to drop): what
-        ``restore`` and MSM contexts take back in slices; ``len()`` is its length. The default
+        ``restore`` and MSM contexts take back in slices; ``len()`` is its length. ``out``: a
+        host buffer to copy into (cuda: ``host_empty``'s, kept across partitions). The default
         (cpu backend, whose arrays live on the host) is ``a`` itself."""
         return a
+
+    def host_buffers(self, count: int, shape: tuple):
+        """Host buffers for ``offload``'s ``out``, reused across groups of partitions: an object
+        with ``take(j)`` (buffer j < count) and ``close()``, or None where ``offload`` needs none
+        (the default: cpu arrays stay where they are)."""
+        return None
 
     def compact_of(self, upload):
         """The compact form of the assignment a ``compact_to_device_async`` upload left where the

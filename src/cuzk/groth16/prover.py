@@ -524,13 +524,15 @@ class Prover(ResidentBases):
         return finish_proof(self.key, self.ctx, scalars, self.private, r, s, tm)
 
     def prove_group(self, staged: Iterable[StagedAssignment], plan, r: int | None = None,
-                    s: int | None = None) -> list[Proof]:
+                    s: int | None = None, host_buffers=None) -> list[Proof]:
         """Prove several staged assignments together by a ``ProvePlan`` (``cuzk.memory.gpu_plan``):
         each one's H phase ("device", "lean" or "host") and MSM scalars in turn (moved to host memory as
         they appear when ``plan.scalars_on_host``; its w dropped after), then each query's MSMs
         of all of them over one walk of its bases in the plan's pieces (``MSMContext.msm_many``).
         With ``plan.compact_w``, A's, B's and L's scalars are expanded piece by piece from w's
         compact form (``Backend.compact_of``) where the upload left one, not copied from w.
+        ``host_buffers`` (``Backend.host_buffers``): where the j-th assignment's H scalars are
+        offloaded with ``plan.scalars_on_host``; the H MSM prefetches their slices.
         The same proofs as ``prove`` for the same r, s.
 
         Raises:
@@ -586,7 +588,8 @@ class Prover(ResidentBases):
             else:
                 h = self.quotient.h_scalars(bk, wd, tm, t)
                 del wd
-            one["h"] = keep(h)
+            one["h"] = bk.offload(h, out=host_buffers.take(len(vecs))) if (
+                plan.scalars_on_host and host_buffers is not None) else keep(h)
             del h
             vecs.append(one)
         msm = {}
@@ -594,7 +597,8 @@ class Prover(ResidentBases):
             t = time.perf_counter()
             key = "b" if name.startswith("b_") else name
             q = plan.query("l" if name == self.private else name)
-            msm[name] = self.ctx[name].msm_many([v[key] for v in vecs], piece=q.piece)
+            msm[name] = self.ctx[name].msm_many([v[key] for v in vecs], piece=q.piece,
+                                                prefetch=name == "h" and plan.scalars_on_host)
             tm.add(f"msm_{name}", time.perf_counter() - t)
             tm.msms += len(vecs)
         del vecs
@@ -608,29 +612,39 @@ class Prover(ResidentBases):
         ``prove_group``; ``check`` and ``done`` as ``prove_many``, in job order (a proof's
         ``seconds`` and ``phases`` are its group's divided by the group's size)."""
         totals = BatchTimes()
-        for g in range(0, len(jobs), plan.in_flight):
-            group = list(jobs[g : g + plan.in_flight])
-            before = dict(self.times.seconds)
-            t = time.perf_counter()
-            publics = []
-
-            def staged_one_by_one():   # each staged when its H phase starts: one w on the host at a time
-                for job in group:
-                    t1 = time.perf_counter()
-                    public, st = stage(job)
-                    totals.staging_seconds += time.perf_counter() - t1
-                    publics.append(public)
-                    yield st
-
-            proofs = self.prove_group(staged_one_by_one(), plan, r, s)
-            wall = (time.perf_counter() - t) / len(group)
-            phases = {k: (v - before.get(k, 0.0)) / len(group) for k, v in self.times.seconds.items()}
-            for j, (job, proof, public) in enumerate(zip(group, proofs, publics)):
-                t = time.perf_counter()
-                ok = bool(check(proof, public))
-                totals.proofs += 1
-                done(BatchProof(g + j, job, proof, public, ok, 0.0, 0.0, wall, time.perf_counter() - t, phases))
+        # the H scalars' host arrays, one per partition in flight, pinned beside the first H phases
+        bufs = self.backend.host_buffers(min(plan.in_flight, len(jobs)), (self.n, 4)) if plan.scalars_on_host else None
+        try:
+            for g in range(0, len(jobs), plan.in_flight):
+                self._prove_one_group(jobs, g, stage, check, done, plan, r, s, totals, bufs)
+        finally:
+            if bufs is not None:
+                bufs.close()
         return totals
+
+    def _prove_one_group(self, jobs, g, stage, check, done, plan, r, s, totals, bufs) -> None:
+        """One group of ``prove_groups`` (jobs g .. g + in_flight), its proofs checked and handed to ``done``."""
+        group = list(jobs[g : g + plan.in_flight])
+        before = dict(self.times.seconds)
+        t = time.perf_counter()
+        publics = []
+
+        def staged_one_by_one():   # each staged when its H phase starts: one w on the host at a time
+            for job in group:
+                t1 = time.perf_counter()
+                public, st = stage(job)
+                totals.staging_seconds += time.perf_counter() - t1
+                publics.append(public)
+                yield st
+
+        proofs = self.prove_group(staged_one_by_one(), plan, r, s, bufs)
+        wall = (time.perf_counter() - t) / len(group)
+        phases = {k: (v - before.get(k, 0.0)) / len(group) for k, v in self.times.seconds.items()}
+        for j, (job, proof, public) in enumerate(zip(group, proofs, publics)):
+            t = time.perf_counter()
+            ok = bool(check(proof, public))
+            totals.proofs += 1
+            done(BatchProof(g + j, job, proof, public, ok, 0.0, 0.0, wall, time.perf_counter() - t, phases))
 
     def prove_many(self, jobs: Sequence, stage: Callable, check: Callable, done: Callable,
                    r: int | None = None, s: int | None = None, stage_timeout: float = STAGE_TIMEOUT_S) -> BatchTimes:

@@ -43,8 +43,8 @@ from ..backend.cuda.plan import (
     msm_device_bytes,
     ntt_device_bytes,
     ntt_memory_plan,
+    compact_device_bytes,
     ntt_split,
-    selection_span,
 )
 from ..backend.cuda.pieces import STAGING_BYTES
 
@@ -143,8 +143,9 @@ class ProvePlan:
             round trips, the host H phase's traffic).
         host_bytes: host memory the schedule adds to a prove on the cuda backend
             (``prove_host_bytes``): staging buffers, waiting scalars, the host H phase's arrays.
-        compact_w: device bytes of one partition's assignment as its witness file stores it,
-            kept on the device while the partition is in flight, A's, B's and L's scalars expanded
+        compact_w: bytes of one partition's assignment as its witness file stores it (its
+            sections, ``witness_compact_bytes``), kept on the device while the partition is in
+            flight (with its rank table: ``compact_device_bytes``), A's, B's and L's scalars expanded
             from it piece by piece (``CUDABackend.compact_of``); None: w's limbs are selected
             and sliced into those scalars (offloaded with ``scalars_on_host``).
     """
@@ -272,15 +273,15 @@ def spmv_block_bytes(rows: int, nnz: int) -> int:
 def msm_step_bytes(q: QueryPlan, scalars_on_host: bool, compact: bool = False) -> int:
     """Device bytes one MSM step over a piece (or chunk) of ``q`` allocates besides the held parts:
     two piece buffers when streamed (one in use, the next arriving), the piece's scalars when they
-    come from the host, and the MSM's temporaries (``msm_device_bytes``). ``compact``
-    (``ProvePlan.compact_w``): A's, B's and L's piece expanded from the compact assignment, A's
-    and B's through spans of at most ``selection_span(m)`` elements (and their mask bytes)."""
+    come from the host (H's twice: the next one is copied during the MSM, ``msm_many``'s
+    ``prefetch``), and the MSM's temporaries (``msm_device_bytes``). ``compact``
+    (``ProvePlan.compact_w``): A's, B's and L's piece expanded from the compact assignment, A's and
+    B's from their rows' uint32 indices."""
     m = q.piece
     bufs = 0 if q.resident else 2 * m * POINT_BYTES * q.words
-    sc = m * _FR_BYTES if scalars_on_host else 0
+    sc = m * _FR_BYTES * (2 if q.name == "h" else 1) if scalars_on_host else 0   # H's next slice prefetched
     if compact and q.name != "h":
-        span = selection_span(m) if q.name != "l" else 0
-        sc = m * _FR_BYTES + span * (_FR_BYTES + 1)
+        sc = m * _FR_BYTES + (0 if q.name == "l" else 4 * m)
     return bufs + sc + msm_device_bytes(m, q.words, host_scalars=False)
 
 
@@ -342,7 +343,7 @@ def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queri
     held = {
         "resident": sum(q.nbytes for q in queries if q.resident),
         "scalars": 0 if scalars_on_host else in_flight * vec,
-        "compact": in_flight * (compact_w or 0),
+        "compact": in_flight * compact_device_bytes(compact_w, c["aux"]) if compact_w is not None else 0,
         "twiddles": (n // 2) * _FR_BYTES if h_phase in ("device", "lean") else 0,
         "fragments": POOL_FRAGMENT_ARRAYS * n * _FR_BYTES,
         "slack": RUNTIME_SLACK,
@@ -375,8 +376,9 @@ def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bo
     passes = -(-batch // in_flight)
     key = sum(q.nbytes * (1 if q.resident else passes) for q in queries)
     per = c["nv"] * _FR_BYTES
-    if c["cw"] is not None:   # the compact assignment up once; only H's scalars wait on the host
-        per = c["cw"] + (2 * (c["n"] - 1) * _FR_BYTES if scalars_on_host else 0)
+    if c["cw"] is not None:   # the compact assignment up once, A's and B's row indices per query (B's
+        # twice); only H's scalars wait on the host
+        per = c["cw"] + 4 * (c["da"] + 2 * c["db"]) + (2 * (c["n"] - 1) * _FR_BYTES if scalars_on_host else 0)
     elif scalars_on_host:   # down once (w shared, ``own`` selections: host_scalar_bytes), up per query (B's twice)
         per += (c["nv"] + own + c["n"] - 1) * _FR_BYTES
         up = {k: (c["nv"] if lazy_selection(c[k], c["nv"]) else c[k]) for k in ("da", "db")}   # a lazy one: w's span
@@ -414,8 +416,8 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         step: named in the error.
         h_phases: the H phases (``H_PHASES``) it may choose among (benchmarks compare them at
             one limit).
-        compact_w: device bytes of one partition's compact assignment (``witness_compact_bytes``
-            of its witness file) when the prover keeps it on the device and expands A's, B's and
+        compact_w: bytes of one partition's compact assignment (``witness_compact_bytes`` of its
+            witness file) when the prover keeps it on the device and expands A's, B's and
             L's scalars from it per piece (cuda with compact witnesses); None: w's limbs.
 
     Raises:

@@ -160,15 +160,11 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
         mask = np.ascontiguousarray(mask, dtype=bool)
         if mask.shape != (a.shape[0],):
             raise ValueError(f"select: mask of shape {mask.shape} for {a.shape[0]} elements")
-        return self._select_into(a, mask, self.cp.empty((int(np.count_nonzero(mask)), 4), dtype=self.cp.uint64))
-
-    def _select_into(self, a, mask: np.ndarray, out):
-        """``select`` into ``out`` (a contiguous (m, 4) uint64 device array, m = mask's True count;
-        a and mask already checked); returns out."""
-        n, m = a.shape[0], out.shape[0]
+        n, m = a.shape[0], int(np.count_nonzero(mask))
+        out = self.cp.empty((m, 4), dtype=self.cp.uint64)
         if m == 0:
             return out
-        dmask = self.cp.asarray(np.ascontiguousarray(mask, dtype=bool).view(np.uint8))
+        dmask = self.cp.asarray(mask.view(np.uint8))
         tiles, iters = -(-n // (256 * _SEL_ITERS)), _i32(_SEL_ITERS)
         ends = self.cp.empty(tiles, dtype=self.cp.uint64)
         _kernel("ntt.cu", "select_count")((tiles,), (256,), (dmask, _u64(n), iters, ends))

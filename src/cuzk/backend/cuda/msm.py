@@ -37,6 +37,7 @@ from .plan import (
 from .runtime import (
     RESTORABLE,
     DeviceRuntime,
+    HostFr,
     _Q,
     _grid,
     _guard,
@@ -432,7 +433,7 @@ class CUDAMSMContext(MSMContext):
         self.last_chunks = chunks
         return acc
 
-    def msm_many(self, scalars_list, piece: int | None = None) -> list:
+    def msm_many(self, scalars_list, piece: int | None = None, prefetch: bool = False) -> list:
         """MSMs of several scalar vectors over these bases, the bases walked once in pieces of
         ``piece`` points (default: all): each piece serves every vector before the next one, and
         each vector's partial sums are added across pieces (the same points as ``msm``).
@@ -441,7 +442,10 @@ class CUDAMSMContext(MSMContext):
         buffers by a helper thread and sent on a side stream into one of two device buffers
         (converted to Montgomery form there), while the compute stream works on the other piece.
         Scalars: device arrays (sliced), ``HostFr``, ``HostSelection`` or ``CompactW`` (their
-        slices uploaded or expanded per piece, ``restore``) or host ints.
+        slices uploaded or expanded per piece, ``restore``) or host ints. ``prefetch``: a
+        ``HostFr``'s next slice is copied on a side stream while this one's MSM runs (two slices
+        on the device at once; the copies off the MSMs' stream: 0.2 s of each 32 GiB partition's
+        H MSM on the H200 when waited for, benchmarks/results/2026-12-02-h200/stop18).
 
         Raises:
             ValueError: a vector of the wrong length or with a scalar outside [0, r).
@@ -449,9 +453,9 @@ class CUDAMSMContext(MSMContext):
         """
         if self._closed:
             raise RuntimeError(f"{self.group.name} MSM context is closed")
-        return self._be._guarded(f"{self.group.name} msm", self._msm_many, list(scalars_list), piece)
+        return self._be._guarded(f"{self.group.name} msm", self._msm_many, list(scalars_list), piece, prefetch)
 
-    def _msm_many(self, lst, piece):
+    def _msm_many(self, lst, piece, prefetch=False):
         cp = self._be.cp
         n = self.size
         m = max(1, min(n, piece or n))
@@ -471,11 +475,25 @@ class CUDAMSMContext(MSMContext):
                 src.append(_CanonLimbs(limbs))
         accs = [self.group.identity() for _ in lst]
         pieces = self._resident_pieces(m) if self._bases is not None else self._streamed_pieces(m)
+        side = cp.cuda.Stream(non_blocking=True) if prefetch else None
+        ahead = {}   # (lo, i) → (device slice, its copy's event), queued on the side stream
+
+        def fetch(lo, i):   # a HostFr's slice lo: lo + m on the side stream, before the MSM it follows
+            if side is not None and i < len(src) and lo < n and isinstance(src[i], HostFr):
+                with side:
+                    ahead[lo, i] = (self._be.restore(src[i], lo, min(n, lo + m)), side.record())
+
+        fetch(0, 0)
         for lo, bases in pieces:
             hi = lo + int(bases.shape[0])
             sub = CUDAMSMContext(self._be, self.group, None, device_bases=bases)
             for i, s in enumerate(src):
-                if isinstance(s, RESTORABLE):
+                got = ahead.pop((lo, i), None)
+                fetch(*((lo, i + 1) if i + 1 < len(src) else (hi, 0)))   # the previous slice is free: its MSM was combined
+                if got is not None:
+                    sc, ev = got
+                    cp.cuda.get_current_stream().wait_event(ev)
+                elif isinstance(s, RESTORABLE):
                     sc = self._be.restore(s, lo, hi)
                 elif isinstance(s, _CanonLimbs):
                     sc = _CanonLimbs(s.limbs[lo:hi])

@@ -111,42 +111,32 @@ extern "C" __global__ void __launch_bounds__(256) select_rows(const uint4* __res
     }
 }
 
-// ---- expand: w's elements a0 .. a0+n of an assignment stored compact (CompactAssignment) ------------
-// mask bit p set: aux p is a bit, the next of the packed bits (rank among the set mask bits); else the
-// next of the wide canonical limbs. Tiles as select: expand_count counts a tile's bits, the host scans
-// the counts (cupy.cumsum, inclusive), expand_rows writes each element in Montgomery form from the bit
-// index b0 and the wide index w0 of element a0 (bits and wide values before it).
-__device__ __forceinline__ bool packed_bit(const unsigned char* __restrict__ p, u64 i) { return (p[i >> 3] >> (i & 7)) & 1; }
-
-extern "C" __global__ void __launch_bounds__(256) expand_count(const unsigned char* __restrict__ mask, u64 a0, u64 n,
-                                                                int iters, u64* __restrict__ counts) {
-    u64 base = (u64)blockIdx.x * iters * 256;
-    int c = 0;
-    for (int k = 0; k < iters; k++) {
-        u64 i = base + k * 256 + threadIdx.x;
-        c += __syncthreads_count(i < n && packed_bit(mask, a0 + i));
+// ---- expand: elements of an assignment w stored compact (CompactAssignment, cuda CompactW) ---------
+// out[i] = w[p], p = rows[i] (a selection) or p0 + i (a span). p < ni: an input (Montgomery limbs).
+// Else aux a = p - ni: mask bit a set, the bit of rank r = cumw[a / 32] + (set mask bits below a in its
+// word) among the packed bits, as Montgomery 0 or 1; else the wide value a - r (canonical, converted).
+extern "C" __global__ void expand_compact(const uint4* __restrict__ inputs, u64 ni, const unsigned* __restrict__ mask,
+                                          const unsigned* __restrict__ cumw, const unsigned char* __restrict__ bits,
+                                          const uint4* __restrict__ wide, const unsigned* __restrict__ rows, u64 p0,
+                                          uint4* __restrict__ out, u64 n) {
+    GRID_STRIDE(i, n) {
+        const u64 p = rows ? (u64)rows[i] : p0 + i;
+        if (p < ni) {
+            out[2 * i] = inputs[2 * p];
+            out[2 * i + 1] = inputs[2 * p + 1];
+            continue;
+        }
+        const u64 a = p - ni;
+        const unsigned word = mask[a >> 5], sh = (unsigned)(a & 31);
+        const u64 r = (u64)cumw[a >> 5] + __popc(word & ((1u << sh) - 1u));
+        if ((word >> sh) & 1) fp_store(out, i, ((bits[r >> 3] >> (r & 7)) & 1) ? fr_t::one() : fr_t::zero());
+        else fp_store(out, i, fp_to_mont(fp_load<FrParams>(wide, a - r)));
     }
-    if (threadIdx.x == 0) counts[blockIdx.x] = (u64)c;
 }
 
-extern "C" __global__ void __launch_bounds__(256) expand_rows(const unsigned char* __restrict__ mask, const unsigned char* __restrict__ bits,
-                                                               const uint4* __restrict__ wide, u64 a0, u64 b0, u64 w0, int iters,
-                                                               const u64* __restrict__ ends, uint4* __restrict__ out, u64 n) {
-    __shared__ int warp_set[8];
-    u64 base = (u64)blockIdx.x * iters * 256;
-    u64 pos = blockIdx.x ? ends[blockIdx.x - 1] : 0;   // bits among elements 0 .. base
-    for (int k = 0; k < iters; k++) {
-        u64 i = base + k * 256 + threadIdx.x;
-        bool m = i < n && packed_bit(mask, a0 + i);
-        int all, before = block_rank(m, warp_set, &all);
-        if (i < n) {
-            u64 r = pos + before;   // bits among elements 0 .. i
-            if (m) fp_store(out, i, packed_bit(bits, b0 + r) ? fr_t::one() : fr_t::zero());
-            else fp_store(out, i, fp_to_mont(fp_load<FrParams>(wide, w0 + i - r)));
-        }
-        pos += all;
-        __syncthreads();   // warp_set is rewritten by the next round
-    }
+// out[j] = set bits of word j (the per-word counts whose exclusive scan is expand_compact's cumw).
+extern "C" __global__ void popc_words(const unsigned* __restrict__ w, unsigned* __restrict__ out, u64 n) {
+    GRID_STRIDE(j, n) out[j] = __popc(w[j]);
 }
 
 // ---- NTT ------------------------------------------------------------------------------------

@@ -338,8 +338,8 @@ def compute_h_memory_plan(n: int, avail: int | None, twiddles: bool = True) -> t
     return ("split", c) if c else None
 
 
-def selection_span(m: int) -> int:
-    """Elements of the source a selection's piece of ``m`` scalars is expanded and picked from
-    at a time (``CUDABackend.restore`` of a ``HostSelection``): half a piece, so that the piece
-    and one span take 1.5 pieces."""
-    return max(1, m // 2)
+def compact_device_bytes(file_bytes: int, num_aux: int) -> int:
+    """Device bytes of an assignment kept as its witness file stores it (cuda ``CompactW``), from
+    the file's section bytes (``witness_compact_bytes``): those, the is-a-bit mask padded to 32-bit
+    words (at most 3 bytes more) and the rank table (4 bytes per word of the mask)."""
+    return int(file_bytes) + 3 + 4 * (-(-int(num_aux) // 32))

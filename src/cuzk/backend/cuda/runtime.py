@@ -20,6 +20,8 @@ import functools
 import gc
 import hashlib
 import os
+import queue
+import threading
 import weakref
 from typing import Sequence
 
@@ -28,8 +30,8 @@ import numpy as np
 
 from ...curve import Group
 from ...field import FQ, FR, is_limb_array, limbs_below_modulus, to_limbs
-from ..base import _POPCOUNT8, BackendUnavailableError, GPUMemoryError, PendingUpload
-from .plan import _coord_words, selection_span
+from ..base import BackendUnavailableError, GPUMemoryError, PendingUpload
+from .plan import _coord_words
 
 _R = FR.modulus
 _Q = FQ.modulus
@@ -277,8 +279,6 @@ def _limbs_to_encoding(group: Group, canon, xp=np):
     return out
 
 
-_EXPAND_ITERS = 16   # elements per thread of the expand kernels: a block of 256 threads takes 4096
-
 _UPLOAD_CHUNK_BYTES = 64 << 20
 """Size of each of the two pinned host buffers ``to_device_async`` copies through."""
 
@@ -340,32 +340,23 @@ class HostFr:
         return HostFr(self.mont[sl])
 
 
-_EXPAND_BLOCK = 4096
-"""Aux elements per entry of ``CompactW.cum`` (its bits before each block: the rest counted in the
-host mask, at most 512 bytes)."""
-
-
 class CompactW:
     """An assignment w kept on the device as its witness file stores it (``CompactAssignment``),
     elements ``start:stop`` of it (slicing gives a view): ``inputs`` ``(ni, 4)`` uint64 Montgomery,
-    ``mask``/``bits`` the packed uint8 sections, ``wide`` ``(num_wide, 4)`` uint64 canonical, all
-    device arrays; ``host_mask`` the host copy of ``mask`` and ``cum`` the host int64 count of
-    bits before each ``_EXPAND_BLOCK`` aux elements (where a span's bits and wide values start).
-    ``CUDABackend.restore`` expands a span on the device (``expand_count``/``expand_rows`` of
-    ntt.cu): a 32 GiB PoRep partition's w takes about 35 MB this way against 4.2 GB as limbs, so
-    the prover keeps it for A's, B's and L's scalars instead of a copy of w (``compact_of``)."""
+    ``mask`` the packed is-a-bit flags as uint32 words (zero-padded), ``cumw`` uint32 the set flags
+    before each word, ``bits`` the packed bit values (uint8), ``wide`` ``(num_wide, 4)`` uint64
+    canonical: all device arrays. ``CUDABackend.restore`` expands a span, or a selection's rows, on
+    the device (``expand_compact`` of ntt.cu): a 32 GiB PoRep partition's w takes about 87 MB this
+    way against 4.2 GB as limbs, so the prover keeps it for A's, B's and L's scalars instead of a
+    copy of w (``compact_of``)."""
 
-    __slots__ = ("inputs", "mask", "bits", "wide", "host_mask", "cum", "ni", "na", "start", "stop", "nbytes")
+    __slots__ = ("inputs", "mask", "cumw", "bits", "wide", "ni", "start", "stop", "nbytes")
 
-    def __init__(self, inputs, mask, bits, wide, host_mask: np.ndarray, num_aux: int):
-        self.inputs, self.mask, self.bits, self.wide, self.host_mask = inputs, mask, bits, wide, host_mask
-        self.ni, self.na = int(inputs.shape[0]), int(num_aux)
-        per = _POPCOUNT8[host_mask].astype(np.int64)
-        blk = _EXPAND_BLOCK // 8
-        per = np.concatenate([per, np.zeros((-len(per)) % blk, dtype=np.int64)]).reshape(-1, blk).sum(axis=1)
-        self.cum = np.concatenate([[0], np.cumsum(per)])
-        self.start, self.stop = 0, self.ni + self.na
-        self.nbytes = int(inputs.nbytes + mask.nbytes + bits.nbytes + wide.nbytes)
+    def __init__(self, inputs, mask, cumw, bits, wide, num_aux: int):
+        self.inputs, self.mask, self.cumw, self.bits, self.wide = inputs, mask, cumw, bits, wide
+        self.ni = int(inputs.shape[0])
+        self.start, self.stop = 0, self.ni + int(num_aux)
+        self.nbytes = int(inputs.nbytes + mask.nbytes + cumw.nbytes + bits.nbytes + wide.nbytes)
 
     def __len__(self) -> int:
         return self.stop - self.start
@@ -381,12 +372,6 @@ class CompactW:
         view.start, view.stop = self.start + lo, self.start + max(lo, hi)
         return view
 
-    def bits_before(self, a: int) -> int:
-        """Aux elements stored as bits among aux 0 .. a (exclusive)."""
-        b, byte = a // _EXPAND_BLOCK, a // 8
-        n = int(self.cum[b]) + int(_POPCOUNT8[self.host_mask[b * (_EXPAND_BLOCK // 8) : byte]].sum(dtype=np.int64))
-        return n + (bin(int(self.host_mask[byte]) & ((1 << (a % 8)) - 1)).count("1") if a % 8 else 0)
-
 
 class HostSelection:
     """The elements of a ``HostFr`` (or a ``CompactW``) where a mask is set, picked only when a
@@ -401,6 +386,46 @@ class HostSelection:
 
     def __len__(self) -> int:
         return int(self.rows.shape[0])
+
+
+class HostBuffers:
+    """``count`` page-locked host arrays of ``shape`` (uint64) made one by one in a background
+    thread (``CUDABackend.host_buffers``) and handed out by index (``take``), each reused by the
+    caller for a partition of every group: pinning a 32 GiB partition's 4.3 GB H scalars took
+    1-3 s per array on the H200 host between the first group's H phases
+    (benchmarks/results/2026-12-02-h200/stop18, call 1); made beside them, and once per batch."""
+
+    def __init__(self, backend: "DeviceRuntime", count: int, shape: tuple):
+        self._q: queue.Queue = queue.Queue()
+        self._have: list = []
+        self._thread = threading.Thread(target=self._make, args=(backend, count, shape), name="cuzk-pin", daemon=True)
+        self._thread.start()
+
+    def _make(self, backend, count, shape):
+        try:
+            with backend.cp.cuda.Device(backend._device_id):
+                for _ in range(count):
+                    self._q.put(backend.host_empty(shape))
+        except BaseException as e:   # handed to the caller at its next take()
+            self._q.put(e)
+
+    def take(self, j: int) -> np.ndarray:
+        """Buffer ``j`` (< count), waiting for it to be made.
+
+        Raises:
+            what making it raised (CUDA errors, MemoryError).
+        """
+        while len(self._have) <= j:
+            got = self._q.get()
+            if isinstance(got, BaseException):
+                raise got
+            self._have.append(got)
+        return self._have[j]
+
+    def close(self) -> None:
+        """Wait for the maker thread and drop the buffers (back to CuPy's pinned pool)."""
+        self._thread.join()
+        self._have.clear()
 
 
 RESTORABLE = (HostFr, HostSelection, CompactW)
@@ -713,16 +738,24 @@ class DeviceRuntime:
     def _compact_upload(self, cw, stream) -> "_PendingCUDAUpload":
         cp = self.cp
         stream = self._side_stream() if stream is None else stream
+        words = -(-cw.num_aux // 32)
         with stream:  # allocations and copies on the side stream (see _upload_async)
             canon = cp.empty((len(cw.inputs), 4), dtype=cp.uint64)
             canon.set(cw.inputs, stream=stream)
             inputs = cp.empty_like(canon)
             self._launch_ew("fr_to_mont", canon.shape[0], canon, inputs)
-            dev = [cp.empty(a.shape, dtype=a.dtype) for a in (cw.mask, cw.bits, cw.wide)]
-            for d, a in zip(dev, (cw.mask, cw.bits, cw.wide)):
+            mask = cp.zeros(words, dtype=cp.uint32)
+            if cw.mask.size:
+                mask.view(cp.uint8)[: cw.mask.size].set(cw.mask, stream=stream)
+            cumw = cp.empty(words, dtype=cp.uint32)
+            if words:
+                _kernel("ntt.cu", "popc_words")((_grid(words, 256),), (256,), (mask, cumw, _u64(words)))
+                cumw = cp.cumsum(cumw, dtype=cp.uint32) - cumw   # exclusive: set flags before each word
+            bits, wide = cp.empty(cw.bits.shape, dtype=cp.uint8), cp.empty(cw.wide.shape, dtype=cp.uint64)
+            for d, a in ((bits, cw.bits), (wide, cw.wide)):
                 if a.size:
                     d.set(a, stream=stream)
-            cwd = CompactW(inputs, *dev, cw.mask, cw.num_aux)
+            cwd = CompactW(inputs, mask, cumw, bits, wide, cw.num_aux)
             out = self._expand(cwd, 0, len(cwd))
         return _PendingCUDAUpload(self, out, None, stream.record(), compact_w=cwd)
 
@@ -735,25 +768,17 @@ class DeviceRuntime:
             upload.compact_w = None
         return cwd
 
-    def _expand(self, cwd: "CompactW", lo: int, hi: int):
-        """Elements ``lo:hi`` of a ``CompactW`` as a new ``(hi − lo, 4)`` uint64 Montgomery device
-        array (on the current stream): inputs copied, aux written by ``expand_count`` /
-        ``expand_rows`` from the bit and wide positions where the span starts."""
+    def _expand(self, cwd: "CompactW", lo: int, hi: int, rows=None):
+        """Elements ``lo:hi`` of a ``CompactW`` (or, with ``rows``, the elements of w at those
+        uint32 device indices) as a new ``(m, 4)`` uint64 Montgomery device array, on the current
+        stream (``expand_compact``)."""
         cp = self.cp
-        g0, g1 = cwd.start + lo, cwd.start + max(lo, hi)
-        out = cp.empty((g1 - g0, 4), dtype=cp.uint64)
-        k = max(0, min(g1, cwd.ni) - g0)
-        if k:
-            out[:k] = cwd.inputs[g0 : g0 + k]
-        a0, n = g0 + k - cwd.ni, g1 - g0 - k
-        if n:
-            b0 = cwd.bits_before(a0)
-            tiles, iters = -(-n // (256 * _EXPAND_ITERS)), _i32(_EXPAND_ITERS)
-            ends = cp.empty(tiles, dtype=cp.uint64)
-            _kernel("ntt.cu", "expand_count")((tiles,), (256,), (cwd.mask, _u64(a0), _u64(n), iters, ends))
-            ends = cp.cumsum(ends)
-            _kernel("ntt.cu", "expand_rows")((tiles,), (256,), (cwd.mask, cwd.bits, cwd.wide, _u64(a0), _u64(b0),
-                                                                _u64(a0 - b0), iters, ends, out[k:], _u64(n)))
+        m = max(0, hi - lo) if rows is None else int(rows.shape[0])
+        out = cp.empty((m, 4), dtype=cp.uint64)
+        if m:
+            _kernel("ntt.cu", "expand_compact")((_grid(m, 256),), (256,), (
+                cwd.inputs, _u64(cwd.ni), cwd.mask, cwd.cumw, cwd.bits, cwd.wide,
+                rows if rows is not None else np.uint64(0), _u64(cwd.start + lo), out, _u64(m)))
         return out
 
     def _side_stream(self):
@@ -792,6 +817,11 @@ class DeviceRuntime:
                 ev.synchronize()
         return _PendingCUDAUpload(self, out, None, done)
 
+    def host_buffers(self, count: int, shape: tuple) -> HostBuffers:
+        """``Backend.host_buffers``: ``count`` page-locked (``host_empty``) uint64 arrays of
+        ``shape``, made in a background thread (``HostBuffers``)."""
+        return HostBuffers(self, count, shape)
+
     def host_empty(self, shape: tuple, dtype=np.uint64) -> np.ndarray:
         """An uninitialised host array, page-locked from CuPy's pinned pool where it can be had
         (copies to and from the device then run at the bus's DMA rate, and the pool reuses its
@@ -804,12 +834,23 @@ class DeviceRuntime:
         except (self.cp.cuda.runtime.CUDARuntimeError, MemoryError):
             return np.empty(shape, dtype=dtype)
 
-    def offload(self, a) -> HostFr:
-        """The device array's Montgomery limbs copied to host memory (``HostFr``, in
-        ``host_empty``'s page-locked memory where it can be had)."""
+    def offload(self, a, out: np.ndarray | None = None) -> HostFr:
+        """The device array's Montgomery limbs copied to host memory (``HostFr``): into ``out``'s
+        first rows when given (a uint64 ``(m, 4)`` host array, m ≥ len(a): a buffer kept across
+        partitions, ``Prover.prove_groups``), else into ``host_empty``'s page-locked memory where it
+        can be had.
+
+        Raises:
+            ValueError: ``out`` is not a uint64 (m, 4) array with room for ``a``.
+        """
         a = self._check(a)
         self.bus_bytes += int(a.nbytes)
-        host = self.host_empty(a.shape, a.dtype)
+        if out is None:
+            host = self.host_empty(a.shape, a.dtype)
+        elif out.dtype != np.uint64 or out.ndim != 2 or out.shape[1] != 4 or out.shape[0] < a.shape[0]:
+            raise ValueError(f"offload: a buffer of shape {out.shape} ({out.dtype}) for {a.shape[0]} elements")
+        else:
+            host = out[: a.shape[0]]
         a.get(out=host)
         return HostFr(host)
 
@@ -817,24 +858,25 @@ class DeviceRuntime:
     def restore(self, h, lo: int, hi: int):
         """Elements ``lo:hi`` of an offloaded array (``HostFr``) back on the device ((m, 4) uint64,
         Montgomery); of a ``CompactW``: expanded on the device (``_expand``); of a
-        ``HostSelection``: the spans of its source holding them (at most ``selection_span(m)``
-        source elements each) restored in turn and the selected rows picked there
-        (``_select_into``)."""
+        ``HostSelection``: of a CompactW, the rows' uint32 indices uploaded and their values
+        expanded; of a HostFr, the span of its source holding them uploaded and the selected
+        rows picked there (``select``)."""
         if isinstance(h, CompactW):
             return self._expand(h, lo, hi)
         if isinstance(h, HostSelection):
-            out = self.cp.empty((max(0, hi - lo), 4), dtype=self.cp.uint64)
-            span, pos = selection_span(hi - lo), lo
-            while pos < hi:
-                r0 = int(h.rows[pos])
-                end = min(hi, max(pos + 1, int(np.searchsorted(h.rows, r0 + span, side="left"))))
-                r1 = int(h.rows[end - 1]) + 1
-                self._select_into(self.restore(h.src, r0, r1), h.mask[r0:r1], out[pos - lo : end - lo])
-                pos = end
-            return out
+            if hi <= lo:
+                return self.cp.empty((0, 4), dtype=self.cp.uint64)
+            if isinstance(h.src, CompactW):   # the rows' indices up (4 B each), w's values gathered
+                rows = self.cp.asarray(h.rows[lo:hi] + np.uint32(h.src.start))
+                self.bus_bytes += int(rows.nbytes)
+                return self._expand(h.src, 0, 0, rows)
+            r0, r1 = int(h.rows[lo]), int(h.rows[hi - 1]) + 1
+            return self.select(self.restore(h.src, r0, r1), h.mask[r0:r1])
         part = h.mont[lo:hi]
         self.bus_bytes += int(part.nbytes)
-        return self.cp.asarray(part)
+        out = self.cp.empty(part.shape, dtype=self.cp.uint64)
+        out.set(part, stream=self.cp.cuda.get_current_stream())   # from page-locked memory: asynchronous
+        return out
 
     def host_select(self, h: "HostFr | CompactW", mask: np.ndarray) -> HostSelection:
         """``Backend.host_select``: a ``HostSelection`` (the index of the set rows computed once
