@@ -29,6 +29,7 @@ from .fileio import atomic_write_text
 from .groth16 import official
 from .sector import filecoin_c1 as fc
 from .sector import filecoin_post as fpost
+from .sector import filecoin_update as fupd
 from .formats.snarkjs_prove import add_arguments as add_snarkjs_prove_arguments
 from .formats.snarkjs_prove import snarkjs_prove
 
@@ -235,6 +236,45 @@ def _post(sub) -> None:
     cv.set_defaults(func=_post_convert)
 
 
+def _hex32(text: str) -> bytes:
+    """32 bytes as 64 hex digits (a commitment, little-endian as stored)."""
+    if not re.fullmatch(r"[0-9a-fA-F]{64}", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not 64 hex digits")
+    return bytes.fromhex(text)
+
+
+def _update_convert(args) -> int:
+    form, to = fupd.convert(args.src, args.out, args.to, vproofs_only=args.vproofs_only, sector_id=args.sector_id,
+                            proof_type=args.proof_type, comm_r_old=args.comm_r_old, comm_r_new=args.comm_r_new,
+                            comm_d_new=args.comm_d_new)
+    print(f"cuzk update convert: {args.src} ({form}) -> {args.out} ({to}, checked)")
+    return 0
+
+
+def _update(sub) -> None:
+    up = sub.add_parser("update", help="SnapDeals vanilla files: convert between cuzk's form and Filecoin's")
+    usub = up.add_subparsers(dest="updatecmd", required=True)
+    cv = usub.add_parser("convert", help="convert SnapDeals partition proofs (checked fully) between Filecoin's form "
+                         "and cuzk's update document",
+                         description="Reads Filecoin's SnapDeals vanilla proofs (bincode PartitionProof per partition, "
+                         "as filecoin-ffi's GenerateUpdateVanillaProofs returns them): curio's snap-vproof.json or "
+                         "lotus-bench's vproofs.json (a JSON list of base64, public facts from the options), or curio's "
+                         "proof.Snap / ProofData JSON (facts included); checks every proof and writes cuzk's update "
+                         "document. A cuzk update document (detected) is written as proof.Snap JSON (--vproofs-only: "
+                         "the bare list).")
+    cv.add_argument("src", help="Filecoin SnapDeals file, or a cuzk update document")
+    cv.add_argument("--out", "-o", required=True, help="file to write")
+    cv.add_argument("--to", choices=["filecoin", "cuzk"], help="form to write (default: the other one)")
+    cv.add_argument("--vproofs-only", action="store_true", help="write Filecoin's form as the bare list (snap-vproof.json)")
+    cv.add_argument("--sector-id", type=int, help="sector number (reading Filecoin's form; ProofData carries it)")
+    cv.add_argument("--proof-type", type=int, help="RegisteredUpdateProof number (go-state-types abi; 0 = "
+                    "StackedDrg2KiBV1 … 3 = StackedDrg32GiBV1, 4 = 64GiB)")
+    for name, what in (("comm-r-old", "the sector key's comm_r"), ("comm-r-new", "the updated replica's comm_r"),
+                       ("comm-d-new", "the new data's comm_d")):
+        cv.add_argument(f"--{name}", type=_hex32, help=f"{what}, 32 bytes hex; overrides the file's")
+    cv.set_defaults(func=_update_convert)
+
+
 def _params_verify(args) -> int:
     manifest = official.read_manifest()
     d = official.params_dir(args.params_dir)
@@ -337,6 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     _steps(sub)
     _c1(sub)
     _post(sub)
+    _update(sub)
     _params(sub)
     _check_params_parser(sub)
     sh = sub.add_parser("shapes", help="inputs, aux, constraints and non-zeros of every circuit shape, next to upstream's")
