@@ -211,19 +211,29 @@ def _post_convert(args) -> int:
     return 0
 
 
+def _convert_parser(sub, family: str, help_: str, convert_help: str, description: str, src_help: str, out_help: str,
+                    nargs=None):
+    """``cuzk <family> convert``'s parser with the arguments every converter shares (src, --out, --to)."""
+    fam = sub.add_parser(family, help=help_)
+    cv = fam.add_subparsers(dest=f"{family}cmd", required=True).add_parser("convert", help=convert_help,
+                                                                           description=description)
+    cv.add_argument("src", nargs=nargs, help=src_help)
+    cv.add_argument("--out", "-o", required=True, help=out_help)
+    cv.add_argument("--to", choices=["filecoin", "cuzk"], help="form to write (default: the other one)")
+    return cv
+
+
 def _post(sub) -> None:
-    pp = sub.add_parser("post", help="PoSt vanilla files: convert between cuzk's form and Filecoin's")
-    psub = pp.add_subparsers(dest="postcmd", required=True)
-    cv = psub.add_parser("convert", help="convert WindowPoSt vanilla proofs (checked fully) between Filecoin's per-sector "
+    cv = _convert_parser(sub, "post", "PoSt vanilla files: convert between cuzk's form and Filecoin's",
+                         "convert WindowPoSt vanilla proofs (checked fully) between Filecoin's per-sector "
                          "vproof files and cuzk's vanilla file",
-                         description="Reads Filecoin's per-sector vanilla proofs (bincode FallbackPoStSectorProof, as "
+                         "Reads Filecoin's per-sector vanilla proofs (bincode FallbackPoStSectorProof, as "
                          "filecoin-ffi's GenerateSingleVanillaProof returns them and curio stores them) with the public "
                          "facts (a WindowPoStVerifyInfo JSON such as curio's postpub.json, or the options), checks every "
                          "path, and writes cuzk's vanilla file; or writes a cuzk vanilla file's sectors as "
-                         "<out>/<sector>.vproof (--to filecoin, the default for one cuzk file).")
-    cv.add_argument("src", nargs="+", help="vproof files (one per sector), or one cuzk vanilla file")
-    cv.add_argument("--out", "-o", required=True, help="the cuzk vanilla file to write, or (--to filecoin) a directory")
-    cv.add_argument("--to", choices=["filecoin", "cuzk"], help="form to write (default: the other one)")
+                         "<out>/<sector>.vproof (--to filecoin, the default for one cuzk file).",
+                         "vproof files (one per sector), or one cuzk vanilla file",
+                         "the cuzk vanilla file to write, or (--to filecoin) a directory", nargs="+")
     cv.add_argument("--public", help="WindowPoStVerifyInfo JSON (Randomness, Proofs[].PoStProof, ChallengedSectors, Prover)")
     cv.add_argument("--post-proof", type=int, help="RegisteredPoStProof number (go-state-types abi; e.g. 13 = "
                     "StackedDrgWindow32GiBV1_1)")
@@ -252,19 +262,14 @@ def _update_convert(args) -> int:
 
 
 def _update(sub) -> None:
-    up = sub.add_parser("update", help="SnapDeals vanilla files: convert between cuzk's form and Filecoin's")
-    usub = up.add_subparsers(dest="updatecmd", required=True)
-    cv = usub.add_parser("convert", help="convert SnapDeals partition proofs (checked fully) between Filecoin's form "
-                         "and cuzk's update document",
-                         description="Reads Filecoin's SnapDeals vanilla proofs (bincode PartitionProof per partition, "
-                         "as filecoin-ffi's GenerateUpdateVanillaProofs returns them): curio's snap-vproof.json or "
-                         "lotus-bench's vproofs.json (a JSON list of base64, public facts from the options), or curio's "
-                         "proof.Snap / ProofData JSON (facts included); checks every proof and writes cuzk's update "
-                         "document. A cuzk update document (detected) is written as proof.Snap JSON (--vproofs-only: "
-                         "the bare list).")
-    cv.add_argument("src", help="Filecoin SnapDeals file, or a cuzk update document")
-    cv.add_argument("--out", "-o", required=True, help="file to write")
-    cv.add_argument("--to", choices=["filecoin", "cuzk"], help="form to write (default: the other one)")
+    desc = ("Reads Filecoin's SnapDeals vanilla proofs (bincode PartitionProof per partition, as filecoin-ffi's "
+            "GenerateUpdateVanillaProofs returns them): curio's snap-vproof.json or lotus-bench's vproofs.json (a JSON "
+            "list of base64; public facts from the options), or curio's proof.Snap / ProofData JSON (facts included); "
+            "checks every proof and writes cuzk's update document. A cuzk update document (detected) is written as "
+            "proof.Snap JSON (--vproofs-only: the bare list).")
+    cv = _convert_parser(sub, "update", "SnapDeals vanilla files: convert between cuzk's form and Filecoin's",
+                         "convert SnapDeals partition proofs (checked fully) between the two forms", desc,
+                         "Filecoin SnapDeals file, or a cuzk update document", "file to write")
     cv.add_argument("--vproofs-only", action="store_true", help="write Filecoin's form as the bare list (snap-vproof.json)")
     cv.add_argument("--sector-id", type=int, help="sector number (reading Filecoin's form; ProofData carries it)")
     cv.add_argument("--proof-type", type=int, help="RegisteredUpdateProof number (go-state-types abi; 0 = "
