@@ -29,6 +29,7 @@ from .fileio import atomic_write_text
 from .groth16 import official
 from .sector import filecoin_c1 as fc
 from .sector import filecoin_post as fpost
+from .sector import filecoin_update as fupd
 from .formats.snarkjs_prove import add_arguments as add_snarkjs_prove_arguments
 from .formats.snarkjs_prove import snarkjs_prove
 
@@ -210,19 +211,29 @@ def _post_convert(args) -> int:
     return 0
 
 
+def _convert_parser(sub, family: str, help_: str, convert_help: str, description: str, src_help: str, out_help: str,
+                    nargs=None):
+    """``cuzk <family> convert``'s parser with the arguments every converter shares (src, --out, --to)."""
+    fam = sub.add_parser(family, help=help_)
+    cv = fam.add_subparsers(dest=f"{family}cmd", required=True).add_parser("convert", help=convert_help,
+                                                                           description=description)
+    cv.add_argument("src", nargs=nargs, help=src_help)
+    cv.add_argument("--out", "-o", required=True, help=out_help)
+    cv.add_argument("--to", choices=["filecoin", "cuzk"], help="form to write (default: the other one)")
+    return cv
+
+
 def _post(sub) -> None:
-    pp = sub.add_parser("post", help="PoSt vanilla files: convert between cuzk's form and Filecoin's")
-    psub = pp.add_subparsers(dest="postcmd", required=True)
-    cv = psub.add_parser("convert", help="convert WindowPoSt vanilla proofs (checked fully) between Filecoin's per-sector "
+    cv = _convert_parser(sub, "post", "PoSt vanilla files: convert between cuzk's form and Filecoin's",
+                         "convert WindowPoSt vanilla proofs (checked fully) between Filecoin's per-sector "
                          "vproof files and cuzk's vanilla file",
-                         description="Reads Filecoin's per-sector vanilla proofs (bincode FallbackPoStSectorProof, as "
+                         "Reads Filecoin's per-sector vanilla proofs (bincode FallbackPoStSectorProof, as "
                          "filecoin-ffi's GenerateSingleVanillaProof returns them and curio stores them) with the public "
                          "facts (a WindowPoStVerifyInfo JSON such as curio's postpub.json, or the options), checks every "
                          "path, and writes cuzk's vanilla file; or writes a cuzk vanilla file's sectors as "
-                         "<out>/<sector>.vproof (--to filecoin, the default for one cuzk file).")
-    cv.add_argument("src", nargs="+", help="vproof files (one per sector), or one cuzk vanilla file")
-    cv.add_argument("--out", "-o", required=True, help="the cuzk vanilla file to write, or (--to filecoin) a directory")
-    cv.add_argument("--to", choices=["filecoin", "cuzk"], help="form to write (default: the other one)")
+                         "<out>/<sector>.vproof (--to filecoin, the default for one cuzk file).",
+                         "vproof files (one per sector), or one cuzk vanilla file",
+                         "the cuzk vanilla file to write, or (--to filecoin) a directory", nargs="+")
     cv.add_argument("--public", help="WindowPoStVerifyInfo JSON (Randomness, Proofs[].PoStProof, ChallengedSectors, Prover)")
     cv.add_argument("--post-proof", type=int, help="RegisteredPoStProof number (go-state-types abi; e.g. 13 = "
                     "StackedDrgWindow32GiBV1_1)")
@@ -233,6 +244,40 @@ def _post(sub) -> None:
     who.add_argument("--prover-id", help="32-byte prover id, hex")
     who.add_argument("--miner", type=_miner, help="miner actor id (1000 or t01000)")
     cv.set_defaults(func=_post_convert)
+
+
+def _hex32(text: str) -> bytes:
+    """32 bytes as 64 hex digits (a commitment, little-endian as stored)."""
+    if not re.fullmatch(r"[0-9a-fA-F]{64}", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not 64 hex digits")
+    return bytes.fromhex(text)
+
+
+def _update_convert(args) -> int:
+    form, to = fupd.convert(args.src, args.out, args.to, vproofs_only=args.vproofs_only, sector_id=args.sector_id,
+                            proof_type=args.proof_type, comm_r_old=args.comm_r_old, comm_r_new=args.comm_r_new,
+                            comm_d_new=args.comm_d_new)
+    print(f"cuzk update convert: {args.src} ({form}) -> {args.out} ({to}, checked)")
+    return 0
+
+
+def _update(sub) -> None:
+    desc = ("Reads Filecoin's SnapDeals vanilla proofs (bincode PartitionProof per partition, as filecoin-ffi's "
+            "GenerateUpdateVanillaProofs returns them): curio's snap-vproof.json or lotus-bench's vproofs.json (a JSON "
+            "list of base64; public facts from the options), or curio's proof.Snap / ProofData JSON (facts included); "
+            "checks every proof and writes cuzk's update document. A cuzk update document (detected) is written as "
+            "proof.Snap JSON (--vproofs-only: the bare list).")
+    cv = _convert_parser(sub, "update", "SnapDeals vanilla files: convert between cuzk's form and Filecoin's",
+                         "convert SnapDeals partition proofs (checked fully) between the two forms", desc,
+                         "Filecoin SnapDeals file, or a cuzk update document", "file to write")
+    cv.add_argument("--vproofs-only", action="store_true", help="write Filecoin's form as the bare list (snap-vproof.json)")
+    cv.add_argument("--sector-id", type=int, help="sector number (reading Filecoin's form; ProofData carries it)")
+    cv.add_argument("--proof-type", type=int, help="RegisteredUpdateProof number (go-state-types abi; 0 = "
+                    "StackedDrg2KiBV1 … 3 = StackedDrg32GiBV1, 4 = 64GiB)")
+    for name, what in (("comm-r-old", "the sector key's comm_r"), ("comm-r-new", "the updated replica's comm_r"),
+                       ("comm-d-new", "the new data's comm_d")):
+        cv.add_argument(f"--{name}", type=_hex32, help=f"{what}, 32 bytes hex; overrides the file's")
+    cv.set_defaults(func=_update_convert)
 
 
 def _params_verify(args) -> int:
@@ -337,6 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
     _steps(sub)
     _c1(sub)
     _post(sub)
+    _update(sub)
     _params(sub)
     _check_params_parser(sub)
     sh = sub.add_parser("shapes", help="inputs, aux, constraints and non-zeros of every circuit shape, next to upstream's")

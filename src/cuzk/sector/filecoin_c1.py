@@ -51,6 +51,7 @@ from .synthetic import DEFAULT_LAYERS
 
 __all__ = ["CUZK", "convert", "FILECOIN", "LOTUS_BENCH", "commit2_input", "detect", "dumps", "from_filecoin", "prover_id_of_actor",
            "read_any", "sniff", "to_filecoin", "unwrap", "write_filecoin", "filecoin_field", "filecoin_merkle", "cuzk_merkle",
+           "filecoin_sha_merkle", "cuzk_sha_merkle", "merkle_variant",
            "SCHEMA", "WRAPPER_SCHEMA"]
 
 CUZK, FILECOIN, LOTUS_BENCH = "cuzk", "filecoin", "lotus-bench"
@@ -100,13 +101,14 @@ def _levels(arities: list[int], shape) -> list[tuple[str, int]]:
     return out
 
 
-def _variant(shape) -> str:
+def merkle_variant(shape) -> str:
+    """The ProofData variant of a tree of ``shape`` (base, sub, top arities): Single, Sub or Top."""
     return "Top" if shape[2] else "Sub" if shape[1] else "Single"
 
 
 def _fc_merkle(root, leaf, elements: list[dict], shape) -> dict:
     """ProofData of storage-proofs-core in its serde layout, fields in struct order."""
-    v = _variant(shape)
+    v = merkle_variant(shape)
     if v == "Single":
         return {"data": {"Single": {"root": root, "leaf": leaf, "path": {"path": elements}}}}
     nb = len(elements) - 1 - (v == "Top")
@@ -132,12 +134,19 @@ def _fc_labeling(lp: dict) -> dict:
     return {"parents": lp["parents"], "layer_index": lp["layer_index"], "node": lp["node"]}
 
 
+def filecoin_sha_merkle(root, leaf, siblings: list, index: int) -> dict:
+    """A binary sha256 tree's opening of node ``index`` (siblings leaf to root) as
+    storage-proofs-core's ``MerkleProof<Sha256Hasher, U2>`` serde dict: Single, one hash per
+    level, each level's index the bit of ``index`` (module docstring)."""
+    bits = [{"hashes": [h], "index": (index >> lvl) & 1} for lvl, h in enumerate(siblings)]
+    return _fc_merkle(root, leaf, bits, (2, 0, 0))
+
+
 def _fc_challenge(pr: dict, shape) -> dict:
     cd = pr["comm_d_proofs"]
-    bits = [{"hashes": [h], "index": (cd["index"] >> lvl) & 1} for lvl, h in enumerate(cd["path"])]
     rcp = pr["replica_column_proofs"]
     return {
-        "comm_d_proofs": _fc_merkle(cd["root"], cd["leaf"], bits, (2, 0, 0)),
+        "comm_d_proofs": filecoin_sha_merkle(cd["root"], cd["leaf"], cd["path"], cd["index"]),
         "comm_r_last_proof": filecoin_merkle(pr["comm_r_last_proof"], shape),
         "replica_column_proofs": {"c_x": _fc_column(rcp["c_x"], shape),
                                   "drg_parents": [_fc_column(c, shape) for c in rcp["drg_parents"]],
@@ -249,7 +258,7 @@ def cuzk_merkle(f: str, m: dict, shape, path, error=C1Error) -> dict:
         ``error(path, field, message)`` (default C1Error) naming ``f``'s variant or section when
         the variant is not ``shape``'s or a sub/top section has other than one element.
     """
-    want = _variant(shape)
+    want = merkle_variant(shape)
     (v, body), = m["data"].items()
     if v != want:
         raise error(path, f"{f}/data/{v}", f"a {v} proof; this tree's shape {shape} takes {want}")
@@ -262,14 +271,24 @@ def cuzk_merkle(f: str, m: dict, shape, path, error=C1Error) -> dict:
     return {"leaf": body["leaf"], "root": body["root"], "path": elements}
 
 
-def _cuzk_challenge(f: str, pr: dict, shape, path) -> dict:
-    cd = cuzk_merkle(f + "/comm_d_proofs", pr["comm_d_proofs"], (2, 0, 0), path)
+def cuzk_sha_merkle(f: str, m: dict, path, error=C1Error) -> dict:
+    """The inverse of :func:`filecoin_sha_merkle` for a schema-valid dict: {"leaf", "path":
+    [siblings], "index", "root"}.
+
+    Raises:
+        ``error(path, field, message)`` naming ``f``'s variant or level: not Single, or a level
+        with other than one hash or an index other than 0 or 1.
+    """
+    cd = cuzk_merkle(f, m, (2, 0, 0), path, error)
     index = 0
     for lvl, el in enumerate(cd["path"]):
         if len(el["hashes"]) != 1 or el["index"] > 1:
-            raise C1Error(path, f"{f}/comm_d_proofs/data/Single/path/path/{lvl}",
-                          "a binary tree level takes one hash and index 0 or 1")
+            raise error(path, f"{f}/data/Single/path/path/{lvl}", "a binary tree level takes one hash and index 0 or 1")
         index |= el["index"] << lvl
+    return {"leaf": cd["leaf"], "path": [el["hashes"][0] for el in cd["path"]], "index": index, "root": cd["root"]}
+
+
+def _cuzk_challenge(f: str, pr: dict, shape, path) -> dict:
     rcp = pr["replica_column_proofs"]
 
     def column(g: str, cp: dict) -> dict:
@@ -278,8 +297,7 @@ def _cuzk_challenge(f: str, pr: dict, shape, path) -> dict:
 
     g = f + "/replica_column_proofs"
     return {
-        "comm_d_proofs": {"leaf": cd["leaf"], "path": [el["hashes"][0] for el in cd["path"]], "index": index,
-                          "root": cd["root"]},
+        "comm_d_proofs": cuzk_sha_merkle(f + "/comm_d_proofs", pr["comm_d_proofs"], path),
         "comm_r_last_proof": cuzk_merkle(f + "/comm_r_last_proof", pr["comm_r_last_proof"], shape, path),
         "replica_column_proofs": {"c_x": column(g + "/c_x", rcp["c_x"]),
                                   "drg_parents": [column(f"{g}/drg_parents/{j}", c) for j, c in enumerate(rcp["drg_parents"])],
@@ -312,7 +330,7 @@ def filecoin_field(field: str, sector_size: int) -> str:
         return field
     head, what, lvl, rest = m.groups()
     shape = tree_shape(sector_size)
-    v = _variant(shape)
+    v = merkle_variant(shape)
     if what != "path":
         return f"{head}/data/{v}/{what}"
     if lvl is None:

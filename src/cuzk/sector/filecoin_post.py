@@ -6,19 +6,13 @@ Facts from the upstream source (rust-fil-proofs, filecoin-proofs-api, go-state-t
 go-fil-commcid):
 
 * filecoin-proofs-api ``src/post.rs`` ``generate_single_vanilla_proof`` returns
-  ``bincode::serialize`` of the proof: bincode 1 with its default options, i.e. little-endian
-  fixed-width integers, a sequence's length as u64, an enum variant as its index (u32), ``usize``
-  as u64, a ``[u8; 32]`` as its 32 bytes without a length.
+  ``bincode::serialize`` of the proof (bincode and MerkleProof layout:
+  :mod:`cuzk.sector.filecoin_bincode`).
 * filecoin-proofs ``src/types/mod.rs`` ``FallbackPoStSectorProof`` = {sector_id (u64), comm_r
   (PoseidonDomain: 32 bytes, little-endian Fr), vanilla_proof}; storage-proofs-post
   ``fallback/vanilla.rs`` ``Proof`` = {sectors: Vec<SectorProof>}, ``SectorProof`` =
   {inclusion_proofs: Vec<MerkleProof>, comm_c, comm_r_last}; a single-sector vanilla proof has one
   entry in ``sectors`` (``vanilla_proof``).
-* storage-proofs-core ``merkle/proof.rs``: MerkleProof = {data: ProofData}; ProofData variants
-  Single (0) {root, leaf, path}, Sub (1) {base_proof, sub_proof, root, leaf}, Top (2)
-  {base_proof, sub_proof, top_proof, root, leaf}; an InclusionPath {path: Vec<PathElement>}; a
-  PathElement {hashes: Vec<Domain>, index: usize}. Decoded here into the same serde dict layout
-  that :mod:`cuzk.sector.filecoin_c1` reads from JSON, so field names in errors are upstream's.
 * The public facts are not in the vproof: a ``WindowPoStVerifyInfo`` as JSON (curio's
   ``postpub.json``): ``Randomness`` (base64), ``Proofs[].PoStProof`` (go-state-types ``abi``
   ``RegisteredPoStProof``: winning V1 0-4, window V1 5-9, window V1_1 10-14, sizes 2KiB, 8MiB,
@@ -45,6 +39,7 @@ from pathlib import Path
 from ..fileio import atomic_write_bytes
 from ..hash.poseidon import R
 from .challenges import SECTOR_SIZES
+from .filecoin_bincode import Reader, put_merkle
 from .filecoin_c1 import cuzk_merkle, filecoin_field, filecoin_merkle, prover_id_of_actor
 from .jsondoc import load_json
 from .post import (FORMAT, PoStError, partition_count, partition_slots, post_params, read_post, registered_post_proof,
@@ -58,56 +53,10 @@ __all__ = ["POST_PROOFS", "decode_vproof", "decode_merkle_proof", "encode_vproof
 POST_PROOFS = {**{i: ("winning", s, "1.0") for i, s in enumerate(SECTOR_SIZES)},
                **{5 + i: ("window", s, "1.0") for i, s in enumerate(SECTOR_SIZES)},
                **{10 + i: ("window", s, "1.2") for i, s in enumerate(SECTOR_SIZES)}}
-_VARIANTS = {0: ("Single", ("root", "leaf", "path")), 1: ("Sub", ("base_proof", "sub_proof", "root", "leaf")),
-             2: ("Top", ("base_proof", "sub_proof", "top_proof", "root", "leaf"))}
 _SEALED_CODEC, _POSEIDON_MH = 0xF102, 0xB401
 
 
-# --- bincode -------------------------------------------------------------------------------------
-
-class _Reader:
-    """Bounds-checked bincode reads; every fault is a PoStError naming the field and byte offset."""
-
-    def __init__(self, data: bytes, path):
-        self.data, self.path, self.o = data, path, 0
-
-    def _take(self, n: int, field: str) -> bytes:
-        if self.o + n > len(self.data):
-            raise PoStError(self.path, field, f"truncated at byte {self.o}: needs {n} bytes, {len(self.data) - self.o} left")
-        self.o += n
-        return self.data[self.o - n:self.o]
-
-    def u64(self, field: str) -> int:
-        return struct.unpack("<Q", self._take(8, field))[0]
-
-    def count(self, field: str, item_bytes: int) -> int:
-        """A sequence length, refused when its items (``item_bytes`` at least each) cannot fit."""
-        at, n = self.o, self.u64(field)
-        if n * item_bytes > len(self.data) - self.o:
-            raise PoStError(self.path, field, f"length {n} at byte {at} exceeds the {len(self.data) - self.o} bytes left")
-        return n
-
-    def domain(self, field: str) -> list[int]:
-        return list(self._take(32, field))
-
-    def path_(self, f: str) -> dict:
-        els = []
-        for k in range(self.count(f + "/path", 16)):
-            g = f"{f}/path/{k}"
-            hashes = [self.domain(f"{g}/hashes/{h}") for h in range(self.count(g + "/hashes", 32))]
-            els.append({"hashes": hashes, "index": self.u64(g + "/index")})
-        return {"path": els}
-
-    def merkle(self, f: str) -> dict:
-        at, d = self.o, f"{f}/data" if f else "data"
-        tag = struct.unpack("<I", self._take(4, d))[0]
-        if tag not in _VARIANTS:
-            raise PoStError(self.path, d, f"variant index {tag} at byte {at}; ProofData has 0 (Single), 1 (Sub), 2 (Top)")
-        name, fields = _VARIANTS[tag]
-        g = f"{d}/{name}"
-        return {"data": {name: {k: self.domain(f"{g}/{k}") if k in ("root", "leaf") else self.path_(f"{g}/{k}")
-                                for k in fields}}}
-
+# --- bincode ------------------------------------------------------------------------------------
 
 def decode_vproof(data: bytes, path="<vproof>") -> dict:
     """Filecoin's ``FallbackPoStSectorProof`` bincode (module docstring) as its serde dict:
@@ -118,7 +67,7 @@ def decode_vproof(data: bytes, path="<vproof>") -> dict:
         PoStError: truncated bytes, an impossible length, an unknown ProofData variant or bytes
         left over; names ``path``, the field in upstream's layout and the byte offset.
     """
-    r = _Reader(bytes(data), path)
+    r = Reader(bytes(data), path, PoStError)
     doc = {"sector_id": r.u64("sector_id"), "comm_r": r.domain("comm_r")}
     sectors = []
     for s in range(r.count("vanilla_proof/sectors", 72)):
@@ -127,47 +76,30 @@ def decode_vproof(data: bytes, path="<vproof>") -> dict:
         sectors.append({"inclusion_proofs": proofs, "comm_c": r.domain(f + "/comm_c"),
                         "comm_r_last": r.domain(f + "/comm_r_last")})
     doc["vanilla_proof"] = {"sectors": sectors}
-    if r.o != len(r.data):
-        raise PoStError(path, "<end>", f"{len(r.data) - r.o} bytes left over after byte {r.o}")
+    r.finish()
     return doc
 
 
 def decode_merkle_proof(data: bytes, path="<proof>") -> dict:
-    """One storage-proofs-core ``MerkleProof``'s bincode (module docstring) as its serde dict.
+    """One storage-proofs-core ``MerkleProof``'s bincode (:mod:`cuzk.sector.filecoin_bincode`) as
+    its serde dict.
 
     Raises:
         PoStError as :func:`decode_vproof` (field names start at ``data``).
     """
-    r = _Reader(bytes(data), path)
-    m = r.merkle("")["data"]
-    if r.o != len(r.data):
-        raise PoStError(path, "<end>", f"{len(r.data) - r.o} bytes left over after byte {r.o}")
-    return {"data": m}
-
-
-def _put_path(out: list, ip: dict) -> None:
-    out.append(struct.pack("<Q", len(ip["path"])))
-    for el in ip["path"]:
-        out.append(struct.pack("<Q", len(el["hashes"])))
-        out.extend(bytes(h) for h in el["hashes"])
-        out.append(struct.pack("<Q", el["index"]))
+    r = Reader(bytes(data), path, PoStError)
+    m = r.merkle("")
+    r.finish()
+    return m
 
 
 def encode_vproof(doc: dict) -> bytes:
     """The bincode bytes of a :func:`decode_vproof` dict (fields in upstream's order)."""
-    tags = {name: (tag, fields) for tag, (name, fields) in _VARIANTS.items()}
     out = [struct.pack("<Q", doc["sector_id"]), bytes(doc["comm_r"]), struct.pack("<Q", len(doc["vanilla_proof"]["sectors"]))]
     for sp in doc["vanilla_proof"]["sectors"]:
         out.append(struct.pack("<Q", len(sp["inclusion_proofs"])))
         for m in sp["inclusion_proofs"]:
-            (name, body), = m["data"].items()
-            tag, fields = tags[name]
-            out.append(struct.pack("<I", tag))
-            for k in fields:
-                if k in ("root", "leaf"):
-                    out.append(bytes(body[k]))
-                else:
-                    _put_path(out, body[k])
+            put_merkle(out, m)
         out += [bytes(sp["comm_c"]), bytes(sp["comm_r_last"])]
     return b"".join(out)
 
