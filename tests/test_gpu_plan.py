@@ -149,7 +149,10 @@ def _host(stats, p, known=False) -> int:
     nnz = stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]
     csr = 8 * nnz + 24 * (stats["constraints"] + 1)   # row offsets, columns, coefficient ids
     host_h = {"host": 3 * 32 * n + csr, "lean": csr + (32 * n if p.h_schedule[0] == "lean_staged" else 0)}.get(p.h_phase, 0)
-    return 2 * STAGING_BYTES + (p.in_flight * per if p.scalars_on_host else 0) + host_h
+    rows = 0
+    if p.compact_w is not None:   # A's and B's selected rows as uint32 (a query over every variable: none)
+        rows = 4 * sum(q.points for q in p.queries if q.name in ("a", "b_g1") and q.points != nv)
+    return 2 * STAGING_BYTES + (p.in_flight * per if p.scalars_on_host else 0) + host_h + rows
 
 
 @pytest.mark.parametrize("shape", SHAPES)

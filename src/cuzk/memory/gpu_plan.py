@@ -237,11 +237,14 @@ def prove_host_bytes(stats: dict, density_a: int | None, density_b: int | None, 
     (``host_scalar_bytes``) when ``scalars_on_host``, and the "host" H phase's three arrays of n
     (a, b, c zero-padded, their evaluations written over them) and the matrices' arrays its row
     blocks are uploaded from (``host_csr_bytes``); the "lean" H phase's same arrays, and c's
-    values when ``h_schedule`` stages them."""
+    values when ``h_schedule`` stages them; with ``compact_w`` A's and B's row indices (4 bytes
+    per selected variable, ``CUDABackend.host_select``)."""
     c = _counts(stats, density_a, density_b)
     total = 2 * STAGING_BYTES
     if scalars_on_host:
         total += in_flight * host_scalar_bytes(stats, density_a, density_b, compact_w)
+    if compact_w is not None:   # A's and B's row indices (page-locked uint32), once per batch
+        total += 4 * sum(c[k] for k in ("da", "db") if c[k] != c["nv"])
     if h_phase == "host":
         total += 3 * c["n"] * _FR_BYTES + host_csr_bytes(stats)
     elif h_phase == "lean":

@@ -112,7 +112,7 @@ extern "C" __global__ void __launch_bounds__(256) select_rows(const uint4* __res
 }
 
 // ---- expand: elements of an assignment w stored compact (CompactAssignment, cuda CompactW) ---------
-// out[i] = w[p], p = rows[i] (a selection) or p0 + i (a span). p < ni: an input (Montgomery limbs).
+// out[i] = w[p], p = p0 + rows[i] (a selection) or p0 + i (a span). p < ni: an input (Montgomery limbs).
 // Else aux a = p - ni: mask bit a set, the bit of rank r = cumw[a / 32] + (set mask bits below a in its
 // word) among the packed bits, as Montgomery 0 or 1; else the wide value a - r (canonical, converted).
 extern "C" __global__ void expand_compact(const uint4* __restrict__ inputs, u64 ni, const unsigned* __restrict__ mask,
@@ -120,7 +120,7 @@ extern "C" __global__ void expand_compact(const uint4* __restrict__ inputs, u64 
                                           const uint4* __restrict__ wide, const unsigned* __restrict__ rows, u64 p0,
                                           uint4* __restrict__ out, u64 n) {
     GRID_STRIDE(i, n) {
-        const u64 p = rows ? (u64)rows[i] : p0 + i;
+        const u64 p = p0 + (rows ? (u64)rows[i] : i);
         if (p < ni) {
             out[2 * i] = inputs[2 * p];
             out[2 * i + 1] = inputs[2 * p + 1];

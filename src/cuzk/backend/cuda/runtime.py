@@ -769,7 +769,7 @@ class DeviceRuntime:
         return cwd
 
     def _expand(self, cwd: "CompactW", lo: int, hi: int, rows=None):
-        """Elements ``lo:hi`` of a ``CompactW`` (or, with ``rows``, the elements of w at those
+        """Elements ``lo:hi`` of a ``CompactW`` (or, with ``rows``, its elements at ``lo`` plus those
         uint32 device indices) as a new ``(m, 4)`` uint64 Montgomery device array, on the current
         stream (``expand_compact``)."""
         cp = self.cp
@@ -866,8 +866,9 @@ class DeviceRuntime:
         if isinstance(h, HostSelection):
             if hi <= lo:
                 return self.cp.empty((0, 4), dtype=self.cp.uint64)
-            if isinstance(h.src, CompactW):   # the rows' indices up (4 B each), w's values gathered
-                rows = self.cp.asarray(h.rows[lo:hi] + np.uint32(h.src.start))
+            if isinstance(h.src, CompactW):   # the rows' indices up (4 B each, page-locked), w's values gathered
+                rows = self.cp.empty(hi - lo, dtype=self.cp.uint32)
+                rows.set(h.rows[lo:hi], stream=self.cp.cuda.get_current_stream())
                 self.bus_bytes += int(rows.nbytes)
                 return self._expand(h.src, 0, 0, rows)
             r0, r1 = int(h.rows[lo]), int(h.rows[hi - 1]) + 1
@@ -890,7 +891,9 @@ class DeviceRuntime:
             raise ValueError(f"host_select: mask of shape {mask.shape} for {len(h)} elements")
         hit = self._sel_rows.get(id(mask))
         if hit is None or hit[0]() is not mask:
-            rows = np.flatnonzero(mask).astype(np.uint32)
+            idx = np.flatnonzero(mask)
+            rows = self.host_empty(idx.shape, np.uint32)   # page-locked: each piece's rows go up asynchronously
+            rows[:] = idx
             try:
                 hit = (weakref.ref(mask, lambda _, k=id(mask): self._sel_rows.pop(k, None)), rows)
                 self._sel_rows[id(mask)] = hit
