@@ -393,7 +393,9 @@ class HostBuffers:
     thread (``CUDABackend.host_buffers``) and handed out by index (``take``), each reused by the
     caller for a partition of every group: pinning a 32 GiB partition's 4.3 GB H scalars took
     1-3 s per array on the H200 host between the first group's H phases
-    (benchmarks/results/2026-12-02-h200/stop18, call 1); made beside them, and once per batch."""
+    (benchmarks/results/2026-12-02-h200/stop18, call 1), now once per batch. The thread does not
+    hide it: the first partition's stage waited 13 s for six of them (call 3), the pinning holding
+    up the main thread's CUDA calls."""
 
     def __init__(self, backend: "DeviceRuntime", count: int, shape: tuple):
         self._q: queue.Queue = queue.Queue()
