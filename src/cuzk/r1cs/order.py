@@ -53,7 +53,10 @@ def _close(entries: list, n: int, what: str, kind: str) -> np.ndarray | None:
     """A loop's elements in upstream order (instance-major, call order within an instance)."""
     if not entries:
         return None
-    arrays, lanes, explicit = [], [], False
+    explicit = any(e[-1] is not None for e in entries)
+    if n > 1 and not explicit:
+        return _transpose(entries, n, what, kind)
+    arrays, lanes = [], []
     for e in entries:
         if isinstance(e[0], np.ndarray):
             a = e[0]
@@ -61,7 +64,6 @@ def _close(entries: list, n: int, what: str, kind: str) -> np.ndarray | None:
             start, m = e[0], e[1]
             a = np.arange(start, start + m, dtype=_index_dtype(start + m))
         if e[-1] is not None:
-            explicit = True
             if e[-1].shape != a.shape or (a.shape[0] and (e[-1].min() < 0 or e[-1].max() >= n)):
                 raise OrderError(f"{what}: lanes of a {kind} call do not fit it ({e[-1].shape} for {a.shape[0]} "
                                  f"elements, {n} instances)")
@@ -69,14 +71,48 @@ def _close(entries: list, n: int, what: str, kind: str) -> np.ndarray | None:
             raise OrderError(f"{what}: a {kind} call of {a.shape[0]} elements does not split into {n} instances")
         arrays.append(a)
         lanes.append(e[-1])
-    if n == 1 and not explicit:
+    if not explicit:   # n == 1
         return np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
-    if not explicit:  # a block transpose: instance-major over the calls
-        return np.concatenate([a.reshape(n, -1) for a in arrays], axis=1).reshape(-1)
     idx = np.concatenate(arrays)
     lane = np.concatenate([ln if ln is not None else np.arange(a.shape[0]) // (a.shape[0] // n)
                            for a, ln in zip(arrays, lanes)])
     return idx[np.argsort(lane, kind="stable")]
+
+
+def _transpose(entries: list, n: int, what: str, kind: str) -> np.ndarray:
+    """``_close`` of a loop of n > 1 instances whose calls all use the default lanes: a block
+    transpose, instance i's row holding each call's i-th slice in call order. Written as one
+    ``(n, W)`` array without an array per range call: a range ``(start, m)`` of slice width
+    w = m / n holds ``start + i·w + j`` at row i, column ``off + j``, so every row is
+    ``base + i·step`` over templates built once (a PoRep partition's challenge loop: 200 k calls,
+    most of them ranges); the closed inner loops (arrays) are then copied into their columns.
+
+    Raises:
+        OrderError: a call does not split into n instances.
+    """
+    is_arr = [isinstance(e[0], np.ndarray) for e in entries]
+    sizes = np.fromiter((e[0].shape[0] if a else e[1] for e, a in zip(entries, is_arr)), dtype=np.int64,
+                        count=len(entries))
+    if (sizes % n).any():
+        m = int(sizes[np.flatnonzero(sizes % n)[0]])
+        raise OrderError(f"{what}: a {kind} call of {m} elements does not split into {n} instances")
+    widths = sizes // n
+    offs = np.zeros(len(entries) + 1, dtype=np.int64)
+    np.cumsum(widths, out=offs[1:])
+    starts = np.fromiter((0 if a else e[0] for e, a in zip(entries, is_arr)), dtype=np.int64, count=len(entries))
+    top = int((starts + sizes).max())
+    dtype = np.result_type(_index_dtype(top), *{e[0].dtype for e, a in zip(entries, is_arr) if a})
+    width = int(offs[-1])
+    # columns of an array call get templates too (overwritten below): the templates stay dense
+    base = (np.repeat(starts - offs[:-1], widths) + np.arange(width, dtype=np.int64)).astype(dtype)
+    step = np.repeat(np.where(is_arr, 0, widths), widths).astype(dtype)
+    out = np.empty((n, width), dtype=dtype)
+    out[0] = base
+    for i in range(1, n):
+        np.add(out[i - 1], step, out=out[i])
+    for k in np.flatnonzero(is_arr):
+        out[:, offs[k]:offs[k + 1]] = entries[k][0].reshape(n, -1)
+    return out.reshape(-1)
 
 
 class OrderTracker:
@@ -89,6 +125,15 @@ class OrderTracker:
     def __init__(self, rows: bool = True):
         self.track_rows = rows
         self.stack = [_Loop(1, "circuit")]
+        # aux variables / rows recorded so far, and whether each call began where the last ended:
+        # then the recorded calls tile range(count), and every close permutes its elements, so
+        # the result is a permutation (checked in O(calls), not by a pass over its elements)
+        self._count = {"alloc": 0, "enforce": 0}
+        self._tiled = {"alloc": True, "enforce": True}
+
+    def _record(self, kind: str, start: int, m: int) -> None:
+        self._tiled[kind] &= start == self._count[kind]
+        self._count[kind] = start + m
 
     def push(self, n: int, what: str) -> None:
         """Open a loop of n instances (n ≥ 1)."""
@@ -112,6 +157,7 @@ class OrderTracker:
     def alloc(self, start: int, m: int, lanes=None) -> None:
         """Record aux variables start .. start + m − 1 (one call)."""
         if m:
+            self._record("alloc", start, m)
             self.stack[-1].cols.append((start, m, None if lanes is None else np.asarray(lanes).reshape(-1)))
 
     def replay(self, start: int, groups) -> None:
@@ -135,6 +181,7 @@ class OrderTracker:
     def enforce(self, start: int, m: int, lanes=None) -> None:
         """Record rows start .. start + m − 1 (one call)."""
         if m and self.track_rows:
+            self._record("enforce", start, m)
             self.stack[-1].rows.append((start, m, None if lanes is None else np.asarray(lanes).reshape(-1)))
 
     def result(self, num_aux: int, num_rows: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
@@ -155,16 +202,10 @@ class OrderTracker:
                 continue
             arr = _close(entries, 1, "circuit", kind)
             arr = np.empty(0, dtype=np.int64) if arr is None else arr
-            if arr.shape[0] != total or (total and not _is_permutation(arr, total)):
+            if arr.shape[0] != total or not self._tiled[kind] or self._count[kind] != total:
                 raise OrderError(f"the recorded {kind} order is not a permutation of {total} elements")
             out.append(arr)
         return out[0], out[1]
-
-
-def _is_permutation(arr: np.ndarray, n: int) -> bool:
-    seen = np.zeros(n, dtype=bool)
-    seen[arr] = True
-    return bool(seen.all())
 
 
 def inverse(order: np.ndarray) -> np.ndarray:

@@ -164,29 +164,26 @@ class ValueStore:
         or ``order``: a permutation of range(n), value ``order[p]`` at position p (upstream's
         variable order, ``cuzk.r1cs.order``).
 
-        ``chunk`` slots (a multiple of 8; default :data:`COMPACT_CHUNK`) per pass: the
-        temporaries stay small. A second pass fills ``wide`` only when some value from 2 to 254
-        is stored in a slot (PoRep) or the order is not the slots'; otherwise (PoSt) the wide
-        values are the limb rows, returned without a copy.
+        ``chunk`` slots (a multiple of 8; default :data:`COMPACT_CHUNK`) at a time: the
+        temporaries stay small. One gather of the slots per chunk fills all three: the count of
+        bit values, which sizes ``wide``, is that of the slots in any order (a permutation), so
+        it is counted first over the slots as stored. When every other value is a limb row and
+        the order is the slots' (PoSt), the wide values are the limb rows, returned without a copy.
         """
         chunk = COMPACT_CHUNK if chunk is None else chunk
         if chunk <= 0 or chunk % 8:
             raise ValueError(f"compact: chunk must be a positive multiple of 8, not {chunk}")
-        n = self.n
-
-        def slots(lo):  # (positions' slot numbers or None for the slots' own order, their codes)
-            hi = min(lo + chunk, n)
-            if order is None:
-                return None, self._s[lo:hi]
-            idx = order[lo:hi]
-            return idx, self._s[idx]
-
+        n, slot = self.n, self._s[: self.n]
+        nb = sum(int(np.count_nonzero(slot[lo:lo + chunk] <= 1)) for lo in range(0, n, chunk))
+        direct = order is None and n - nb == self._nw   # no value from 2 to 254 in a slot
+        wide = self._wl[: self._nw] if direct else np.zeros((n - nb, FR.limbs), dtype=np.uint64)
         mask = np.empty((n + 7) // 8, dtype=np.uint8)
-        bits = np.empty((n + 7) // 8, dtype=np.uint8)
+        bits = np.empty((nb + 7) // 8, dtype=np.uint8)
         carry = np.empty(0, dtype=np.uint8)   # bit values not yet packed (fewer than 8)
-        nbytes = small = 0
+        nbytes = row = wrow = 0
         for lo in range(0, n, chunk):
-            _, s = slots(lo)
+            idx = None if order is None else order[lo:lo + chunk]
+            s = slot[lo:lo + chunk] if idx is None else slot[idx]
             is_bit = s <= 1
             mask[lo // 8:(lo + len(s) + 7) // 8] = np.packbits(is_bit, bitorder="little")
             v = np.concatenate([carry, s[is_bit]])
@@ -194,18 +191,9 @@ class ValueStore:
             bits[nbytes:nbytes + full // 8] = np.packbits(v[:full], bitorder="little")
             nbytes += full // 8
             carry = v[full:]
-            small += int(np.count_nonzero(~is_bit & (s != WIDE)))
-        nb = nbytes * 8 + len(carry)
-        if len(carry):
-            bits[nbytes] = np.packbits(carry, bitorder="little")[0]
-        bits = bits[:(nb + 7) // 8]
-        if not small and order is None:
-            return mask, bits, nb, self._wl[: self._nw]  # a PoSt witness: no copy
-        wide = np.zeros((n - nb, FR.limbs), dtype=np.uint64)
-        row = wrow = 0
-        for lo in range(0, n, chunk):
-            idx, s = slots(lo)
-            keep = s > 1
+            if direct:
+                continue
+            keep = ~is_bit
             codes = s[keep]
             w = codes == WIDE
             part = wide[row:row + len(codes)]
@@ -217,6 +205,8 @@ class ValueStore:
                 part[w] = self._rows(idx[keep][w])
             row += len(codes)
             wrow += nw
+        if len(carry):
+            bits[nbytes] = np.packbits(carry, bitorder="little")[0]
         return mask, bits, nb, wide
 
     def all_ints(self, chunk: int = 1 << 20, order: np.ndarray | None = None) -> np.ndarray:
