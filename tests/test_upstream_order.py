@@ -712,6 +712,13 @@ def test_value_store_in_an_order_is_the_store_of_the_permuted_values():
     assert got[2] == want[2] and all(np.array_equal(x, y) for x, y in zip(got[:2] + got[3:], want[:2] + want[3:]))
     assert (ours.all_ints(chunk=100, order=order) == vals[order]).all()
     assert not np.array_equal(ours.compact(chunk=64)[3], want[3])
+    # no value from 2 to 254 (a PoSt store): its limb rows as they are, the values of the path
+    # that gathers the slots in an order (here the identity)
+    post = ValueStore(16)
+    post.append(np.where((vals >= 2) & (vals < 255), 0, vals))
+    direct, gathered = post.compact(chunk=64), post.compact(chunk=64, order=np.arange(n))
+    assert np.shares_memory(direct[3], post._wl) and not np.shares_memory(gathered[3], post._wl)
+    assert direct[2] == gathered[2] and all(np.array_equal(x, y) for x, y in zip(direct, gathered))
 
 
 def test_workflow_steps_build_and_follow_the_upstream_order(tmp_path, monkeypatch):

@@ -79,6 +79,26 @@ def _close(entries: list, n: int, what: str, kind: str) -> np.ndarray | None:
     return idx[np.argsort(lane, kind="stable")]
 
 
+class Replay:
+    """A block's allocation calls (:meth:`OrderTracker.replay`'s groups) recorded once from
+    variable 0: the entries they leave in the enclosing loop (ranges, and their own loops
+    closed), so a gadget that allocates the same block many times (a SHA-256 compression's bits,
+    a few hundred times per PoRep partition) closes its inner loops (a sort each) once, not per
+    block.
+
+    Raises:
+        OrderError: as :meth:`OrderTracker.replay`.
+    """
+
+    __slots__ = ("entries", "size")
+
+    def __init__(self, groups):
+        rec = OrderTracker(rows=False)
+        rec.replay(0, groups)
+        self.entries = rec.stack[0].cols
+        self.size = rec._count["alloc"]
+
+
 def _transpose(entries: list, n: int, what: str, kind: str) -> np.ndarray:
     """``_close`` of a loop of n > 1 instances whose calls all use the default lanes: a block
     transpose, instance i's row holding each call's i-th slice in call order. Written as one
@@ -166,9 +186,18 @@ class OrderTracker:
         ``(n, what, calls)``: a loop of n instances (None: no loop of its own) holding the
         consecutive calls ``(m, lanes)`` (as :meth:`alloc`).
 
+        ``groups`` may also be a :class:`Replay` of them (closed once, shifted to ``start``).
+
         Raises:
             OrderError: a loop's calls do not split into its instances.
         """
+        if isinstance(groups, Replay):
+            self._record("alloc", start, groups.size)
+            dtype = _index_dtype(start + groups.size)
+            self.stack[-1].cols.extend(
+                (np.add(e[0], start, dtype=dtype), None) if isinstance(e[0], np.ndarray) else (start + e[0],) + e[1:]
+                for e in groups.entries)
+            return
         for n, what, calls in groups:
             if n is not None:
                 self.push(n, what)

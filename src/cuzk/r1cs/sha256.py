@@ -46,6 +46,7 @@ import numpy as np
 
 from .gadgets import boolean
 from .multieq import CAPACITY, MultiEq, col_key
+from .order import Replay
 from .system import LC, ConstraintSystem, R, lc
 
 NOT_OFFSET = 1 << 61
@@ -677,8 +678,8 @@ class _WordWitness:
     free or an ``and``; its literal is the other operand's, negated for a constant 1).
     """
 
-    _plans: dict = {}   # (k, column masks) -> bit indices (_plan): a few per circuit
-    _MAX_PLANS = 64
+    _plans: dict = {}   # _plan's and _replay's, by key: a few per circuit
+    _MAX_PLANS = 128
 
     def __init__(self, sha: _Sha):
         self.sha, self.k = sha, sha.k
@@ -830,21 +831,31 @@ class _WordWitness:
     def _plan(self) -> np.ndarray:
         """Where each new bit is among the bits of the words (``(k, nwords)`` uint64 unpacked
         little-endian: 64 per word), in allocation order; cached per (k, column masks)."""
-        key = (self.k, tuple(self.masks))
-        plan = self._plans.get(key)
-        if plan is None:
-            nw, idx = len(self.masks), []
-            inst = np.arange(self.k, dtype=np.int64)[:, None] * (64 * nw)
-            for j, m in enumerate(self.masks):
-                cols = np.flatnonzero((m >> np.arange(m.bit_length())) & 1)
-                idx.append((inst + (64 * j + cols)).reshape(-1))
-            plan = np.concatenate(idx)
-            if 64 * nw * self.k < 1 << 31:
-                plan = plan.astype(np.int32)   # half the memory of the cached plans
+        return self._cached((self.k, tuple(self.masks)), self._make_plan)
+
+    def _cached(self, key, make):
+        """``make()`` for key, from the class's cache (cleared when full)."""
+        got = self._plans.get(key)
+        if got is None:
             if len(self._plans) >= self._MAX_PLANS:
                 self._plans.clear()
-            self._plans[key] = plan
+            got = self._plans[key] = make()
+        return got
+
+    def _make_plan(self) -> np.ndarray:
+        nw, idx = len(self.masks), []
+        inst = np.arange(self.k, dtype=np.int64)[:, None] * (64 * nw)
+        for j, m in enumerate(self.masks):
+            cols = np.flatnonzero((m >> np.arange(m.bit_length())) & 1)
+            idx.append((inst + (64 * j + cols)).reshape(-1))
+        plan = np.concatenate(idx)
+        if 64 * nw * self.k < 1 << 31:
+            plan = plan.astype(np.int32)   # half the memory of the cached plans
         return plan
+
+    def _replay(self) -> Replay:
+        """:meth:`_calls` closed once per (k, column masks, loop tags, gadget name)."""
+        return self._cached((self.k, tuple(self.masks), tuple(self.tags), self.sha.g), lambda: Replay(self._calls()))
 
     def _calls(self) -> list:
         """The bit-level gadget's allocation calls that the block stands for, grouped by the ch
@@ -869,7 +880,7 @@ class _WordWitness:
         if self.vals:
             vals = np.stack(self.vals, axis=1).astype("<u8", copy=False)
             bits = np.unpackbits(vals.view(np.uint8), bitorder="little")
-            self.sha.cs.alloc_aux_block(self.size, bits[self._plan()], calls=self._calls)
+            self.sha.cs.alloc_aux_block(self.size, bits[self._plan()], calls=self._replay)
         # one constraint per new bit (xor, ch, and, maj; an addition's booleanity) and the
         # additions' packed equalities, k rows a flush
         self.sha.cs.enforce_lazy(self.size + self.k * self.flushes, lambda: (), gadget=f"{self.sha.g}/add")
