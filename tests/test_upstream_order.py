@@ -710,6 +710,10 @@ def test_value_store_in_an_order_is_the_store_of_the_permuted_values():
     ref.append(vals[order])
     got, want = ours.compact(chunk=64, order=order), ref.compact(chunk=64)
     assert got[2] == want[2] and all(np.array_equal(x, y) for x, y in zip(got[:2] + got[3:], want[:2] + want[3:]))
+    # the order as consecutive pieces (OrderTracker.aux_pieces), cut across chunk boundaries
+    pieces = np.split(order, [5, 6, 64, 200, 203, 777])
+    got = ours.compact(chunk=64, order=pieces)
+    assert got[2] == want[2] and all(np.array_equal(x, y) for x, y in zip(got[:2] + got[3:], want[:2] + want[3:]))
     assert (ours.all_ints(chunk=100, order=order) == vals[order]).all()
     assert not np.array_equal(ours.compact(chunk=64)[3], want[3])
     # no value from 2 to 254 (a PoSt store): its limb rows as they are, the values of the path

@@ -213,6 +213,25 @@ class OrderTracker:
             self._record("enforce", start, m)
             self.stack[-1].rows.append((start, m, None if lanes is None else np.asarray(lanes).reshape(-1)))
 
+    def _top(self, kind: str, total: int) -> list[np.ndarray]:
+        """The outermost loop's elements of ``kind`` ("alloc" or "enforce") as consecutive
+        pieces, joined the order: its calls, ranges made arrays, in call order (its one instance).
+
+        Raises:
+            OrderError: a loop is still open, or the order is not a permutation of total.
+        """
+        if len(self.stack) != 1:
+            raise OrderError(f"loop {self.stack[-1].what!r} is still open")
+        entries = self.stack[0].cols if kind == "alloc" else self.stack[0].rows
+        if any(e[-1] is not None for e in entries):   # lanes of the one instance, checked there
+            pieces = [_close(entries, 1, "circuit", kind)]
+        else:
+            pieces = [e[0] if isinstance(e[0], np.ndarray) else np.arange(e[0], e[0] + e[1], dtype=_index_dtype(e[0] + e[1]))
+                      for e in entries]
+        if sum(x.shape[0] for x in pieces) != total or not self._tiled[kind] or self._count[kind] != total:
+            raise OrderError(f"the recorded {kind} order is not a permutation of {total} elements")
+        return pieces
+
     def result(self, num_aux: int, num_rows: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
         """(aux order, row order): position p of upstream's numbering holds our index
         ``order[p]``; row order is None when rows are not tracked or num_rows is None.
@@ -221,20 +240,23 @@ class OrderTracker:
             OrderError: a loop is still open, or the order is not a permutation (a call made
                 outside the tracker's knowledge).
         """
-        if len(self.stack) != 1:
-            raise OrderError(f"loop {self.stack[-1].what!r} is still open")
-        top = self.stack[0]
         out = []
-        for kind, entries, total in (("alloc", top.cols, num_aux), ("enforce", top.rows, num_rows)):
+        for kind, total in (("alloc", num_aux), ("enforce", num_rows)):
             if kind == "enforce" and (total is None or not self.track_rows):
                 out.append(None)
                 continue
-            arr = _close(entries, 1, "circuit", kind)
-            arr = np.empty(0, dtype=np.int64) if arr is None else arr
-            if arr.shape[0] != total or not self._tiled[kind] or self._count[kind] != total:
-                raise OrderError(f"the recorded {kind} order is not a permutation of {total} elements")
-            out.append(arr)
+            pieces = self._top(kind, total)
+            out.append(pieces[0] if len(pieces) == 1 else np.concatenate(pieces) if pieces else np.empty(0, dtype=np.int64))
         return out[0], out[1]
+
+    def aux_pieces(self, num_aux: int) -> list[np.ndarray]:
+        """The aux order of :meth:`result` as consecutive pieces (1-D arrays), not joined: at
+        32 GiB the join copies 520 MB into fresh pages, for ``ValueStore.compact`` to read once.
+
+        Raises:
+            OrderError: as :meth:`result`.
+        """
+        return self._top("alloc", num_aux)
 
 
 def inverse(order: np.ndarray) -> np.ndarray:

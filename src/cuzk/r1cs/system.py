@@ -596,7 +596,8 @@ class ConstraintSystem:
         """
         if not self.has_values:
             raise RuntimeError("assignment_compact(): this ConstraintSystem keeps no witness (witness=False)")
-        mask, bits, nb, wide = self._aux_vals.compact(order=self._aux_order())
+        order = None if self._order is None else self._order.aux_pieces(self.num_aux)
+        mask, bits, nb, wide = self._aux_vals.compact(order=order)
         inputs = to_limbs(self._in_vals.all_ints(), FR.limbs)
         return CompactAssignment(inputs, mask, bits, wide, self._aux_vals.n, nb)
 

@@ -66,6 +66,28 @@ def below_r(limbs: np.ndarray) -> np.ndarray:
     return lt
 
 
+def _chunks(order, n: int, chunk: int):
+    """(first position, slot numbers or None) per ``chunk`` positions of range(n): None in the
+    slots' own order (``order`` None); else slices of ``order``, one array, or consecutive pieces
+    (a list of 1-D arrays, ``OrderTracker.aux_pieces``) cut and joined at chunk boundaries."""
+    if order is None or isinstance(order, np.ndarray):
+        for lo in range(0, n, chunk):
+            yield lo, None if order is None else order[lo:lo + chunk]
+        return
+    lo, parts, have = 0, [], 0
+    for piece in order:
+        at = 0
+        while at < piece.shape[0]:
+            take = min(chunk - have, piece.shape[0] - at)
+            parts.append(piece[at:at + take])
+            have, at = have + take, at + take
+            if have == chunk:
+                yield lo, parts[0] if len(parts) == 1 else np.concatenate(parts)
+                lo, parts, have = lo + chunk, [], 0
+    if have:
+        yield lo, parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
 class ValueStore:
     """Growable store: a uint8 slot per variable holding the value when it is below 255 (nearly
     every PoRep value: bits), else :data:`WIDE`; the other values as canonical little-endian
@@ -162,7 +184,8 @@ class ValueStore:
         those values in order; nb; wide ``(n − nb, 4)`` uint64 canonical limbs of the others, in
         order), both packed as ``numpy.packbits(bitorder="little")``. The order is the slots',
         or ``order``: a permutation of range(n), value ``order[p]`` at position p (upstream's
-        variable order, ``cuzk.r1cs.order``).
+        variable order, ``cuzk.r1cs.order``), as one array or as consecutive pieces (a list of
+        1-D arrays whose concatenation it is: ``OrderTracker.aux_pieces``).
 
         ``chunk`` slots (a multiple of 8; default :data:`COMPACT_CHUNK`) at a time: the
         temporaries stay small. One gather of the slots per chunk fills all three: the count of
@@ -181,8 +204,7 @@ class ValueStore:
         bits = np.empty((nb + 7) // 8, dtype=np.uint8)
         carry = np.empty(0, dtype=np.uint8)   # bit values not yet packed (fewer than 8)
         nbytes = row = wrow = 0
-        for lo in range(0, n, chunk):
-            idx = None if order is None else order[lo:lo + chunk]
+        for lo, idx in _chunks(order, n, chunk):
             s = slot[lo:lo + chunk] if idx is None else slot[idx]
             is_bit = s <= 1
             mask[lo // 8:(lo + len(s) + 7) // 8] = np.packbits(is_bit, bitorder="little")
