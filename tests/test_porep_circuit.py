@@ -148,12 +148,19 @@ def test_wrong_vanilla_value_rejected(small, field, gadget):
         r1cs.check(ws.full_assignment())
 
 
-def test_witness_only_mode_gives_the_same_assignment(small):
+def test_witness_only_mode_gives_the_same_assignment(small, tmp_path):
+    from cuzk.r1cs.witness import write_witness, write_witness_compact
+
     shape, c1, cs, *_ = small
     ws = ConstraintSystem(shape=False, witness=True, upstream_order=True)
     porep.synthesize(ws, shape, porep.witness_from_c1(c1, 0))
     a_ins, a_aux = cs.assignment()
     b_ins, b_aux = ws.assignment()
+    # the synthesize step's file (the store compacted along the order's pieces, no int per
+    # value) is the file of the ints in upstream order (the joined order)
+    write_witness(tmp_path / "ints.wit", b_ins, b_aux, pce_digest="d")
+    write_witness_compact(tmp_path / "compact.wit", ws.assignment_compact(), pce_digest="d")
+    assert (tmp_path / "ints.wit").read_bytes() == (tmp_path / "compact.wit").read_bytes()
     assert [int(x) for x in a_ins] == [int(x) for x in b_ins]
     assert np.array_equal(np.asarray(a_aux, dtype=object), np.asarray(b_aux, dtype=object))
     # a witness-only system counts the constraints it does not record
