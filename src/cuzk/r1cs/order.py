@@ -126,10 +126,8 @@ def _transpose(entries: list, n: int, what: str, kind: str) -> np.ndarray:
     # columns of an array call get templates too (overwritten below): the templates stay dense
     base = (np.repeat(starts - offs[:-1], widths) + np.arange(width, dtype=np.int64)).astype(dtype)
     step = np.repeat(np.where(is_arr, 0, widths), widths).astype(dtype)
-    out = np.empty((n, width), dtype=dtype)
-    out[0] = base
-    for i in range(1, n):
-        np.add(out[i - 1], step, out=out[i])
+    out = np.multiply.outer(np.arange(n, dtype=dtype), step)   # no Python loop over the n rows
+    out += base
     for k in np.flatnonzero(is_arr):
         out[:, offs[k]:offs[k + 1]] = entries[k][0].reshape(n, -1)
     return out.reshape(-1)
