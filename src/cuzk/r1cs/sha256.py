@@ -988,19 +988,5 @@ def sha256(cs: ConstraintSystem, message_bits, gadget: str = "sha256") -> np.nda
     return sha.be_from_words(H).reshape(k, 256)
 
 
-__all__ = [
-    "BIT0",
-    "BIT1",
-    "CAPACITY",
-    "IV",
-    "K",
-    "NOT_OFFSET",
-    "bit_not",
-    "const_bits",
-    "literal_kinds",
-    "literal_values",
-    "sha256",
-    "sha256_compress",
-    "sha256_padding",
-]
-
+__all__ = ["BIT0", "BIT1", "CAPACITY", "IV", "K", "NOT_OFFSET", "bit_not", "const_bits", "literal_kinds",
+           "literal_values", "sha256", "sha256_compress", "sha256_padding"]
