@@ -667,8 +667,13 @@ class WorkerPool:
             died = e if isinstance(e, WorkerDiedError) else None
             if died is None and isinstance(e, (EOFError, OSError)):
                 died = self._dead(op)
-            for p in self._procs:  # the others are busy on requests nobody will read
-                p.terminate()
+            # the others are busy on requests nobody will read, and a stalled one may be stopped
+            # with part of its request unread in its pipe: SIGTERM would stay pending on it and
+            # close()'s stop message block on the full pipe (a test hung so), so SIGKILL all
+            for p in self._procs:
+                p.kill()
+            for p in self._procs:
+                p.join(timeout=2)
             self.close()
             if died is not None:
                 raise died from None
