@@ -543,7 +543,6 @@ class Prover(ResidentBases):
         bk, tm = self.backend, self.times
         if plan.h_phase != "device" and not isinstance(self.quotient, CosetQuotient):
             raise ValueError(f"the {plan.h_phase} H phase needs the CosetQuotient")
-        keep = bk.offload if plan.scalars_on_host else (lambda x: x)
         # how A's and B's scalars wait on the host: w itself, a lazy selection of it, or a copy
         masks = {"a": self.dens_a, "b": self.dens_b}
         held_as = {}
@@ -575,7 +574,7 @@ class Prover(ResidentBases):
                 one = {self.private: wh[self.num_inputs : st.length]}
                 for key, mask in masks.items():   # a lazy selection is picked per piece from w's copy
                     how = held_as[key]
-                    one[key] = wh if how == "w" else bk.host_select(wh, mask) if how == "lazy" else keep(bk.select(wd, mask))
+                    one[key] = wh if how == "w" else bk.host_select(wh, mask) if how == "lazy" else bk.offload(bk.select(wd, mask))
                 del wh
             else:
                 one = {"a": bk.select(wd, self.dens_a), "b": bk.select(wd, self.dens_b),
@@ -588,8 +587,9 @@ class Prover(ResidentBases):
             else:
                 h = self.quotient.h_scalars(bk, wd, tm, t)
                 del wd
-            one["h"] = bk.offload(h, out=host_buffers.take(len(vecs))) if (
-                plan.scalars_on_host and host_buffers is not None) else keep(h)
+            if plan.scalars_on_host:
+                h = bk.offload(h, out=None if host_buffers is None else host_buffers.take(len(vecs)))
+            one["h"] = h
             del h
             vecs.append(one)
         msm = {}
