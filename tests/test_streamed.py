@@ -14,6 +14,7 @@ from cuzk.circuits import synthetic
 from cuzk.curve import G1
 from cuzk.field import FR
 from cuzk.groth16 import DevelopmentSetupWarning, Prover, domain_size, setup, verify
+from cuzk.groth16.prover import even_groups
 from cuzk.memory.gpu_plan import GROUP_WORDS, QUERIES, ProvePlan, QueryPlan, SetupPlan, query_points
 from cuzk.r1cs import Unsatisfied
 from test_groth16 import TOXIC, build, naive_qap
@@ -132,3 +133,21 @@ def test_grouped_proofs_with_shared_host_scalars(cpu):
         got = grouped.prove_group([grouped.stage(*w) for w in wits], plan, r=5, s=6)
     assert [p.to_bytes() for p in got] == [p.to_bytes() for p in want]
     assert all(verify(pk.vk, p, w[0][1:]) for p, w in zip(got, wits))
+
+
+@pytest.mark.parametrize("jobs", [0, 1, 2, 5, 9, 10, 11, 20, 33])
+@pytest.mark.parametrize("in_flight", [1, 2, 3, 4, 6, 7, 10, 40])
+def test_even_groups_cover_the_jobs_in_as_few_even_groups_as_the_limit_allows(jobs, in_flight):
+    groups = even_groups(jobs, in_flight)
+    assert [j for g in groups for j in g] == list(range(jobs))            # every job once, in order
+    fewest = next(c for c in range(jobs + 1) if c * in_flight >= jobs)    # naive: the fewest groups
+    assert len(groups) == fewest
+    sizes = [len(g) for g in groups]
+    assert all(0 < x <= in_flight for x in sizes)
+    assert not sizes or max(sizes) - min(sizes) <= 1
+    assert sizes == sorted(sizes, reverse=True)                            # the larger ones first
+
+
+def test_even_groups_refuses_no_room():
+    with pytest.raises(ValueError, match="0 partitions in flight"):
+        even_groups(3, 0)

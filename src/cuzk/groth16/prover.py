@@ -300,6 +300,27 @@ class BatchProof:
     phases: dict
 
 
+def even_groups(jobs: int, in_flight: int) -> list[range]:
+    """The groups (ranges of job indices, in order) of ``Prover.prove_groups`` for ``jobs``
+    partitions proved at most ``in_flight`` at a time: as many groups as ``in_flight`` requires
+    (each crosses the key once), their sizes differing by at most one, e.g. 10 at 6 → 5 + 5
+    rather than 6 + 4, 10 at 4 → 4 + 3 + 3: the same key passes, a smaller peak, and no last
+    group sharing a pass among few.
+
+    Raises:
+        ValueError: in_flight < 1.
+    """
+    if in_flight < 1:
+        raise ValueError(f"even_groups: {in_flight} partitions in flight")
+    count = -(-jobs // in_flight)
+    out, at = [], 0
+    for g in range(count):   # the first jobs % count groups one larger
+        size = jobs // count + (g < jobs % count)
+        out.append(range(at, at + size))
+        at += size
+    return out
+
+
 @dataclass
 class BatchTimes:
     """Totals of one ``Prover.prove_many`` run (seconds)."""
@@ -607,24 +628,28 @@ class Prover(ResidentBases):
 
     def prove_groups(self, jobs: Sequence, stage: Callable, check: Callable, done: Callable, plan,
                      r: int | None = None, s: int | None = None) -> BatchTimes:
-        """``prove_many`` by a ``ProvePlan``: ``jobs`` in groups of ``plan.in_flight``, each group
+        """``prove_many`` by a ``ProvePlan``: ``jobs`` in groups (``even_groups``: at most
+        ``plan.in_flight`` each, as even as their number allows), each group
         staged (``stage``, in this thread, each when its H phase starts) and proved by
         ``prove_group``; ``check`` and ``done`` as ``prove_many``, in job order (a proof's
         ``seconds`` and ``phases`` are its group's divided by the group's size)."""
         totals = BatchTimes()
+        groups = even_groups(len(jobs), plan.in_flight)
         # the H scalars' host arrays, one per partition in flight, pinned beside the first H phases
-        bufs = self.backend.host_buffers(min(plan.in_flight, len(jobs)), (self.n, 4)) if plan.scalars_on_host else None
+        bufs = None
+        if plan.scalars_on_host and groups:
+            bufs = self.backend.host_buffers(max(map(len, groups)), (self.n, 4))
         try:
-            for g in range(0, len(jobs), plan.in_flight):
-                self._prove_one_group(jobs, g, stage, check, done, plan, r, s, totals, bufs)
+            for g in groups:
+                self._prove_one_group(jobs[g.start : g.stop], g.start, stage, check, done, plan, r, s, totals, bufs)
         finally:
             if bufs is not None:
                 bufs.close()
         return totals
 
-    def _prove_one_group(self, jobs, g, stage, check, done, plan, r, s, totals, bufs) -> None:
-        """One group of ``prove_groups`` (jobs g .. g + in_flight), its proofs checked and handed to ``done``."""
-        group = list(jobs[g : g + plan.in_flight])
+    def _prove_one_group(self, group, g, stage, check, done, plan, r, s, totals, bufs) -> None:
+        """One group of ``prove_groups`` (the jobs from g on), its proofs checked and handed to ``done``."""
+        group = list(group)
         before = dict(self.times.seconds)
         t = time.perf_counter()
         publics = []

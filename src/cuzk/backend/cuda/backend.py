@@ -43,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import Backend
+from . import pinned
 from .msm import MSMOps
 from .ntt import NTTOps
 from .runtime import _PoolAllocator, _cupy, _guard, _i32, _kernel, _u64
@@ -196,6 +197,7 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
         self._csr.clear()
         self._csr32.clear()
         self.cp.get_default_pinned_memory_pool().free_all_blocks()   # offloaded scalars' pinned blocks
+        pinned.free_all(self.cp)
         self._coeff_tables.clear()
         self._fb_tables.clear()
         self._sel_rows.clear()

@@ -31,6 +31,7 @@ import numpy as np
 from ...curve import Group
 from ...field import FQ, FR, is_limb_array, limbs_below_modulus, to_limbs
 from ..base import BackendUnavailableError, GPUMemoryError, PendingUpload
+from . import pinned
 from .plan import _coord_words
 
 _R = FR.modulus
@@ -391,11 +392,10 @@ class HostSelection:
 class HostBuffers:
     """``count`` page-locked host arrays of ``shape`` (uint64) made one by one in a background
     thread (``CUDABackend.host_buffers``) and handed out by index (``take``), each reused by the
-    caller for a partition of every group: pinning a 32 GiB partition's 4.3 GB H scalars took
-    1-3 s per array on the H200 host between the first group's H phases
-    (benchmarks/results/2026-12-02-h200/stop18, call 1), now once per batch. The thread does not
-    hide it: the first partition's stage waited 13 s for six of them (call 3), the pinning holding
-    up the main thread's CUDA calls."""
+    caller for a partition of every group. Through ``cudaHostAlloc`` the first partition's stage
+    waited 13 s for six 4.3 GB arrays (benchmarks/results/2026-12-02-h200/stop18, call 3), the
+    pinning holding up the main thread's CUDA calls; ``host_empty`` now maps and registers them
+    (``pinned``: 0.26 s each, 0.1 s of it holding other calls up)."""
 
     def __init__(self, backend: "DeviceRuntime", count: int, shape: tuple):
         self._q: queue.Queue = queue.Queue()
@@ -825,15 +825,14 @@ class DeviceRuntime:
         return HostBuffers(self, count, shape)
 
     def host_empty(self, shape: tuple, dtype=np.uint64) -> np.ndarray:
-        """An uninitialised host array, page-locked from CuPy's pinned pool where it can be had
-        (copies to and from the device then run at the bus's DMA rate, and the pool reuses its
-        blocks for the next partition's arrays), else pageable. On the H200 host, pageable copies
-        of a limited prove's scalars ran at 3-6 GB/s (benchmarks/results/2026-12-02-h200/stop15)."""
-        import cupyx  # part of CuPy (optional): imported on use
-
+        """An uninitialised host array, page-locked where it can be had (``pinned.empty``: large
+        ones mapped and registered, small ones from CuPy's pinned pool; both reused for the next
+        partition's arrays): copies to and from the device then run at the bus's DMA rate. Else
+        pageable: on the H200 host, pageable copies of a limited prove's scalars ran at 3-6 GB/s
+        (benchmarks/results/2026-12-02-h200/stop15)."""
         try:
-            return cupyx.empty_pinned(shape, dtype=dtype)
-        except (self.cp.cuda.runtime.CUDARuntimeError, MemoryError):
+            return pinned.empty(shape, dtype, self.cp)
+        except (self.cp.cuda.runtime.CUDARuntimeError, MemoryError, OSError):
             return np.empty(shape, dtype=dtype)
 
     def offload(self, a, out: np.ndarray | None = None) -> HostFr:

@@ -1,0 +1,112 @@
+"""``cuzk.backend.cuda.pinned``: large page-locked arrays are mappings registered with the driver
+once and reused by size; small ones come from CuPy's pool. The CPU tests drive the mapping path
+with a recording stand-in for CuPy's runtime (what was registered, with which size and flags,
+reused or unregistered); the GPU test registers for real and copies through the memory."""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+
+from cuzk.backend.cuda import pinned
+
+
+class _Runtime:
+    class CUDARuntimeError(Exception):
+        pass
+
+    def __init__(self):
+        self.registered: dict[int, int] = {}
+        self.log: list = []
+
+    def hostRegister(self, ptr, size, flags):
+        assert ptr not in self.registered
+        self.registered[ptr] = size
+        self.log.append(("register", ptr, size, flags))
+
+    def hostUnregister(self, ptr):
+        del self.registered[ptr]
+        self.log.append(("unregister", ptr))
+
+
+@pytest.fixture
+def fake():
+    pinned.free_all(types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=_Runtime())))
+    rt = _Runtime()
+    yield types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=rt)), rt
+    pinned.free_all(types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=rt)))
+
+
+def test_large_arrays_are_registered_mappings_reused_by_size(fake):
+    cp, rt = fake
+    n = pinned.REGISTER_MIN_BYTES // 32 + 5           # (n, 4) uint64: just over the threshold
+    a = pinned.empty((n, 4), np.uint64, cp)
+    assert a.shape == (n, 4) and a.dtype == np.uint64 and a.flags.writeable and a.flags.c_contiguous
+    size = -(-a.nbytes // (2 << 20)) * (2 << 20)      # rounded up to a huge page
+    assert rt.log == [("register", a.ctypes.data, size, 1)]
+    assert not a.any()                                 # faulted in as zeros before registering
+    a[:] = np.arange(n * 4, dtype=np.uint64).reshape(n, 4)
+    ptr, view = a.ctypes.data, a[3:7]
+    b = pinned.empty((n, 4), np.uint64, cp)            # a is alive: a second region
+    assert b.ctypes.data != ptr and len(rt.registered) == 2
+    del a
+    assert view[0, 0] == 12                            # a view keeps the region
+    del view
+    c = pinned.empty((size // 4,), np.uint32, cp)     # same rounded size: a's region again
+    assert c.ctypes.data == ptr and len(rt.registered) == 2 and c.shape == (size // 4,)
+    d = pinned.empty((n + (4 << 20) // 32, 4), np.uint64, cp)   # another size: registered anew
+    assert len(rt.registered) == 3
+    del b, c, d
+    freed = pinned.free_all(cp)
+    assert freed == 2 * size + (-(-(n * 32 + (4 << 20)) // (2 << 20)) * (2 << 20))
+    assert rt.registered == {} and sum(1 for e in rt.log if e[0] == "unregister") == 3
+
+
+def test_free_all_leaves_regions_in_use(fake):
+    cp, rt = fake
+    a = pinned.empty((pinned.REGISTER_MIN_BYTES,), np.uint8, cp)
+    assert pinned.free_all(cp) == 0 and a.ctypes.data in rt.registered
+    del a
+    assert pinned.free_all(cp) == pinned.REGISTER_MIN_BYTES and rt.registered == {}
+
+
+def test_registration_failure_is_raised(fake):
+    cp, rt = fake
+
+    def refuse(ptr, size, flags):
+        raise rt.CUDARuntimeError("cudaErrorHostMemoryAlreadyRegistered")
+
+    rt.hostRegister = refuse
+    with pytest.raises(rt.CUDARuntimeError):
+        pinned.empty((pinned.REGISTER_MIN_BYTES,), np.uint8, cp)
+    assert pinned.free_all(cp) == 0
+
+
+@pytest.mark.gpu
+def test_registered_memory_copies_both_ways():
+    cp = pytest.importorskip("cupy")
+    try:
+        if cp.cuda.runtime.getDeviceCount() < 1:
+            pytest.skip("no CUDA device")
+    except cp.cuda.runtime.CUDARuntimeError:
+        pytest.skip("no CUDA device")
+    n = pinned.REGISTER_MIN_BYTES // 8 + 1000
+    host = pinned.empty((n,), np.uint64, cp)
+    attrs = cp.cuda.runtime.pointerGetAttributes(host.ctypes.data)
+    assert attrs.type == getattr(cp.cuda.runtime, "memoryTypeHost", 1)      # page-locked, known to the driver
+    src = np.random.default_rng().integers(0, 2**63, n, dtype=np.uint64)
+    host[:] = src
+    stream = cp.cuda.Stream(non_blocking=True)
+    dev = cp.empty(n, dtype=cp.uint64)
+    dev.set(host, stream=stream)
+    dev += 1
+    stream.synchronize()
+    back = pinned.empty((n,), np.uint64, cp)
+    dev.get(out=back)
+    assert np.array_equal(back, src + 1)
+    small = pinned.empty((10,), np.uint64, cp)               # below the threshold: CuPy's pool
+    assert cp.cuda.runtime.pointerGetAttributes(small.ctypes.data).type == getattr(cp.cuda.runtime, "memoryTypeHost", 1)
+    del host, back
+    assert pinned.free_all(cp) >= 2 * n * 8
