@@ -5,6 +5,7 @@ the matrix and its Montgomery coefficient table cached on the device per matrix 
 
 from __future__ import annotations
 
+import threading
 import weakref
 
 import numpy as np
@@ -63,6 +64,20 @@ def _in_bounds(piece: np.ndarray, bound: int) -> bool:
 _FILL_CHUNK = 1 << 22   # entries per task of ``fill_checked`` (≤ 32 MB of int64 per thread)
 
 
+_SCRATCH = threading.local()
+
+
+def _scratch(n: int, dtype) -> np.ndarray:
+    """A 1-D array of n ``dtype`` entries (n ≤ ``_FILL_CHUNK``, ≤ 8-byte entries) in this thread's
+    scratch buffer (``_FILL_CHUNK`` × 8 bytes, made once per copy thread and kept): a fresh
+    32 MB array per chunk is a new mapping faulted in and unmapped again, and page faults and
+    unmaps of one process's threads serialize in the kernel."""
+    buf = getattr(_SCRATCH, "buf", None)
+    if buf is None:
+        buf = _SCRATCH.buf = np.empty(_FILL_CHUNK * 8, dtype=np.uint8)
+    return buf[: n * np.dtype(dtype).itemsize].view(dtype)
+
+
 def fill_checked(dst: np.ndarray, arr: np.ndarray, bound: int | None, threads: int = COPY_THREADS) -> None:
     """``dst[:] = arr`` (dst a 1-D array of another integer dtype, e.g. pinned uint32) in chunks on
     ``threads`` threads, each chunk read from the file when ``arr`` is a view of a
@@ -81,7 +96,7 @@ def fill_checked(dst: np.ndarray, arr: np.ndarray, bound: int | None, threads: i
 
     def one(a: int) -> bool:
         src = arr[a : a + _FILL_CHUNK]
-        tmp = np.empty(src.shape, dtype=src.dtype)
+        tmp = _scratch(src.shape[0], src.dtype)
         if not read_rows(tmp, src):
             tmp[...] = src
             release_pages(src)
