@@ -424,6 +424,15 @@ class Backend(abc.ABC):
             ValueError: n is not a supported power of two.
         """
 
+    def prepare_blocks(self, m: CSRMatrix) -> None:
+        """Make now what ``spmv_blocks`` and ``spmv_ab`` keep for the matrix ``m`` on the host
+        (cuda: its row offsets, columns and coefficient ids checked and converted into pinned
+        uint32 arrays, once per matrix object). Default: nothing is kept.
+
+        Raises:
+            ValueError: a column index or coefficient id outside the matrix.
+        """
+
     def prepare_spmv(self, m: CSRMatrix) -> None:
         """Make now what ``spmv`` caches for the matrix ``m`` (cuda: its device CSR arrays), so
         that it is allocated before a proof's transient arrays rather than among them (see

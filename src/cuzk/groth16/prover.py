@@ -544,6 +544,31 @@ class Prover(ResidentBases):
         )
         return finish_proof(self.key, self.ctx, scalars, self.private, r, s, tm)
 
+    def prepare(self, plan) -> None:
+        """Make now what ``plan``'s H phase caches (idempotent; the seconds it took go to the
+        "prepare" phase): the matrices on the device ("device" H phase) or as checked uint32
+        arrays in pinned host memory ("lean" and "host": ``Backend.prepare_blocks``), and the
+        twiddles ("device" and "lean"). Before any w: the device arrays in chunks of their own, not
+        carved out of freed witness-sized ones (CuPy cannot release a chunk part of which stays
+        live); and before ``prove_groups`` pins its H buffers, so that the two do not contend for
+        the copy threads and the memory bus (the conversion took 1.9 s alone on the H200 host and
+        7.9-10.8 s beside the pinning: benchmarks/results/2026-12-02-h200/stop19).
+
+        Raises:
+            ValueError: a malformed matrix (as ``spmv``).
+        """
+        if not isinstance(self.quotient, CosetQuotient):
+            return
+        t = time.perf_counter()
+        for m in (self.r1cs.A, self.r1cs.B, self.r1cs.C):
+            if plan.h_phase == "device":
+                self.backend.prepare_spmv(m)
+            else:
+                self.backend.prepare_blocks(m)
+        if plan.h_phase in ("device", "lean"):   # the twiddles the plan holds throughout, for the same reason
+            self.backend.prepare_h(self.n)
+        self.times.add("prepare", time.perf_counter() - t)
+
     def prove_group(self, staged: Iterable[StagedAssignment], plan, r: int | None = None,
                     s: int | None = None, host_buffers=None) -> list[Proof]:
         """Prove several staged assignments together by a ``ProvePlan`` (``cuzk.memory.gpu_plan``):
@@ -570,13 +595,7 @@ class Prover(ResidentBases):
         for key, mask in masks.items():
             count = int(np.count_nonzero(mask))
             held_as[key] = "w" if count == len(mask) else "lazy" if lazy_selection(count, len(mask)) else "copy"
-        if plan.h_phase == "device" and isinstance(self.quotient, CosetQuotient):
-            # the cached matrices first, before any w: in chunks of their own, not carved out of
-            # freed witness-sized ones (CuPy cannot release a chunk part of which stays live)
-            for m in (self.r1cs.A, self.r1cs.B, self.r1cs.C):
-                bk.prepare_spmv(m)
-        if plan.h_phase in ("device", "lean"):   # the twiddles the plan holds throughout, for the same reason
-            bk.prepare_h(self.n)
+        self.prepare(plan)
         vecs: list = []
         for st in staged:
             if st.owner is not self:
@@ -609,7 +628,13 @@ class Prover(ResidentBases):
                 h = self.quotient.h_scalars(bk, wd, tm, t)
                 del wd
             if plan.scalars_on_host:
-                h = bk.offload(h, out=None if host_buffers is None else host_buffers.take(len(vecs)))
+                out = None
+                if host_buffers is not None:
+                    t = time.perf_counter()
+                    out = host_buffers.take(len(vecs))
+                    tm.add("pin_wait", time.perf_counter() - t)
+                h = bk.offload(h, out=out)
+                del out
             one["h"] = h
             del h
             vecs.append(one)
@@ -635,6 +660,8 @@ class Prover(ResidentBases):
         ``seconds`` and ``phases`` are its group's divided by the group's size)."""
         totals = BatchTimes()
         groups = even_groups(len(jobs), plan.in_flight)
+        if jobs:
+            self.prepare(plan)
         # the H scalars' host arrays, one per partition in flight, pinned beside the first H phases
         bufs = None
         if plan.scalars_on_host and groups:

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 here = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent
-for call in sorted(p for p in here.iterdir() if p.is_dir()):
+for call in sorted(p for p in here.iterdir() if (p / "limits.log").exists()):
     log = (call / "limits.log").read_text().splitlines()
     pts = json.loads((call / "limits.json").read_text())["points"]
     unl = next(x for x in pts if x["limit_gib"] is None)["s_per_proof"]

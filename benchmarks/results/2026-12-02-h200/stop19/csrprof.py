@@ -20,7 +20,7 @@ from cuzk.r1cs.pce import read_pce
 path, out = sys.argv[1:3]
 res = {"meminfo_before": {ln.split(":")[0]: ln.split()[1] for ln in open("/proc/meminfo") if ln.startswith(("Cached", "Shmem:", "MemFree"))}}
 r1cs, _ = read_pce(path, mapped=True)
-mats = {"a": r1cs.a, "b": r1cs.b, "c": r1cs.c}
+mats = {"a": r1cs.A, "b": r1cs.B, "c": r1cs.C}
 with CUDABackend() as bk:
     res["host_csr32_s"] = {}
     for k, m in mats.items():

@@ -354,6 +354,10 @@ class SpMVOps(DeviceRuntime):
         self.bus_bytes += ip.nbytes + 8 * (e1 - e0)
         return cp.asarray(ip), parts[0], parts[1]
 
+    def prepare_blocks(self, m: CSRMatrix) -> None:
+        """``Backend.prepare_blocks``: ``_host_csr32(m)`` now."""
+        self._host_csr32(m)
+
     def _host_csr32(self, m: CSRMatrix) -> tuple:
         """``m``'s row offsets (int64, checked non-decreasing from 0 to nnz), column indices and
         coefficient ids (uint32) in host memory (``host_empty``: page-locked where it can be had),
