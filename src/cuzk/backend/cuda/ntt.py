@@ -24,6 +24,18 @@ MAX_LOG_NTT = 27
 # NTT pass flags (must match ntt.cu)
 _NTT_PRE, _NTT_PRE_LO, _NTT_LAST, _NTT_INV, _NTT_POST, _NTT_POST_LO = 1, 2, 4, 8, 16, 32
 
+NTT_KERNELS = {"radix2": "ntt_pass", "rx": "ntt_pass_rx"}
+"""The NTT pass kernels of ``ntt.cu`` by name: ``radix2`` one shared-memory round trip per stage,
+``rx`` groups of up to ``_RX_MAX`` stages in registers (same values)."""
+_RX_MAX, _RX_THREADS = 3, 128  # ntt.cu's NTT_RX_MAX and NTT_RX_THREADS
+
+
+def _ntt_threads(kernel: str, E: int) -> int:
+    """Threads per block of ``kernel``'s pass on blocks of E elements."""
+    if kernel == "rx":
+        return max(1, min(_RX_THREADS, E >> _RX_MAX))
+    return min(256, E // 2)
+
 
 class NTTOps(DeviceRuntime):
     """NTT, coset NTT and ``compute_h`` of ``CUDABackend`` (a mixin), with the factor tables and
@@ -83,7 +95,10 @@ class NTTOps(DeviceRuntime):
             raise ValueError(f"ntt: length n={n} is not a power of two in [1, 2^{MAX_LOG_NTT}]")
         return n.bit_length() - 1
 
-    def _ntt(self, a, inverse: bool, pre=None, post=None, out=None, tmp=None, rows: int = 1):
+    ntt_kernel: str = "rx"
+    """The pass kernel every NTT runs (a key of ``NTT_KERNELS``; same values with either)."""
+
+    def _ntt(self, a, inverse: bool, pre=None, post=None, out=None, tmp=None, rows: int = 1, kernel: str | None = None):
         """NTT with optional input factors ``pre`` (at input index) and output factors ``post``
         (at output index), each a ``_factor_tables`` triple. ``inverse`` reverses the output order
         ((n − j) mod n) without scaling: pass n⁻¹ in ``post``.
@@ -96,6 +111,7 @@ class NTTOps(DeviceRuntime):
             rows: ``a`` holds that many transforms of length n, done side by side by the same
                 launches (``ntt.cu``: no stage reaches across a row); ``pre`` and ``post`` index the
                 whole array and one row, so the split NTT applies its factors itself.
+            kernel: a key of ``NTT_KERNELS`` (``ntt_kernel`` when None).
 
         Returns ``out``.
         """
@@ -115,7 +131,8 @@ class NTTOps(DeviceRuntime):
         plan = _ntt_plan(k)
         if tmp is None and len(plan) > 1:
             tmp = cp.empty_like(a)
-        fn = _kernel("ntt.cu", "ntt_pass")
+        kernel = kernel or self.ntt_kernel
+        fn = _kernel("ntt.cu", NTT_KERNELS[kernel])
         src = a
         for i, (s_hi, t, c) in enumerate(plan):
             first, last = i == 0, i == len(plan) - 1
@@ -142,7 +159,7 @@ class NTTOps(DeviceRuntime):
             E = 1 << (t + c)
             fn(
                 (rows * n // E,),
-                (min(256, E // 2),),
+                (_ntt_threads(kernel, E),),
                 (src, dst, tw, _i32(k), _i32(k), _i32(s_hi), _i32(t), _i32(c), _i32(flags),
                  pre_hi, pre_lo, _i32(pre_m), post_hi, post_lo, _i32(post_m)),
                 shared_mem=E * 32,

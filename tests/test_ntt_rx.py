@@ -1,0 +1,220 @@
+"""CPU emulation of the cuda backend's register-radix NTT pass (``ntt.cu``: ``ntt_pass_rx``).
+
+No GPU needed: ``emulate_ntt`` runs exactly the kernel's per-thread schedule (the passes of
+``_ntt_plan``, the flags ``NTTOps._ntt`` sets, which element each work item loads, which twiddle
+index each butterfly reads, where it stores; the index expressions are the kernel's, written the
+same way) with exact Fr arithmetic, and the result is compared with ``CPUBackend.ntt`` (forward,
+inverse, input and output factors, batches of rows) on fresh random inputs, for several pass
+splits and register-group widths. Each group is also checked to touch every shared-memory word
+exactly once and, for blocks of ≥ 2^(5+r) elements, to read its 32 lanes' elements from 32
+distinct banks (the swizzle's claim in ``ntt.cu``).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from cuzk.backend.cpu import CPUBackend
+from cuzk.backend.cuda.plan import _ntt_plan
+from cuzk.field import FR, int_array
+
+R = FR.modulus
+RNG = random.Random()
+PRE, PRE_LO, LAST, INV, POST, POST_LO = 1, 2, 4, 8, 16, 32   # ntt.cu's NTT_* flags
+SWZ_COLS = (31, 21, 25, 17, 16)                               # ntt.cu's rx_swz columns
+
+
+def rx_swz(e: int) -> int:
+    """ntt.cu ``rx_swz``: e's low 5 bits XOR the GF(2) image of its bits 5..9."""
+    x, m = e >> 5, 0
+    for i, col in enumerate(SWZ_COLS):
+        if (x >> i) & 1:
+            m ^= col
+    return e ^ m
+
+
+def rx_width(t: int, g: int, rmax: int) -> int:
+    """ntt.cu ``rx_width``."""
+    ng = (t + rmax - 1) // rmax
+    return t // ng + (1 if g < t % ng else 0)
+
+
+def rx_group(sm, E, g0, c, s_lo, K, lob, tw, r, checks):
+    """ntt.cu ``rx_group<r>`` for one block (all work items w in order)."""
+    b = g0 + c
+    cmask = (1 << c) - 1
+    ob = [rx_swz(1 << (b + i)) for i in range(r)]
+    seen = []
+    for w in range(E >> r):
+        e0 = ((w >> b) << (b + r)) | (w & ((1 << b) - 1))
+        a0 = rx_swz(e0)
+        addr = []
+        for m in range(1 << r):
+            a = a0
+            for i in range(r):
+                if (m >> i) & 1:
+                    a ^= ob[i]
+            addr.append(a)
+            assert a == rx_swz(e0 | (m << b))   # the linearity rx_addr relies on
+        seen.append(addr)
+        x = [sm[a] for a in addr]
+        pbase = (((e0 >> c) & ((1 << g0) - 1)) << s_lo) + (lob << c) + (e0 & cmask)
+        for i in range(r - 1, -1, -1):
+            s = s_lo + g0 + i
+            for q in range(1 << i):
+                f = tw[(pbase + (q << (g0 + s_lo))) << (K - 1 - s)] if s != 0 else 1
+                for m in range(q, 1 << r, 2 << i):
+                    u, v = x[m], x[m + (1 << i)]
+                    x[m] = (u + v) % R
+                    x[m + (1 << i)] = (u - v) * f % R
+        for m, a in enumerate(addr):
+            sm[a] = x[m]
+    if checks:
+        flat = sorted(a for addr in seen for a in addr)
+        assert flat == list(range(E))           # every word once: work items are independent
+        if E >= 1 << (5 + r):
+            for w0 in range(0, E >> r, 32):     # one warp: lanes w0 .. w0+31
+                for m in range(1 << r):
+                    assert len({seen[w][m] % 32 for w in range(w0, w0 + 32)}) == 32
+
+
+def emulate_pass(src, dst, tw, k, K, s_hi, t, c, flags, pre, post, rmax, nblocks, checks):
+    """ntt.cu ``ntt_pass_rx`` over a grid of ``nblocks`` blocks (pre/post: (hi, lo, m) lists)."""
+    E = 1 << (t + c)
+    s_lo = s_hi - t + 1
+    nlo_log = s_lo - c
+    cmask = (1 << c) - 1
+    nmask = (1 << k) - 1
+    for blk in range(nblocks):
+        lob = blk & ((1 << nlo_log) - 1)
+        hi = blk >> nlo_log
+        base = (hi << (s_hi + 1)) + (lob << c)
+        sm = [None] * E
+        for e in range(E):
+            gi = base + ((e >> c) << s_lo) + (e & cmask)
+            x = src[gi]
+            if flags & PRE:
+                f = pre[0][gi >> pre[2]]
+                if flags & PRE_LO:
+                    f = f * pre[1][gi & ((1 << pre[2]) - 1)] % R
+                x = x * f % R
+            sm[rx_swz(e)] = x
+        ng = (t + rmax - 1) // rmax
+        top = t
+        for g in range(ng):
+            r = rx_width(t, g, rmax)
+            top -= r
+            rx_group(sm, E, top, c, s_lo, K, lob, tw, r, checks and blk == 0)
+        for e in range(E):
+            gi = base + ((e >> c) << s_lo) + (e & cmask)
+            x = sm[rx_swz(e)]
+            if flags & LAST:
+                o = int(format(gi & nmask, f"0{k}b")[::-1], 2) if k else 0   # __brev(gi) >> (32 - k)
+                if flags & INV:
+                    o = (-o) & nmask
+                if flags & POST:
+                    f = post[0][o >> post[2]]
+                    if flags & POST_LO:
+                        f = f * post[1][o & ((1 << post[2]) - 1)] % R
+                    x = x * f % R
+                dst[(gi & ~nmask) | o] = x
+            else:
+                dst[gi] = x
+
+
+def factor_table(x: int, c: int, k: int):
+    """``NTTOps._factor_tables`` as host ints: (hi, lo or None, m) with f(i) = c·x^i."""
+    if x == 1:
+        return [c], None, k
+    m = (k + 1) // 2
+    lo = [pow(x, i, R) for i in range(1 << m)]
+    hi = [c * pow(x, i << m, R) % R for i in range(1 << (k - m))]
+    return hi, lo, m
+
+
+def emulate_ntt(a, k, inverse=False, pre=None, post=None, rows=1, block_log=10, max_t=8, rmax=3, checks=True):
+    """``NTTOps._ntt`` with the ``rx`` kernel, emulated: the same passes and flags."""
+    n = 1 << k
+    w = FR.root_of_unity(n)
+    tw = [pow(w, j, R) for j in range(max(1, n >> 1))]
+    plan = _ntt_plan(k, block_log, max_t)
+    src, tmp, out = list(a), [None] * len(a), [None] * len(a)
+    for i, (s_hi, t, c) in enumerate(plan):
+        first, last = i == 0, i == len(plan) - 1
+        dst = out if last else tmp
+        flags = 0
+        if first and pre is not None:
+            flags |= PRE | (PRE_LO if pre[1] is not None else 0)
+        if last:
+            flags |= LAST | (INV if inverse else 0)
+            if post is not None:
+                flags |= POST | (POST_LO if post[1] is not None else 0)
+        E = 1 << (t + c)
+        emulate_pass(src, dst, tw, k, k, s_hi, t, c, flags, pre, post, rmax, rows * n // E, checks)
+        src = dst
+    return out
+
+
+@pytest.fixture(scope="module")
+def cpu():
+    with CPUBackend(threads=1) as b:
+        yield b
+
+
+def reference(cpu, a, k, inverse, pre, post, rows):
+    """The same transform by ``CPUBackend.ntt`` row by row (inverse unscaled: times n)."""
+    n = 1 << k
+    f = lambda tab, i: tab[0][i >> tab[2]] * (tab[1][i & ((1 << tab[2]) - 1)] if tab[1] else 1) % R  # noqa: E731
+    x = [v * f(pre, i) % R for i, v in enumerate(a)] if pre else list(a)
+    out = []
+    for r in range(rows):
+        y = [int(v) for v in cpu.ntt(int_array(x[r * n : (r + 1) * n]), inverse=inverse)]
+        if inverse:
+            y = [v * n % R for v in y]
+        if post:
+            y = [v * f(post, o) % R for o, v in enumerate(y)]
+        out += y
+    return out
+
+
+# (block_log, max_t, rmax): the default plan and splits into more passes and narrower groups
+SPLITS = [(10, 8, 3), (4, 2, 3), (6, 3, 2), (5, 4, 4), (7, 5, 1)]
+
+
+@pytest.mark.parametrize("block_log,max_t,rmax", SPLITS)
+def test_rx_schedule_matches_cpu(cpu, block_log, max_t, rmax):
+    for k in range(1, 13 if block_log == 10 else 11):
+        a = [RNG.randrange(R) for _ in range(1 << k)]
+        for inverse in (False, True):
+            got = emulate_ntt(a, k, inverse, block_log=block_log, max_t=max_t, rmax=rmax, checks=k >= 8)
+            assert got == reference(cpu, a, k, inverse, None, None, 1), (k, inverse)
+
+
+@pytest.mark.parametrize("k", [1, 5, 9, 11])
+def test_rx_schedule_factors_and_rows(cpu, k):
+    g = FR.generator
+    rows = 1 if k > 9 else 3
+    n = 1 << k
+    a = [RNG.randrange(R) for _ in range(rows * n)]
+    kr = (rows * n - 1).bit_length()   # pre indexes the whole array
+    pre = factor_table(g, RNG.randrange(1, R), kr)
+    post = factor_table(pow(g, -1, R), RNG.randrange(1, R), k)
+    scal = RNG.randrange(1, R)
+    cases = [(False, pre, None), (True, None, post), (False, pre, post),
+             (True, factor_table(1, scal, kr), factor_table(1, scal, k))]
+    for inverse, p, q in cases:
+        got = emulate_ntt(a, k, inverse, p, q, rows, block_log=6, max_t=3)
+        assert got == reference(cpu, a, k, inverse, p, q, rows), (k, inverse)
+
+
+def test_rx_schedule_large(cpu):
+    """2^14 on the default plan (two passes: t = 4, c = 6, then t = 10, c = 0), forward and a
+    coset-style inverse with both factor tables."""
+    k = 14
+    a = [RNG.randrange(R) for _ in range(1 << k)]
+    assert _ntt_plan(k) == [(13, 4, 6), (9, 10, 0)]
+    assert emulate_ntt(a, k) == reference(cpu, a, k, False, None, None, 1)
+    post = factor_table(FR.generator, RNG.randrange(1, R), k)
+    assert emulate_ntt(a, k, True, post=post, checks=False) == reference(cpu, a, k, True, None, post, 1)
