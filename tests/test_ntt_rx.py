@@ -13,6 +13,9 @@ distinct banks (the swizzle's claim in ``ntt.cu``).
 from __future__ import annotations
 
 import random
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +25,9 @@ from cuzk.field import FR, int_array
 
 R = FR.modulus
 RNG = random.Random()
+ROOT = Path(__file__).resolve().parents[1]
+CUDA_SRC = ROOT / "src" / "cuzk" / "backend" / "cuda"
+MONT = 1 << 256
 PRE, PRE_LO, LAST, INV, POST, POST_LO = 1, 2, 4, 8, 16, 32   # ntt.cu's NTT_* flags
 SWZ_COLS = (31, 21, 25, 17, 16)                               # ntt.cu's rx_swz columns
 
@@ -134,16 +140,18 @@ def factor_table(x: int, c: int, k: int):
     return hi, lo, m
 
 
-def emulate_ntt(a, k, inverse=False, pre=None, post=None, rows=1, block_log=10, max_t=8, rmax=3, checks=True):
-    """``NTTOps._ntt`` with the ``rx`` kernel, emulated: the same passes and flags."""
-    n = 1 << k
-    w = FR.root_of_unity(n)
-    tw = [pow(w, j, R) for j in range(max(1, n >> 1))]
+def twiddles(k: int) -> list[int]:
+    """``NTTOps._twiddles``: [ω^j for j < 2^(k−1)] (one entry for k = 0)."""
+    w = FR.root_of_unity(1 << k)
+    return [pow(w, j, R) for j in range(max(1, (1 << k) >> 1))]
+
+
+def passes(k, inverse, pre, post, block_log, max_t):
+    """``NTTOps._ntt``'s launches: (s_hi, t, c, flags) per pass."""
     plan = _ntt_plan(k, block_log, max_t)
-    src, tmp, out = list(a), [None] * len(a), [None] * len(a)
+    out = []
     for i, (s_hi, t, c) in enumerate(plan):
         first, last = i == 0, i == len(plan) - 1
-        dst = out if last else tmp
         flags = 0
         if first and pre is not None:
             flags |= PRE | (PRE_LO if pre[1] is not None else 0)
@@ -151,6 +159,18 @@ def emulate_ntt(a, k, inverse=False, pre=None, post=None, rows=1, block_log=10, 
             flags |= LAST | (INV if inverse else 0)
             if post is not None:
                 flags |= POST | (POST_LO if post[1] is not None else 0)
+        out.append((s_hi, t, c, flags))
+    return out
+
+
+def emulate_ntt(a, k, inverse=False, pre=None, post=None, rows=1, block_log=10, max_t=8, rmax=3, checks=True):
+    """``NTTOps._ntt`` with the ``rx`` kernel, emulated: the same passes and flags."""
+    n = 1 << k
+    tw = twiddles(k)
+    plan = passes(k, inverse, pre, post, block_log, max_t)
+    src, tmp, out = list(a), [None] * len(a), [None] * len(a)
+    for i, (s_hi, t, c, flags) in enumerate(plan):
+        dst = out if i == len(plan) - 1 else tmp
         E = 1 << (t + c)
         emulate_pass(src, dst, tw, k, k, s_hi, t, c, flags, pre, post, rmax, rows * n // E, checks)
         src = dst
@@ -218,3 +238,73 @@ def test_rx_schedule_large(cpu):
     assert emulate_ntt(a, k) == reference(cpu, a, k, False, None, None, 1)
     post = factor_table(FR.generator, RNG.randrange(1, R), k)
     assert emulate_ntt(a, k, True, post=post, checks=False) == reference(cpu, a, k, True, None, post, 1)
+
+
+# --- the kernels' own code, built for the host (tests/fixtures/ntt_host.cpp) -----------------------
+
+
+@pytest.fixture(scope="module")
+def host_ntt(tmp_path_factory):
+    """Runs ntt.cu's passes on the host: f(kernel, a, k, inverse, pre, post, rows, block_log,
+    max_t, rmax) -> values (``NTTOps._ntt``'s launches; Montgomery limbs in and out)."""
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        pytest.skip("no C++ compiler")
+    exes = {}
+
+    def build(rmax):
+        if rmax not in exes:
+            exe = tmp_path_factory.mktemp("ntt") / f"ntt_host_{rmax}"
+            subprocess.run([cxx, "-O1", "-std=c++17", f"-DNTT_RX_MAX={rmax}", f"-I{CUDA_SRC}",
+                            str(ROOT / "tests/fixtures/ntt_host.cpp"), "-o", str(exe)], check=True, capture_output=True, text=True)
+            exes[rmax] = exe
+        return exes[rmax]
+
+    def words(vals):
+        return "".join(" ".join(f"{(v * MONT % R) >> (32 * i) & 0xFFFFFFFF:x}" for i in range(8)) + "\n" for v in vals)
+
+    def run(kernel, a, k, inverse=False, pre=None, post=None, rows=1, block_log=10, max_t=8, rmax=3):
+        plan = passes(k, inverse, pre, post, block_log, max_t)
+        tabs = [twiddles(k), *(pre or ([1], None, 0))[:2], *(post or ([1], None, 0))[:2]]
+        tabs = [t or [1] for t in tabs]
+        text = f"{k} {k} {rows} {len(plan)}\n" + "".join(f"{s} {t} {c} {f}\n" for s, t, c, f in plan)
+        text += f"{pre[2] if pre else 0} {post[2] if post else 0} " + " ".join(str(len(t)) for t in tabs) + "\n"
+        text += words(a) + "".join(words(t) for t in tabs)
+        out = subprocess.run([str(build(rmax)), kernel], input=text, capture_output=True, text=True, check=True).stdout
+        rinv = pow(MONT, -1, R)
+        return [sum(int(w, 16) << (32 * i) for i, w in enumerate(line.split())) * rinv % R for line in out.splitlines()]
+
+    return run
+
+
+@pytest.mark.parametrize("rmax", [3, 2, 4])
+def test_host_kernels_match_cpu(cpu, host_ntt, rmax):
+    """ntt_pass_rx (NTT_RX_MAX = rmax) and ntt_pass built for the host, against CPUBackend.ntt:
+    every size 2^0..2^12 on the default plan, forward and inverse; 2^9 split into passes."""
+    for k in range(13):
+        a = [RNG.randrange(R) for _ in range(1 << k)]
+        for inverse in (False, True):
+            want = reference(cpu, a, k, inverse, None, None, 1)
+            assert host_ntt("rx", a, k, inverse, rmax=rmax) == want, (k, inverse)
+            if rmax == 3:
+                assert host_ntt("radix2", a, k, inverse) == want, (k, inverse)
+    a = [RNG.randrange(R) for _ in range(1 << 9)]
+    for block_log, max_t in [(4, 2), (6, 3), (7, 5)]:
+        assert host_ntt("rx", a, 9, rmax=rmax, block_log=block_log, max_t=max_t) == reference(cpu, a, 9, False, None, None, 1)
+
+
+@pytest.mark.parametrize("k,rows", [(11, 1), (6, 4), (3, 16)])
+def test_host_kernels_flags_and_rows(cpu, host_ntt, k, rows):
+    """Each flag on the host build: PRE (± PRE_LO), INV, POST (± POST_LO), batches of rows;
+    ntt_pass_rx equal to the CPU reference and to ntt_pass."""
+    n = 1 << k
+    a = [RNG.randrange(R) for _ in range(rows * n)]
+    kr = (rows * n - 1).bit_length()
+    g, c1, c2 = FR.generator, RNG.randrange(1, R), RNG.randrange(1, R)
+    cases = [(False, factor_table(g, c1, kr), None), (True, None, factor_table(pow(g, -1, R), c2, k)),
+             (True, factor_table(g, c1, kr), factor_table(g, c2, k)), (False, factor_table(1, c1, kr), factor_table(1, c2, k))]
+    for inverse, p, q in cases:
+        want = reference(cpu, a, k, inverse, p, q, rows)
+        got = host_ntt("rx", a, k, inverse, p, q, rows, block_log=8, max_t=4)
+        assert got == want, (k, rows, inverse)
+        assert host_ntt("radix2", a, k, inverse, p, q, rows, block_log=8, max_t=4) == got

@@ -173,30 +173,82 @@ __device__ __forceinline__ fr_t sm_get(const u32* sm, int E, u32 e) {
     return x;
 }
 
-extern "C" __global__ void __launch_bounds__(256) ntt_pass(
-    const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K, int s_hi, int t, int c, int flags,
-    const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,
-    const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo, int post_m) {
-    extern __shared__ u32 sm[];  // 8 limb planes of E words (structure of arrays: no bank conflicts)
-    const int E = 1 << (t + c);
-    const int s_lo = s_hi - t + 1;
-    const int nlo_log = s_lo - c;
-    const u32 b = blockIdx.x;
-    const u32 lob = b & ((1u << nlo_log) - 1);
-    const u32 hi = b >> nlo_log;
-    const u32 cmask = (1u << c) - 1;
-    const u32 base = (hi << (s_hi + 1)) + (lob << c);
+// ntt_pass_rx's place of element e in a limb plane (see below); ntt_pass's is e itself
+__device__ __forceinline__ u32 rx_swz(u32 e) {
+    const u32 x = e >> 5;
+    u32 m = (0u - (x & 1u)) & 31u;
+    m ^= (0u - ((x >> 1) & 1u)) & 21u;
+    m ^= (0u - ((x >> 2) & 1u)) & 25u;
+    m ^= (0u - ((x >> 3) & 1u)) & 17u;
+    m ^= (0u - ((x >> 4) & 1u)) & 16u;
+    return e ^ m;
+}
 
-    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) {
-        const u32 gi = base + ((e >> c) << s_lo) + (e & cmask);
+// One block of a pass: E = 2^(t+c) elements, element e at global index gi(e) (see above).
+struct ntt_blk {
+    int E, s_lo, c;
+    u32 lob, cmask, base;
+    __device__ __forceinline__ ntt_blk(int s_hi, int t, int c_) {
+        E = 1 << (t + c_);
+        c = c_;
+        s_lo = s_hi - t + 1;
+        const int nlo_log = s_lo - c;
+        lob = blockIdx.x & ((1u << nlo_log) - 1);
+        cmask = (1u << c) - 1;
+        base = ((blockIdx.x >> nlo_log) << (s_hi + 1)) + (lob << c);
+    }
+    __device__ __forceinline__ u32 gi(u32 e) const { return base + ((e >> c) << s_lo) + (e & cmask); }
+};
+
+// The block's elements from src into shared memory (word rx_swz(e) when SWZ), times PRE factors.
+template <bool SWZ>
+__device__ __forceinline__ void ntt_load(u32* sm, const ntt_blk& B, const uint4* src, int flags,
+                                         const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m) {
+    for (u32 e = threadIdx.x; e < (u32)B.E; e += blockDim.x) {
+        const u32 gi = B.gi(e);
         fr_t x = fp_load<FrParams>(src, gi);
         if (flags & NTT_PRE) {
             fr_t f = fp_load<FrParams>(pre_hi, gi >> pre_m);
             if (flags & NTT_PRE_LO) f = fp_mul(f, fp_load<FrParams>(pre_lo, gi & ((1u << pre_m) - 1)));
             x = fp_mul(x, f);
         }
-        sm_put(sm, E, e, x);
+        sm_put(sm, B.E, SWZ ? rx_swz(e) : e, x);
     }
+}
+
+// The block's elements from shared memory to dst: at gi, or on the LAST pass at the bit-reversed
+// (INV: negated) index in gi's row, times POST factors.
+template <bool SWZ>
+__device__ __forceinline__ void ntt_store(const u32* sm, const ntt_blk& B, uint4* dst, int k, int flags,
+                                          const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo, int post_m) {
+    const u32 nmask = (k >= 32) ? 0xffffffffu : ((1u << k) - 1);
+    for (u32 e = threadIdx.x; e < (u32)B.E; e += blockDim.x) {
+        const u32 gi = B.gi(e);
+        fr_t x = sm_get(sm, B.E, SWZ ? rx_swz(e) : e);
+        if (flags & NTT_LAST) {
+            u32 o = __brev(gi) >> (32 - k);
+            if (flags & NTT_INV) o = (0u - o) & nmask;
+            if (flags & NTT_POST) {
+                fr_t f = fp_load<FrParams>(post_hi, o >> post_m);
+                if (flags & NTT_POST_LO) f = fp_mul(f, fp_load<FrParams>(post_lo, o & ((1u << post_m) - 1)));
+                x = fp_mul(x, f);
+            }
+            fp_store(dst, (gi & ~nmask) | o, x);  // a batch of rows: stay in gi's row
+        } else {
+            fp_store(dst, gi, x);
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256) ntt_pass(
+    const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K, int s_hi, int t, int c, int flags,
+    const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,
+    const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo, int post_m) {
+    extern __shared__ u32 sm[];  // 8 limb planes of E words (structure of arrays: no bank conflicts)
+    const ntt_blk B(s_hi, t, c);
+    const int E = B.E, s_lo = B.s_lo;
+    const u32 cmask = B.cmask, lob = B.lob;
+    ntt_load<false>(sm, B, src, flags, pre_hi, pre_lo, pre_m);
     __syncthreads();
 
     for (int s = s_hi; s >= s_lo; --s) {
@@ -217,24 +269,7 @@ extern "C" __global__ void __launch_bounds__(256) ntt_pass(
         }
         __syncthreads();
     }
-
-    const u32 nmask = (k >= 32) ? 0xffffffffu : ((1u << k) - 1);
-    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) {
-        const u32 gi = base + ((e >> c) << s_lo) + (e & cmask);
-        fr_t x = sm_get(sm, E, e);
-        if (flags & NTT_LAST) {
-            u32 o = __brev(gi) >> (32 - k);
-            if (flags & NTT_INV) o = (0u - o) & nmask;
-            if (flags & NTT_POST) {
-                fr_t f = fp_load<FrParams>(post_hi, o >> post_m);
-                if (flags & NTT_POST_LO) f = fp_mul(f, fp_load<FrParams>(post_lo, o & ((1u << post_m) - 1)));
-                x = fp_mul(x, f);
-            }
-            fp_store(dst, (gi & ~nmask) | o, x);  // a batch of rows: stay in gi's row
-        } else {
-            fp_store(dst, gi, x);
-        }
-    }
+    ntt_store<false>(sm, B, dst, k, flags, post_hi, post_lo, post_m);
 }
 
 // ---- NTT pass, register radix (ntt_pass_rx) --------------------------------------------------
@@ -261,16 +296,6 @@ extern "C" __global__ void __launch_bounds__(256) ntt_pass(
 #ifndef NTT_RX_MINB
 #define NTT_RX_MINB 2
 #endif
-
-__device__ __forceinline__ u32 rx_swz(u32 e) {
-    const u32 x = e >> 5;
-    u32 m = (0u - (x & 1u)) & 31u;
-    m ^= (0u - ((x >> 1) & 1u)) & 21u;
-    m ^= (0u - ((x >> 2) & 1u)) & 25u;
-    m ^= (0u - ((x >> 3) & 1u)) & 17u;
-    m ^= (0u - ((x >> 4) & 1u)) & 16u;
-    return e ^ m;
-}
 
 // width of group g of a pass of t stages (ceil(t / NTT_RX_MAX) groups); the wider ones first
 __device__ __forceinline__ int rx_width(int t, int g) {
@@ -329,58 +354,23 @@ extern "C" __global__ void __launch_bounds__(NTT_RX_THREADS, NTT_RX_MINB) ntt_pa
     const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,
     const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo, int post_m) {
     extern __shared__ u32 sm[];  // 8 limb planes of E words, element e at word rx_swz(e)
-    const int E = 1 << (t + c);
-    const int s_lo = s_hi - t + 1;
-    const int nlo_log = s_lo - c;
-    const u32 b = blockIdx.x;
-    const u32 lob = b & ((1u << nlo_log) - 1);
-    const u32 hi = b >> nlo_log;
-    const u32 cmask = (1u << c) - 1;
-    const u32 base = (hi << (s_hi + 1)) + (lob << c);
-
-    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) {
-        const u32 gi = base + ((e >> c) << s_lo) + (e & cmask);
-        fr_t x = fp_load<FrParams>(src, gi);
-        if (flags & NTT_PRE) {
-            fr_t f = fp_load<FrParams>(pre_hi, gi >> pre_m);
-            if (flags & NTT_PRE_LO) f = fp_mul(f, fp_load<FrParams>(pre_lo, gi & ((1u << pre_m) - 1)));
-            x = fp_mul(x, f);
-        }
-        sm_put(sm, E, rx_swz(e), x);
-    }
+    const ntt_blk B(s_hi, t, c);
+    ntt_load<true>(sm, B, src, flags, pre_hi, pre_lo, pre_m);
     __syncthreads();
-
     const int ng = (t + NTT_RX_MAX - 1) / NTT_RX_MAX;
     int top = t;  // groups from the top stage down: group g covers j bits [top - r, top)
     for (int g = 0; g < ng; g++) {
         const int r = rx_width(t, g);
         top -= r;
 #if NTT_RX_MAX >= 4
-        if (r == 4) rx_group<4>(sm, E, top, c, s_lo, K, lob, tw); else
+        if (r == 4) rx_group<4>(sm, B.E, top, c, B.s_lo, K, B.lob, tw); else
 #endif
 #if NTT_RX_MAX >= 3
-        if (r == 3) rx_group<3>(sm, E, top, c, s_lo, K, lob, tw); else
+        if (r == 3) rx_group<3>(sm, B.E, top, c, B.s_lo, K, B.lob, tw); else
 #endif
-        if (r == 2) rx_group<2>(sm, E, top, c, s_lo, K, lob, tw);
-        else rx_group<1>(sm, E, top, c, s_lo, K, lob, tw);
+        if (r == 2) rx_group<2>(sm, B.E, top, c, B.s_lo, K, B.lob, tw);
+        else rx_group<1>(sm, B.E, top, c, B.s_lo, K, B.lob, tw);
         __syncthreads();
     }
-
-    const u32 nmask = (k >= 32) ? 0xffffffffu : ((1u << k) - 1);
-    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) {
-        const u32 gi = base + ((e >> c) << s_lo) + (e & cmask);
-        fr_t x = sm_get(sm, E, rx_swz(e));
-        if (flags & NTT_LAST) {
-            u32 o = __brev(gi) >> (32 - k);
-            if (flags & NTT_INV) o = (0u - o) & nmask;
-            if (flags & NTT_POST) {
-                fr_t f = fp_load<FrParams>(post_hi, o >> post_m);
-                if (flags & NTT_POST_LO) f = fp_mul(f, fp_load<FrParams>(post_lo, o & ((1u << post_m) - 1)));
-                x = fp_mul(x, f);
-            }
-            fp_store(dst, (gi & ~nmask) | o, x);  // a batch of rows: stay in gi's row
-        } else {
-            fp_store(dst, gi, x);
-        }
-    }
+    ntt_store<true>(sm, B, dst, k, flags, post_hi, post_lo, post_m);
 }

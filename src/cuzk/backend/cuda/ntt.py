@@ -3,7 +3,8 @@
 
 The NTT is decimation in frequency in shared memory, up to 10 radix-2 stages per launch on blocks
 of 1024 elements (3 launches at 2^20..2^26), natural order in and out (the last pass writes to the
-bit-reversed index); twiddles ``ω^j`` for each size are computed once on the GPU and cached.
+bit-reversed index); each launch runs its stages in groups of up to 3 in registers (``rx``), or
+the former pass one stage per shared-memory round trip (``radix2``: ``NTTOps.ntt_kernel``); twiddles ``ω^j`` for each size are computed once on the GPU and cached.
 Input factors (coset powers) and output factors (n⁻¹, 1/Z) are fused into the first and last
 pass. When the whole transform does not fit, it runs split (four-step, in blocks:
 ``plan.ntt_memory_plan``); ``compute_h`` picks the first of ``plan.H_SCHEDULES`` that fits
