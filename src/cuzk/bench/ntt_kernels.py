@@ -7,7 +7,8 @@ timed by CUDA events (median of ``repeat`` runs after two warm-ups). Then ``comp
 2^``h_log`` (3 inverse + 3 coset NTTs and the elementwise work, the schedule ``compute_h``
 picks) with each kernel: results compared, median seconds of ``h_repeat`` runs after one
 warm-up, and peak device memory (the CuPy pool's total after the call, cached blocks freed
-before it: inputs included). Prints a table and writes JSON.
+before it: inputs included). ``--variants rx-R-T-B,...`` times compile variants of the rx pass
+too (``ntt.NTT_KERNELS``), each checked equal to radix2. Prints a table and writes JSON.
 """
 
 from __future__ import annotations
@@ -18,26 +19,28 @@ import statistics
 import time
 
 from ..backend.cuda import CUDABackend
-from ..backend.cuda.ntt import NTT_KERNELS
+from ..backend.cuda.ntt import NTT_KERNELS, _rx_config
 from ..fileio import atomic_write_text
 from .kernels import _device, _free_pool, _pool_bytes, _rand_device, _time_events
 
 KERNELS = ("radix2", "rx")
 
 
-def _ntt_row(bk, k: int, repeat: int) -> dict:
-    """Both kernels' forward NTT of 2^k elements: equality on fresh input, median ms."""
+def _ntt_row(bk, k: int, repeat: int, kernels) -> dict:
+    """Each kernel's forward NTT of 2^k elements: equality with radix2 on fresh input, median ms."""
     _free_pool()
     x = _rand_device(1 << k)
-    outs = [bk._ntt(x, False, kernel=kern) for kern in KERNELS]
-    equal = bool((outs[0] == outs[1]).all())
-    del outs
-    ms = {kern: statistics.median(_time_events(lambda kern=kern, x=x: bk._ntt(x, False, kernel=kern), repeat)) * 1e3
-          for kern in KERNELS}
+    ref = bk._ntt(x, False, kernel="radix2")
+    equal = all(bool((bk._ntt(x, False, kernel=kern) == ref).all()) for kern in kernels[1:])
+    del ref
+    row = {"log_size": k, "equal": equal}
+    for kern in kernels:
+        runs = _time_events(lambda kern=kern, x=x: bk._ntt(x, False, kernel=kern), repeat)
+        row[f"{kern}_ms"] = statistics.median(runs) * 1e3
+    row["ratio_rx_over_radix2"] = row["rx_ms"] / row["radix2_ms"]
     del x
     _free_pool()
-    return {"log_size": k, "equal": equal, "radix2_ms": ms["radix2"], "rx_ms": ms["rx"],
-            "ratio_rx_over_radix2": ms["rx"] / ms["radix2"]}
+    return row
 
 
 def _h_row(bk, k: int, repeat: int) -> dict:
@@ -63,7 +66,7 @@ def _h_row(bk, k: int, repeat: int) -> dict:
 
 
 def compare_ntt_kernels(log_sizes=range(16, 28), repeat: int = 7, h_log: int | None = 27, h_repeat: int = 3,
-                        json_path: str | None = None) -> dict:
+                        json_path: str | None = None, variants=()) -> dict:
     """Time ``NTT_KERNELS`` side by side on the current GPU (module docstring).
 
     Args:
@@ -72,14 +75,21 @@ def compare_ntt_kernels(log_sizes=range(16, 28), repeat: int = 7, h_log: int | N
         h_log: compute_h size exponent, or None to skip it.
         h_repeat: timed compute_h calls per kernel (median reported, s).
         json_path: where to write the result (JSON), or None.
+        variants: extra rx kernel names "rx-R-T-B" timed beside (NTTs only).
 
-    Returns the result dict: "ntt" rows (log_size, equal, radix2_ms, rx_ms, ratio_rx_over_radix2),
+    Returns the result dict: "ntt" rows (log_size, equal, radix2_ms, rx_ms, <variant>_ms,
+    ratio_rx_over_radix2),
     "compute_h" row (radix2_s, rx_s, *_peak_pool_bytes, *_schedule, equal) and "all_equal".
 
     Raises:
         BackendUnavailableError: no CuPy or no CUDA device.
+        ValueError: a malformed variant name.
     """
-    result: dict = {"benchmark": "ntt-kernels", "kernels": {k: NTT_KERNELS[k] for k in KERNELS}, "repeat": repeat,
+    kernels = (*KERNELS, *variants)
+    for v in variants:
+        _rx_config(v)
+    result: dict = {"benchmark": "ntt-kernels", "kernels": {k: NTT_KERNELS[k] for k in KERNELS}, "variants": list(variants),
+                    "repeat": repeat,
                     "date": time.strftime("%Y-%m-%d"), "ntt": []}
 
     def write() -> None:
@@ -88,12 +98,12 @@ def compare_ntt_kernels(log_sizes=range(16, 28), repeat: int = 7, h_log: int | N
 
     with CUDABackend() as bk:
         result |= _device()
-        print(f"{'size':>6} {'radix2 ms':>10} {'rx ms':>10} {'rx/radix2':>9}  equal", flush=True)
+        print(f"{'size':>6} " + " ".join(f"{kern + ' ms':>12}" for kern in kernels) + f" {'rx/radix2':>9}  equal", flush=True)
         for k in log_sizes:
-            row = _ntt_row(bk, k, repeat)
+            row = _ntt_row(bk, k, repeat, kernels)
             result["ntt"].append(row)
-            print(f"{'2^' + str(k):>6} {row['radix2_ms']:10.4f} {row['rx_ms']:10.4f} {row['ratio_rx_over_radix2']:9.3f}  "
-                  f"{row['equal']}", flush=True)
+            print(f"{'2^' + str(k):>6} " + " ".join(f"{row[kern + '_ms']:12.4f}" for kern in kernels)
+                  + f" {row['ratio_rx_over_radix2']:9.3f}  {row['equal']}", flush=True)
             write()
         if h_log is not None:
             h = _h_row(bk, h_log, h_repeat)
@@ -107,17 +117,20 @@ def compare_ntt_kernels(log_sizes=range(16, 28), repeat: int = 7, h_log: int | N
 
 
 def main(argv=None) -> int:
-    """Command line: ``python -m cuzk.bench.ntt_kernels [--sizes 16-27] [--json F]``; exit 1 when
-    any result differs between the kernels."""
+    """Command line: ``python -m cuzk.bench.ntt_kernels [--sizes 16-27] [--json F] [--variants
+    rx-2-256-2,...]``; exit 1 when any result differs between the kernels."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", default="16-27", help="NTT size exponents, 'lo-hi' (default 16-27)")
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--h-log", type=int, default=27, help="compute_h size exponent; 0 skips it")
     p.add_argument("--h-repeat", type=int, default=3)
     p.add_argument("--json", default=None)
+    p.add_argument("--variants", default="", help="comma-separated rx-R-T-B kernels to time beside")
     args = p.parse_args(argv)
     lo, _, hi = args.sizes.partition("-")
-    res = compare_ntt_kernels(range(int(lo), int(hi or lo) + 1), args.repeat, args.h_log or None, args.h_repeat, args.json)
+    variants = tuple(v for v in args.variants.split(",") if v)
+    res = compare_ntt_kernels(range(int(lo), int(hi or lo) + 1), args.repeat, args.h_log or None, args.h_repeat, args.json,
+                              variants)
     return 0 if res["all_equal"] else 1
 
 

@@ -27,15 +27,28 @@ _NTT_PRE, _NTT_PRE_LO, _NTT_LAST, _NTT_INV, _NTT_POST, _NTT_POST_LO = 1, 2, 4, 8
 
 NTT_KERNELS = {"radix2": "ntt_pass", "rx": "ntt_pass_rx"}
 """The NTT pass kernels of ``ntt.cu`` by name: ``radix2`` one shared-memory round trip per stage,
-``rx`` groups of up to ``_RX_MAX`` stages in registers (same values)."""
-_RX_MAX, _RX_THREADS = 3, 128  # ntt.cu's NTT_RX_MAX and NTT_RX_THREADS
+``rx`` groups of up to 3 stages in registers (same values). Names "rx-R-T-B" are ``rx`` compiled
+with NTT_RX_MAX = R, NTT_RX_THREADS = T, NTT_RX_MINB = B (``_rx_config``; for benchmarks)."""
+_RX_DEFAULT = (3, 128, 2)  # ntt.cu's NTT_RX_MAX, NTT_RX_THREADS, NTT_RX_MINB
 
 
-def _ntt_threads(kernel: str, E: int) -> int:
-    """Threads per block of ``kernel``'s pass on blocks of E elements."""
+def _rx_config(kernel: str) -> tuple[int, int, int]:
+    """(R, T, B) of an ``rx`` kernel name ("rx" or "rx-R-T-B", 1 ≤ R ≤ 4)."""
     if kernel == "rx":
-        return max(1, min(_RX_THREADS, E >> _RX_MAX))
-    return min(256, E // 2)
+        return _RX_DEFAULT
+    parts = kernel.split("-")
+    if len(parts) != 4 or parts[0] != "rx" or not all(p.isdigit() for p in parts[1:]) or not 1 <= int(parts[1]) <= 4:
+        raise ValueError(f"unknown NTT kernel {kernel!r}: radix2, rx or rx-R-T-B (R in 1..4)")
+    return int(parts[1]), int(parts[2]), int(parts[3])
+
+
+def _ntt_launch(kernel: str):
+    """(CuPy function, threads per block as a function of the block's E elements) of ``kernel``."""
+    if kernel == "radix2":
+        return _kernel("ntt.cu", NTT_KERNELS[kernel]), lambda E: min(256, E // 2)
+    rmax, threads, minb = _rx_config(kernel)
+    defines = () if kernel == "rx" else (f"NTT_RX_MAX={rmax}", f"NTT_RX_THREADS={threads}", f"NTT_RX_MINB={minb}")
+    return _kernel("ntt.cu", NTT_KERNELS["rx"], defines=defines), lambda E: max(1, min(threads, E >> rmax))
 
 
 class NTTOps(DeviceRuntime):
@@ -112,7 +125,7 @@ class NTTOps(DeviceRuntime):
             rows: ``a`` holds that many transforms of length n, done side by side by the same
                 launches (``ntt.cu``: no stage reaches across a row); ``pre`` and ``post`` index the
                 whole array and one row, so the split NTT applies its factors itself.
-            kernel: a key of ``NTT_KERNELS`` (``ntt_kernel`` when None).
+            kernel: a key of ``NTT_KERNELS`` or an "rx-R-T-B" variant (``ntt_kernel`` when None).
 
         Returns ``out``.
         """
@@ -133,7 +146,7 @@ class NTTOps(DeviceRuntime):
         if tmp is None and len(plan) > 1:
             tmp = cp.empty_like(a)
         kernel = kernel or self.ntt_kernel
-        fn = _kernel("ntt.cu", NTT_KERNELS[kernel])
+        fn, threads = _ntt_launch(kernel)
         src = a
         for i, (s_hi, t, c) in enumerate(plan):
             first, last = i == 0, i == len(plan) - 1
@@ -160,7 +173,7 @@ class NTTOps(DeviceRuntime):
             E = 1 << (t + c)
             fn(
                 (rows * n // E,),
-                (_ntt_threads(kernel, E),),
+                (threads(E),),
                 (src, dst, tw, _i32(k), _i32(k), _i32(s_hi), _i32(t), _i32(c), _i32(flags),
                  pre_hi, pre_lo, _i32(pre_m), post_hi, post_lo, _i32(post_m)),
                 shared_mem=E * 32,
