@@ -200,45 +200,50 @@ struct ntt_blk {
     __device__ __forceinline__ u32 gi(u32 e) const { return base + ((e >> c) << s_lo) + (e & cmask); }
 };
 
-// The block's elements from src into shared memory (word rx_swz(e) when SWZ), times PRE factors.
-template <bool SWZ>
-__device__ __forceinline__ void ntt_load(u32* sm, const ntt_blk& B, const uint4* src, int flags,
-                                         const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m) {
-    for (u32 e = threadIdx.x; e < (u32)B.E; e += blockDim.x) {
-        const u32 gi = B.gi(e);
-        fr_t x = fp_load<FrParams>(src, gi);
-        if (flags & NTT_PRE) {
-            fr_t f = fp_load<FrParams>(pre_hi, gi >> pre_m);
-            if (flags & NTT_PRE_LO) f = fp_mul(f, fp_load<FrParams>(pre_lo, gi & ((1u << pre_m) - 1)));
+// A pass's global side: source, destination and the flags' factor tables (kernel arguments).
+struct ntt_io {
+    const uint4* src;
+    uint4* dst;
+    int k, flags;
+    const uint4* pre_hi;
+    const uint4* pre_lo;
+    int pre_m;
+    const uint4* post_hi;
+    const uint4* post_lo;
+    int post_m;
+};
+
+// Element gi of src, times its PRE factor.
+__device__ __forceinline__ fr_t ntt_in(const ntt_io& io, u32 gi) {
+    fr_t x = fp_load<FrParams>(io.src, gi);
+    if (io.flags & NTT_PRE) {
+        fr_t f = fp_load<FrParams>(io.pre_hi, gi >> io.pre_m);
+        if (io.flags & NTT_PRE_LO) f = fp_mul(f, fp_load<FrParams>(io.pre_lo, gi & ((1u << io.pre_m) - 1)));
+        x = fp_mul(x, f);
+    }
+    return x;
+}
+
+// x to dst at gi, or on the LAST pass at the bit-reversed (INV: negated) index in gi's row,
+// times its POST factor.
+__device__ __forceinline__ void ntt_out(const ntt_io& io, u32 gi, fr_t x) {
+    const int k = io.k;
+    const u32 nmask = (k >= 32) ? 0xffffffffu : ((1u << k) - 1);
+    if (io.flags & NTT_LAST) {
+        u32 o = __brev(gi) >> (32 - k);
+        if (io.flags & NTT_INV) o = (0u - o) & nmask;
+        if (io.flags & NTT_POST) {
+            fr_t f = fp_load<FrParams>(io.post_hi, o >> io.post_m);
+            if (io.flags & NTT_POST_LO) f = fp_mul(f, fp_load<FrParams>(io.post_lo, o & ((1u << io.post_m) - 1)));
             x = fp_mul(x, f);
         }
-        sm_put(sm, B.E, SWZ ? rx_swz(e) : e, x);
+        fp_store(io.dst, (gi & ~nmask) | o, x);  // a batch of rows: stay in gi's row
+    } else {
+        fp_store(io.dst, gi, x);
     }
 }
 
-// The block's elements from shared memory to dst: at gi, or on the LAST pass at the bit-reversed
-// (INV: negated) index in gi's row, times POST factors.
-template <bool SWZ>
-__device__ __forceinline__ void ntt_store(const u32* sm, const ntt_blk& B, uint4* dst, int k, int flags,
-                                          const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo, int post_m) {
-    const u32 nmask = (k >= 32) ? 0xffffffffu : ((1u << k) - 1);
-    for (u32 e = threadIdx.x; e < (u32)B.E; e += blockDim.x) {
-        const u32 gi = B.gi(e);
-        fr_t x = sm_get(sm, B.E, SWZ ? rx_swz(e) : e);
-        if (flags & NTT_LAST) {
-            u32 o = __brev(gi) >> (32 - k);
-            if (flags & NTT_INV) o = (0u - o) & nmask;
-            if (flags & NTT_POST) {
-                fr_t f = fp_load<FrParams>(post_hi, o >> post_m);
-                if (flags & NTT_POST_LO) f = fp_mul(f, fp_load<FrParams>(post_lo, o & ((1u << post_m) - 1)));
-                x = fp_mul(x, f);
-            }
-            fp_store(dst, (gi & ~nmask) | o, x);  // a batch of rows: stay in gi's row
-        } else {
-            fp_store(dst, gi, x);
-        }
-    }
-}
+#define NTT_IO {src, dst, k, flags, pre_hi, pre_lo, pre_m, post_hi, post_lo, post_m}
 
 extern "C" __global__ void __launch_bounds__(256) ntt_pass(
     const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K, int s_hi, int t, int c, int flags,
@@ -248,7 +253,8 @@ extern "C" __global__ void __launch_bounds__(256) ntt_pass(
     const ntt_blk B(s_hi, t, c);
     const int E = B.E, s_lo = B.s_lo;
     const u32 cmask = B.cmask, lob = B.lob;
-    ntt_load<false>(sm, B, src, flags, pre_hi, pre_lo, pre_m);
+    const ntt_io io = NTT_IO;
+    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) sm_put(sm, E, e, ntt_in(io, B.gi(e)));
     __syncthreads();
 
     for (int s = s_hi; s >= s_lo; --s) {
@@ -269,7 +275,7 @@ extern "C" __global__ void __launch_bounds__(256) ntt_pass(
         }
         __syncthreads();
     }
-    ntt_store<false>(sm, B, dst, k, flags, post_hi, post_lo, post_m);
+    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) ntt_out(io, B.gi(e), sm_get(sm, E, e));
 }
 
 // ---- NTT pass, register radix (ntt_pass_rx) --------------------------------------------------
@@ -313,11 +319,13 @@ __device__ __forceinline__ u32 rx_addr(u32 a0, const u32* ob, int m) {
     return a;
 }
 
-template <int R>
-__device__ __forceinline__ void rx_group(u32* sm, int E, int g0, int c, int s_lo, int K, u32 lob,
-                                         const uint4* __restrict__ tw) {
+// One group (see above); IN: its elements come from src (ntt_in: the pass's first group) instead
+// of shared memory; OUT: they go to dst (ntt_out: the last group) instead of shared memory.
+template <int R, bool IN, bool OUT>
+__device__ __forceinline__ void rx_group(u32* sm, const ntt_blk& B, int g0, int K, const uint4* __restrict__ tw,
+                                         const ntt_io& io) {
+    const int E = B.E, c = B.c, s_lo = B.s_lo;
     const int b = g0 + c;
-    const u32 cmask = (1u << c) - 1;
     const u32 items = (u32)E >> R;
     u32 ob[R];
 #pragma unroll
@@ -327,8 +335,9 @@ __device__ __forceinline__ void rx_group(u32* sm, int E, int g0, int c, int s_lo
         const u32 a0 = rx_swz(e0);
         fr_t x[1 << R];
 #pragma unroll
-        for (int m = 0; m < (1 << R); m++) x[m] = sm_get(sm, E, rx_addr<R>(a0, ob, m));
-        const u32 pbase = (((e0 >> c) & ((1u << g0) - 1)) << s_lo) + (lob << c) + (e0 & cmask);
+        for (int m = 0; m < (1 << R); m++)
+            x[m] = IN ? ntt_in(io, B.gi(e0 | ((u32)m << b))) : sm_get(sm, E, rx_addr<R>(a0, ob, m));
+        const u32 pbase = (((e0 >> c) & ((1u << g0) - 1)) << s_lo) + (B.lob << c) + (e0 & B.cmask);
 #pragma unroll
         for (int i = R - 1; i >= 0; i--) {
             const int s = s_lo + g0 + i;
@@ -345,32 +354,50 @@ __device__ __forceinline__ void rx_group(u32* sm, int E, int g0, int c, int s_lo
             }
         }
 #pragma unroll
-        for (int m = 0; m < (1 << R); m++) sm_put(sm, E, rx_addr<R>(a0, ob, m), x[m]);
+        for (int m = 0; m < (1 << R); m++) {
+            if (OUT) ntt_out(io, B.gi(e0 | ((u32)m << b)), x[m]);
+            else sm_put(sm, E, rx_addr<R>(a0, ob, m), x[m]);
+        }
     }
 }
 
+template <bool IN, bool OUT>
+__device__ __forceinline__ void rx_group_r(int r, u32* sm, const ntt_blk& B, int g0, int K, const uint4* __restrict__ tw,
+                                           const ntt_io& io) {
+#if NTT_RX_MAX >= 4
+    if (r == 4) rx_group<4, IN, OUT>(sm, B, g0, K, tw, io); else
+#endif
+#if NTT_RX_MAX >= 3
+    if (r == 3) rx_group<3, IN, OUT>(sm, B, g0, K, tw, io); else
+#endif
+    if (r == 2) rx_group<2, IN, OUT>(sm, B, g0, K, tw, io);
+    else rx_group<1, IN, OUT>(sm, B, g0, K, tw, io);
+}
+
+// Groups from the top stage down (group g covers j bits [top - r, top)); the first reads src,
+// the last writes dst, the ones between (and the exchanges) go through shared memory. A pass
+// of one group touches no shared memory. In place (src == dst) is safe: each work item of the
+// last group writes only elements its block read. t >= 1 (NTTOps._ntt launches none at k = 0).
 extern "C" __global__ void __launch_bounds__(NTT_RX_THREADS, NTT_RX_MINB) ntt_pass_rx(
     const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K, int s_hi, int t, int c, int flags,
     const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,
     const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo, int post_m) {
     extern __shared__ u32 sm[];  // 8 limb planes of E words, element e at word rx_swz(e)
     const ntt_blk B(s_hi, t, c);
-    ntt_load<true>(sm, B, src, flags, pre_hi, pre_lo, pre_m);
-    __syncthreads();
+    const ntt_io io = NTT_IO;
     const int ng = (t + NTT_RX_MAX - 1) / NTT_RX_MAX;
-    int top = t;  // groups from the top stage down: group g covers j bits [top - r, top)
-    for (int g = 0; g < ng; g++) {
+    int top = t - rx_width(t, 0);
+    if (ng == 1) {
+        rx_group_r<true, true>(t, sm, B, 0, K, tw, io);
+        return;
+    }
+    rx_group_r<true, false>(rx_width(t, 0), sm, B, top, K, tw, io);
+    __syncthreads();
+    for (int g = 1; g < ng - 1; g++) {
         const int r = rx_width(t, g);
         top -= r;
-#if NTT_RX_MAX >= 4
-        if (r == 4) rx_group<4>(sm, B.E, top, c, B.s_lo, K, B.lob, tw); else
-#endif
-#if NTT_RX_MAX >= 3
-        if (r == 3) rx_group<3>(sm, B.E, top, c, B.s_lo, K, B.lob, tw); else
-#endif
-        if (r == 2) rx_group<2>(sm, B.E, top, c, B.s_lo, K, B.lob, tw);
-        else rx_group<1>(sm, B.E, top, c, B.s_lo, K, B.lob, tw);
+        rx_group_r<false, false>(r, sm, B, top, K, tw, io);
         __syncthreads();
     }
-    ntt_store<true>(sm, B, dst, k, flags, post_hi, post_lo, post_m);
+    rx_group_r<false, true>(rx_width(t, ng - 1), sm, B, 0, K, tw, io);
 }
