@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from cuzk.backend.cpu import CPUBackend
+from cuzk.backend.cuda.ntt import _rx_config
 from cuzk.backend.cuda.plan import _ntt_plan
 from cuzk.field import FR, int_array
 
@@ -320,3 +321,14 @@ def test_host_kernels_flags_and_rows(cpu, host_ntt, k, rows):
         got = host_ntt("rx", a, k, inverse, p, q, rows, block_log=8, max_t=4)
         assert got == want, (k, rows, inverse)
         assert host_ntt("radix2", a, k, inverse, p, q, rows, block_log=8, max_t=4) == got
+
+
+def test_rx_kernel_names():
+    """``NTTOps._ntt``'s kernel names: "rx" is ntt.cu's compiled default, "rx-R-T-B" a variant."""
+    text = (CUDA_SRC / "ntt.cu").read_text()
+    default = tuple(int(text.split(f"#define {name} ")[1].split()[0]) for name in ("NTT_RX_MAX", "NTT_RX_THREADS", "NTT_RX_MINB"))
+    assert _rx_config("rx") == default
+    assert _rx_config("rx-2-256-2") == (2, 256, 2)
+    for bad in ("rx-5-64-1", "rx-2-256", "radix4", "rx-a-1-1"):
+        with pytest.raises(ValueError):
+            _rx_config(bad)

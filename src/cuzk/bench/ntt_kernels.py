@@ -22,7 +22,7 @@ from ..backend.cuda import CUDABackend
 from ..backend.cuda.ntt import NTT_KERNELS, _rx_config
 from ..backend.cuda.plan import compute_h_device_bytes
 from ..fileio import atomic_write_text
-from .kernels import _device, _free_pool, _pool_bytes, _rand_device, _time_events
+from .kernels import SPPARK_NTT_S, _device, _free_pool, _pool_bytes, _rand_device, _time_events
 
 KERNELS = ("radix2", "rx")
 
@@ -39,6 +39,8 @@ def _ntt_row(bk, k: int, repeat: int, kernels) -> dict:
         runs = _time_events(lambda kern=kern, x=x: bk._ntt(x, False, kernel=kern), repeat)
         row[f"{kern}_ms"] = statistics.median(runs) * 1e3
     row["ratio_rx_over_radix2"] = row["rx_ms"] / row["radix2_ms"]
+    if k in SPPARK_NTT_S:
+        row["sppark_ms"] = SPPARK_NTT_S[k] * 1e3
     del x
     _free_pool()
     return row
@@ -85,7 +87,7 @@ def compare_ntt_kernels(log_sizes=range(16, 28), repeat: int = 7, h_log: int | N
         variants: extra rx kernel names "rx-R-T-B" timed beside (NTTs only).
 
     Returns the result dict: "ntt" rows (log_size, equal, radix2_ms, rx_ms, <variant>_ms,
-    ratio_rx_over_radix2),
+    ratio_rx_over_radix2, sppark_ms where ``kernels.SPPARK_NTT_S`` has the size),
     "compute_h" row (radix2_s, rx_s, *_peak_extra_bytes, *_estimate_bytes, *_schedule, equal) and
     "all_equal".
 
@@ -111,7 +113,8 @@ def compare_ntt_kernels(log_sizes=range(16, 28), repeat: int = 7, h_log: int | N
             row = _ntt_row(bk, k, repeat, kernels)
             result["ntt"].append(row)
             print(f"{'2^' + str(k):>6} " + " ".join(f"{row[kern + '_ms']:12.4f}" for kern in kernels)
-                  + f" {row['ratio_rx_over_radix2']:9.3f}  {row['equal']}", flush=True)
+                  + f" {row['ratio_rx_over_radix2']:9.3f}  {row['equal']}"
+                  + (f"  (sppark {row['sppark_ms']:.3f} ms)" if "sppark_ms" in row else ""), flush=True)
             write()
         if h_log is not None:
             h = _h_row(bk, h_log, h_repeat)

@@ -300,7 +300,7 @@ extern "C" __global__ void __launch_bounds__(256) ntt_pass(
 #define NTT_RX_THREADS 128
 #endif
 #ifndef NTT_RX_MINB
-#define NTT_RX_MINB 2
+#define NTT_RX_MINB 3
 #endif
 
 // width of group g of a pass of t stages (ceil(t / NTT_RX_MAX) groups); the wider ones first

@@ -29,7 +29,7 @@ NTT_KERNELS = {"radix2": "ntt_pass", "rx": "ntt_pass_rx"}
 """The NTT pass kernels of ``ntt.cu`` by name: ``radix2`` one shared-memory round trip per stage,
 ``rx`` groups of up to 3 stages in registers (same values). Names "rx-R-T-B" are ``rx`` compiled
 with NTT_RX_MAX = R, NTT_RX_THREADS = T, NTT_RX_MINB = B (``_rx_config``; for benchmarks)."""
-_RX_DEFAULT = (3, 128, 2)  # ntt.cu's NTT_RX_MAX, NTT_RX_THREADS, NTT_RX_MINB
+_RX_DEFAULT = (3, 128, 3)  # ntt.cu's NTT_RX_MAX, NTT_RX_THREADS, NTT_RX_MINB
 
 
 def _rx_config(kernel: str) -> tuple[int, int, int]:
