@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from cuzk.backend.cpu import CPUBackend
-from cuzk.backend.cuda.ntt import _rx_config
+from cuzk.backend.cuda.ntt import _pass_plan, _rx_config
 from cuzk.backend.cuda.plan import _ntt_plan
 from cuzk.field import FR, int_array
 
@@ -327,8 +327,28 @@ def test_rx_kernel_names():
     """``NTTOps._ntt``'s kernel names: "rx" is ntt.cu's compiled default, "rx-R-T-B" a variant."""
     text = (CUDA_SRC / "ntt.cu").read_text()
     default = tuple(int(text.split(f"#define {name} ")[1].split()[0]) for name in ("NTT_RX_MAX", "NTT_RX_THREADS", "NTT_RX_MINB"))
-    assert _rx_config("rx") == default
-    assert _rx_config("rx-2-256-2") == (2, 256, 2)
-    for bad in ("rx-5-64-1", "rx-2-256", "radix4", "rx-a-1-1"):
+    assert _rx_config("rx") == (*default, 0)
+    assert _rx_config("rx-2-256-2") == (2, 256, 2, 0)
+    assert _rx_config("rx-3-128-3-528") == (3, 128, 3, 528)
+    for bad in ("rx-5-64-1", "rx-2-256", "radix4", "rx-a-1-1", "rx-1-2-3-4-5"):
         with pytest.raises(ValueError):
             _rx_config(bad)
+
+
+@pytest.mark.parametrize("k", range(1, 28))
+def test_pass_plans(k):
+    """Every kernel's plan covers stages k−1..0 once, in blocks of ≥ 2^6 elements (or the whole
+    row) with runs of ≥ 4 elements before the last pass, and has several passes exactly when
+    the default plan does (the pass buffer of ``ntt_device_bytes``)."""
+    for kernel, rows in [("radix2", 1), ("rx", 1), ("rx-3-128-3-528", 1), ("rx-3-128-3-528", 64), ("rx-2-256-2-100000", 1)]:
+        plan = _pass_plan(kernel, k, rows)
+        assert (len(plan) > 1) == (len(_ntt_plan(k)) > 1)
+        stages = [s for s_hi, t, _ in plan for s in range(s_hi, s_hi - t, -1)]
+        assert stages == list(range(k - 1, -1, -1))
+        for s_hi, t, c in plan[:-1]:
+            assert c >= 2 and t + c >= 6
+        if kernel != "radix2" and k > 10 and _rx_config(kernel)[3]:
+            E = 1 << sum(plan[0][1:])
+            assert (rows << k) // E >= min(_rx_config(kernel)[3], (rows << k) >> 6)
+    assert _pass_plan("rx", 20, 1) == _ntt_plan(20) == _pass_plan("radix2", 20, 1)
+    assert _pass_plan("rx-3-128-3-264", 16, 1) == _ntt_plan(16, 7, 5)   # 512 blocks of 2^7
