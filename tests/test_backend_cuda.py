@@ -856,3 +856,46 @@ def test_compact_spans_selections_and_msm_many(gpu, tmp_path):
     dev, arr, pts = _grid_points(gpu, na, G1)
     with gpu.msm_context(G1, arr, resident=False) as ctx:
         assert ctx.msm_many([view], piece=3001) == [G1.msm(pts, aux)]
+
+
+# --- the register-radix NTT pass (ntt.cu: ntt_pass_rx; its schedule: tests/test_ntt_rx.py) ----------
+
+
+@pytest.mark.parametrize("k", range(18))
+def test_ntt_rx_matches_cpu(gpu, cpu, k):
+    vals = rand_fr(1 << k)
+    d = gpu.to_device(int_array(vals))
+    gpu.ntt_kernel = "rx"
+    for inverse in (False, True):
+        want = [int(v) for v in cpu.ntt(int_array(vals), inverse=inverse)]
+        assert [int(v) for v in gpu.to_host(gpu.ntt(d, inverse=inverse))] == want, (k, inverse)
+    coset = [int(v) for v in gpu.to_host(gpu.coset_ntt(d))]
+    g = FR.generator
+    want = [int(v) for v in cpu.ntt(int_array([v * pow(g, i, R) % R for i, v in enumerate(vals)]))]
+    assert coset == want, k
+
+
+def _flag_cases(gpu, k: int, rows: int):
+    """(inverse, pre, post) covering each flag: PRE with and without PRE_LO, INV, POST with and
+    without POST_LO (``_factor_tables``: x = 1 gives a table without lo)."""
+    kr = (rows << k).bit_length() - 1
+    g, c1, c2 = FR.generator, RNG.randrange(1, R), RNG.randrange(1, R)
+    pre, pre1 = gpu._factor_tables(g, c1, kr), gpu._factor_tables(1, c1, kr)
+    post, post1 = gpu._factor_tables(pow(g, -1, R), c2, k), gpu._factor_tables(1, c2, k)
+    return [(False, None, None), (True, None, None), (False, pre, None), (False, pre1, None),
+            (True, None, post), (False, None, post1), (True, pre, post), (False, pre1, post1)]
+
+
+@pytest.mark.parametrize("k,rows", [(20, 1), (12, 64), (4, 1024), (1, 8)])
+def test_ntt_rx_equals_radix2(gpu, k, rows):
+    n = rows << k
+    d = gpu.to_device(int_array(rand_fr(n)))
+    for inverse, pre, post in _flag_cases(gpu, k, rows):
+        old = gpu._ntt(d, inverse, pre, post, rows=rows, kernel="radix2")
+        new = gpu._ntt(d, inverse, pre, post, rows=rows, kernel="rx")
+        assert bool((old == new).all()), (k, rows, inverse, pre is not None, post is not None)
+    # in place (tmp = the input) as compute_h runs it
+    a, b = d.copy(), d.copy()
+    old = gpu._ntt(a, False, out=a.copy(), tmp=a, rows=rows, kernel="radix2")
+    new = gpu._ntt(b, False, out=b.copy(), tmp=b, rows=rows, kernel="rx")
+    assert bool((old == new).all())

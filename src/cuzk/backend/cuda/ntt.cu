@@ -173,30 +173,88 @@ __device__ __forceinline__ fr_t sm_get(const u32* sm, int E, u32 e) {
     return x;
 }
 
+// ntt_pass_rx's place of element e in a limb plane (see below); ntt_pass's is e itself
+__device__ __forceinline__ u32 rx_swz(u32 e) {
+    const u32 x = e >> 5;
+    u32 m = (0u - (x & 1u)) & 31u;
+    m ^= (0u - ((x >> 1) & 1u)) & 21u;
+    m ^= (0u - ((x >> 2) & 1u)) & 25u;
+    m ^= (0u - ((x >> 3) & 1u)) & 17u;
+    m ^= (0u - ((x >> 4) & 1u)) & 16u;
+    return e ^ m;
+}
+
+// One block of a pass: E = 2^(t+c) elements, element e at global index gi(e) (see above).
+struct ntt_blk {
+    int E, s_lo, c;
+    u32 lob, cmask, base;
+    __device__ __forceinline__ ntt_blk(int s_hi, int t, int c_) {
+        E = 1 << (t + c_);
+        c = c_;
+        s_lo = s_hi - t + 1;
+        const int nlo_log = s_lo - c;
+        lob = blockIdx.x & ((1u << nlo_log) - 1);
+        cmask = (1u << c) - 1;
+        base = ((blockIdx.x >> nlo_log) << (s_hi + 1)) + (lob << c);
+    }
+    __device__ __forceinline__ u32 gi(u32 e) const { return base + ((e >> c) << s_lo) + (e & cmask); }
+};
+
+// A pass's global side: source, destination and the flags' factor tables (kernel arguments).
+struct ntt_io {
+    const uint4* src;
+    uint4* dst;
+    int k, flags;
+    const uint4* pre_hi;
+    const uint4* pre_lo;
+    int pre_m;
+    const uint4* post_hi;
+    const uint4* post_lo;
+    int post_m;
+};
+
+// Element gi of src, times its PRE factor.
+__device__ __forceinline__ fr_t ntt_in(const ntt_io& io, u32 gi) {
+    fr_t x = fp_load<FrParams>(io.src, gi);
+    if (io.flags & NTT_PRE) {
+        fr_t f = fp_load<FrParams>(io.pre_hi, gi >> io.pre_m);
+        if (io.flags & NTT_PRE_LO) f = fp_mul(f, fp_load<FrParams>(io.pre_lo, gi & ((1u << io.pre_m) - 1)));
+        x = fp_mul(x, f);
+    }
+    return x;
+}
+
+// x to dst at gi, or on the LAST pass at the bit-reversed (INV: negated) index in gi's row,
+// times its POST factor.
+__device__ __forceinline__ void ntt_out(const ntt_io& io, u32 gi, fr_t x) {
+    const int k = io.k;
+    const u32 nmask = (k >= 32) ? 0xffffffffu : ((1u << k) - 1);
+    if (io.flags & NTT_LAST) {
+        u32 o = __brev(gi) >> (32 - k);
+        if (io.flags & NTT_INV) o = (0u - o) & nmask;
+        if (io.flags & NTT_POST) {
+            fr_t f = fp_load<FrParams>(io.post_hi, o >> io.post_m);
+            if (io.flags & NTT_POST_LO) f = fp_mul(f, fp_load<FrParams>(io.post_lo, o & ((1u << io.post_m) - 1)));
+            x = fp_mul(x, f);
+        }
+        fp_store(io.dst, (gi & ~nmask) | o, x);  // a batch of rows: stay in gi's row
+    } else {
+        fp_store(io.dst, gi, x);
+    }
+}
+
+#define NTT_IO {src, dst, k, flags, pre_hi, pre_lo, pre_m, post_hi, post_lo, post_m}
+
 extern "C" __global__ void __launch_bounds__(256) ntt_pass(
     const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K, int s_hi, int t, int c, int flags,
     const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,
     const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo, int post_m) {
     extern __shared__ u32 sm[];  // 8 limb planes of E words (structure of arrays: no bank conflicts)
-    const int E = 1 << (t + c);
-    const int s_lo = s_hi - t + 1;
-    const int nlo_log = s_lo - c;
-    const u32 b = blockIdx.x;
-    const u32 lob = b & ((1u << nlo_log) - 1);
-    const u32 hi = b >> nlo_log;
-    const u32 cmask = (1u << c) - 1;
-    const u32 base = (hi << (s_hi + 1)) + (lob << c);
-
-    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) {
-        const u32 gi = base + ((e >> c) << s_lo) + (e & cmask);
-        fr_t x = fp_load<FrParams>(src, gi);
-        if (flags & NTT_PRE) {
-            fr_t f = fp_load<FrParams>(pre_hi, gi >> pre_m);
-            if (flags & NTT_PRE_LO) f = fp_mul(f, fp_load<FrParams>(pre_lo, gi & ((1u << pre_m) - 1)));
-            x = fp_mul(x, f);
-        }
-        sm_put(sm, E, e, x);
-    }
+    const ntt_blk B(s_hi, t, c);
+    const int E = B.E, s_lo = B.s_lo;
+    const u32 cmask = B.cmask, lob = B.lob;
+    const ntt_io io = NTT_IO;
+    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) sm_put(sm, E, e, ntt_in(io, B.gi(e)));
     __syncthreads();
 
     for (int s = s_hi; s >= s_lo; --s) {
@@ -217,22 +275,129 @@ extern "C" __global__ void __launch_bounds__(256) ntt_pass(
         }
         __syncthreads();
     }
+    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) ntt_out(io, B.gi(e), sm_get(sm, E, e));
+}
 
-    const u32 nmask = (k >= 32) ? 0xffffffffu : ((1u << k) - 1);
-    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) {
-        const u32 gi = base + ((e >> c) << s_lo) + (e & cmask);
-        fr_t x = sm_get(sm, E, e);
-        if (flags & NTT_LAST) {
-            u32 o = __brev(gi) >> (32 - k);
-            if (flags & NTT_INV) o = (0u - o) & nmask;
-            if (flags & NTT_POST) {
-                fr_t f = fp_load<FrParams>(post_hi, o >> post_m);
-                if (flags & NTT_POST_LO) f = fp_mul(f, fp_load<FrParams>(post_lo, o & ((1u << post_m) - 1)));
-                x = fp_mul(x, f);
+// ---- NTT pass, register radix (ntt_pass_rx) --------------------------------------------------
+// The same pass as ntt_pass (same (s_hi, t, c) blocks, flags, twiddles and values: each butterfly
+// is the same u + v, (u - v) * tw), with the t stages run in groups of r <= NTT_RX_MAX
+// consecutive stages in registers: a shared-memory round trip (and __syncthreads) per group, not
+// per stage. Group widths: t split into ceil(t / NTT_RX_MAX) near-equal parts, the wider first
+// (rx_width), processed from the top stage down. In a group with lowest stage bit g0 of j (bit
+// b = g0 + c of e) and width r, work item w < E / 2^r holds the 2^r elements
+//     e(w, m) = ((w >> b) << (b + r)) | (m << b) | (w & (2^b - 1)),  m < 2^r,
+// and runs stages i = r-1 .. 0 (s = s_lo + g0 + i) on pairs (m, m + 2^i), m with bit i clear,
+// with twiddle tw[p << (K-1-s)], p = pbase + ((m mod 2^i) << (g0 + s_lo)), pbase = (j(w) mod 2^g0)
+// << s_lo + lob << c + l (ntt_pass's p = jlow << s_lo + lob << c + l). Element e sits at word
+// rx_swz(e) of each limb plane: an XOR swizzle of e's low 5 bits by its bits 5..9 (columns 31, 21,
+// 25, 17, 16 over GF(2)) under which every group of width <= 4 reads and writes its 32 lanes'
+// elements in 32 distinct banks (lanes = w's low 5 bits); loads and stores by consecutive e too.
+// tests/test_ntt_rx.py emulates exactly these formulas (and checks the bank claim).
+#ifndef NTT_RX_MAX
+#define NTT_RX_MAX 3
+#endif
+#ifndef NTT_RX_THREADS
+#define NTT_RX_THREADS 128
+#endif
+#ifndef NTT_RX_MINB
+#define NTT_RX_MINB 3
+#endif
+
+// width of group g of a pass of t stages (ceil(t / NTT_RX_MAX) groups); the wider ones first
+__device__ __forceinline__ int rx_width(int t, int g) {
+    const int ng = (t + NTT_RX_MAX - 1) / NTT_RX_MAX;
+    return t / ng + (g < t % ng ? 1 : 0);
+}
+
+// word of element e(w, m) = a0 ^ (XOR of ob[i] over the set bits i of m): rx_swz is linear over GF(2)
+template <int R>
+__device__ __forceinline__ u32 rx_addr(u32 a0, const u32* ob, int m) {
+    u32 a = a0;
+#pragma unroll
+    for (int i = 0; i < R; i++)
+        if ((m >> i) & 1) a ^= ob[i];
+    return a;
+}
+
+// One group (see above); IN: its elements come from src (ntt_in: the pass's first group) instead
+// of shared memory; OUT: they go to dst (ntt_out: the last group) instead of shared memory.
+template <int R, bool IN, bool OUT>
+__device__ __forceinline__ void rx_group(u32* sm, const ntt_blk& B, int g0, int K, const uint4* __restrict__ tw,
+                                         const ntt_io& io) {
+    const int E = B.E, c = B.c, s_lo = B.s_lo;
+    const int b = g0 + c;
+    const u32 items = (u32)E >> R;
+    u32 ob[R];
+#pragma unroll
+    for (int i = 0; i < R; i++) ob[i] = rx_swz(1u << (b + i));
+    for (u32 w = threadIdx.x; w < items; w += blockDim.x) {
+        const u32 e0 = ((w >> b) << (b + R)) | (w & ((1u << b) - 1));
+        const u32 a0 = rx_swz(e0);
+        fr_t x[1 << R];
+#pragma unroll
+        for (int m = 0; m < (1 << R); m++)
+            x[m] = IN ? ntt_in(io, B.gi(e0 | ((u32)m << b))) : sm_get(sm, E, rx_addr<R>(a0, ob, m));
+        const u32 pbase = (((e0 >> c) & ((1u << g0) - 1)) << s_lo) + (B.lob << c) + (e0 & B.cmask);
+#pragma unroll
+        for (int i = R - 1; i >= 0; i--) {
+            const int s = s_lo + g0 + i;
+#pragma unroll
+            for (int q = 0; q < (1 << i); q++) {
+                fr_t f;
+                if (s != 0) f = fp_load<FrParams>(tw, (u64)(pbase + ((u32)q << (g0 + s_lo))) << (K - 1 - s));
+#pragma unroll
+                for (int m = q; m < (1 << R); m += 2 << i) {
+                    const fr_t u = x[m], v = x[m + (1 << i)];
+                    x[m] = fp_add(u, v);
+                    x[m + (1 << i)] = s != 0 ? fp_mul(fp_sub(u, v), f) : fp_sub(u, v);
+                }
             }
-            fp_store(dst, (gi & ~nmask) | o, x);  // a batch of rows: stay in gi's row
-        } else {
-            fp_store(dst, gi, x);
+        }
+#pragma unroll
+        for (int m = 0; m < (1 << R); m++) {
+            if (OUT) ntt_out(io, B.gi(e0 | ((u32)m << b)), x[m]);
+            else sm_put(sm, E, rx_addr<R>(a0, ob, m), x[m]);
         }
     }
+}
+
+template <bool IN, bool OUT>
+__device__ __forceinline__ void rx_group_r(int r, u32* sm, const ntt_blk& B, int g0, int K, const uint4* __restrict__ tw,
+                                           const ntt_io& io) {
+#if NTT_RX_MAX >= 4
+    if (r == 4) rx_group<4, IN, OUT>(sm, B, g0, K, tw, io); else
+#endif
+#if NTT_RX_MAX >= 3
+    if (r == 3) rx_group<3, IN, OUT>(sm, B, g0, K, tw, io); else
+#endif
+    if (r == 2) rx_group<2, IN, OUT>(sm, B, g0, K, tw, io);
+    else rx_group<1, IN, OUT>(sm, B, g0, K, tw, io);
+}
+
+// Groups from the top stage down (group g covers j bits [top - r, top)); the first reads src,
+// the last writes dst, the ones between (and the exchanges) go through shared memory. A pass
+// of one group touches no shared memory. In place (src == dst) is safe: each work item of the
+// last group writes only elements its block read. t >= 1 (NTTOps._ntt launches none at k = 0).
+extern "C" __global__ void __launch_bounds__(NTT_RX_THREADS, NTT_RX_MINB) ntt_pass_rx(
+    const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K, int s_hi, int t, int c, int flags,
+    const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,
+    const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo, int post_m) {
+    extern __shared__ u32 sm[];  // 8 limb planes of E words, element e at word rx_swz(e)
+    const ntt_blk B(s_hi, t, c);
+    const ntt_io io = NTT_IO;
+    const int ng = (t + NTT_RX_MAX - 1) / NTT_RX_MAX;
+    int top = t - rx_width(t, 0);
+    if (ng == 1) {
+        rx_group_r<true, true>(t, sm, B, 0, K, tw, io);
+        return;
+    }
+    rx_group_r<true, false>(rx_width(t, 0), sm, B, top, K, tw, io);
+    __syncthreads();
+    for (int g = 1; g < ng - 1; g++) {
+        const int r = rx_width(t, g);
+        top -= r;
+        rx_group_r<false, false>(r, sm, B, top, K, tw, io);
+        __syncthreads();
+    }
+    rx_group_r<false, true>(rx_width(t, ng - 1), sm, B, 0, K, tw, io);
 }

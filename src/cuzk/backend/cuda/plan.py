@@ -21,18 +21,19 @@ _NTT_BLOCK_LOG = 10  # elements per shared-memory block: 2^10 (32 KiB)
 _NTT_MAX_T = 8       # stages per non-final pass (leaves runs of ≥ 4 contiguous elements)
 
 
-def _ntt_plan(k: int) -> list[tuple[int, int, int]]:
-    """Passes (s_hi, t, c) of a 2^k NTT: stages s_hi..s_hi−t+1 on blocks of 2^(t+c) elements."""
-    if k <= _NTT_BLOCK_LOG:
+def _ntt_plan(k: int, block_log: int = _NTT_BLOCK_LOG, max_t: int = _NTT_MAX_T) -> list[tuple[int, int, int]]:
+    """Passes (s_hi, t, c) of a 2^k NTT: stages s_hi..s_hi−t+1 on blocks of 2^(t+c) elements
+    (2^block_log, or 2^k when smaller), at most ``max_t`` stages per pass before the last."""
+    if k <= block_log:
         return [(k - 1, k, 0)]
-    rest = k - _NTT_BLOCK_LOG
-    npass = -(-rest // _NTT_MAX_T)
+    rest = k - block_log
+    npass = -(-rest // max_t)
     ts = [rest // npass + (1 if i < rest % npass else 0) for i in range(npass)]
     plan, s_hi = [], k - 1
     for t in ts:
-        plan.append((s_hi, t, _NTT_BLOCK_LOG - t))
+        plan.append((s_hi, t, block_log - t))
         s_hi -= t
-    plan.append((_NTT_BLOCK_LOG - 1, _NTT_BLOCK_LOG, 0))
+    plan.append((block_log - 1, block_log, 0))
     return plan
 
 
