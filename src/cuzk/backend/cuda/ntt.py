@@ -3,8 +3,12 @@
 
 The NTT is decimation in frequency in shared memory, up to 10 radix-2 stages per launch on blocks
 of 1024 elements (3 launches at 2^20..2^26), natural order in and out (the last pass writes to the
-bit-reversed index); each launch runs its stages in groups of up to 3 in registers (``rx``), or
-the former pass one stage per shared-memory round trip (``radix2``: ``NTTOps.ntt_kernel``); twiddles ``ω^j`` for each size are computed once on the GPU and cached.
+bit-reversed index), one stage per shared-memory round trip (``radix2``, the default
+``NTTOps.ntt_kernel``). ``rx`` runs the same passes in groups of up to 3 stages in registers:
+equal values, but 1.1-2.2x slower at 2^16..2^27 on the H200 (compute_h at 2^27 0.72 s against
+0.35 s: benchmarks/results/2026-12-02-h200/stop19/call4/ntt-bench.log), so it is kept only to be
+tuned and timed beside (``cuzk.bench.ntt_kernels``). Twiddles ``ω^j`` for each size are
+computed once on the GPU and cached.
 Input factors (coset powers) and output factors (n⁻¹, 1/Z) are fused into the first and last
 pass. When the whole transform does not fit, it runs split (four-step, in blocks:
 ``plan.ntt_memory_plan``); ``compute_h`` picks the first of ``plan.H_SCHEDULES`` that fits
@@ -128,7 +132,7 @@ class NTTOps(DeviceRuntime):
             raise ValueError(f"ntt: length n={n} is not a power of two in [1, 2^{MAX_LOG_NTT}]")
         return n.bit_length() - 1
 
-    ntt_kernel: str = "rx"
+    ntt_kernel: str = "radix2"
     """The pass kernel every NTT runs (a key of ``NTT_KERNELS``; same values with either)."""
 
     def _ntt(self, a, inverse: bool, pre=None, post=None, out=None, tmp=None, rows: int = 1, kernel: str | None = None):
