@@ -732,9 +732,11 @@ def test_compute_h_ab_matches_cpu(gpu, cpu, logn):
 
 @pytest.mark.parametrize("rows_b,nnz_b", [(10**6, 10**8), (7, 40), (1, 1)])
 def test_spmv_ab_matches_cpu_and_finds_the_bad_row(gpu, cpu, rows_b, nnz_b):
-    """``spmv_ab`` over row blocks: a = A·w and b = B·w zero-padded to the domain, as the CPU
-    backend computes them; C·w checked against a·b, the first failing row found across blocks
-    for a tampered witness (the CPU backend's ``first_unsatisfied`` of its products)."""
+    """``spmv_ab`` over row blocks (each block's slices arriving on a side stream while the
+    previous one is used): a = A·w and b = B·w zero-padded to the domain, as the CPU backend
+    computes them; C·w checked against a·b, the first failing row found across blocks for a
+    tampered witness (the CPU backend's ``first_unsatisfied`` of its products); ``spmv_blocks``
+    gives all three products in host memory and the same row."""
     from cuzk.circuits import synthetic
     from cuzk.r1cs import ConstraintSystem
 
@@ -758,6 +760,11 @@ def test_spmv_ab_matches_cpu_and_finds_the_bad_row(gpu, cpu, rows_b, nnz_b):
         assert host(gpu, a) == [int(v) for v in ys[0]] + pad and host(gpu, b) == [int(v) for v in ys[1]] + pad
         assert bad == want_bad, tamper
         found.append(bad)
+        # the "host" H phase's products: the same blocks, all three copied to host memory
+        outs, bad_h = gpu.spmv_blocks(mats, gpu.to_device(ww), rows_b, nnz_b, n)
+        assert bad_h == want_bad, tamper
+        for got, y in zip(outs, ys):
+            assert host(gpu, gpu.restore(got, 0, n)) == [int(v) for v in y] + pad, tamper
     assert found[0] is None and any(x is not None for x in found[1:])
     with pytest.raises(ValueError):
         gpu.spmv_ab(mats, gpu.to_device(w), rows_b, nnz_b, r1cs.num_constraints - 1)

@@ -61,12 +61,14 @@ POINT_BYTES = 96
 RUNTIME_SLACK = 48 << 20
 """Device bytes every plan keeps free for small tables (NTT factor tables, the coefficient
 table, fixed-base window tables, CuPy's rounding): not modelled one by one."""
-POOL_FRAGMENT_ARRAYS = 1
+POOL_FRAGMENT_ARRAYS = 0.25
 """Domain-size arrays (n × 32 B) every plan keeps free for the memory pool's free blocks that CuPy
-counts against its limit but cannot release (free parts of chunks that still hold a live array):
-on the H200 the 32 GiB partition's H phase found at least 2.4 GB (0.56 of such an array) held
-beyond its live arrays, the limit's last 20 MB being all the 48 GiB plan had left
-(benchmarks/results/2026-12-02-h200/smallgpu-try2). An allowance, not a bound."""
+counts against its limit but cannot release (free parts of chunks that still hold a live array).
+On the H200 the 32 GiB partition's H phase once found 2.4 GB (0.56 of such an array) held beyond
+its live arrays at 48 GiB (benchmarks/results/2026-12-02-h200/smallgpu-try2): long-lived arrays (a
+group's compact assignments, cached tables) carved from a freed w's chunk. They now get chunks of
+their own (``DeviceRuntime._own_chunks``), so a quarter of an array is kept. An allowance, not a
+bound."""
 MIN_SPMV_ROWS = 1 << 10
 """Fewest rows of a sparse-product block of the "host" H phase."""
 _SPMV_T_NNZ_BYTES = 64
@@ -268,9 +270,11 @@ def host_csr_bytes(stats: dict) -> int:
 
 
 def spmv_block_bytes(rows: int, nnz: int) -> int:
-    """Device bytes of one row block of the "host" H phase's sparse products: per matrix A, B, C
-    its slices (row offsets int64, columns and coefficient ids uint32) and its output block."""
-    return 3 * ((rows + 1) * 8 + nnz * 8 + rows * _FR_BYTES)
+    """Device bytes of the row blocks of the "lean" and "host" H phases' sparse products (at most
+    ``rows`` rows and ``nnz`` entries of each matrix): per matrix A, B, C two sets of its slices
+    (row offsets int64, columns and coefficient ids uint32: the next block's arrive while this
+    one is used, ``SpMVOps._streamed_blocks``) and its output block."""
+    return 3 * (2 * ((rows + 1) * 8 + nnz * 8) + rows * _FR_BYTES)
 
 
 def msm_step_bytes(q: QueryPlan, scalars_on_host: bool, compact: bool = False) -> int:
@@ -348,7 +352,7 @@ def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queri
         "scalars": 0 if scalars_on_host else in_flight * vec,
         "compact": in_flight * compact_device_bytes(compact_w, c["aux"]) if compact_w is not None else 0,
         "twiddles": (n // 2) * _FR_BYTES if h_phase in ("device", "lean") else 0,
-        "fragments": POOL_FRAGMENT_ARRAYS * n * _FR_BYTES,
+        "fragments": int(POOL_FRAGMENT_ARRAYS * n) * _FR_BYTES,
         "slack": RUNTIME_SLACK,
     }
     base = sum(held.values())

@@ -42,6 +42,24 @@ def mark(what):
     print(f"[{time.perf_counter() - T0:6.1f} s] {what}; host RSS {status('VmRSS') / GIB:.2f} GiB "
           f"(peak {status('VmHWM') / GIB:.2f})", flush=True)
 
+TRIM_PROBE = os.environ.get("TRIM_PROBE") == "1"
+
+
+def trimmed_at_start(bk, *ops):
+    """(live, held) bytes of the pool after ``free_all_blocks`` each time one of ``ops`` starts
+    (stop 20, TRIM_PROBE=1): held − live is then what the pool cannot release (fragments).
+    Installed before ``live_at_start``, whose wrapper (outside this one) sees the untrimmed pool."""
+    pool, seen = bk._pool(), []
+    for name in ops:
+        inner = getattr(bk, name)
+        def wrapped(*a, _f=inner, **k):
+            pool.free_all_blocks()
+            seen.append((int(pool.used_bytes()), int(pool.total_bytes())))
+            return _f(*a, **k)
+        setattr(bk, name, wrapped)
+    return seen
+
+
 class OutOfTime(Exception):
     pass
 
@@ -110,6 +128,7 @@ def stream_rates(pk):
 
 def run(label, bk, prover, plan, vk, points_left):
     until = time.time() + (DEADLINE - time.time()) / points_left
+    frag = trimmed_at_start(bk, "compute_h", "compute_h_host", "compute_h_ab") if plan is not None and TRIM_PROBE else []
     ok, seen = [], (bk.live_at_start("compute_h", "compute_h_host", "compute_h_ab") if plan is not None else [])
     reset = reset_peak(); traced(prover, bk)
     b0, t0 = bk.bus_bytes, time.perf_counter()
@@ -137,7 +156,7 @@ def run(label, bk, prover, plan, vk, points_left):
     gc.collect()
     wall = time.perf_counter() - t0
     pt.update({"seconds": wall, "s_per_proof": wall / max(1, len(ok)), "proofs": len(ok), "verified": sum(ok),
-               "gpu_peak_bytes": bk.gpu_peak_bytes, "live_held_at_h_bytes": seen,
+               "gpu_peak_bytes": bk.gpu_peak_bytes, "live_held_at_h_bytes": seen, "live_held_trimmed_at_h_bytes": frag,
                "host_rss_peak_bytes": status("VmHWM"), "host_rss_peak_reset": reset,
                "bus_bytes_per_proof_measured": (bk.bus_bytes - b0) / max(1, len(ok)),
                "phases_per_proof": {k: round(v / max(1, len(ok)), 3) for k, v in prover.times.seconds.items()}})

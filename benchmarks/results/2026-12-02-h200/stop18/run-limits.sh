@@ -19,6 +19,7 @@ if [ ! -f $R/porep-32GiB.partition-0.wit ]; then
   python -m cuzk.cli bench circuit --shapes porep-32GiB --workdir $R --phases input,pce,witness --parallel > $R/inputs.log 2>&1 || tail -5 $R/inputs.log
 fi
 echo "inputs after $(( $(date +%s) - T0 )) s"
+[ "${WAIT_TESTS:-0}" = 1 ] && { wait; echo "GPU tests done after $(( $(date +%s) - T0 )) s"; tail -3 $OUT/gpu-tests.log; }   # stop 20: none beside the timed points
 KEYDIR=/dev/shm/s18; mkdir -p $KEYDIR; export KEYDIR; df -h /dev/shm $R | tail -2; free -g | head -2
 export DEADLINE=$(( T0 + ${LIMIT:-570} - 15 ))
 timeout $(( ${LIMIT:-570} - ($(date +%s) - T0) - 5 )) python benchmarks/results/2026-12-02-h200/stop18/limits.py 2>&1 | tee -a $OUT/limits.log

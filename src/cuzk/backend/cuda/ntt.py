@@ -86,6 +86,7 @@ class NTTOps(DeviceRuntime):
         key = (x % _R, c % _R, k)
         t = self._tables.get(key)
         if t is None:
+            self._own_chunks()
             x, c = key[0], key[1]
             if x == 1:
                 t = (self._const(c), None, k)
@@ -122,6 +123,7 @@ class NTTOps(DeviceRuntime):
         """[ω^j for j < 2^(k−1)], ω = FR.root_of_unity(2^k), on the device (cached per size)."""
         tw = self._tw.get(k)
         if tw is None:
+            self._own_chunks()
             tw = self._powers(FR.root_of_unity(1 << k), 1, max(1, 1 << (k - 1)))
             self._tw[k] = tw
         return tw

@@ -561,6 +561,18 @@ class DeviceRuntime:
             pass
         return min(cands) if cands else None
 
+    def _own_chunks(self) -> None:
+        """Under a pool limit, release the pool's cached free blocks (``free_all_blocks``) before
+        arrays that outlive the work around them are allocated (a group's compact assignments,
+        cached tables), so that they get chunks of their own. CuPy serves a small request from a
+        larger cached free block by splitting it: a long-lived array carved from a freed 4.2 GB
+        w pins that whole chunk, whose free rest can then neither be released nor hold the next
+        array of the domain's size, yet counts against the limit (``POOL_FRAGMENT_ARRAYS`` of
+        ``cuzk.memory.gpu_plan``). Without a limit nothing is released (the cache is kept)."""
+        pool = self._pool()
+        if pool.get_limit():
+            pool.free_all_blocks()
+
     def _free_cached(self) -> None:
         """Return the pool's cached blocks to the device (after an out-of-memory)."""
         gc.collect()
@@ -742,6 +754,7 @@ class DeviceRuntime:
         cp = self.cp
         stream = self._side_stream() if stream is None else stream
         words = -(-cw.num_aux // 32)
+        self._own_chunks()   # the compact form lives through the group's H phases and MSMs
         with stream:  # allocations and copies on the side stream (see _upload_async)
             canon = cp.empty((len(cw.inputs), 4), dtype=cp.uint64)
             canon.set(cw.inputs, stream=stream)

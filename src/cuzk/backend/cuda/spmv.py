@@ -12,7 +12,7 @@ import numpy as np
 
 from ..base import CSRMatrix
 from ...fileio import read_rows, release_pages
-from .pieces import COPY_THREADS, run_threaded
+from .pieces import COPY_THREADS, feed_pieces, run_threaded
 from .runtime import DeviceRuntime, HostFr, _grid, _guard, _i32, _kernel, _u64
 
 _SPMV_T_ROW = 4096   # most entries one lane group sums in ``spmv_t`` (longer columns are split)
@@ -199,6 +199,7 @@ class SpMVOps(DeviceRuntime):
         hit = self._csr_hit(m)
         if hit is not None:
             return hit
+        self._own_chunks()   # kept for the whole job
         key = id(m)
         cp = self.cp
         rows, cols = m.shape
@@ -260,14 +261,11 @@ class SpMVOps(DeviceRuntime):
             out[total:] = 0
             outs.append(out)
         tables = [self._coeff_table(m) for m in mats]
-        host32 = [self._host_csr32(m) for m in mats]
         bad = None
-        for r0, r1 in row_blocks(mats, rows, nnz):
-            ys = []
-            for m, table, h32 in zip(mats, tables, host32):
-                ip, idx, ids = self._block_arrays(m, r0, r1, h32)
-                ys.append(self._spmv_launch(ip, idx, ids, table, self._log_lanes(int(idx.shape[0]), r1 - r0), w, r1 - r0))
-                del ip, idx, ids
+        for r0, r1, arrays in self._streamed_blocks(mats, list(row_blocks(mats, rows, nnz))):
+            ys = [self._spmv_launch(ip, idx, ids, table, self._log_lanes(int(idx.shape[0]), r1 - r0), w, r1 - r0)
+                  for (ip, idx, ids), table in zip(arrays, tables)]
+            del arrays
             if bad is None and len(ys) == 3:
                 row = self.first_unsatisfied(*ys)
                 bad = None if row is None else r0 + row
@@ -293,7 +291,6 @@ class SpMVOps(DeviceRuntime):
         if pad_to < total:
             raise ValueError(f"spmv_ab: {total} rows do not fit in {pad_to}")
         tables = [self._coeff_table(m) for m in mats]
-        host32 = [self._host_csr32(m) for m in mats]
         ab = []
         for _ in range(2):
             y = cp.empty((pad_to, 4), dtype=cp.uint64)
@@ -301,12 +298,11 @@ class SpMVOps(DeviceRuntime):
             ab.append(y)
         blocks = list(row_blocks(mats, rows, nnz))
         firsts = cp.full(len(blocks), np.iinfo(np.uint64).max, dtype=cp.uint64)
-        for j, (r0, r1) in enumerate(blocks):
-            for i, (m, table, h32) in enumerate(zip(mats, tables, host32)):
-                ip, idx, ids = self._block_arrays(m, r0, r1, h32)
+        for j, (r0, r1, arrays) in enumerate(self._streamed_blocks(mats, blocks)):
+            for i, ((ip, idx, ids), table) in enumerate(zip(arrays, tables)):
                 y = self._spmv_launch(ip, idx, ids, table, self._log_lanes(int(idx.shape[0]), r1 - r0), w, r1 - r0,
                                       out=ab[i][r0:r1] if i < 2 else None)
-                del ip, idx, ids
+            del arrays
             _kernel("spmv.cu", "fr_first_unsat")((_grid(r1 - r0, 256),), (256,),
                                                  (ab[0][r0:r1], ab[1][r0:r1], y, firsts[j : j + 1], _u64(r1 - r0)))
             del y
@@ -330,22 +326,15 @@ class SpMVOps(DeviceRuntime):
                 raise ValueError(f"spmv: matrix of shape {m.shape} for {total} rows and {w.shape[0]} values")
         return w, total
 
-    def _block_arrays(self, m: CSRMatrix, r0: int, r1: int, host32: tuple | None = None):
+    def _block_arrays(self, m: CSRMatrix, r0: int, r1: int):
         """Rows r0:r1 of the host CSR ``m`` on the device: (row offsets int64 from 0, columns
         uint32, coefficient ids uint32), each checked against the matrix's bounds; the mapped
-        pages handed back. ``host32``: ``_host_csr32(m)``, whose slices are uploaded as they are.
+        pages handed back.
 
         Raises:
             ValueError: a column index or coefficient id outside the matrix.
         """
         cp = self.cp
-        if host32 is not None:   # converted and checked once (``_host_csr32``): DMA from pinned memory
-            hip, cols, ids = host32
-            e0, e1 = int(hip[r0]), int(hip[r1])
-            ip = cp.asarray(hip[r0 : r1 + 1])
-            ip -= e0
-            self.bus_bytes += ip.nbytes + 8 * (e1 - e0)
-            return ip, cp.asarray(cols[e0:e1]), cp.asarray(ids[e0:e1])
         e0, e1 = int(m.indptr[r0]), int(m.indptr[r1])
         ip = np.asarray(m.indptr[r0 : r1 + 1], dtype=np.int64) - e0
         parts = [cp.asarray(_checked_u32(arr, e0, e1, bound)) for arr, bound in _index_arrays(m)]
@@ -353,6 +342,56 @@ class SpMVOps(DeviceRuntime):
             release_pages(arr[e0:e1])
         self.bus_bytes += ip.nbytes + 8 * (e1 - e0)
         return cp.asarray(ip), parts[0], parts[1]
+
+    def _streamed_blocks(self, mats, blocks: list):
+        """Per row block (r0, r1) of ``blocks``: (r0, r1, [(row offsets int64 from 0, columns
+        uint32, coefficient ids uint32) per matrix]) on the device, sliced from the matrices'
+        pinned arrays (``_host_csr32``, converted and checked once). Block j + 1's slices are
+        copied on a side stream into the other of two buffer sets (``pieces.feed_pieces``) while
+        the caller's kernels use block j; a set is refilled only after the caller's work on it
+        (an event recorded when the caller asks for the next block). Copied one after the other
+        on the caller's stream, the 32 GiB partition's 8.9 GB of blocks took 0.27 s against
+        0.16 s at the bus's 55 GB/s (H200, benchmarks/results/2026-12-02-h200/stop19/call5).
+        Device bytes: two sets of the largest block's index arrays (``spmv_block_bytes``).
+
+        Raises:
+            ValueError: a column index or coefficient id outside a matrix (``_host_csr32``).
+        """
+        cp = self.cp
+        host32 = [self._host_csr32(m) for m in mats]
+        spans = [[(int(hip[r0]), int(hip[r1])) for hip, _, _ in host32] for r0, r1 in blocks]
+        most_rows = max((r1 - r0 for r0, r1 in blocks), default=0)
+        most = [max((s[i][1] - s[i][0] for s in spans), default=0) for i in range(len(mats))]
+        nb = min(2, len(blocks))
+        bufs = [[(cp.empty(most_rows + 1, dtype=cp.int64), cp.empty(max(e, 1), dtype=cp.uint32),
+                  cp.empty(max(e, 1), dtype=cp.uint32)) for e in most] for _ in range(nb)]
+        side, dev, copied = cp.cuda.Stream(non_blocking=True), self._device_id, [None] * nb
+
+        def load(b, j, _):
+            (r0, r1), span = blocks[j], spans[j]
+            with cp.cuda.Device(dev):
+                for (hip, cols, ids), (dip, didx, dids), (e0, e1) in zip(host32, bufs[b], span):
+                    dip[: r1 - r0 + 1].set(hip[r0 : r1 + 1], stream=side)
+                    if e1 > e0:
+                        didx[: e1 - e0].set(cols[e0:e1], stream=side)
+                        dids[: e1 - e0].set(ids[e0:e1], stream=side)
+                copied[b] = side.record()
+
+        def used(b):
+            return cp.cuda.get_current_stream().record()
+
+        try:
+            for b, j, _ in feed_pieces(len(blocks), 1, load, used, lambda ev: ev.synchronize(), nb, name="cuzk-csr"):
+                cp.cuda.get_current_stream().wait_event(copied[b])
+                (r0, r1), arrays = blocks[j], []
+                for (dip, didx, dids), (e0, e1) in zip(bufs[b], spans[j]):
+                    ip = dip[: r1 - r0 + 1]
+                    ip -= e0
+                    arrays.append((ip, didx[: e1 - e0], dids[: e1 - e0]))
+                    self.bus_bytes += 8 * (r1 - r0 + 1) + 8 * (e1 - e0)
+                yield r0, r1, arrays
+        finally:
+            side.synchronize()
 
     def prepare_blocks(self, m: CSRMatrix) -> None:
         """``Backend.prepare_blocks``: ``_host_csr32(m)`` now."""
