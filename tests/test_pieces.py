@@ -193,8 +193,35 @@ def test_fill_checked_converts_and_bounds_in_threads(tmp_path, monkeypatch, dtyp
         worse[at] = bad
         with pytest.raises(ValueError, match="outside the matrix"):
             spmv.fill_checked(np.zeros(len(vals), np.uint32), worse, 5000, threads=4)
+    if dtype.startswith("<i"):   # the most negative entry; a bound above the signed range (two passes then)
+        info = np.iinfo(dtype)
+        for bound in (5000, min(int(info.max) + 1, 1 << 32), 1 << 32):
+            for bad in (int(info.min), -2):
+                worse = vals.copy()
+                worse[4321] = bad
+                with pytest.raises(ValueError, match="outside the matrix"):
+                    spmv.fill_checked(np.zeros(len(vals), np.uint32), worse, bound, threads=2)
     with pytest.raises(ValueError):
         spmv.fill_checked(np.zeros(5, np.uint32), vals, 5000)
+
+
+def test_fill_checked_finds_a_decreasing_entry_in_a_chunk_or_at_an_edge(monkeypatch):
+    """``fill_checked(..., nondecreasing=True)`` (row offsets): a non-decreasing array passes
+    (equal neighbours allowed) and equals the source; one entry below its predecessor is found
+    inside a chunk, at a chunk's first entry (the edge between two threads' chunks) and last."""
+    from cuzk.backend.cuda import spmv
+
+    monkeypatch.setattr(spmv, "_FILL_CHUNK", 100)
+    ip = np.cumsum(np.random.default_rng(3).integers(0, 3, size=1_001)).astype(np.int64)
+    dst = np.zeros(len(ip), dtype=np.int64)
+    spmv.fill_checked(dst, ip, None, threads=3, nondecreasing=True)
+    assert np.array_equal(dst, ip)
+    for at in (57, 300, 1_000):   # inside a chunk, a chunk's first entry, the last one
+        worse = ip.copy()
+        worse[at] = worse[at - 1] - 1
+        with pytest.raises(ValueError, match="non-decreasing"):
+            spmv.fill_checked(np.zeros(len(ip), np.int64), worse, None, threads=3, nondecreasing=True)
+        spmv.fill_checked(np.zeros(len(ip), np.int64), worse, None, threads=3)   # not asked: copied
 
 
 def test_run_threaded_keeps_order_and_raises():

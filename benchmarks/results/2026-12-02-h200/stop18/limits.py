@@ -1,5 +1,5 @@
 """Stop 18's limited-prove points (run by run-limits.sh beside it, which says what it measures)."""
-import gc, json, os, time, traceback, warnings
+import cProfile, gc, json, os, pstats, time, traceback, warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -146,13 +146,20 @@ def run(label, bk, prover, plan, vk, points_left):
                          "bus_bytes_per_proof": plan.transfer_bytes_per_proof, "host_bytes": plan.host_bytes,
                          "resident": [q.name for q in plan.queries if q.resident],
                          "pieces": {q.name: q.piece for q in plan.queries}, "parts": dict(p)}
+    prof = cProfile.Profile() if os.environ.get("PROFILE") == "1" and plan is not None else None   # stop 20
     try:
+        if prof is not None:
+            prof.enable()
         prover.prove_many(*args) if plan is None else prover.prove_groups(*args, plan)
     except OutOfTime as e:
         pt["stopped"] = str(e)
     except Exception as e:
         pt["error"] = f"{type(e).__name__}: {e}"
         traceback.print_exc()
+    if prof is not None:
+        prof.disable()
+        with open(f"{OUT}/profile-{str(label).replace(':', '_')}.txt", "w") as f:
+            pstats.Stats(prof, stream=f).sort_stats("cumulative").print_stats(60)
     gc.collect()
     wall = time.perf_counter() - t0
     pt.update({"seconds": wall, "s_per_proof": wall / max(1, len(ok)), "proofs": len(ok), "verified": sum(ok),

@@ -54,14 +54,23 @@ def _checked_u32(arr: np.ndarray, lo: int, hi: int, bound: int) -> np.ndarray:
 
 
 _OUTSIDE = "spmv: a column index or coefficient id is outside the matrix"
+_DECREASING = "spmv: indptr is not a non-decreasing sequence from 0 to nnz"
 
 
 def _in_bounds(piece: np.ndarray, bound: int) -> bool:
-    """Every entry of ``piece`` in [0, bound) (an empty piece: True)."""
-    return not len(piece) or (int(piece.min()) >= 0 and int(piece.max()) < bound)
+    """Every entry of ``piece`` (integers) in [0, bound) (an empty piece: True). Signed entries with
+    bound ≤ 2^(bits − 1) in one pass: the largest read as unsigned (a negative one is then
+    ≥ 2^(bits − 1) ≥ bound)."""
+    if not len(piece):
+        return True
+    if piece.dtype.kind == "i":
+        if bound > 1 << (8 * piece.dtype.itemsize - 1):
+            return int(piece.min()) >= 0 and int(piece.max()) < bound
+        piece = piece.view(piece.dtype.str.replace("i", "u"))
+    return int(piece.max()) < bound
 
 
-_FILL_CHUNK = 1 << 22   # entries per task of ``fill_checked`` (≤ 32 MB of int64 per thread)
+_FILL_CHUNK = 1 << 18   # entries per task of ``fill_checked``: 2 MB of int64, checked and converted from cache
 
 
 _SCRATCH = threading.local()
@@ -78,35 +87,46 @@ def _scratch(n: int, dtype) -> np.ndarray:
     return buf[: n * np.dtype(dtype).itemsize].view(dtype)
 
 
-def fill_checked(dst: np.ndarray, arr: np.ndarray, bound: int | None, threads: int = COPY_THREADS) -> None:
+def fill_checked(dst: np.ndarray, arr: np.ndarray, bound: int | None, threads: int = COPY_THREADS,
+                 nondecreasing: bool = False) -> None:
     """``dst[:] = arr`` (dst a 1-D array of another integer dtype, e.g. pinned uint32) in chunks on
     ``threads`` threads, each chunk read from the file when ``arr`` is a view of a
     ``fileio.map_readonly`` mapping (``fileio.read_rows``: no page faults), else copied with its
     pages handed back; with ``bound``, every entry checked to lie in [0, bound) before it is
-    converted. The matrices' one-time conversion for the "lean" and "host" H phases
+    converted; with ``nondecreasing``, each entry checked to be ≥ the one before it (row offsets;
+    chunk by chunk on the threads, then across the chunks' edges). The matrices' one-time conversion for the "lean" and "host" H phases
     (``SpMVOps._host_csr32``) took about 15 s of a 32 GiB prove job single-threaded through page
     faults on the H200 host (benchmarks/results/2026-12-02-h200/stop17, the first partition's
     spmv).
 
     Raises:
-        ValueError: an entry outside [0, bound); shapes differ.
+        ValueError: an entry outside [0, bound), or one below the entry before it
+            (``nondecreasing``); shapes differ.
     """
     if dst.shape != arr.shape or dst.ndim != 1:
         raise ValueError(f"fill_checked: {arr.shape} into {dst.shape}")
 
-    def one(a: int) -> bool:
+    def one(a: int) -> str | None:
         src = arr[a : a + _FILL_CHUNK]
         tmp = _scratch(src.shape[0], src.dtype)
         if not read_rows(tmp, src):
             tmp[...] = src
             release_pages(src)
         if bound is not None and not _in_bounds(tmp, bound):
-            return False
+            return _OUTSIDE
+        if nondecreasing and bool((tmp[1:] < tmp[:-1]).any()):
+            return _DECREASING
         dst[a : a + len(tmp)] = tmp
-        return True
+        return None
 
-    if not all(run_threaded(one, range(0, arr.shape[0], _FILL_CHUNK), threads)):
-        raise ValueError(_OUTSIDE)
+    starts = range(0, arr.shape[0], _FILL_CHUNK)
+    bad = next((e for e in run_threaded(one, starts, threads) if e is not None), None)
+    if bad is None and nondecreasing and len(starts) > 1:
+        edges = np.asarray(starts[1:])
+        if bool((dst[edges] < dst[edges - 1]).any()):
+            bad = _DECREASING
+    if bad is not None:
+        raise ValueError(bad)
 
 
 def column_filter(ip, idx, ids, c0: int, c1: int, xp=np):
@@ -210,7 +230,7 @@ class SpMVOps(DeviceRuntime):
             raise ValueError("spmv: the cuda backend handles fewer than 2^32 columns and coefficients")
         indptr = self._upload_index(m.indptr, cp.int64)
         if int(indptr[0]) != 0 or int(indptr[-1]) != nnz or (rows and bool(cp.any(indptr[1:] < indptr[:-1]))):
-            raise ValueError("spmv: indptr is not a non-decreasing sequence from 0 to nnz")
+            raise ValueError(_DECREASING)
         dev_arrays = []
         for arr, bound, what in ((m.indices, cols, "a column index is outside the matrix"),
                                  (m.coeff_ids, len(m.coeffs), "a coefficient id is outside the coefficient table")):
@@ -415,9 +435,9 @@ class SpMVOps(DeviceRuntime):
         if len(m.indptr) != m.shape[0] + 1:
             raise ValueError(f"spmv: indptr has {len(m.indptr)} entries for {m.shape[0]} rows")
         ip = self.host_empty((m.shape[0] + 1,), np.int64)
-        fill_checked(ip, np.asarray(m.indptr), None)
-        if int(ip[0]) != 0 or int(ip[-1]) != m.nnz or bool((ip[1:] < ip[:-1]).any()):
-            raise ValueError("spmv: indptr is not a non-decreasing sequence from 0 to nnz")
+        fill_checked(ip, np.asarray(m.indptr), None, nondecreasing=True)
+        if int(ip[0]) != 0 or int(ip[-1]) != m.nnz:
+            raise ValueError(_DECREASING)
         out = [ip]
         for arr, bound in _index_arrays(m):
             dst = self.host_empty((arr.shape[0],), np.uint32)
