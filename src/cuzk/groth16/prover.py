@@ -550,9 +550,10 @@ class Prover(ResidentBases):
         arrays in pinned host memory ("lean" and "host": ``Backend.prepare_blocks``), and the
         twiddles ("device" and "lean"). Before any w: the device arrays in chunks of their own, not
         carved out of freed witness-sized ones (CuPy cannot release a chunk part of which stays
-        live); and before ``prove_groups`` pins its H buffers, so that the two do not contend for
-        the copy threads and the memory bus (the conversion took 1.9 s alone on the H200 host and
-        7.9-10.8 s beside the pinning: benchmarks/results/2026-12-02-h200/stop19).
+        live). ``prove_groups`` pins its H buffers beside it, on threads of their own
+        (``pieces.TOUCHER``): the conversion makes no CUDA call for their registrations to hold
+        up, as the first H phases do (beside ``cudaHostAlloc``'s pinning the conversion took
+        7.9-10.8 s against 1.9 s alone on the H200 host: benchmarks/results/2026-12-02-h200/stop19).
 
         Raises:
             ValueError: a malformed matrix (as ``spmv``).
@@ -603,6 +604,8 @@ class Prover(ResidentBases):
             tm.add("stage", st.seconds)
             t = time.perf_counter()
             wd = st.upload.ready()
+            tm.add("ready", time.perf_counter() - t)   # w on the device (a deferred upload: expanded now)
+            t = time.perf_counter()
             cwd = bk.compact_of(st.upload)
             st.upload.array = None          # w's only reference is wd from here
             if cwd is not None and plan.compact_w is not None:   # no copy of w waits: views and selections of cwd
@@ -660,12 +663,14 @@ class Prover(ResidentBases):
         ``seconds`` and ``phases`` are its group's divided by the group's size)."""
         totals = BatchTimes()
         groups = even_groups(len(jobs), plan.in_flight)
-        if jobs:
-            self.prepare(plan)
-        # the H scalars' host arrays, one per partition in flight, pinned beside the first H phases
+        # the H scalars' host arrays, one per partition in flight, pinned beside ``prepare``'s
+        # conversion (which makes no CUDA call for the registrations to hold up) rather than
+        # beside the first H phases
         bufs = None
         if plan.scalars_on_host and groups:
             bufs = self.backend.host_buffers(max(map(len, groups)), (self.n, 4))
+        if jobs:
+            self.prepare(plan)
         try:
             for g in groups:
                 self._prove_one_group(jobs[g.start : g.stop], g.start, stage, check, done, plan, r, s, totals, bufs)

@@ -56,6 +56,9 @@ def gil_switch(seconds: float = STREAM_SWITCH_INTERVAL):
 
 
 _COPIER = ThreadPoolExecutor(max_workers=COPY_THREADS, thread_name_prefix="cuzk-copy")
+TOUCHER = ThreadPoolExecutor(max_workers=COPY_THREADS, thread_name_prefix="cuzk-touch")
+"""The threads that fault in new page-locked memory (``pinned``): a pool of their own, so that
+pinning beside the matrices' conversion (``fill_checked`` on the copy threads) uses other cores."""
 
 
 def _copy(dst: np.ndarray, src: np.ndarray) -> None:
@@ -63,15 +66,16 @@ def _copy(dst: np.ndarray, src: np.ndarray) -> None:
         np.copyto(dst, src)
 
 
-def run_threaded(fn: Callable, items, threads: int = COPY_THREADS) -> list:
-    """``[fn(x) for x in items]`` on the copy threads, at most ``threads`` tasks queued at once
-    (so a long list holds few chunks in memory); the first error is raised."""
+def run_threaded(fn: Callable, items, threads: int = COPY_THREADS, pool: ThreadPoolExecutor | None = None) -> list:
+    """``[fn(x) for x in items]`` on the copy threads (or ``pool``'s), at most ``threads`` tasks
+    queued at once (so a long list holds few chunks in memory); the first error is raised."""
     items = list(items)
     if threads <= 1 or len(items) <= 1:
         return [fn(x) for x in items]
+    pool = _COPIER if pool is None else pool
     out, pending = [], []
     for x in items:
-        pending.append(_COPIER.submit(fn, x))
+        pending.append(pool.submit(fn, x))
         if len(pending) >= threads:
             out.append(pending.pop(0).result())
     out.extend(f.result() for f in pending)
@@ -195,4 +199,4 @@ def feed_pieces(n: int, m: int, load: Callable, used: Callable, wait: Callable, 
                     pass
 
 
-__all__ = ["COPY_THREADS", "STAGING_BYTES", "STREAM_SWITCH_INTERVAL", "copy_rows", "gil_switch", "run_threaded", "feed_pieces", "piece_ranges", "stage_rows", "staging_rows"]
+__all__ = ["COPY_THREADS", "STAGING_BYTES", "TOUCHER", "STREAM_SWITCH_INTERVAL", "copy_rows", "gil_switch", "run_threaded", "feed_pieces", "piece_ranges", "stage_rows", "staging_rows"]
