@@ -94,10 +94,10 @@ def fill_checked(dst: np.ndarray, arr: np.ndarray, bound: int | None, threads: i
     ``fileio.map_readonly`` mapping (``fileio.read_rows``: no page faults), else copied with its
     pages handed back; with ``bound``, every entry checked to lie in [0, bound) before it is
     converted; with ``nondecreasing``, each entry checked to be ≥ the one before it (row offsets;
-    chunk by chunk on the threads, then across the chunks' edges). The matrices' one-time conversion for the "lean" and "host" H phases
-    (``SpMVOps._host_csr32``) took about 15 s of a 32 GiB prove job single-threaded through page
-    faults on the H200 host (benchmarks/results/2026-12-02-h200/stop17, the first partition's
-    spmv).
+    chunk by chunk on the threads, then across the chunks' edges). The matrices' one-time
+    conversion for the "lean" and "host" H phases (``SpMVOps._host_csr32``) took about 15 s of a
+    32 GiB prove job single-threaded through page faults on the H200 host
+    (benchmarks/results/2026-12-02-h200/stop17, the first partition's spmv).
 
     Raises:
         ValueError: an entry outside [0, bound), or one below the entry before it
