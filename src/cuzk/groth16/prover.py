@@ -550,10 +550,9 @@ class Prover(ResidentBases):
         arrays in pinned host memory ("lean" and "host": ``Backend.prepare_blocks``), and the
         twiddles ("device" and "lean"). Before any w: the device arrays in chunks of their own, not
         carved out of freed witness-sized ones (CuPy cannot release a chunk part of which stays
-        live). ``prove_groups`` pins its H buffers beside it, on threads of their own
-        (``pieces.TOUCHER``): the conversion makes no CUDA call for their registrations to hold
-        up, as the first H phases do (beside ``cudaHostAlloc``'s pinning the conversion took
-        7.9-10.8 s against 1.9 s alone on the H200 host: benchmarks/results/2026-12-02-h200/stop19).
+        live). ``prove_groups`` pins its H buffers after it, not beside it (beside the pinning
+        the conversion took 7.9-10.8 s against 1.9 s alone on the H200 host:
+        benchmarks/results/2026-12-02-h200/stop19 and stop20/call4).
 
         Raises:
             ValueError: a malformed matrix (as ``spmv``).
@@ -663,14 +662,23 @@ class Prover(ResidentBases):
         ``seconds`` and ``phases`` are its group's divided by the group's size)."""
         totals = BatchTimes()
         groups = even_groups(len(jobs), plan.in_flight)
-        # the H scalars' host arrays, one per partition in flight, pinned beside ``prepare``'s
-        # conversion (which makes no CUDA call for the registrations to hold up) rather than
-        # beside the first H phases
-        bufs = None
-        if plan.scalars_on_host and groups:
-            bufs = self.backend.host_buffers(max(map(len, groups)), (self.n, 4))
         if jobs:
             self.prepare(plan)
+        # the H scalars' host arrays, one per partition of the largest group, pinned after the
+        # conversion and before the first H phase, each alone: beside the conversion it took
+        # 10.3 s against 2.0 s alone (24 GiB, benchmarks/results/2026-12-02-h200/stop20/call4),
+        # beside the first H phases the first spmv took 1.98 s against 0.22 s (stop20/call1)
+        bufs = None
+        if plan.scalars_on_host and groups:
+            t = time.perf_counter()
+            bufs = self.backend.host_buffers(max(map(len, groups)), (self.n, 4))
+            try:
+                for j in range(max(map(len, groups)) if bufs is not None else 0):
+                    bufs.take(j)
+            except BaseException:
+                bufs.close()
+                raise
+            self.times.add("pin", time.perf_counter() - t)
         try:
             for g in groups:
                 self._prove_one_group(jobs[g.start : g.stop], g.start, stage, check, done, plan, r, s, totals, bufs)

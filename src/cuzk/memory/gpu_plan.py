@@ -46,7 +46,7 @@ from ..backend.cuda.plan import (
     compact_device_bytes,
     ntt_split,
 )
-from ..backend.cuda.pieces import STAGING_BYTES
+from ..backend.cuda import pieces as _pieces
 
 QUERIES = ("h", "l", "a", "b_g1", "b_g2")
 """The proving key's MSM queries, in the order ``Prover`` runs them."""
@@ -242,7 +242,7 @@ def prove_host_bytes(stats: dict, density_a: int | None, density_b: int | None, 
     values when ``h_schedule`` stages them; with ``compact_w`` A's and B's row indices (4 bytes
     per selected variable, ``CUDABackend.host_select``)."""
     c = _counts(stats, density_a, density_b)
-    total = 2 * STAGING_BYTES
+    total = 2 * _pieces.STAGING_BYTES
     if scalars_on_host:
         total += in_flight * host_scalar_bytes(stats, density_a, density_b, compact_w)
     if compact_w is not None:   # A's and B's row indices (page-locked uint32), once per batch

@@ -19,8 +19,10 @@ OUT, KEYDIR, DEADLINE = os.environ.get("OUT", R), os.environ["KEYDIR"], int(os.e
 PARTS = int(os.environ.get("PARTS", "10"))
 # "L", "L:phase,...", either with "/limbs": w's limbs selected and offloaded (stop 17's way) instead
 # of w kept compact on the device (plan_prove's compact_w)
+# (stop 21) any of them ending in "@MB": the key's staging buffers of MB MiB (pieces.STAGING_BYTES)
+STAGING = {x: int(x.split("@")[1]) << 20 for x in os.environ.get("LIMITS", "24 16").split() if "@" in x}
 LIMITS = [(float(x.split("/")[0].split(":")[0]), tuple(x.split("/")[0].split(":")[1].split(",")) if ":" in x else None,
-           not x.endswith("/limbs")) for x in os.environ.get("LIMITS", "24 16").split()]
+           not x.endswith("/limbs"), STAGING.get(x0)) for x0 in os.environ.get("LIMITS", "24 16").split() for x in [x0.split("@")[0]]]
 HOST_LIMIT = float(os.environ.get("HOST_LIMIT_GIB", "40")) * GIB
 T0 = time.perf_counter()
 
@@ -121,6 +123,14 @@ def stream_rates(pk):
                 t = time.perf_counter()
                 ctx.msm_many([z, z, z], piece=1 << 25)
                 res[label] = round(pk.l.nbytes / (time.perf_counter() - t) / 1e9, 2)
+            msm_mod.gil_switch = pieces.gil_switch
+            s0 = pieces.STAGING_BYTES
+            for mb in (64, 128, 256, 512, 1024):   # stop 21: staging buffers' size
+                pieces.STAGING_BYTES = mb << 20
+                t = time.perf_counter()
+                ctx.msm_many([z, z, z], piece=1 << 25)
+                res[f"staging_{mb}MB"] = round(pk.l.nbytes / (time.perf_counter() - t) / 1e9, 2)
+            pieces.STAGING_BYTES = s0
         msm_mod.gil_switch = pieces.gil_switch
     print("L query streamed (GB/s):", res, flush=True)
     return res
@@ -196,8 +206,11 @@ else:
 out["copy_rates_gbps"] = copy_rates(f"{KEYDIR}/l.bases"); save()
 if os.environ.get("STREAM_CHECK") == "1":
     out["stream_rates_gbps"] = stream_rates(pk); save()
-for i, (L, phases, compact) in enumerate(LIMITS):
+from cuzk.backend.cuda import pieces as _pieces
+_STAGING0 = _pieces.STAGING_BYTES
+for i, (L, phases, compact, staging) in enumerate(LIMITS):
     kw = {} if phases is None else {"h_phases": phases}
+    _pieces.STAGING_BYTES = staging or _STAGING0
     plan = plan_prove(st, len(pk.a), len(pk.b_g1), PARTS, int(L * GIB), host_limit=HOST_LIMIT,
                       compact_w=cw.nbytes if compact else None, **kw)
     print(f"L={L:g} GiB plan (compact w {plan.compact_w}): in flight {plan.in_flight}, h {plan.h_phase} {plan.h_schedule}, scalars on host "
@@ -207,4 +220,6 @@ for i, (L, phases, compact) in enumerate(LIMITS):
     with get_backend("cuda", gpu_mem_limit=int(L * GIB)) as bk, Prover(pk, r1cs, bk, plan=plan) as pr:
         mark(f"L={L:g}: prover ready")
         label = (L if phases is None else f"{L:g}:{','.join(phases)}") if compact else f"{L:g}/limbs"
+        if staging:
+            label = f"{L:g}@{staging >> 20}"
         run(label, bk, pr, plan, pk.vk, len(LIMITS) - i)

@@ -56,9 +56,6 @@ def gil_switch(seconds: float = STREAM_SWITCH_INTERVAL):
 
 
 _COPIER = ThreadPoolExecutor(max_workers=COPY_THREADS, thread_name_prefix="cuzk-copy")
-TOUCHER = ThreadPoolExecutor(max_workers=COPY_THREADS, thread_name_prefix="cuzk-touch")
-"""The threads that fault in new page-locked memory (``pinned``): a pool of their own, so that
-pinning beside the matrices' conversion (``fill_checked`` on the copy threads) uses other cores."""
 
 
 def _copy(dst: np.ndarray, src: np.ndarray) -> None:
@@ -66,16 +63,15 @@ def _copy(dst: np.ndarray, src: np.ndarray) -> None:
         np.copyto(dst, src)
 
 
-def run_threaded(fn: Callable, items, threads: int = COPY_THREADS, pool: ThreadPoolExecutor | None = None) -> list:
-    """``[fn(x) for x in items]`` on the copy threads (or ``pool``'s), at most ``threads`` tasks
-    queued at once (so a long list holds few chunks in memory); the first error is raised."""
+def run_threaded(fn: Callable, items, threads: int = COPY_THREADS) -> list:
+    """``[fn(x) for x in items]`` on the copy threads, at most ``threads`` tasks queued at once
+    (so a long list holds few chunks in memory); the first error is raised."""
     items = list(items)
     if threads <= 1 or len(items) <= 1:
         return [fn(x) for x in items]
-    pool = _COPIER if pool is None else pool
     out, pending = [], []
     for x in items:
-        pending.append(pool.submit(fn, x))
+        pending.append(_COPIER.submit(fn, x))
         if len(pending) >= threads:
             out.append(pending.pop(0).result())
     out.extend(f.result() for f in pending)
@@ -104,9 +100,10 @@ def piece_ranges(n: int, m: int) -> list[tuple[int, int]]:
     return [(lo, min(n, lo + m)) for lo in range(0, n, m)]
 
 
-def staging_rows(row_bytes: int, staging_bytes: int = STAGING_BYTES) -> int:
-    """Rows of ``row_bytes`` bytes one staging buffer holds (at least one)."""
-    return max(1, staging_bytes // max(1, row_bytes))
+def staging_rows(row_bytes: int, staging_bytes: int | None = None) -> int:
+    """Rows of ``row_bytes`` bytes one staging buffer of ``staging_bytes`` (default
+    ``STAGING_BYTES``, read at each call: benchmarks set it) holds (at least one)."""
+    return max(1, (STAGING_BYTES if staging_bytes is None else staging_bytes) // max(1, row_bytes))
 
 
 def stage_rows(src: np.ndarray, lo: int, hi: int, staging: list, send: Callable, wait: Callable,
@@ -199,4 +196,4 @@ def feed_pieces(n: int, m: int, load: Callable, used: Callable, wait: Callable, 
                     pass
 
 
-__all__ = ["COPY_THREADS", "STAGING_BYTES", "TOUCHER", "STREAM_SWITCH_INTERVAL", "copy_rows", "gil_switch", "run_threaded", "feed_pieces", "piece_ranges", "stage_rows", "staging_rows"]
+__all__ = ["COPY_THREADS", "STAGING_BYTES", "STREAM_SWITCH_INTERVAL", "copy_rows", "gil_switch", "run_threaded", "feed_pieces", "piece_ranges", "stage_rows", "staging_rows"]

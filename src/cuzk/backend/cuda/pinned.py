@@ -1,7 +1,7 @@
 """Page-locked host memory of the ``cuda`` backend, made fast.
 
 Large arrays are anonymous memory mappings (transparent huge pages asked for), their pages
-faulted in by ``pieces.COPY_THREADS`` threads of their own, then registered with the driver
+faulted in by ``pieces.COPY_THREADS`` threads, then registered with the driver
 (``cudaHostRegister``); small ones come from CuPy's pinned pool (``cudaHostAlloc``). Measured on
 the H200 host for 4.3 GB (a 32 GiB partition's H scalars, benchmarks/results/2026-12-02-h200/
 stop19/pinbench.json): ``cudaHostAlloc`` 3.8 s, during which every other CUDA call of the process
@@ -20,7 +20,7 @@ import threading
 
 import numpy as np
 
-from .pieces import TOUCHER, run_threaded
+from .pieces import run_threaded
 
 REGISTER_MIN_BYTES = 16 << 20
 """Arrays this large or larger are mapped and registered; smaller ones come from CuPy's pool."""
@@ -47,9 +47,8 @@ class _Region:
 
 
 def _touch(view: np.ndarray) -> None:
-    """Fault every page of ``view`` in (zeros), in parallel (``pieces.TOUCHER``): the registration
-    then only locks them."""
-    run_threaded(lambda a: view[a : a + _TOUCH_BYTES].fill(0), range(0, view.shape[0], _TOUCH_BYTES), pool=TOUCHER)
+    """Fault every page of ``view`` in (zeros), in parallel: the registration then only locks them."""
+    run_threaded(lambda a: view[a : a + _TOUCH_BYTES].fill(0), range(0, view.shape[0], _TOUCH_BYTES))
 
 
 def _new_region(size: int, runtime) -> tuple:
