@@ -157,11 +157,11 @@ class CUDAMSMContext(MSMContext):
         return out
 
     def _staging_buffers(self, m: int) -> list:
-        """Two pinned host buffers of ``pieces.STAGING_BYTES`` (fewer rows when m is smaller)."""
-        import cupyx  # part of CuPy (optional): imported on use
-
+        """Two pinned host buffers of ``pieces.STAGING_BYTES`` (fewer rows when m is smaller),
+        from ``host_empty`` (mapped and registered, kept for reuse: ``cudaHostAlloc`` of 512 MiB
+        takes about half a second and holds up the process's other CUDA calls meanwhile)."""
         rows = max(1, min(m, staging_rows(self._aw * 4)))
-        return [cupyx.empty_pinned((rows, self._aw * 4), dtype=np.uint8) for _ in range(2)]
+        return [self._be.host_empty((rows, self._aw * 4), np.uint8) for _ in range(2)]
 
     def _stage(self, host: np.ndarray, lo: int, hi: int, dst, stream, staging: list, pending: list) -> int:
         """Rows lo:hi of the host encodings into device rows ``dst[: hi − lo]`` (their bytes) on

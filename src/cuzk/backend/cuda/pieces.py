@@ -28,9 +28,12 @@ import numpy as np
 
 from ...fileio import read_rows, release_pages
 
-STAGING_BYTES = 128 << 20
+STAGING_BYTES = 512 << 20
 """Bytes of each of the two host staging buffers a streamed query goes through (pinned on cuda):
-what host memory holds of the key while it streams."""
+what host memory holds of the key while it streams. Each chunk costs a round of the copy threads
+and a wait on the bus: at 24 GiB a 32 GiB partition's streamed MSMs (h, l, a, b_g2) took 1.64 s
+per proof with 512 MiB buffers against 1.76 s with 128 MiB, side by side on the H200
+(benchmarks/results/2026-12-02-h200/stop20/call5)."""
 COPY_THREADS = 8
 """Threads one staged chunk is read by (``os.preadv`` and numpy's plain copies release the GIL).
 On the H200 host, filling pinned buffers from the key file in /dev/shm ran at 5.1, 19.5 and 31.8
