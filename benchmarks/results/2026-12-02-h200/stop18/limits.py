@@ -223,3 +223,55 @@ for i, (L, phases, compact, staging) in enumerate(LIMITS):
         if staging:
             label = f"{L:g}@{staging >> 20}"
         run(label, bk, pr, plan, pk.vk, len(LIMITS) - i)
+
+def first_probe():
+    """(stop 21) Where a limited point's first partition's extra second goes (its "spmv" phase
+    counts from when the prover began to wait for w): in a fresh backend under 24 GiB, each step
+    timed between synchronizes, twice: three domain arrays from an emptied pool (cudaMalloc) and
+    from its cache, w's deferred upload and expansion, the lean spmv_ab; and pinning a 4.3 GB
+    region with and without MADV_HUGEPAGE (THP settings printed)."""
+    import mmap as _mmap
+    from cuzk.backend.cuda import pieces as pc
+    res = {"thp": {f: open(f"/sys/kernel/mm/transparent_hugepage/{f}").read().strip() for f in ("enabled", "defrag")}}
+    plan = plan_prove(st, len(pk.a), len(pk.b_g1), PARTS, 24 * GIB, host_limit=HOST_LIMIT, compact_w=cw.nbytes)
+    with get_backend("cuda", gpu_mem_limit=24 * GIB) as bk:
+        cp, pool = bk.cp, bk.cp.get_default_memory_pool()
+        def timed(name, fn):
+            cp.cuda.Device().synchronize(); t = time.perf_counter(); r = fn(); cp.cuda.Device().synchronize()
+            res[name] = round(time.perf_counter() - t, 3); return r
+        n = 1 << 27
+        for k in range(2):
+            pool.free_all_blocks()
+            a = timed(f"alloc3_fresh_{k}", lambda: [cp.empty((n, 4), dtype=cp.uint64) for _ in range(3)]); del a
+            a = timed(f"alloc3_cached_{k}", lambda: [cp.empty((n, 4), dtype=cp.uint64) for _ in range(3)]); del a
+        pool.free_all_blocks()
+        for m in (r1cs.A, r1cs.B, r1cs.C):
+            timed(f"prepare_blocks_{len(res)}", lambda m=m: bk.prepare_blocks(m))
+        for k in range(3):
+            up = bk.compact_to_device_async(cw, stream=cp.cuda.get_current_stream(), defer=True)
+            wd = timed(f"w_ready_{k}", up.ready)
+            ab = timed(f"spmv_ab_{k}", lambda wd=wd: bk.spmv_ab((r1cs.A, r1cs.B, r1cs.C), wd, plan.spmv_rows, plan.spmv_block_nnz, n))
+            del up, wd, ab
+        for huge in (True, False, True, False):
+            t = time.perf_counter()
+            mm = _mmap.mmap(-1, 4300 << 20, flags=_mmap.MAP_PRIVATE | _mmap.MAP_ANONYMOUS)
+            if huge:
+                mm.madvise(_mmap.MADV_HUGEPAGE)
+            v = np.frombuffer(mm, dtype=np.uint8)
+            pc.run_threaded(lambda a, v=v: v[a: a + (64 << 20)].fill(0), range(0, v.shape[0], 64 << 20))
+            t1 = time.perf_counter()
+            cp.cuda.runtime.hostRegister(v.ctypes.data, v.shape[0], 1)
+            t2 = time.perf_counter()
+            cp.cuda.runtime.hostUnregister(v.ctypes.data)
+            res.setdefault(f"pin_4.3GB_{'huge' if huge else 'small'}", []).append([round(t1 - t, 3), round(t2 - t1, 3)])
+            del v; mm.close()
+    print("first-partition probe (s):", res, flush=True)
+    out["first_probe"] = res; save()
+
+
+if os.environ.get("PROBE_FIRST") == "1":
+    try:
+        first_probe()
+    except Exception:
+        traceback.print_exc()
+

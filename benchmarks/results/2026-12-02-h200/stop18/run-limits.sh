@@ -14,7 +14,8 @@ export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1
 R=/tmp/s18; mkdir -p $R; OUT=${OUT:-$R}; export OUT
 T0=$(date +%s)
 GPU_TESTS=${GPU_TESTS:-tests/test_backend_cuda.py tests/test_gpu_limit.py tests/test_streamed.py tests/test_pieces.py tests/test_gpu_stream_key.py tests/test_prove_gpu.py tests/test_gpu_memory_plan.py}
-[ "$GPU_TESTS" != none ] && { timeout 420 python -m pytest -q -rs --durations=10 -m "gpu or not gpu" $GPU_TESTS > $OUT/gpu-tests.log 2>&1; echo "pytest rc=$?" >> $OUT/gpu-tests.log; } &
+# (stop 21) AFTER_TESTS: a command run after the GPU tests, in the same background chain (before any timed point with WAIT_TESTS=1)
+[ "$GPU_TESTS" != none ] && { timeout 420 python -m pytest -q -rs --durations=10 -m "gpu or not gpu" $GPU_TESTS > $OUT/gpu-tests.log 2>&1; echo "pytest rc=$?" >> $OUT/gpu-tests.log; [ -z "${AFTER_TESTS:-}" ] || bash -c "$AFTER_TESTS" > $OUT/after-tests.log 2>&1; } &
 if [ ! -f $R/porep-32GiB.partition-0.wit ]; then
   python -m cuzk.cli bench circuit --shapes porep-32GiB --workdir $R --phases input,pce,witness --parallel > $R/inputs.log 2>&1 || tail -5 $R/inputs.log
 fi
