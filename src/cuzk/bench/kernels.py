@@ -183,7 +183,7 @@ def _compute_h(bk, k: int, repeat: int, rng) -> dict:
     c = bk.mul(a, b)   # C·w = A·w ∘ B·w: a satisfied system
     bk.prepare_h(n)
     timer = (lambda fn: _time_events(fn, repeat, warm=1)) if cuda else (lambda fn: _timed(bk, fn, repeat))
-    runs = timer(lambda: bk.compute_h(a, b, c, n))
+    runs = timer(lambda a=a, b=b, c=c: bk.compute_h(a, b, c, n))
     row = {"seconds": statistics.median(runs), "runs": runs, **_summary(runs, n)}
     if cuda:
         row |= {"h_schedule": list(bk.last_h_schedule), "gpu_pool_bytes": _pool_bytes()}
