@@ -1,14 +1,16 @@
 """Fixtures shared by several test files: the repository root, the default config with its
 results in a fresh folder, a skip when Snakemake is missing, a small memory record, the
-test-only-commd-128B key and two test-only PoSt keys made once per session, and key files under
-official names."""
+test-only-commd-128B key and two test-only PoSt keys made once per session, key files under
+official names, and host builds of the cuda backend's device code (``host_build``)."""
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+CUDA_SRC = ROOT / "src" / "cuzk" / "backend" / "cuda"
 KEY_SHAPE = "test-only-commd-128B"
 
 
@@ -16,6 +18,28 @@ KEY_SHAPE = "test-only-commd-128B"
 def repo_root() -> Path:
     """The repository root (Snakefile, config.yaml, workflow/)."""
     return ROOT
+
+
+@pytest.fixture(scope="session")
+def host_build(tmp_path_factory):
+    """Builds a host program from ``tests/fixtures/NAME.cpp`` with the cuda backend's sources on
+    the include path (device code compiled as C++ with the PTX carry-chain model,
+    CUZK_HOST_EMULATION); returns a function NAME -> executable path (built once per session).
+    Skips the test where no C++ compiler is installed."""
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        pytest.skip("no C++ compiler")
+    built: dict[str, Path] = {}
+
+    def build(name: str) -> Path:
+        if name not in built:
+            exe = tmp_path_factory.mktemp("host") / name
+            subprocess.run([cxx, "-O1", "-std=c++17", f"-I{CUDA_SRC}", str(ROOT / "tests" / "fixtures" / f"{name}.cpp"),
+                            "-o", str(exe)], check=True, capture_output=True, text=True)
+            built[name] = exe
+        return built[name]
+
+    return build
 
 
 @pytest.fixture

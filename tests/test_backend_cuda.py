@@ -865,44 +865,41 @@ def test_compact_spans_selections_and_msm_many(gpu, tmp_path):
         assert ctx.msm_many([view], piece=3001) == [G1.msm(pts, aux)]
 
 
-# --- the register-radix NTT pass (ntt.cu: ntt_pass_rx; its schedule: tests/test_ntt_rx.py) ----------
+# --- the NTT pass's flags and batches of rows (ntt.cu: ntt_pass; NTTOps._ntt) -------------------
 
 
-@pytest.mark.parametrize("k", range(18))
-def test_ntt_rx_matches_cpu(gpu, cpu, k):
-    vals = rand_fr(1 << k)
-    d = gpu.to_device(int_array(vals))
-    gpu.ntt_kernel = "rx"
-    for inverse in (False, True):
-        want = [int(v) for v in cpu.ntt(int_array(vals), inverse=inverse)]
-        assert [int(v) for v in gpu.to_host(gpu.ntt(d, inverse=inverse))] == want, (k, inverse)
-    coset = [int(v) for v in gpu.to_host(gpu.coset_ntt(d))]
-    g = FR.generator
-    want = [int(v) for v in cpu.ntt(int_array([v * pow(g, i, R) % R for i, v in enumerate(vals)]))]
-    assert coset == want, k
-
-
-def _flag_cases(gpu, k: int, rows: int):
-    """(inverse, pre, post) covering each flag: PRE with and without PRE_LO, INV, POST with and
-    without POST_LO (``_factor_tables``: x = 1 gives a table without lo)."""
-    kr = (rows << k).bit_length() - 1
+def _flag_cases(k: int, rows: int):
+    """(inverse, pre, post) covering each flag, factors as (x, c) with f(i) = c·x^i: PRE with and
+    without PRE_LO, INV, POST with and without POST_LO (x = 1 gives a table without lo)."""
     g, c1, c2 = FR.generator, RNG.randrange(1, R), RNG.randrange(1, R)
-    pre, pre1 = gpu._factor_tables(g, c1, kr), gpu._factor_tables(1, c1, kr)
-    post, post1 = gpu._factor_tables(pow(g, -1, R), c2, k), gpu._factor_tables(1, c2, k)
+    pre, pre1, post, post1 = (g, c1), (1, c1), (pow(g, -1, R), c2), (1, c2)
     return [(False, None, None), (True, None, None), (False, pre, None), (False, pre1, None),
             (True, None, post), (False, None, post1), (True, pre, post), (False, pre1, post1)]
 
 
-@pytest.mark.parametrize("k,rows", [(20, 1), (12, 64), (4, 1024), (1, 8)])
-def test_ntt_rx_equals_radix2(gpu, k, rows):
+def _ntt_reference(cpu, vals, k, rows, inverse, pre, post):
+    """``_ntt``'s result by ``CPUBackend.ntt`` row by row: inputs times pre (whole-array index),
+    inverse unscaled (times n), outputs times post (index in the row)."""
+    n = 1 << k
+    x = [v * pre[1] * pow(pre[0], i, R) % R for i, v in enumerate(vals)] if pre else vals
+    out = []
+    for r in range(rows):
+        y = [int(v) for v in cpu.ntt(int_array(x[r * n:(r + 1) * n]), inverse=inverse)]
+        y = [v * n % R for v in y] if inverse else y
+        out += [v * post[1] * pow(post[0], o, R) % R for o, v in enumerate(y)] if post else y
+    return out
+
+
+@pytest.mark.parametrize("k,rows", [(14, 1), (12, 4), (4, 64), (1, 8)])
+def test_ntt_pass_flags_and_rows(gpu, cpu, k, rows):
     n = rows << k
-    d = gpu.to_device(int_array(rand_fr(n)))
-    for inverse, pre, post in _flag_cases(gpu, k, rows):
-        old = gpu._ntt(d, inverse, pre, post, rows=rows, kernel="radix2")
-        new = gpu._ntt(d, inverse, pre, post, rows=rows, kernel="rx")
-        assert bool((old == new).all()), (k, rows, inverse, pre is not None, post is not None)
+    vals = rand_fr(n)
+    d = gpu.to_device(int_array(vals))
+    tables = lambda f, kk: None if f is None else gpu._factor_tables(f[0], f[1], kk)  # noqa: E731
+    for inverse, pre, post in _flag_cases(k, rows):
+        got = gpu._ntt(d, inverse, tables(pre, (n - 1).bit_length()), tables(post, k), rows=rows)
+        assert host(gpu, got) == _ntt_reference(cpu, vals, k, rows, inverse, pre, post), (k, rows, inverse, pre, post)
     # in place (tmp = the input) as compute_h runs it
-    a, b = d.copy(), d.copy()
-    old = gpu._ntt(a, False, out=a.copy(), tmp=a, rows=rows, kernel="radix2")
-    new = gpu._ntt(b, False, out=b.copy(), tmp=b, rows=rows, kernel="rx")
-    assert bool((old == new).all())
+    a = d.copy()
+    got = gpu._ntt(a, False, out=a.copy(), tmp=a, rows=rows)
+    assert host(gpu, got) == _ntt_reference(cpu, vals, k, rows, False, None, None)

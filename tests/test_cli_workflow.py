@@ -128,13 +128,37 @@ def test_step_subcommands(tmp_path, monkeypatch):
     assert main(["prepare", "--sector-id", "4", "--shape", "porep-commd-2KiB", "--data", "nope.txt", "-o", "x.json"]) == 2
 
 
-@pytest.mark.parametrize("what", [["ntt"], ["msm", "--group", "g1"], ["msm", "--group", "g2"], ["spmv"]])
+@pytest.mark.parametrize("what", [["ntt"], ["compute-h"], ["msm", "--group", "g1"], ["msm", "--group", "g2"], ["spmv"]])
 def test_kernel_benchmarks(tmp_path, what):
     out = tmp_path / "k.json"
     assert main(["bench", *what, "--log-sizes", "4,6", "--backend", "cpu", "--repeat", "2", "--json", str(out)]) == 0
     d = json.loads(out.read_text())
     assert [r["n"] for r in d["sizes"]] == [16, 64]
     assert all(r["seconds_min"] > 0 for r in d["sizes"]) and d["rss_peak_bytes"] > 0
+    assert what != ["compute-h"] or all(r["h_ok"] for r in d["sizes"])
+
+
+def test_compute_h_bench_check_refuses_wrong_h():
+    """``cuzk bench compute-h``'s check (H·Z = A·B − C on the coset) holds for compute_h's H and
+    fails for a tampered H or an unsatisfied system (c ≠ a·b at one row)."""
+    import numpy as np
+
+    from cuzk.backend import get_backend
+    from cuzk.bench.kernels import _h_ok
+    from cuzk.field import FR, int_array
+
+    rng, n = np.random.default_rng(), 64
+    with get_backend("cpu") as bk:
+        a, b = bk.to_device(FR.random(n, rng)), bk.to_device(FR.random(n, rng))
+        c = bk.mul(a, b)
+        h = bk.compute_h(a, b, c, n)
+        assert _h_ok(bk, a, b, c, h, n)
+        bad = h.copy()
+        bad[5] = FR.add(bad[5:6], int_array([1]))[0]
+        assert not _h_ok(bk, a, b, c, bad, n)
+        c2 = c.copy()
+        c2[3] = FR.add(c2[3:4], int_array([1]))[0]
+        assert not _h_ok(bk, a, b, c2, bk.compute_h(a, b, c2, n), n)
 
 
 def test_step_stopped_by_bad_input_prints_one_line(tmp_path):

@@ -5,27 +5,17 @@ kernels' field code (products, sums, differences in Fr and Fq; edge values)."""
 from __future__ import annotations
 
 import random
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from cuzk.field import FQ, FR
 
-ROOT = Path(__file__).resolve().parents[1]
-CUDA_SRC = ROOT / "src" / "cuzk" / "backend" / "cuda"
-
 
 @pytest.fixture(scope="module")
-def harness(tmp_path_factory):
-    cxx = shutil.which("g++") or shutil.which("c++")
-    if cxx is None:
-        pytest.skip("no C++ compiler")
-    exe = tmp_path_factory.mktemp("ff") / "ff_host"
-    subprocess.run([cxx, "-O1", "-std=c++17", f"-I{CUDA_SRC}", str(ROOT / "tests/fixtures/ff_host.cpp"), "-o", str(exe)],
-                   check=True, capture_output=True, text=True)
-    return exe
+def harness(host_build):
+    """tests/fixtures/ff_host.cpp built for the host (conftest ``host_build``)."""
+    return host_build("ff_host")
 
 
 @pytest.mark.parametrize("field, limbs", [(FR, 8), (FQ, 12)], ids=["Fr", "Fq"])

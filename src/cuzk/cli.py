@@ -408,7 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--seed", type=int, default=0, help="witness seed (r, s are always fresh)")
     bp.add_argument("--json", help="write the result JSON here")
     bp.set_defaults(func=_bench_prove)
-    for what in ("ntt", "msm", "spmv", "fixed-base"):
+    for what in ("ntt", "compute-h", "msm", "spmv", "fixed-base"):
         bk = bsub.add_parser(what, help=f"time {what} on a backend for sizes 2^k (data on the device; "
                              "checked; on cuda beside the H200's peak and sppark)")
         if what in ("msm", "fixed-base"):

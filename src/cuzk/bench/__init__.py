@@ -1,7 +1,7 @@
 """Benchmarks: the ``cuzk bench`` subcommands, each a module that measures, prints and writes JSON.
 
 - ``prove``: ``cuzk bench prove``, a synthetic circuit through setup, proof and verification.
-- ``kernels``: ``cuzk bench ntt|msm|spmv|fixed-base``, one kernel at sizes 2^k (the former
+- ``kernels``: ``cuzk bench ntt|compute-h|msm|spmv|fixed-base``, one kernel at sizes 2^k (the former
   ``benchmarks/bench_cuda.py`` on the cuda backend).
 - ``circuit``: ``cuzk bench circuit``, PoRep shapes' PCE extraction, witness and proofs.
 - ``snarkjs``: ``cuzk bench snarkjs``, snarkjs and cuzk on the same circom circuit and key.

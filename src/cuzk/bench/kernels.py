@@ -1,4 +1,4 @@
-"""``cuzk bench ntt|msm|spmv|fixed-base``: one kind of kernel on a backend at sizes 2^k, data
+"""``cuzk bench ntt|compute-h|msm|spmv|fixed-base``: one kind of kernel on a backend at sizes 2^k, data
 already on the device; seconds, rate, a correctness check per size, and on cuda the share of the
 H200's multiply peak and sppark's figures beside ours.
 
@@ -6,6 +6,10 @@ What each kind times (``repeat`` calls per size after a warm-up; minimum and med
 
 * ``ntt``: forward NTT; also the inverse and the coset forward NTT (medians), and the round trip
   iNTT(NTT(x)) == x. On cuda the seconds come from CUDA events around the call.
+* ``compute-h``: ``compute_h`` (the Groth16 H step: three inverse NTTs, three coset NTTs, a·b − c,
+  the coset inverse NTT, fused as the backend schedules them) on random a, b and c = a·b (a
+  satisfied system), after ``prepare_h``; checked by H(x)·Z(x) = A(x)·B(x) − C(x) on the coset
+  (Z(gω^j) = g^n − 1). On cuda timed by CUDA events, with the schedule used.
 * ``msm-g1``, ``msm-g2``: an MSM over random bases and scalars, wall-clock around
   ``MSMContext.msm``; linearity MSM(s) + MSM(t) == MSM(s + t) is checked. On cuda the bases are
   2^k distinct points summed on the device (``points_sum_grid``), one profiled run gives the
@@ -19,7 +23,7 @@ What each kind times (``repeat`` calls per size after a warm-up; minimum and med
 This is the former ``benchmarks/bench_cuda.py`` too: its per-size JSON keys (seconds_forward,
 seconds_inverse, seconds_coset_forward, runs_forward, fr_mults, fr_mults_per_s, roundtrip_ok;
 seconds, runs, window_bits, windows, fq_mults_estimate, fq_mults_per_s, linearity_ok, by_window,
-base_generation_seconds, phase_seconds_profiled_run; spot_check_ok; fraction_of_peak,
+base_generation_seconds, phase_seconds_profiled_run; spot_check_ok; h_ok, h_schedule; fraction_of_peak,
 sppark_seconds, ratio_vs_sppark, gpu_pool_bytes, rss_peak_bytes_so_far) are in each size's row.
 """
 
@@ -40,7 +44,7 @@ from ..field import FR
 from ..fileio import atomic_write_text
 from ..memory import GIB, MemorySampler
 
-KINDS = ("ntt", "msm-g1", "msm-g2", "spmv", "fixed-base-g1", "fixed-base-g2")
+KINDS = ("ntt", "compute-h", "msm-g1", "msm-g2", "spmv", "fixed-base-g1", "fixed-base-g2")
 
 PEAK_FR_MUL = 6.3e10   # H200 Fr Montgomery multiplies per second at the integer multiply-add peak
 PEAK_FQ_MUL = 2.8e10   # same for Fq (ANCHORS.md)
@@ -156,6 +160,41 @@ def _ntt(bk, k: int, repeat: int, rng) -> dict:
           + (f" ({100 * row['fraction_of_peak']:.1f}% of peak)" if "fraction_of_peak" in row else "")
           + (f", {row['ratio_vs_sppark']:.2f}x sppark" if "ratio_vs_sppark" in row else "")
           + f", roundtrip {'ok' if ok else 'FAILED'} on {bk.name}", flush=True)
+    return row
+
+
+def _h_ok(bk, a, b, c, h, n: int) -> bool:
+    """H(x)·Z(x) = A(x)·B(x) − C(x) at the coset points gω^j, where Z = g^n − 1 (a constant):
+    A, B, C interpolate a, b, c on the domain, H's coefficients are h (n − 1 of them)."""
+    def coset(v):
+        return bk.coset_ntt(bk.ntt(v, inverse=True))
+
+    rhs = bk.sub(bk.mul(coset(a), coset(b)), coset(c))
+    lhs = bk.scale(bk.coset_ntt(bk.pad(h, n)), pow(FR.generator, n, FR.modulus) - 1)
+    return bool((lhs == rhs).all())
+
+
+def _compute_h(bk, k: int, repeat: int, rng) -> dict:
+    n = 1 << k
+    cuda = bk.name == "cuda"
+    if cuda:
+        _free_pool()
+    a, b = (_rand_device(n) if cuda else bk.to_device(FR.random(n, rng)) for _ in range(2))
+    c = bk.mul(a, b)   # C·w = A·w ∘ B·w: a satisfied system
+    bk.prepare_h(n)
+    timer = (lambda fn: _time_events(fn, repeat, warm=1)) if cuda else (lambda fn: _timed(bk, fn, repeat))
+    runs = timer(lambda a=a, b=b, c=c: bk.compute_h(a, b, c, n))
+    row = {"seconds": statistics.median(runs), "runs": runs, **_summary(runs, n)}
+    if cuda:
+        row |= {"h_schedule": list(bk.last_h_schedule), "gpu_pool_bytes": _pool_bytes()}
+    row["h_ok"] = _h_ok(bk, a, b, c, bk.compute_h(a, b, c, n), n)
+    row["rss_peak_bytes_so_far"] = _rss_peak()
+    del a, b, c
+    if cuda:
+        _free_pool()
+    print(f"compute_h 2^{k}: {row['seconds']:.4f} s (min {row['seconds_min']:.4f} s)"
+          + (f", schedule {row['h_schedule'][0]}" if cuda else "")
+          + f", H·Z = A·B − C {'ok' if row['h_ok'] else 'FAILED'} on {bk.name}", flush=True)
     return row
 
 
@@ -288,8 +327,8 @@ def _fixed_base(bk, group, k: int, repeat: int, rng) -> dict:
 
 
 def kernels_ok(result: dict) -> bool:
-    """Every size's check passed (round trip, linearity, spot check; spmv has none)."""
-    keys = ("roundtrip_ok", "linearity_ok", "spot_check_ok")
+    """Every size's check passed (round trip, H·Z identity, linearity, spot check; spmv has none)."""
+    keys = ("roundtrip_ok", "h_ok", "linearity_ok", "spot_check_ok")
     return all(row[k] for row in result["sizes"] for k in keys if k in row)
 
 
@@ -336,6 +375,8 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
                 continue
             if what == "ntt":
                 row = _ntt(bk, k, repeat, rng)
+            elif what == "compute-h":
+                row = _compute_h(bk, k, repeat, rng)
             elif what.startswith("msm"):
                 row = _msm(bk, group, k, repeat, rng, windows)
             elif what == "spmv":

@@ -3,12 +3,8 @@
 
 The NTT is decimation in frequency in shared memory, up to 10 radix-2 stages per launch on blocks
 of 1024 elements (3 launches at 2^20..2^26), natural order in and out (the last pass writes to the
-bit-reversed index), one stage per shared-memory round trip (``radix2``, the default
-``NTTOps.ntt_kernel``). ``rx`` runs the same passes in groups of up to 3 stages in registers:
-equal values, but 1.1-2.2x slower at 2^16..2^27 on the H200 (compute_h at 2^27 0.72 s against
-0.35 s: benchmarks/results/2026-12-02-h200/stop19/call4/ntt-bench.log), so it is kept only to be
-tuned and timed beside (``cuzk.bench.ntt_kernels``). Twiddles ``ω^j`` for each size are
-computed once on the GPU and cached.
+bit-reversed index), one stage per shared-memory round trip (``ntt.cu``: ``ntt_pass``). Twiddles
+``ω^j`` for each size are computed once on the GPU and cached.
 Input factors (coset powers) and output factors (n⁻¹, 1/Z) are fused into the first and last
 pass. When the whole transform does not fit, it runs split (four-step, in blocks:
 ``plan.ntt_memory_plan``); ``compute_h`` picks the first of ``plan.H_SCHEDULES`` that fits
@@ -20,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...field import FR
-from .plan import _NTT_BLOCK_LOG, _NTT_MAX_T, _ntt_plan, compute_h_bus_arrays, _stage_step, compute_h_device_bytes, compute_h_memory_plan, ntt_device_bytes, ntt_memory_plan, ntt_split
+from .plan import _ntt_plan, compute_h_bus_arrays, _stage_step, compute_h_device_bytes, compute_h_memory_plan, ntt_device_bytes, ntt_memory_plan, ntt_split
 from .runtime import DeviceRuntime, _grid, _guard, _i32, _kernel, _R, _u64
 
 MAX_LOG_NTT = 27
@@ -29,49 +25,8 @@ MAX_LOG_NTT = 27
 # NTT pass flags (must match ntt.cu)
 _NTT_PRE, _NTT_PRE_LO, _NTT_LAST, _NTT_INV, _NTT_POST, _NTT_POST_LO = 1, 2, 4, 8, 16, 32
 
-NTT_KERNELS = {"radix2": "ntt_pass", "rx": "ntt_pass_rx"}
-"""The NTT pass kernels of ``ntt.cu`` by name: ``radix2`` one shared-memory round trip per stage,
-``rx`` groups of up to 3 stages in registers (same values). Names "rx-R-T-B[-M]" are ``rx``
-compiled with NTT_RX_MAX = R, NTT_RX_THREADS = T, NTT_RX_MINB = B, on blocks small enough for
-M of them per pass (``_rx_config``, ``_pass_plan``; for benchmarks)."""
-_RX_DEFAULT = (3, 128, 3, 0)  # ntt.cu's NTT_RX_MAX, NTT_RX_THREADS, NTT_RX_MINB; no minimum of blocks
-
-
-def _rx_config(kernel: str) -> tuple[int, int, int, int]:
-    """(R, T, B, M) of an ``rx`` kernel name ("rx" or "rx-R-T-B[-M]", 1 ≤ R ≤ 4; M 0 if absent).
-
-    Raises:
-        ValueError: any other name.
-    """
-    if kernel == "rx":
-        return _RX_DEFAULT
-    parts = kernel.split("-")
-    if len(parts) not in (4, 5) or parts[0] != "rx" or not all(p.isdigit() for p in parts[1:]) or not 1 <= int(parts[1]) <= 4:
-        raise ValueError(f"unknown NTT kernel {kernel!r}: radix2, rx or rx-R-T-B[-M] (R in 1..4)")
-    return int(parts[1]), int(parts[2]), int(parts[3]), int(parts[4]) if len(parts) == 5 else 0
-
-
-def _pass_plan(kernel: str, k: int, rows: int) -> list[tuple[int, int, int]]:
-    """``_ntt_plan`` of a 2^k transform of ``rows`` rows for ``kernel``: blocks of 2^_NTT_BLOCK_LOG
-    elements, or for an rx kernel with M > 0 and k > _NTT_BLOCK_LOG the largest 2^b (b ≥ 6) giving
-    ≥ M blocks per pass (≤ b − 2 stages per pass before the last: runs of ≥ 4 elements). Sizes
-    that fit one block keep one pass, so ``ntt_device_bytes`` (a pass buffer exactly when the
-    default plan has several passes) holds for every plan."""
-    min_blocks = 0 if kernel == "radix2" else _rx_config(kernel)[3]
-    b = _NTT_BLOCK_LOG
-    while k > b and b > 6 and (rows << k) >> b < min_blocks:
-        b -= 1
-    return _ntt_plan(k, b, min(_NTT_MAX_T, b - 2))
-
-
-def _ntt_launch(kernel: str):
-    """(CuPy function, threads per block as a function of the block's E elements) of ``kernel``."""
-    if kernel == "radix2":
-        return _kernel("ntt.cu", NTT_KERNELS[kernel]), lambda E: min(256, E // 2)
-    rmax, threads, minb, _ = _rx_config(kernel)
-    defines = () if (rmax, threads, minb) == _RX_DEFAULT[:3] else (
-        f"NTT_RX_MAX={rmax}", f"NTT_RX_THREADS={threads}", f"NTT_RX_MINB={minb}")
-    return _kernel("ntt.cu", NTT_KERNELS["rx"], defines=defines), lambda E: max(1, min(threads, E >> rmax))
+_NTT_THREADS = 256
+"""Threads per block of ``ntt_pass`` at most (its ``__launch_bounds__``): one per butterfly."""
 
 
 class NTTOps(DeviceRuntime):
@@ -134,10 +89,7 @@ class NTTOps(DeviceRuntime):
             raise ValueError(f"ntt: length n={n} is not a power of two in [1, 2^{MAX_LOG_NTT}]")
         return n.bit_length() - 1
 
-    ntt_kernel: str = "radix2"
-    """The pass kernel every NTT runs (a key of ``NTT_KERNELS``; same values with either)."""
-
-    def _ntt(self, a, inverse: bool, pre=None, post=None, out=None, tmp=None, rows: int = 1, kernel: str | None = None):
+    def _ntt(self, a, inverse: bool, pre=None, post=None, out=None, tmp=None, rows: int = 1):
         """NTT with optional input factors ``pre`` (at input index) and output factors ``post``
         (at output index), each a ``_factor_tables`` triple. ``inverse`` reverses the output order
         ((n − j) mod n) without scaling: pass n⁻¹ in ``post``.
@@ -150,7 +102,6 @@ class NTTOps(DeviceRuntime):
             rows: ``a`` holds that many transforms of length n, done side by side by the same
                 launches (``ntt.cu``: no stage reaches across a row); ``pre`` and ``post`` index the
                 whole array and one row, so the split NTT applies its factors itself.
-            kernel: a key of ``NTT_KERNELS`` or an "rx-R-T-B[-M]" variant (``ntt_kernel`` when None).
 
         Returns ``out``.
         """
@@ -167,11 +118,10 @@ class NTTOps(DeviceRuntime):
                     out[...] = self.mul(out, f[0][:1])
             return out
         tw = self._twiddles(k)
-        kernel = kernel or self.ntt_kernel
-        plan = _pass_plan(kernel, k, rows)
+        plan = _ntt_plan(k)
         if tmp is None and len(plan) > 1:
             tmp = cp.empty_like(a)
-        fn, threads = _ntt_launch(kernel)
+        fn = _kernel("ntt.cu", "ntt_pass")
         src = a
         for i, (s_hi, t, c) in enumerate(plan):
             first, last = i == 0, i == len(plan) - 1
@@ -198,7 +148,7 @@ class NTTOps(DeviceRuntime):
             E = 1 << (t + c)
             fn(
                 (rows * n // E,),
-                (threads(E),),
+                (min(_NTT_THREADS, E // 2),),
                 (src, dst, tw, _i32(k), _i32(k), _i32(s_hi), _i32(t), _i32(c), _i32(flags),
                  pre_hi, pre_lo, _i32(pre_m), post_hi, post_lo, _i32(post_m)),
                 shared_mem=E * 32,

@@ -1,0 +1,124 @@
+"""The cuda backend's NTT pass (``ntt.cu``: ``ntt_pass``) built for the host
+(tests/fixtures/ntt_host.cpp through conftest's ``host_build``) and run with ``NTTOps._ntt``'s
+launches (its pass plan, flags, twiddles and factor tables), against a naive O(n^2) DFT over Fr in
+Python: y_j = Σ_i x_i·ω^(±ij), ω = FR.root_of_unity(n). CPU-only CI thus covers the kernel's
+index arithmetic: every pass split, each flag, batches of rows, passes run in place."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+
+import pytest
+
+from cuzk.backend.cuda.ntt import _NTT_INV, _NTT_LAST, _NTT_POST, _NTT_POST_LO, _NTT_PRE, _NTT_PRE_LO
+from cuzk.backend.cuda.plan import _ntt_plan
+from cuzk.field import FR
+
+R = FR.modulus
+MONT = 1 << 256
+RNG = random.Random()
+
+
+def naive_dft(x: list[int], inverse: bool = False) -> list[int]:
+    """Σ_i x_i·ω^(ij) (inverse: ω^(−ij), unscaled) for j < n, by definition: O(n^2)."""
+    n = len(x)
+    w = FR.root_of_unity(n)
+    pw = [1] * n
+    for e in range(1, n):
+        pw[e] = pw[e - 1] * w % R
+    sign = -1 if inverse else 1
+    return [sum(v * pw[sign * i * j % n] for i, v in enumerate(x)) % R for j in range(n)]
+
+
+def reference(x, k, rows, inverse, pre, post):
+    """``NTTOps._ntt``'s result by ``naive_dft`` row by row: inputs times pre (index in the
+    whole array), outputs times post (index in the row); factors (x, c) mean f(i) = c·x^i."""
+    n = 1 << k
+    if pre:
+        x = [v * pre[1] * pow(pre[0], i, R) % R for i, v in enumerate(x)]
+    out = []
+    for r in range(rows):
+        y = naive_dft(x[r * n:(r + 1) * n], inverse)
+        out += [v * post[1] * pow(post[0], o, R) % R for o, v in enumerate(y)] if post else y
+    return out
+
+
+def tables(f, k: int):
+    """``NTTOps._factor_tables(x, c, k)`` as host ints: (hi, lo or None, m), f(i) = c·x^i."""
+    x, c = f
+    if x == 1:
+        return [c], None, k
+    m = (k + 1) // 2
+    return [c * pow(x, i << m, R) % R for i in range(1 << (k - m))], [pow(x, i, R) for i in range(1 << m)], m
+
+
+@pytest.fixture(scope="module")
+def host_ntt(host_build):
+    """f(x, k, inverse, pre, post, rows, block_log, max_t) -> values: ntt_pass on the host with
+    the launches ``NTTOps._ntt`` makes (plan ``_ntt_plan(k, block_log, max_t)``; Montgomery
+    limbs in and out)."""
+    exe = host_build("ntt_host")
+
+    def words(vals):
+        return "".join(" ".join(f"{(v * MONT % R) >> (32 * i) & 0xFFFFFFFF:x}" for i in range(8)) + "\n" for v in vals)
+
+    def run(x, k, inverse=False, pre=None, post=None, rows=1, block_log=10, max_t=8):
+        plan = _ntt_plan(k, block_log, max_t)
+        kr = (rows << k).bit_length() - 1   # pre indexes the whole array
+        pt, qt = tables(pre, kr) if pre else None, tables(post, k) if post else None
+        lines = []
+        for i, (s_hi, t, c) in enumerate(plan):
+            flags = _NTT_PRE | (_NTT_PRE_LO if pt[1] else 0) if i == 0 and pt else 0
+            if i == len(plan) - 1:
+                flags |= _NTT_LAST | (_NTT_INV if inverse else 0)
+                flags |= _NTT_POST | (_NTT_POST_LO if qt[1] else 0) if qt else 0
+            lines.append(f"{s_hi} {t} {c} {flags}\n")
+        w = FR.root_of_unity(1 << k)
+        tabs = [[pow(w, j, R) for j in range(max(1, (1 << k) >> 1))], *(pt or ([1], None, 0))[:2], *(qt or ([1], None, 0))[:2]]
+        tabs = [t or [1] for t in tabs]
+        text = f"{k} {k} {rows} {len(plan)}\n" + "".join(lines)
+        text += f"{pt[2] if pt else 0} {qt[2] if qt else 0} " + " ".join(str(len(t)) for t in tabs) + "\n"
+        text += words(x) + "".join(words(t) for t in tabs)
+        out = subprocess.run([str(exe)], input=text, capture_output=True, text=True, check=True).stdout
+        rinv = pow(MONT, -1, R)
+        return [sum(int(v, 16) << (32 * i) for i, v in enumerate(line.split())) * rinv % R for line in out.splitlines()]
+
+    return run
+
+
+def test_naive_dft_inverts():
+    """The reference itself: the unscaled inverse of the forward DFT is n times the input."""
+    x = [RNG.randrange(R) for _ in range(16)]
+    assert naive_dft(naive_dft(x), inverse=True) == [16 * v % R for v in x]
+
+
+@pytest.mark.parametrize("k", range(1, 12))
+def test_ntt_pass_matches_naive_dft(host_ntt, k):
+    """Sizes 2^1..2^11 on the default plan (one pass up to 2^10, two at 2^11), forward and
+    inverse, edge values first."""
+    x = [0, 1, R - 1][: 1 << k] + [RNG.randrange(R) for _ in range((1 << k) - 3)]
+    for inverse in (False, True):
+        assert host_ntt(x, k, inverse) == naive_dft(x, inverse), inverse
+
+
+@pytest.mark.parametrize("block_log,max_t", [(4, 2), (6, 3), (7, 5), (5, 1)])
+def test_ntt_pass_split_plans(host_ntt, block_log, max_t):
+    """2^9 in 2..8 passes of small blocks (non-final passes in place), equal to the DFT."""
+    x = [RNG.randrange(R) for _ in range(1 << 9)]
+    assert len(_ntt_plan(9, block_log, max_t)) > 1
+    for inverse in (False, True):
+        assert host_ntt(x, 9, inverse, block_log=block_log, max_t=max_t) == naive_dft(x, inverse)
+
+
+@pytest.mark.parametrize("k,rows,block_log,max_t", [(8, 1, 5, 3), (6, 4, 10, 8), (3, 16, 10, 8), (5, 8, 3, 1)])
+def test_ntt_pass_flags_and_rows(host_ntt, k, rows, block_log, max_t):
+    """Each flag: PRE with and without PRE_LO, INV, POST with and without POST_LO; batches of
+    rows done by the same launches."""
+    x = [RNG.randrange(R) for _ in range(rows << k)]
+    g, c1, c2 = FR.generator, RNG.randrange(1, R), RNG.randrange(1, R)
+    cases = [(False, (g, c1), None), (False, (1, c1), None), (True, None, (pow(g, -1, R), c2)),
+             (False, None, (1, c2)), (True, (g, c1), (g, c2)), (False, (1, c1), (1, c2))]
+    for inverse, pre, post in cases:
+        got = host_ntt(x, k, inverse, pre, post, rows, block_log, max_t)
+        assert got == reference(x, k, rows, inverse, pre, post), (inverse, pre, post)
