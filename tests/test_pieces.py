@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from cuzk.backend.cuda import pieces
-from cuzk.backend.cuda.pieces import feed_pieces, piece_ranges, stage_rows, staging_rows
+from cuzk.backend.cuda.pieces import feed_pieces, piece_ranges, set_rows, stage_rows, staging_rows
 
 
 def _mapped(tmp_path, rows, width, seed=0):
@@ -234,3 +234,28 @@ def test_run_threaded_keeps_order_and_raises():
         return x
     with pytest.raises(OSError, match="read failed"):
         pieces.run_threaded(boom, range(20), threads=3)
+
+
+@pytest.mark.parametrize("n,chunk,density", [(0, 8, 0.5), (1, 8, 1.0), (37, 8, 0.0), (37, 8, 1.0), (1000, 64, 0.3),
+                                             (1000, 7, 0.9), (4096, 4096, 0.5), (100_003, 1 << 12, 0.02)])
+def test_set_rows_equals_flatnonzero(n, chunk, density):
+    """set_rows over chunks on threads gives np.flatnonzero's rows (uint32), whatever the chunking."""
+    rng = np.random.default_rng(n + chunk)
+    mask = rng.random(n) < density
+    made = []
+
+    def empty(shape, dtype):
+        made.append((shape, dtype))
+        return np.full(shape, 0xFFFFFFFF, dtype=dtype)   # every row must be written
+
+    rows = set_rows(mask, empty, threads=3, chunk=chunk)
+    assert made == [((int(mask.sum()),), np.uint32)]
+    assert rows.dtype == np.uint32
+    np.testing.assert_array_equal(rows, np.flatnonzero(mask))
+
+
+def test_set_rows_refuses_non_masks():
+    with pytest.raises(ValueError, match="1-D bool"):
+        set_rows(np.zeros(4, dtype=np.uint8))
+    with pytest.raises(ValueError, match="1-D bool"):
+        set_rows(np.zeros((2, 2), dtype=bool))

@@ -32,6 +32,7 @@ from ...curve import Group
 from ...field import FQ, FR, is_limb_array, limbs_below_modulus, to_limbs
 from ..base import BackendUnavailableError, GPUMemoryError, PendingUpload
 from . import pinned
+from .pieces import set_rows
 from .plan import _coord_words
 
 _R = FR.modulus
@@ -905,9 +906,7 @@ class DeviceRuntime:
             raise ValueError(f"host_select: mask of shape {mask.shape} for {len(h)} elements")
         hit = self._sel_rows.get(id(mask))
         if hit is None or hit[0]() is not mask:
-            idx = np.flatnonzero(mask)
-            rows = self.host_empty(idx.shape, np.uint32)   # page-locked: each piece's rows go up asynchronously
-            rows[:] = idx
+            rows = set_rows(mask, self.host_empty)   # page-locked: each piece's rows go up asynchronously
             try:
                 hit = (weakref.ref(mask, lambda _, k=id(mask): self._sel_rows.pop(k, None)), rows)
                 self._sel_rows[id(mask)] = hit
