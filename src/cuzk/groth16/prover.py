@@ -552,7 +552,7 @@ class Prover(ResidentBases):
         carved out of freed witness-sized ones (CuPy cannot release a chunk part of which stays
         live). ``prove_groups`` pins its H buffers after it, not beside it (beside the pinning
         the conversion took 7.9-10.8 s against 1.9 s alone on the H200 host:
-        benchmarks/results/2026-12-02-h200/stop19 and stop20/call4).
+        benchmarks/results/2026-12-02-h200/stop19 and 2026-12-03-h200/call4).
 
         Raises:
             ValueError: a malformed matrix (as ``spmv``).
@@ -665,9 +665,10 @@ class Prover(ResidentBases):
         if jobs:
             self.prepare(plan)
         # the H scalars' host arrays, one per partition of the largest group, pinned after the
-        # conversion and before the first H phase, each alone: beside the conversion it took
-        # 10.3 s against 2.0 s alone (24 GiB, benchmarks/results/2026-12-02-h200/stop20/call4),
-        # beside the first H phases the first spmv took 1.98 s against 0.22 s (stop20/call1)
+        # conversion, before the first H phase: beside the conversion that took 10.3 s against
+        # 2.0 s alone (24 GiB, benchmarks/results/2026-12-03-h200/call4); beside the first H
+        # phases their first spmv phase took 1.98 s (2026-12-02-h200/stop20/call1) against
+        # 0.99 s with them pinned before (2026-12-03-h200/call6)
         bufs = None
         if plan.scalars_on_host and groups:
             t = time.perf_counter()

@@ -33,7 +33,7 @@ STAGING_BYTES = 512 << 20
 what host memory holds of the key while it streams. Each chunk costs a round of the copy threads
 and a wait on the bus: at 24 GiB a 32 GiB partition's streamed MSMs (h, l, a, b_g2) took 1.64 s
 per proof with 512 MiB buffers against 1.76 s with 128 MiB, side by side on the H200
-(benchmarks/results/2026-12-02-h200/stop20/call5)."""
+(benchmarks/results/2026-12-03-h200/call5)."""
 COPY_THREADS = 8
 """Threads one staged chunk is read by (``os.preadv`` and numpy's plain copies release the GIL).
 On the H200 host, filling pinned buffers from the key file in /dev/shm ran at 5.1, 19.5 and 31.8
@@ -103,7 +103,7 @@ def set_rows(mask: np.ndarray, empty: Callable = np.empty, threads: int = COPY_T
     threads: each chunk's set entries counted, then written at the chunk's offset (no int64
     array of the whole). Through one ``np.flatnonzero`` and a copy, A's and B's rows of a 32 GiB
     partition (130 M entries each) cost about 0.8 s of each limited prove's first partition on
-    the H200 host (benchmarks/results/2026-12-02-h200/stop20/call6).
+    the H200 host (benchmarks/results/2026-12-03-h200/call6).
 
     Raises:
         ValueError: ``mask`` is not a 1-D bool array, or has 2^32 entries or more.
