@@ -42,6 +42,9 @@ booleanity, one equality) over literals, with the equality deferred into the pac
 
 from __future__ import annotations
 
+import contextlib
+from typing import NamedTuple
+
 import numpy as np
 
 from .gadgets import boolean
@@ -644,6 +647,37 @@ WORD_WITNESS = True
 with the bit-level gadget)."""
 
 
+class Compression(NamedTuple):
+    """One witness-only compression call as :func:`record_compressions` saw it: its new aux
+    bits are ``base … base + size − 1`` (block order), for ``k`` instances; ``H`` (8) and ``W``
+    (16) are its input words as :class:`_WVal` (``v``: ``(k,)`` uint64 literal values, ``c``/``n``:
+    32-bit masks of constant/negated columns); ``out``: the 8 new state words' ``(k,)`` uint64
+    values."""
+
+    base: int
+    size: int
+    k: int
+    H: list
+    W: list
+    out: list
+
+
+_RECORDERS: list = []
+
+
+@contextlib.contextmanager
+def record_compressions():
+    """Within the block, every witness-only compression (:class:`_WordWitness`) is appended, as
+    a :class:`Compression`, to the list this yields (the inputs of the GPU witness,
+    ``cuzk.backend.cuda.witness``)."""
+    got: list = []
+    _RECORDERS.append(got)
+    try:
+        yield got
+    finally:
+        _RECORDERS.remove(got)
+
+
 class _WVal:
     """A word of :class:`_WordWitness`: ``v`` (k,) uint64 literal values (< 2^32); ``c`` and
     ``n``: 32-bit masks of its constant and negated columns (uniform over k, as the literals'
@@ -823,10 +857,15 @@ class _WordWitness:
 
     def compress(self, H: list, W: list) -> list:
         """:meth:`_Sha.compress` on words; returns its 8 words (plain variables)."""
-        out = _compress_steps(self, [self.from_word(x) for x in H], [self.from_word(x) for x in W])
+        hw, ww = [self.from_word(x) for x in H], [self.from_word(x) for x in W]
+        base = self.sha.cs.num_aux
+        out = _compress_steps(self, hw, ww)
         if self.meq_bits:
             self.flushes += 1
-        return self._commit(out)
+        words = self._commit(out)
+        for rec in _RECORDERS:
+            rec.append(Compression(base, self.size, self.k, hw, ww, [o.v for o in out]))
+        return words
 
     def _plan(self) -> np.ndarray:
         """Where each new bit is among the bits of the words (``(k, nwords)`` uint64 unpacked

@@ -585,6 +585,13 @@ class ConstraintSystem:
         """Our aux index at each of upstream's positions (None: our own order)."""
         return None if self._order is None else self._order.result(self.num_aux)[0]
 
+    def aux_slots(self) -> np.ndarray:
+        """The aux values' one-byte slot codes in allocation order (``ValueStore.slots``: a bit's
+        slot is its value), a ``(num_aux,)`` uint8 view. Raises RuntimeError without a witness."""
+        if not self.has_values:
+            raise RuntimeError("aux_slots: this constraint system keeps no witness")
+        return self._aux_vals.slots()
+
     def assignment_compact(self) -> CompactAssignment:
         """The witness as a witness file stores it (``cuzk.backend.CompactAssignment``: values 0
         and 1 as packed bits, the others as limbs), made from the value store without a Python
