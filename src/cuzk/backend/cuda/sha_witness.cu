@@ -1,6 +1,6 @@
 // SHA-256 compressions' witness bits on the device (cuzk.backend.cuda.witness.sha_aux): one
 // thread per lane of the job table, the lane's whole compression (sha_witness.cuh). Compiled by
-// CuPy (NVRTC); tests/fixtures/sha_witness_host.cpp builds the same core for the host.
+// CuPy (NVRTC); sha_witness_host.cpp builds the same core for the host.
 #include "sha_witness.cuh"
 
 extern "C" __global__ void __launch_bounds__(128) sha_witness(

@@ -11,8 +11,8 @@
 // value is its bit of v. No table: positions follow from k, the lane and the masks.
 //
 // Built by NVRTC (sha_witness.cu, through cuzk.backend.cuda.witness) and by g++ for the host
-// (tests/fixtures/sha_witness_host.cpp; tests/test_sha_witness_host.py drives the same
-// sha_witness_lane through ctypes).
+// (sha_witness_host.cpp, cuzk.backend.cuda.witness.host_core; tests/test_sha_witness_host.py
+// compares it with the CPU path).
 #pragma once
 
 // SHAW_FN: device functions under CUDA (NVRTC, nvcc), plain inline functions for g++: one body.

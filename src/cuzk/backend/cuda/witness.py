@@ -53,7 +53,9 @@ JOB_DTYPE = np.dtype([("base", "<u8"), ("k", "<u4"), ("first", "<u4"), ("hc", "<
                       ("wc", "<u4", 16), ("wn", "<u4", 16)])
 """One compression call: ``struct shaw::Job`` of ``sha_witness.cuh`` (208 bytes, no padding)."""
 
-_BLOCK = 128   # threads per block: sha_witness's __launch_bounds__
+_BLOCK = 32
+"""Threads per block (at most sha_witness's ``__launch_bounds__``, 128): a 32 GiB partition has
+only 5,040 lanes, so small blocks spread them over more SMs."""
 
 
 class ShaJobs(NamedTuple):
@@ -178,3 +180,43 @@ def mismatches(calls: Sequence, cpu_slots: np.ndarray, slots: np.ndarray, outw: 
                        f"state words {'differ' if words else 'equal'}")
         first += c.k
     return bad
+
+
+def host_core(out_dir):
+    """The kernel's core built for the host (``sha_witness_host.cpp`` with g++ into ``out_dir``):
+    a function ``run(table, num_aux) -> (slots, outw)`` with :func:`sha_aux`'s results as numpy
+    arrays, computed lane after lane by the same ``sha_witness_lane`` the kernel's threads run.
+    For checks and benchmarks without a GPU.
+
+    Raises:
+        BackendUnavailableError: no g++ (or c++). subprocess.CalledProcessError: the build failed.
+    """
+    import ctypes
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    from ..base import BackendUnavailableError
+
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        raise BackendUnavailableError("host_core: no C++ compiler (g++ or c++) on PATH")
+    src = Path(__file__).resolve().parent
+    lib = Path(out_dir) / "sha_witness_host.so"
+    subprocess.run([cxx, "-O2", "-std=c++17", "-shared", "-fPIC", f"-I{src}", str(src / "sha_witness_host.cpp"),
+                    "-o", str(lib)], check=True, capture_output=True, text=True)
+    fn = ctypes.CDLL(str(lib)).sha_witness_host
+    fn.restype = None
+    fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_uint64]
+
+    def run(table: ShaJobs, num_aux: int | None = None):
+        lanes = table.job_of.shape[0]
+        slots = np.zeros(table.end if num_aux is None else num_aux, dtype=np.uint8)
+        if slots.shape[0] < table.end:
+            raise ValueError(f"host_core: num_aux {slots.shape[0]} is below the calls' end {table.end}")
+        outw = np.zeros((lanes, 8), dtype=np.uint32)
+        jobs, job_of, vals = (np.ascontiguousarray(a) for a in (table.jobs, table.job_of, table.vals))
+        fn(jobs.ctypes.data, job_of.ctypes.data, vals.ctypes.data, slots.ctypes.data, outw.ctypes.data, lanes)
+        return slots, outw
+
+    return run

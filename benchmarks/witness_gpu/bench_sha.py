@@ -1,0 +1,138 @@
+"""Time the SHA-256 compressions' witness of one PoRep partition on the GPU
+(``cuzk.backend.cuda.witness.sha_aux``) against the CPU path's time for the same piece
+(``cuzk.r1cs.sha256._WordWitness.compress``, summed over the partition's calls), check the
+device's bits and state words byte for byte against the CPU path's, and print and write JSON:
+times, peak RSS, peak GPU memory (CuPy pool).
+
+Inputs: DIR from ``benchmarks/results/2026-12-02-local/synth/make_inputs.py SHAPE DIR``, or made
+here when DIR has no ``c1.json`` (a synthetic sector, id 7; ``prepare_s`` in the JSON).
+
+Run (from the repository root):
+    PYTHONPATH=src python benchmarks/witness_gpu/bench_sha.py porep-32GiB DIR OUT.json [--repeat 5]
+    PYTHONPATH=src python benchmarks/witness_gpu/bench_sha.py porep-32GiB DIR OUT.json --host
+``--host``: the kernel's core built with g++ and run on one CPU core, lane after lane (no GPU;
+checks the same bits). Exit status 1 when any bit or word differs.
+"""
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from cuzk import pipeline
+from cuzk.backend.cuda import witness
+from cuzk.r1cs import sha256 as sha_mod
+
+ap = argparse.ArgumentParser()
+ap.add_argument("shape")
+ap.add_argument("dir")
+ap.add_argument("out")
+ap.add_argument("--partition", type=int, default=0)
+ap.add_argument("--repeat", type=int, default=5)
+ap.add_argument("--host", action="store_true")
+a = ap.parse_args()
+
+res = {"shape": a.shape, "partition": a.partition, "host_core": a.host, "python": platform.python_version(),
+       "commit": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()}
+c1, rec = os.path.join(a.dir, "c1.json"), os.path.join(a.dir, "checked.json")
+if not os.path.exists(c1):
+    os.makedirs(a.dir, exist_ok=True)
+    t = time.perf_counter()
+    pipeline.prepare({"id": 7, "synthetic": True}, c1, a.shape, "bench", "00" * 32)
+    pipeline.check_input(c1, rec, a.shape)
+    res["prepare_s"] = time.perf_counter() - t
+
+# the CPU path, its compressions timed one by one
+spent = []
+_compress = sha_mod._WordWitness.compress
+
+
+def timed_compress(self, H, W):
+    t = time.perf_counter()
+    out = _compress(self, H, W)
+    spent.append(time.perf_counter() - t)
+    return out
+
+
+sha_mod._WordWitness.compress = timed_compress
+t = time.perf_counter()
+cs, calls = witness.synthesize_recorded(c1, rec, a.shape, a.partition)
+res["cpu_synthesis_s"] = time.perf_counter() - t
+sha_mod._WordWitness.compress = _compress
+res["cpu_sha_s"] = sum(spent)
+res.update(aux=cs.num_aux, sha_calls=len(calls), sha_lanes=sum(c.k for c in calls), sha_aux=sum(c.size for c in calls))
+t = time.perf_counter()
+table = witness.job_table(calls)
+res["job_table_s"] = time.perf_counter() - t
+res["upload_bytes"] = table.jobs.nbytes + table.job_of.nbytes + table.vals.nbytes
+cpu_slots = cs.aux_slots()
+
+if a.host:
+    with tempfile.TemporaryDirectory() as d:
+        run = witness.host_core(d)
+        times = []
+        for _ in range(a.repeat):
+            t = time.perf_counter()
+            slots, outw = run(table, cs.num_aux)
+            times.append(time.perf_counter() - t)
+    res["device"] = f"host core, 1 thread ({platform.processor() or platform.machine()})"
+    res["piece_s"] = times
+else:
+    import cupy as cp
+
+    pool = cp.get_default_memory_pool()
+    peak = [0]
+
+    def note():
+        peak[0] = max(peak[0], pool.total_bytes())
+
+    dev = cp.cuda.Device()
+    res["device"] = cp.cuda.runtime.getDeviceProperties(dev.id)["name"].decode()
+    slots = cp.zeros(cs.num_aux, dtype=cp.uint8)
+    t = time.perf_counter()
+    witness.sha_aux(table, slots=slots)   # compiles the kernel (NVRTC; CuPy's disk cache after)
+    dev.synchronize()
+    res["first_call_s"] = time.perf_counter() - t
+    note()
+    times, ev_ms = [], []
+    for _ in range(a.repeat):
+        slots.fill(0)
+        dev.synchronize()
+        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+        t = time.perf_counter()
+        e0.record()
+        slots, outw = witness.sha_aux(table, slots=slots)   # upload of the table + kernel
+        e1.record()
+        e1.synchronize()
+        times.append(time.perf_counter() - t)
+        ev_ms.append(cp.cuda.get_elapsed_time(e0, e1))
+        note()
+    res["piece_s"] = times
+    res["piece_event_ms"] = ev_ms
+    t = time.perf_counter()
+    slots, outw = cp.asnumpy(slots), cp.asnumpy(outw)
+    res["check_download_s"] = time.perf_counter() - t
+    res["peak_gpu_pool_bytes"] = peak[0]
+
+bad = witness.mismatches(calls, cpu_slots, slots, outw)
+res["identical"] = not bad
+res["mismatches"] = bad[:10]
+res["piece_median_s"] = statistics.median(res["piece_s"])
+res["speedup_vs_cpu_sha"] = res["cpu_sha_s"] / res["piece_median_s"]
+res["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps(res, indent=1))
+with open(a.out, "w") as f:
+    json.dump(res, f, indent=1)
+print(f"{a.shape} partition {a.partition}: {res['sha_calls']} calls, {res['sha_lanes']} compressions, "
+      f"{res['sha_aux']:,} aux bits; CPU path {res['cpu_sha_s']:.3f} s; {res['device']}: "
+      f"{res['piece_median_s'] * 1e3:.2f} ms (median of {a.repeat}); identical: {res['identical']}; "
+      f"peak RSS {res['peak_rss_bytes'] / 2**20:.0f} MiB"
+      + (f"; peak GPU pool {res['peak_gpu_pool_bytes'] / 2**20:.0f} MiB" if not a.host else ""))
+sys.exit(0 if not bad else 1)
