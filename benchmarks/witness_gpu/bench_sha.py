@@ -24,8 +24,6 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-
 from cuzk import pipeline
 from cuzk.backend.cuda import witness
 from cuzk.r1cs import sha256 as sha_mod

@@ -4,7 +4,8 @@
 Inputs: a directory written by ``benchmarks/results/2026-12-02-local/synth/make_inputs.py``.
 Prints and writes JSON (OUT): the aux count per allocating function (the nearest caller outside
 ``cuzk.r1cs.system``/``values``), the SHA-256 compressions' calls (k, aux, seconds), and
-cProfile's top functions by own time.
+cProfile's top functions by own time and the cumulative time of the circuit's steps
+(functions of ``porep.py``, ``labeling.py``, ``sha254.py``; under cProfile, so inflated).
 
 Run: PYTHONPATH=src python benchmarks/witness_gpu/profile_synth.py DIR OUT.json [--no-cprofile]
 """
@@ -98,6 +99,9 @@ res = {"shape": shape.name, "aux": cs.num_aux, "read_s": t_read, "synthesis_s": 
 if prof:
     st = pstats.Stats(prof)
     rows = sorted(st.stats.items(), key=lambda kv: -kv[1][2])[:25]
+    res["circuit_steps_cumtime"] = {
+        f"{os.path.basename(f[0])}:{f[2]}": v[3] for f, v in sorted(st.stats.items(), key=lambda kv: -kv[1][3])
+        if os.path.basename(f[0]) in ("porep.py", "labeling.py", "sha254.py") and v[3] > 0.005}
     res["top_tottime"] = [{"func": f"{os.path.basename(f[0])}:{f[1]}:{f[2]}", "calls": v[1],
                            "tottime": v[2], "cumtime": v[3]} for f, v in rows]
 print(json.dumps(res, indent=1))

@@ -246,17 +246,12 @@ SHAW_FN void compress(Emit& e, const Word* H, const Word* W, u32* out) {
         na_ = 7;
     }
     aa[7] = H[0];
-    out[0] = (u32)add(e, aa, 8).v;
-    const Word p1[2] = {H[1], b}, p2[2] = {H[2], c}, p3[2] = {H[3], d};
-    out[1] = (u32)add(e, p1, 2).v;
-    out[2] = (u32)add(e, p2, 2).v;
-    out[3] = (u32)add(e, p3, 2).v;
     ea[6] = H[4];
-    out[4] = (u32)add(e, ea, 7).v;
-    const Word p5[2] = {H[5], f}, p6[2] = {H[6], g}, p7[2] = {H[7], h};
-    out[5] = (u32)add(e, p5, 2).v;
-    out[6] = (u32)add(e, p6, 2).v;
-    out[7] = (u32)add(e, p7, 2).v;
+    const Word last[8] = {H[0], b, c, d, H[4], f, g, h};   // the other operand of H[j]'s addition
+    for (int j = 0; j < 8; ++j) {   // in order: a (8 operands), b, c, d, e (7), f, g, h
+        const Word pair[2] = {H[j], last[j]};
+        out[j] = (u32)(j == 0 ? add(e, aa, 8) : j == 4 ? add(e, ea, 7) : add(e, pair, 2)).v;
+    }
 }
 
 // One lane (flat index t of `lanes`) of the job table: job_of[t] names its job; vals[t] holds
