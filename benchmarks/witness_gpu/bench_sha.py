@@ -37,8 +37,12 @@ ap.add_argument("--repeat", type=int, default=5)
 ap.add_argument("--host", action="store_true")
 a = ap.parse_args()
 
+try:   # the device's copy of the tree may have no git
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+except OSError:
+    commit = ""
 res = {"shape": a.shape, "partition": a.partition, "host_core": a.host, "python": platform.python_version(),
-       "commit": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()}
+       "commit": commit}
 c1, rec = os.path.join(a.dir, "c1.json"), os.path.join(a.dir, "checked.json")
 if not os.path.exists(c1):
     os.makedirs(a.dir, exist_ok=True)
