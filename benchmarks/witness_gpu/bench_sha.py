@@ -8,7 +8,7 @@ Inputs: DIR from ``benchmarks/results/2026-12-02-local/synth/make_inputs.py SHAP
 here when DIR has no ``c1.json`` (a synthetic sector, id 7; ``prepare_s`` in the JSON).
 
 Run (from the repository root):
-    PYTHONPATH=src python benchmarks/witness_gpu/bench_sha.py porep-32GiB DIR OUT.json [--repeat 5]
+    PYTHONPATH=src python benchmarks/witness_gpu/bench_sha.py porep-32GiB DIR OUT.json [--repeat 5] [--blocks 32,64,128]
     PYTHONPATH=src python benchmarks/witness_gpu/bench_sha.py porep-32GiB DIR OUT.json --host
 ``--host``: the kernel's core built with g++ and run on one CPU core, lane after lane (no GPU;
 checks the same bits). Exit status 1 when any bit or word differs.
@@ -35,6 +35,8 @@ ap.add_argument("out")
 ap.add_argument("--partition", type=int, default=0)
 ap.add_argument("--repeat", type=int, default=5)
 ap.add_argument("--host", action="store_true")
+ap.add_argument("--blocks", type=lambda x: [int(b) for b in x.split(",")], default=[witness._BLOCK, 64, 128],
+                help="threads per block to time, comma-separated (the first gives piece_s)")
 a = ap.parse_args()
 
 try:   # the device's copy of the tree may have no git
@@ -84,6 +86,7 @@ if a.host:
             t = time.perf_counter()
             slots, outw = run(table, cs.num_aux)
             times.append(time.perf_counter() - t)
+    bad = witness.mismatches(calls, cpu_slots, slots, outw)
     res["device"] = f"host core, 1 thread ({platform.processor() or platform.machine()})"
     res["piece_s"] = times
 else:
@@ -103,27 +106,32 @@ else:
     dev.synchronize()
     res["first_call_s"] = time.perf_counter() - t
     note()
-    times, ev_ms = [], []
-    for _ in range(a.repeat):
-        slots.fill(0)
-        dev.synchronize()
-        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+    by_block, bad = {}, []
+    for block in a.blocks:   # threads per block: the first is the default's figure
+        times, ev_ms = [], []
+        for _ in range(a.repeat):
+            slots.fill(0)
+            dev.synchronize()
+            e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+            t = time.perf_counter()
+            e0.record()
+            slots, outw = witness.sha_aux(table, slots=slots, block=block)   # table upload + kernel
+            e1.record()
+            e1.synchronize()
+            times.append(time.perf_counter() - t)
+            ev_ms.append(cp.cuda.get_elapsed_time(e0, e1))
+            note()
         t = time.perf_counter()
-        e0.record()
-        slots, outw = witness.sha_aux(table, slots=slots)   # upload of the table + kernel
-        e1.record()
-        e1.synchronize()
-        times.append(time.perf_counter() - t)
-        ev_ms.append(cp.cuda.get_elapsed_time(e0, e1))
-        note()
-    res["piece_s"] = times
-    res["piece_event_ms"] = ev_ms
-    t = time.perf_counter()
-    slots, outw = cp.asnumpy(slots), cp.asnumpy(outw)
-    res["check_download_s"] = time.perf_counter() - t
+        got = cp.asnumpy(slots), cp.asnumpy(outw)   # every variant's result is checked
+        res["check_download_s"] = time.perf_counter() - t
+        diff = witness.mismatches(calls, cpu_slots, *got)
+        bad += [f"block {block}: {x}" for x in diff]
+        by_block[block] = {"wall_s": times, "event_ms": ev_ms, "median_event_ms": statistics.median(ev_ms),
+                           "identical": not diff}
+    res["by_block"] = by_block
+    res["piece_s"] = by_block[a.blocks[0]]["wall_s"]
+    res["piece_event_ms"] = by_block[a.blocks[0]]["event_ms"]
     res["peak_gpu_pool_bytes"] = peak[0]
-
-bad = witness.mismatches(calls, cpu_slots, slots, outw)
 res["identical"] = not bad
 res["mismatches"] = bad[:10]
 res["piece_median_s"] = statistics.median(res["piece_s"])

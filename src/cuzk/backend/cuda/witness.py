@@ -107,7 +107,7 @@ def job_table(calls: Sequence) -> ShaJobs:
     return ShaJobs(jobs, job_of, vals, end)
 
 
-def sha_aux(table: ShaJobs, num_aux: int | None = None, slots=None):
+def sha_aux(table: ShaJobs, num_aux: int | None = None, slots=None, block: int = _BLOCK):
     """The compressions' aux bits on the current CUDA device.
 
     Args:
@@ -115,6 +115,7 @@ def sha_aux(table: ShaJobs, num_aux: int | None = None, slots=None):
         num_aux: length of the slots array made when ``slots`` is None (default ``table.end``).
         slots: a CuPy uint8 device array of the partition's aux slots to write into (positions
             outside the calls' ranges are left alone).
+        block: threads per block, 1 to 128 (the kernel's ``__launch_bounds__``).
 
     Returns:
         (slots, outw): the CuPy uint8 ``(num_aux,)`` slots (zeros outside the calls' bits when
@@ -122,8 +123,11 @@ def sha_aux(table: ShaJobs, num_aux: int | None = None, slots=None):
         current stream.
 
     Raises:
-        BackendUnavailableError: no CuPy or no device. ValueError: slots too short.
+        BackendUnavailableError: no CuPy or no device. ValueError: slots too short, or block
+            out of range.
     """
+    if not 1 <= block <= 128:
+        raise ValueError(f"sha_aux: block must be 1 to 128 threads, not {block}")
     cp = _cupy()
     n = table.end if num_aux is None else num_aux
     if slots is None:
@@ -136,7 +140,7 @@ def sha_aux(table: ShaJobs, num_aux: int | None = None, slots=None):
     if lanes:
         jobs = cp.asarray(table.jobs.view(np.uint8))
         job_of, vals = cp.asarray(table.job_of), cp.asarray(table.vals)
-        _kernel("sha_witness.cu", "sha_witness")((_grid(lanes, _BLOCK),), (_BLOCK,),
+        _kernel("sha_witness.cu", "sha_witness")((_grid(lanes, block),), (block,),
                                                  (jobs, job_of, vals, slots, outw, _u64(lanes)))
     return slots, outw
 
