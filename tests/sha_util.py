@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from cuzk.r1cs.gadgets import alloc_bits
-from cuzk.r1cs.sha256 import BIT0, BIT1, bit_not, record_compressions, sha256, sha256_compress
+from cuzk.r1cs.sha256 import BIT0, BIT1, bit_not, sha256, sha256_compress
+from cuzk.r1cs.sha_calls import record_compressions
 from cuzk.r1cs.system import ConstraintSystem
 
 

@@ -1,7 +1,8 @@
 """The SHA-256 witness kernel (``cuzk.backend.cuda.witness.sha_aux``) on a device against the CPU
 path: every compression bit (ValueStore slot) and state word of a synthetic 2 KiB PoRep
 partition and of compressions with negated and constant columns, byte for byte; slots outside
-the calls untouched. Skipped without CuPy or a device."""
+the calls untouched; and a partition synthesized with the device computing the compressions'
+bits. Skipped without CuPy or a device."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from cuzk.backend.cuda import cuda_available  # noqa: E402
 if not cuda_available():
     pytest.skip("no CUDA device", allow_module_level=True)
 
-from cuzk.backend.cuda.witness import job_table, mismatches, sha_aux, synthesize_recorded  # noqa: E402
+from cuzk.backend.cuda.witness import (gpu_compute, job_table, mismatches, same_witness, sha_aux,  # noqa: E402
+                                       synthesize_recorded)
 from sha_util import mixed_calls  # noqa: E402
 
 
@@ -47,3 +49,11 @@ def test_sha_aux_matches_cpu_porep_2kib(porep_input):
 
 def test_sha_aux_matches_cpu_mixed_literals():
     _check(*mixed_calls(6, 5))
+
+
+def test_gpu_delegated_synthesis_is_the_cpu_path(porep_input):
+    """A 2 KiB partition synthesized with the compressions' bits from the device
+    (``gpu_compute``): the CPU path's witness and constraint count."""
+    ref, calls = synthesize_recorded(*porep_input("porep-2KiB"), "porep-2KiB", 0)
+    cs, got = synthesize_recorded(*porep_input("porep-2KiB"), "porep-2KiB", 0, compute=gpu_compute())
+    assert same_witness(ref, cs) and ref.num_constraints == cs.num_constraints and len(got) == len(calls)

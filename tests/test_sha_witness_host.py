@@ -2,7 +2,9 @@
 host with g++ and run lane by lane as the kernel's threads run it, against the CPU path
 (``cuzk.r1cs.sha256._WordWitness`` through ``cuzk.backend.cuda.witness``): every new aux bit
 (ValueStore slot) and every new state word, byte for byte, for real PoRep partitions (synthetic
-2 KiB and 512 MiB sectors, block order) and for compressions with negated and constant columns."""
+2 KiB and 512 MiB sectors, block order) and for compressions with negated and constant columns;
+and whole partitions synthesized with the core computing the compressions' bits
+(``cuzk.r1cs.sha_calls.delegate_compressions``) against the CPU path's witness."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ import shutil
 import numpy as np
 import pytest
 
-from cuzk.backend.cuda.witness import host_core, job_table, mismatches, synthesize_recorded
+from cuzk.backend.cuda.witness import (host_compute, host_core, job_table, mismatches, same_witness, sha_aux,
+                                       synthesize_recorded)
+from cuzk.r1cs.sha_calls import delegate_compressions
 from sha_util import mixed_calls
 
 
@@ -67,3 +71,36 @@ def test_job_table_refuses_bad_calls(porep_input):
     big = c.W[0].__class__(c.W[0].v | np.uint64(1 << 32), c.W[0].c, c.W[0].n)
     with pytest.raises(ValueError, match="2\\^32"):
         job_table([c._replace(W=[big] + c.W[1:])])
+
+
+@pytest.mark.parametrize("shape", ["porep-2KiB", "porep-512MiB"])
+def test_delegated_synthesis_is_the_cpu_path(run_core, porep_input, shape):
+    """With the compressions' bits from the core (``sha_calls.delegate_compressions``), the
+    partition's witness and constraint count are the CPU path's, and most calls were delegated."""
+    ref, calls = synthesize_recorded(*porep_input(shape), shape, 0)
+    used = []
+    compute = host_compute(run_core)
+    cs, got = synthesize_recorded(*porep_input(shape), shape, 0, compute=lambda c: used.append(c) or compute(c))
+    assert same_witness(ref, cs) and ref.num_constraints == cs.num_constraints
+    assert len(got) == len(calls) and len(used) >= len(calls) - 8
+    assert [(c.base, c.size) for c in got] == [(c.base, c.size) for c in calls]
+
+
+def test_delegate_output_is_checked(run_core, porep_input):
+    """A delegate whose bits are not 0/1 or whose shapes are wrong is refused; a second
+    delegation inside one is refused."""
+    compute = host_compute(run_core)
+    bad = [lambda c: (compute(c)[0] * 2, compute(c)[1]), lambda c: (compute(c)[0][1:], compute(c)[1]),
+           lambda c: (compute(c)[0], compute(c)[1][:, :7])]
+    for b in bad:
+        with pytest.raises(ValueError, match="delegate"):
+            synthesize_recorded(*porep_input("porep-2KiB"), "porep-2KiB", 0, compute=b)
+    with delegate_compressions(compute), pytest.raises(RuntimeError, match="already"):
+        with delegate_compressions(compute):
+            pass
+
+
+def test_sha_aux_refuses_bad_block(porep_input):
+    cs, calls = synthesize_recorded(*porep_input("porep-2KiB"), "porep-2KiB", 0)
+    with pytest.raises(ValueError, match="block"):
+        sha_aux(job_table(calls), block=129)

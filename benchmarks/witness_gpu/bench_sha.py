@@ -1,8 +1,10 @@
 """Time the SHA-256 compressions' witness of one PoRep partition on the GPU
 (``cuzk.backend.cuda.witness.sha_aux``) against the CPU path's time for the same piece
 (``cuzk.r1cs.sha256._WordWitness.compress``, summed over the partition's calls), check the
-device's bits and state words byte for byte against the CPU path's, and print and write JSON:
-times, peak RSS, peak GPU memory (CuPy pool).
+device's bits and state words byte for byte against the CPU path's; then synthesize the
+partition again with the device computing each call's bits (``witness.gpu_compute``, one launch
+per call) and check that witness too. Prints and writes JSON: times, peak RSS, peak GPU memory
+(CuPy pool).
 
 Inputs: DIR from ``benchmarks/results/2026-12-02-local/synth/make_inputs.py SHAPE DIR``, or made
 here when DIR has no ``c1.json`` (a synthetic sector, id 7; ``prepare_s`` in the JSON).
@@ -79,13 +81,14 @@ res["upload_bytes"] = table.jobs.nbytes + table.job_of.nbytes + table.vals.nbyte
 cpu_slots = cs.aux_slots()
 
 if a.host:
-    with tempfile.TemporaryDirectory() as d:
-        run = witness.host_core(d)
-        times = []
-        for _ in range(a.repeat):
-            t = time.perf_counter()
-            slots, outw = run(table, cs.num_aux)
-            times.append(time.perf_counter() - t)
+    tmp = tempfile.TemporaryDirectory()   # removed at exit
+    run = witness.host_core(tmp.name)
+    compute = witness.host_compute(run)
+    times = []
+    for _ in range(a.repeat):
+        t = time.perf_counter()
+        slots, outw = run(table, cs.num_aux)
+        times.append(time.perf_counter() - t)
     bad = witness.mismatches(calls, cpu_slots, slots, outw)
     res["device"] = f"host core, 1 thread ({platform.processor() or platform.machine()})"
     res["piece_s"] = times
@@ -131,6 +134,18 @@ else:
     res["by_block"] = by_block
     res["piece_s"] = by_block[a.blocks[0]]["wall_s"]
     res["piece_event_ms"] = by_block[a.blocks[0]]["event_ms"]
+    compute = witness.gpu_compute()
+
+# the whole partition again, its compressions' bits from the device (or the host core), one
+# launch per call (sha_calls.delegate_compressions): read included, as cpu_synthesis_s
+t = time.perf_counter()
+dcs, _ = witness.synthesize_recorded(c1, rec, a.shape, a.partition, compute=compute)
+res["delegated_synthesis_s"] = time.perf_counter() - t
+if not witness.same_witness(cs, dcs) or cs.num_constraints != dcs.num_constraints:
+    bad.append("delegated synthesis: the witness differs from the CPU path's")
+del dcs
+if not a.host:
+    note()
     res["peak_gpu_pool_bytes"] = peak[0]
 res["identical"] = not bad
 res["mismatches"] = bad[:10]
@@ -142,7 +157,8 @@ with open(a.out, "w") as f:
     json.dump(res, f, indent=1)
 print(f"{a.shape} partition {a.partition}: {res['sha_calls']} calls, {res['sha_lanes']} compressions, "
       f"{res['sha_aux']:,} aux bits; CPU path {res['cpu_sha_s']:.3f} s; {res['device']}: "
-      f"{res['piece_median_s'] * 1e3:.2f} ms (median of {a.repeat}); identical: {res['identical']}; "
+      f"{res['piece_median_s'] * 1e3:.2f} ms (median of {a.repeat}); synthesis {res['cpu_synthesis_s']:.2f} s, "
+      f"with the bits delegated {res['delegated_synthesis_s']:.2f} s; identical: {res['identical']}; "
       f"peak RSS {res['peak_rss_bytes'] / 2**20:.0f} MiB"
       + (f"; peak GPU pool {res['peak_gpu_pool_bytes'] / 2**20:.0f} MiB" if not a.host else ""))
 sys.exit(0 if not bad else 1)

@@ -42,13 +42,11 @@ booleanity, one equality) over literals, with the equality deferred into the pac
 
 from __future__ import annotations
 
-import contextlib
-from typing import NamedTuple
-
 import numpy as np
 
 from .gadgets import boolean
 from .multieq import CAPACITY, MultiEq, col_key
+from . import sha_calls
 from .order import Replay
 from .system import LC, ConstraintSystem, R, lc
 
@@ -647,36 +645,6 @@ WORD_WITNESS = True
 with the bit-level gadget)."""
 
 
-class Compression(NamedTuple):
-    """One witness-only compression call as :func:`record_compressions` saw it: its new aux
-    bits are ``base … base + size − 1`` (block order), for ``k`` instances; ``H`` (8) and ``W``
-    (16) are its input words as :class:`_WVal` (``v``: ``(k,)`` uint64 literal values, ``c``/``n``:
-    32-bit masks of constant/negated columns); ``out``: the 8 new state words' ``(k,)`` uint64
-    values."""
-
-    base: int
-    size: int
-    k: int
-    H: list
-    W: list
-    out: list
-
-
-_RECORDERS: list = []
-
-
-@contextlib.contextmanager
-def record_compressions():
-    """Within the block, every witness-only compression (:class:`_WordWitness`) is appended, as
-    a :class:`Compression`, to the list this yields (the inputs of the GPU witness,
-    ``cuzk.backend.cuda.witness``)."""
-    got: list = []
-    _RECORDERS.append(got)
-    try:
-        yield got
-    finally:
-        _RECORDERS.remove(got)
-
 
 class _WVal:
     """A word of :class:`_WordWitness`: ``v`` (k,) uint64 literal values (< 2^32); ``c`` and
@@ -856,16 +824,15 @@ class _WordWitness:
         return _WVal(np.full(self.k, value, dtype=np.uint64), _MASK32)
 
     def compress(self, H: list, W: list) -> list:
-        """:meth:`_Sha.compress` on words; returns its 8 words (plain variables)."""
-        hw, ww = [self.from_word(x) for x in H], [self.from_word(x) for x in W]
-        base = self.sha.cs.num_aux
+        """:meth:`_Sha.compress` on words; returns its 8 words (plain variables). Through
+        :func:`cuzk.r1cs.sha_calls.compress` (recorded, or computed elsewhere)."""
+        return sha_calls.compress(self, [self.from_word(x) for x in H], [self.from_word(x) for x in W])
+
+    def _compress(self, hw: list, ww: list) -> list:   # the computation itself
         out = _compress_steps(self, hw, ww)
         if self.meq_bits:
             self.flushes += 1
-        words = self._commit(out)
-        for rec in _RECORDERS:
-            rec.append(Compression(base, self.size, self.k, hw, ww, [o.v for o in out]))
-        return words
+        return self._commit(out, hw, ww)
 
     def _plan(self) -> np.ndarray:
         """Where each new bit is among the bits of the words (``(k, nwords)`` uint64 unpacked
@@ -913,8 +880,8 @@ class _WordWitness:
             groups[-1][2].append((m, bit_lanes(self.k, cols, tag[2])))
         return groups
 
-    def _commit(self, out: list) -> list:
-        """Append every new bit (one block), count the constraints, return the words."""
+    def _commit(self, out: list, hw: list, ww: list) -> list:
+        """Append every new bit (one block), count the constraints, record the call, return the words."""
         base = self.sha.cs.num_aux
         if self.vals:
             vals = np.stack(self.vals, axis=1).astype("<u8", copy=False)
@@ -932,6 +899,7 @@ class _WordWitness:
             else:
                 words.append(_Word(inst * o.nbits + (base + o.start + cols), o.v.astype(np.uint32),
                                    np.zeros(32, dtype=np.int8)))
+        sha_calls.recorded(sha_calls.Compression(base, self.size, self.k, hw, ww, [o.v for o in out]))
         return words
 
 

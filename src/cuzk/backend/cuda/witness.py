@@ -28,7 +28,7 @@ table from the same ``Replay``).
 
 What stays on the CPU in phase 1: the C1 parse, every other gadget (Poseidon, bit decompositions,
 packing: 2.7 M aux of the 32 GiB partition), and the compressions' input words (the state and
-message words come from the CPU path's values, :func:`cuzk.r1cs.sha256.record_compressions`).
+message words come from the CPU path's values, :func:`cuzk.r1cs.sha_calls.record_compressions`).
 Phase 2 chains the calls on the device (a label's 20 blocks, a comm_d path's 2 per level: the
 next call's state is this call's ``outw``), packs the slots into the compact witness the prover
 uploads (``CompactW``: mask, bits, wide; ``runtime._compact_upload``) and lets the CPU skip the
@@ -43,6 +43,7 @@ slots and output words byte for byte with the CPU path's ValueStore slots (real 
 
 from __future__ import annotations
 
+import contextlib
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -76,8 +77,8 @@ def _mask32(m: int, what: str) -> int:
 
 
 def job_table(calls: Sequence) -> ShaJobs:
-    """The job table of compression calls (``cuzk.r1cs.sha256.Compression``, as
-    :func:`~cuzk.r1cs.sha256.record_compressions` yields them), in their order.
+    """The job table of compression calls (``cuzk.r1cs.sha_calls.Compression``, as
+    :func:`~cuzk.r1cs.sha_calls.record_compressions` yields them), in their order.
 
     Raises:
         ValueError: a call without instances, fewer or more than 8 state / 16 message words,
@@ -145,27 +146,65 @@ def sha_aux(table: ShaJobs, num_aux: int | None = None, slots=None, block: int =
     return slots, outw
 
 
-def synthesize_recorded(c1_path, checked, shape_name: str, partition: int = 0):
+def synthesize_recorded(c1_path, checked, shape_name: str, partition: int = 0, compute=None):
     """The CPU path's witness of one partition (witness-only, block order, as the ``synthesize``
     step of a block-order PCE) with its compression calls recorded: ``(cs, calls)``, the
-    ``ConstraintSystem`` and the list of ``cuzk.r1cs.sha256.Compression``. ``checked``: the
-    input's check record (``pipeline.check_input``).
+    ``ConstraintSystem`` and the list of ``cuzk.r1cs.sha_calls.Compression``. ``checked``: the
+    input's check record (``pipeline.check_input``). ``compute``: a delegate for the
+    compressions' bits (:func:`host_compute`, :func:`gpu_compute`), or None (numpy).
 
     Raises:
         C1Error and the other input errors of ``cuzk.pipeline``: the input is bad or changed.
     """
     from ... import pipeline
     from ...circuits.registry import shape_by_name
-    from ...r1cs.sha256 import record_compressions
+    from ...r1cs.sha_calls import delegate_compressions, record_compressions
     from ...r1cs.system import ConstraintSystem
 
     shape = shape_by_name(shape_name)
     fam = pipeline.family_of(shape)
     inp = pipeline._read_input(c1_path, shape, checked)
     cs = ConstraintSystem(shape=False, witness=True, aux_capacity=shape.stats()["aux"], upstream_order=False)
-    with record_compressions() as calls:
+    with record_compressions() as calls, \
+            (delegate_compressions(compute) if compute is not None else contextlib.nullcontext()):
         fam.synthesize(cs, shape, fam.values(inp, partition))
     return cs, calls
+
+
+def _one_call(call) -> ShaJobs:
+    """The job table of one call alone, its bits from index 0."""
+    return job_table([call._replace(base=0)])
+
+
+def host_compute(run):
+    """A delegate for ``cuzk.r1cs.sha_calls.delegate_compressions`` from :func:`host_core`'s
+    ``run``: each call's bits and words from the kernel's core on the host."""
+    return lambda call: run(_one_call(call), call.size)
+
+
+def gpu_compute(block: int = _BLOCK):
+    """A delegate for ``cuzk.r1cs.sha_calls.delegate_compressions`` on the current device: one
+    :func:`sha_aux` launch per call, its bits and words downloaded (the CPU's value store keeps
+    them, so the rest of the synthesis is unchanged).
+
+    Raises:
+        BackendUnavailableError: no CuPy or no device.
+    """
+    cp = _cupy()
+
+    def compute(call):
+        slots, outw = sha_aux(_one_call(call), call.size, block=block)
+        return cp.asnumpy(slots), cp.asnumpy(outw)
+
+    return compute
+
+
+def same_witness(a, b) -> bool:
+    """Two constraint systems' witnesses are the same witness file content (``assignment_compact``:
+    inputs, mask, bits, wide and the counts)."""
+    x, y = a.assignment_compact(), b.assignment_compact()
+    return (x.num_aux, x.num_bits) == (y.num_aux, y.num_bits) and all(
+        np.array_equal(getattr(x, f), getattr(y, f)) for f in ("inputs", "mask", "bits", "wide"))
 
 
 def mismatches(calls: Sequence, cpu_slots: np.ndarray, slots: np.ndarray, outw: np.ndarray) -> list[str]:
