@@ -586,10 +586,8 @@ class ConstraintSystem:
         return None if self._order is None else self._order.result(self.num_aux)[0]
 
     def aux_slots(self) -> np.ndarray:
-        """The aux values' one-byte slot codes in allocation order (``ValueStore.slots``: a bit's
-        slot is its value), a ``(num_aux,)`` uint8 view. Raises RuntimeError without a witness."""
-        if not self.has_values:
-            raise RuntimeError("aux_slots: this constraint system keeps no witness")
+        """The aux values' ``(num_aux,)`` uint8 slot codes (``ValueStore.slots``), a view."""
+        self._value_refs((), "aux_slots")   # RuntimeError without a witness
         return self._aux_vals.slots()
 
     def assignment_compact(self) -> CompactAssignment:

@@ -26,19 +26,25 @@ threads of a call take the same branches. Upstream order (``upstream_order: true
 ch/maj bit loops (``cuzk.r1cs.order.Replay``): not done here (phase 2: a per-call-kind index
 table from the same ``Replay``).
 
+Two uses. (1) All calls of a partition at once (:func:`job_table` of the recorded calls,
+:func:`sha_aux`): 5,040 threads, ~560 KB up, the bits stay on the device. (2) Inside the CPU
+synthesis (:func:`gpu_compute`, or :func:`host_compute` with the g++ build of the same core):
+``cuzk.r1cs.sha_calls.delegate_compressions`` hands each call's input words over, one launch
+per call, and appends the bits and words it gets back, so the rest of the synthesis and the
+witness file are unchanged; the CPU skips the numpy compressions but for one call per kind.
+
 What stays on the CPU in phase 1: the C1 parse, every other gadget (Poseidon, bit decompositions,
-packing: 2.7 M aux of the 32 GiB partition), and the compressions' input words (the state and
-message words come from the CPU path's values, :func:`cuzk.r1cs.sha_calls.record_compressions`).
-Phase 2 chains the calls on the device (a label's 20 blocks, a comm_d path's 2 per level: the
-next call's state is this call's ``outw``), packs the slots into the compact witness the prover
-uploads (``CompactW``: mask, bits, wide; ``runtime._compact_upload``) and lets the CPU skip the
-bits it no longer needs.
+packing: 2.7 M aux of the 32 GiB partition) and the compressions' input words (from the CPU
+path's values). Next: chain a message's blocks in one thread (a label's 20, so the state stays
+on the device), pack the slots into the compact witness the prover uploads (``CompactW``: mask,
+bits, wide; ``runtime._compact_upload``) instead of downloading them, and Poseidon's values.
 
 Bit identity: ``tests/test_sha_witness_host.py`` builds the same core with g++ and compares its
 slots and output words byte for byte with the CPU path's ValueStore slots (real 2 KiB and
-512 MiB PoRep partitions, and compressions with negated and constant columns);
-``tests/test_sha_witness_gpu.py`` does the same for the kernel on a device (2 KiB);
-``benchmarks/witness_gpu/bench_sha.py`` times it for a 32 GiB partition and checks it too.
+512 MiB PoRep partitions, and compressions with negated and constant columns), and whole
+delegated partitions' witnesses with the CPU path's; ``tests/test_sha_witness_gpu.py`` does the
+same for the kernel on a device (2 KiB); ``benchmarks/witness_gpu/bench_sha.py`` times it for a
+32 GiB partition and checks both uses.
 """
 
 from __future__ import annotations
