@@ -20,8 +20,8 @@ import numpy as np
 
 
 class Compression(NamedTuple):
-    """One compression call: its new aux bits are ``base … base + size − 1`` (block order), for
-    ``k`` instances; ``H`` (8) and ``W`` (16) are its input words as ``sha256._WVal`` (``v``:
+    """One compression call: its new aux bits are ``base … base + size − 1`` (in block order as
+    ``cuzk.backend.cuda.witness`` lays them out; upstream order permutes them), for ``k`` instances; ``H`` (8) and ``W`` (16) are its input words as ``sha256._WVal`` (``v``:
     ``(k,)`` uint64 literal values, ``c``/``n``: 32-bit masks of constant/negated columns);
     ``out``: the 8 new state words' ``(k,)`` uint64 values (empty in a call given to a delegate)."""
 
