@@ -147,3 +147,22 @@ def commd_128b_key(tmp_path_factory) -> Path:
                           mem_gb=declared_gb(predict_step_bytes("setup", st, threads=2)))
     return root
 
+
+@pytest.fixture(scope="session")
+def porep_input(tmp_path_factory):
+    """get(shape) → (C1 path, check record path) of a synthetic sector of that shape (id 7,
+    made on first use; any PoRep shape: synthetic sectors are sparse)."""
+    from cuzk import pipeline
+
+    made = {}
+
+    def get(shape: str):
+        if shape not in made:
+            d = tmp_path_factory.mktemp(shape)
+            c1, rec = d / "c1.json", d / "checked.json"
+            pipeline.prepare({"id": 7, "synthetic": True}, c1, shape, "test", "00" * 32)
+            pipeline.check_input(c1, rec, shape)
+            made[shape] = (c1, rec)
+        return made[shape]
+
+    return get

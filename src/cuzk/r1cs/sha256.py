@@ -46,6 +46,7 @@ import numpy as np
 
 from .gadgets import boolean
 from .multieq import CAPACITY, MultiEq, col_key
+from . import sha_calls
 from .order import Replay
 from .system import LC, ConstraintSystem, R, lc
 
@@ -644,6 +645,7 @@ WORD_WITNESS = True
 with the bit-level gadget)."""
 
 
+
 class _WVal:
     """A word of :class:`_WordWitness`: ``v`` (k,) uint64 literal values (< 2^32); ``c`` and
     ``n``: 32-bit masks of its constant and negated columns (uniform over k, as the literals'
@@ -822,11 +824,15 @@ class _WordWitness:
         return _WVal(np.full(self.k, value, dtype=np.uint64), _MASK32)
 
     def compress(self, H: list, W: list) -> list:
-        """:meth:`_Sha.compress` on words; returns its 8 words (plain variables)."""
-        out = _compress_steps(self, [self.from_word(x) for x in H], [self.from_word(x) for x in W])
+        """:meth:`_Sha.compress` on words; returns its 8 words (plain variables). Through
+        :func:`cuzk.r1cs.sha_calls.compress` (recorded, or computed elsewhere)."""
+        return sha_calls.compress(self, [self.from_word(x) for x in H], [self.from_word(x) for x in W])
+
+    def _compress(self, hw: list, ww: list) -> list:   # the computation itself
+        out = _compress_steps(self, hw, ww)
         if self.meq_bits:
             self.flushes += 1
-        return self._commit(out)
+        return self._commit(out, hw, ww)
 
     def _plan(self) -> np.ndarray:
         """Where each new bit is among the bits of the words (``(k, nwords)`` uint64 unpacked
@@ -874,8 +880,8 @@ class _WordWitness:
             groups[-1][2].append((m, bit_lanes(self.k, cols, tag[2])))
         return groups
 
-    def _commit(self, out: list) -> list:
-        """Append every new bit (one block), count the constraints, return the words."""
+    def _commit(self, out: list, hw: list, ww: list) -> list:
+        """Append every new bit (one block), count the constraints, record the call, return the words."""
         base = self.sha.cs.num_aux
         if self.vals:
             vals = np.stack(self.vals, axis=1).astype("<u8", copy=False)
@@ -893,6 +899,7 @@ class _WordWitness:
             else:
                 words.append(_Word(inst * o.nbits + (base + o.start + cols), o.v.astype(np.uint32),
                                    np.zeros(32, dtype=np.int8)))
+        sha_calls.recorded(sha_calls.Compression(base, self.size, self.k, hw, ww, [o.v for o in out]))
         return words
 
 

@@ -585,6 +585,11 @@ class ConstraintSystem:
         """Our aux index at each of upstream's positions (None: our own order)."""
         return None if self._order is None else self._order.result(self.num_aux)[0]
 
+    def aux_slots(self) -> np.ndarray:
+        """The aux values' ``(num_aux,)`` uint8 slot codes (``ValueStore.slots``), a view."""
+        self._value_refs((), "aux_slots")   # RuntimeError without a witness
+        return self._aux_vals.slots()
+
     def assignment_compact(self) -> CompactAssignment:
         """The witness as a witness file stores it (``cuzk.backend.CompactAssignment``: values 0
         and 1 as packed bits, the others as limbs), made from the value store without a Python

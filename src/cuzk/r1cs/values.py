@@ -153,6 +153,10 @@ class ValueStore:
         """Limb rows of the wide values at slots idx."""
         return self._wl[np.searchsorted(self._ws[: self._nw], idx)]
 
+    def slots(self) -> np.ndarray:
+        """The ``(n,)`` uint8 slot codes (a view): a value below 255 itself, else :data:`WIDE`."""
+        return self._s[: self.n]
+
     def gather(self, idx: np.ndarray) -> np.ndarray:
         """1-D idx → uint64 array if no value there is ≥ 2^64, else an int array (mpz)."""
         s = self._s[idx]
