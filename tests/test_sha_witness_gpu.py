@@ -18,8 +18,8 @@ from cuzk.backend.cuda import cuda_available  # noqa: E402
 if not cuda_available():
     pytest.skip("no CUDA device", allow_module_level=True)
 
-from cuzk.backend.cuda.witness import (gpu_compute, job_table, mismatches, same_witness, sha_aux,  # noqa: E402
-                                       synthesize_recorded)
+from cuzk.backend.cuda.witness import gpu_compute, job_table, sha_aux  # noqa: E402
+from cuzk.bench.witness import mismatches, same_witness, synthesize_recorded  # noqa: E402
 from sha_util import mixed_calls  # noqa: E402
 
 

@@ -13,8 +13,8 @@ import shutil
 import numpy as np
 import pytest
 
-from cuzk.backend.cuda.witness import (host_compute, host_core, job_table, mismatches, same_witness, sha_aux,
-                                       synthesize_recorded)
+from cuzk.backend.cuda.witness import host_compute, host_core, job_table, sha_aux
+from cuzk.bench.witness import mismatches, same_witness, synthesize_recorded
 from cuzk.r1cs.sha_calls import delegate_compressions
 from sha_util import mixed_calls
 

@@ -28,6 +28,7 @@ import time
 
 from cuzk import pipeline
 from cuzk.backend.cuda import witness
+from cuzk.bench import witness as check
 from cuzk.r1cs import sha256 as sha_mod
 
 ap = argparse.ArgumentParser()
@@ -69,7 +70,7 @@ def timed_compress(self, H, W):
 
 sha_mod._WordWitness.compress = timed_compress
 t = time.perf_counter()
-cs, calls = witness.synthesize_recorded(c1, rec, a.shape, a.partition)
+cs, calls = check.synthesize_recorded(c1, rec, a.shape, a.partition)
 res["cpu_synthesis_s"] = time.perf_counter() - t
 sha_mod._WordWitness.compress = _compress
 res["cpu_sha_s"] = sum(spent)
@@ -89,7 +90,7 @@ if a.host:
         t = time.perf_counter()
         slots, outw = run(table, cs.num_aux)
         times.append(time.perf_counter() - t)
-    bad = witness.mismatches(calls, cpu_slots, slots, outw)
+    bad = check.mismatches(calls, cpu_slots, slots, outw)
     res["device"] = f"host core, 1 thread ({platform.processor() or platform.machine()})"
     res["piece_s"] = times
 else:
@@ -127,7 +128,7 @@ else:
         t = time.perf_counter()
         got = cp.asnumpy(slots), cp.asnumpy(outw)   # every variant's result is checked
         res["check_download_s"] = time.perf_counter() - t
-        diff = witness.mismatches(calls, cpu_slots, *got)
+        diff = check.mismatches(calls, cpu_slots, *got)
         bad += [f"block {block}: {x}" for x in diff]
         by_block[block] = {"wall_s": times, "event_ms": ev_ms, "median_event_ms": statistics.median(ev_ms),
                            "identical": not diff}
@@ -139,9 +140,9 @@ else:
 # the whole partition again, its compressions' bits from the device (or the host core), one
 # launch per call (sha_calls.delegate_compressions): read included, as cpu_synthesis_s
 t = time.perf_counter()
-dcs, _ = witness.synthesize_recorded(c1, rec, a.shape, a.partition, compute=compute)
+dcs, _ = check.synthesize_recorded(c1, rec, a.shape, a.partition, compute=compute)
 res["delegated_synthesis_s"] = time.perf_counter() - t
-if not witness.same_witness(cs, dcs) or cs.num_constraints != dcs.num_constraints:
+if not check.same_witness(cs, dcs) or cs.num_constraints != dcs.num_constraints:
     bad.append("delegated synthesis: the witness differs from the CPU path's")
 del dcs
 if not a.host:

@@ -17,6 +17,7 @@ import time
 
 from cuzk import pipeline
 from cuzk.backend.cuda import witness
+from cuzk.bench import witness as check
 from cuzk.circuits.registry import shape_by_name
 
 shape, d, out = sys.argv[1:4]
@@ -25,7 +26,7 @@ t = time.perf_counter()
 pipeline._read_input(c1, shape_by_name(shape), rec)   # timed alone: both runs below read it too
 res = {"shape": shape, "read_s": time.perf_counter() - t}
 t = time.perf_counter()
-ref_cs, _ = witness.synthesize_recorded(c1, rec, shape, 0)
+ref_cs, _ = check.synthesize_recorded(c1, rec, shape, 0)
 res["cpu_path_s"] = time.perf_counter() - t
 
 core_s = [0.0, 0]   # seconds in the delegate (per-call job table and core), calls delegated
@@ -44,11 +45,11 @@ def timed(compute):
 with tempfile.TemporaryDirectory() as tmp:
     compute = timed(witness.host_compute(witness.host_core(tmp)))
     t = time.perf_counter()
-    cs, calls = witness.synthesize_recorded(c1, rec, shape, 0, compute=compute)
+    cs, calls = check.synthesize_recorded(c1, rec, shape, 0, compute=compute)
     res["with_core_s"] = time.perf_counter() - t
 res["core_and_table_s"] = core_s[0]
 res["calls_run_on_cpu"] = len(calls) - core_s[1]   # one per kind of call (its template)
-res["identical"] = witness.same_witness(ref_cs, cs) and ref_cs.num_constraints == cs.num_constraints
+res["identical"] = check.same_witness(ref_cs, cs) and ref_cs.num_constraints == cs.num_constraints
 # the synthesis left on the CPU: read and core (with its per-call job table) taken out
 res["cpu_remainder_s"] = res["with_core_s"] - res["core_and_table_s"] - res["read_s"]
 res["cpu_path_synthesis_s"] = res["cpu_path_s"] - res["read_s"]

@@ -7,6 +7,7 @@
 - ``snarkjs``: ``cuzk bench snarkjs``, snarkjs and cuzk on the same circom circuit and key.
 - ``sweep``: ``cuzk bench sweep``, one batch through the whole workflow at several RAM budgets
   (every point measured): the deployment table and its Pareto plot.
+- ``witness``: checks of the GPU witness against the CPU path (tests, ``benchmarks/witness_gpu``).
 
 Committed results and the command lines that made them are under ``benchmarks/results``.
 """

@@ -826,7 +826,7 @@ class _WordWitness:
     def compress(self, H: list, W: list) -> list:
         """:meth:`_Sha.compress` on words; returns its 8 words (plain variables). Through
         :func:`cuzk.r1cs.sha_calls.compress` (recorded, or computed elsewhere)."""
-        return sha_calls.compress(self, [self.from_word(x) for x in H], [self.from_word(x) for x in W])
+        return sha_calls.compress(self, [self.from_word(x) for x in H], [self.from_word(x) for x in W], _Word)
 
     def _compress(self, hw: list, ww: list) -> list:   # the computation itself
         out = _compress_steps(self, hw, ww)

@@ -77,9 +77,11 @@ def delegate_compressions(compute: Callable):
         _DELEGATE.clear()
 
 
-def compress(wit, hw: list, ww: list) -> list:
+def compress(wit, hw: list, ww: list, word: Callable) -> list:
     """A ``_WordWitness``'s compression of the input words ``hw``, ``ww``: its own (``_compress``),
-    or, under :func:`delegate_compressions` in block order, the delegate's for a known kind."""
+    or, under :func:`delegate_compressions` in block order, the delegate's for a known kind, its
+    8 output words made by ``word(first aux index, (k,) uint32 values, (32,) int8 kinds)``
+    (``sha256._Word``: passed in, since sha256 imports this module)."""
     cs = wit.sha.cs
     if not _DELEGATE or cs.upstream_order:
         return wit._compress(hw, ww)
@@ -105,6 +107,4 @@ def compress(wit, hw: list, ww: list) -> list:
     cs.alloc_aux_block(size, bits.astype(np.uint8, copy=False))
     cs.enforce_lazy(constraints, lambda: (), gadget=f"{wit.sha.g}/add")
     recorded(Compression(base, size, wit.k, hw, ww, [out[:, j].astype(np.uint64) for j in range(8)]))
-    from .sha256 import _Word   # sha256 imports this module
-
-    return [_Word(base + r, out[:, j].astype(np.uint32), np.zeros(32, dtype=np.int8)) for j, r in enumerate(refs)]
+    return [word(base + r, out[:, j].astype(np.uint32), np.zeros(32, dtype=np.int8)) for j, r in enumerate(refs)]

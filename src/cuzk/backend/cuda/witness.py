@@ -49,11 +49,15 @@ same for the kernel on a device (2 KiB); ``benchmarks/witness_gpu/bench_sha.py``
 
 from __future__ import annotations
 
-import contextlib
+import ctypes
+import shutil
+import subprocess
+from pathlib import Path
 from typing import NamedTuple, Sequence
 
 import numpy as np
 
+from ..base import BackendUnavailableError
 from .runtime import _cupy, _grid, _kernel, _u64
 
 JOB_DTYPE = np.dtype([("base", "<u8"), ("k", "<u4"), ("first", "<u4"), ("hc", "<u4", 8), ("hn", "<u4", 8),
@@ -152,31 +156,6 @@ def sha_aux(table: ShaJobs, num_aux: int | None = None, slots=None, block: int =
     return slots, outw
 
 
-def synthesize_recorded(c1_path, checked, shape_name: str, partition: int = 0, compute=None):
-    """The CPU path's witness of one partition (witness-only, block order, as the ``synthesize``
-    step of a block-order PCE) with its compression calls recorded: ``(cs, calls)``, the
-    ``ConstraintSystem`` and the list of ``cuzk.r1cs.sha_calls.Compression``. ``checked``: the
-    input's check record (``pipeline.check_input``). ``compute``: a delegate for the
-    compressions' bits (:func:`host_compute`, :func:`gpu_compute`), or None (numpy).
-
-    Raises:
-        C1Error and the other input errors of ``cuzk.pipeline``: the input is bad or changed.
-    """
-    from ... import pipeline
-    from ...circuits.registry import shape_by_name
-    from ...r1cs.sha_calls import delegate_compressions, record_compressions
-    from ...r1cs.system import ConstraintSystem
-
-    shape = shape_by_name(shape_name)
-    fam = pipeline.family_of(shape)
-    inp = pipeline._read_input(c1_path, shape, checked)
-    cs = ConstraintSystem(shape=False, witness=True, aux_capacity=shape.stats()["aux"], upstream_order=False)
-    with record_compressions() as calls, \
-            (delegate_compressions(compute) if compute is not None else contextlib.nullcontext()):
-        fam.synthesize(cs, shape, fam.values(inp, partition))
-    return cs, calls
-
-
 def _one_call(call) -> ShaJobs:
     """The job table of one call alone, its bits from index 0."""
     return job_table([call._replace(base=0)])
@@ -205,32 +184,6 @@ def gpu_compute(block: int = _BLOCK):
     return compute
 
 
-def same_witness(a, b) -> bool:
-    """Two constraint systems' witnesses are the same witness file content (``assignment_compact``:
-    inputs, mask, bits, wide and the counts)."""
-    x, y = a.assignment_compact(), b.assignment_compact()
-    return (x.num_aux, x.num_bits) == (y.num_aux, y.num_bits) and all(
-        np.array_equal(getattr(x, f), getattr(y, f)) for f in ("inputs", "mask", "bits", "wide"))
-
-
-def mismatches(calls: Sequence, cpu_slots: np.ndarray, slots: np.ndarray, outw: np.ndarray) -> list[str]:
-    """Differences between the CPU path and :func:`sha_aux`'s results (host arrays): each call's
-    bits ``cpu_slots[base:base + size]`` against ``slots`` there, and its new state words against
-    ``outw``'s rows of its lanes. Returns one line per call that differs (empty: bit-identical)."""
-    bad, first = [], 0
-    for j, c in enumerate(calls):
-        lo, hi = c.base, c.base + c.size
-        diff = np.flatnonzero(cpu_slots[lo:hi] != slots[lo:hi])
-        want = np.stack([np.asarray(o, dtype=np.uint64) & np.uint64(0xFFFFFFFF) for o in c.out], axis=1)
-        words = not np.array_equal(want, outw[first:first + c.k].astype(np.uint64))
-        if diff.shape[0] or words:
-            at = f"first at aux {lo + int(diff[0])}" if diff.shape[0] else "bits equal"
-            bad.append(f"call {j} (aux {lo}..{hi - 1}, k={c.k}): {diff.shape[0]} bits differ ({at}); "
-                       f"state words {'differ' if words else 'equal'}")
-        first += c.k
-    return bad
-
-
 def host_core(out_dir):
     """The kernel's core built for the host (``sha_witness_host.cpp`` with g++ into ``out_dir``):
     a function ``run(table, num_aux) -> (slots, outw)`` with :func:`sha_aux`'s results as numpy
@@ -240,13 +193,6 @@ def host_core(out_dir):
     Raises:
         BackendUnavailableError: no g++ (or c++). subprocess.CalledProcessError: the build failed.
     """
-    import ctypes
-    import shutil
-    import subprocess
-    from pathlib import Path
-
-    from ..base import BackendUnavailableError
-
     cxx = shutil.which("g++") or shutil.which("c++")
     if cxx is None:
         raise BackendUnavailableError("host_core: no C++ compiler (g++ or c++) on PATH")
