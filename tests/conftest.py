@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 KEY_SHAPE = "test-only-commd-128B"
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (README's ``-n 2 --dist loadgroup``) each test file runs whole on one
     worker, so its module-scoped fixtures (a workflow run, a sealed sector) are made once; the
