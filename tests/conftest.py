@@ -1,7 +1,8 @@
 """Fixtures shared by several test files: the repository root, the default config with its
 results in a fresh folder, a skip when Snakemake is missing, a small memory record, the
-test-only-commd-128B key and two test-only PoSt keys made once per session, key files under
-official names, and host builds of the cuda backend's device code (``host_build``)."""
+test-only-commd-128B key and two test-only PoSt keys made once per session (once per xdist
+worker that uses them), key files under official names, host builds of the cuda backend's
+device code (``host_build``), and the xdist grouping."""
 
 import shutil
 import subprocess
@@ -12,6 +13,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CUDA_SRC = ROOT / "src" / "cuzk" / "backend" / "cuda"
 KEY_SHAPE = "test-only-commd-128B"
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (README's ``-n 2 --dist loadgroup``) each test file runs whole on one
+    worker, so its module-scoped fixtures (a workflow run, a sealed sector) are made once; the
+    ``gpu`` tests of every file run on one worker, so two never share the device at once."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        group = "gpu" if item.get_closest_marker("gpu") else item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")

@@ -159,3 +159,16 @@ def test_readme_cpu_seconds_are_the_cited_runs():
     want = (f"{total:,.0f}", f"{rule('setup'):.0f}", f"{cpu[('setup', 'porep-2KiB')]:.0f}", f"{rule('prove'):,.0f}",
             f"{min(per_sector):.0f}", f"{max(per_sector):.0f}", f"{total - rule('setup') - rule('prove'):.0f}")
     assert m.groups()[:7] == want
+
+
+def test_ci_runs_the_readme_test_command():
+    """.ci/run's last command is README's test command, and the pytest plugins it names (``-n``:
+    pytest-xdist) are in the ``test`` extra that .ci/run installs."""
+    import tomllib
+
+    cmd = README.split("Run the tests:", 1)[1].split("```", 2)[1].strip()
+    assert cmd.startswith("python -m pytest ") and "\n" not in cmd
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.strip()]
+    assert ci[-1] == cmd and "pip install -q -e '.[test]'" in "\n".join(ci)
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    assert (" -n " in f" {cmd} ") == any(r.startswith("pytest-xdist") for r in extra)
