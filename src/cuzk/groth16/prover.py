@@ -630,11 +630,7 @@ class Prover(ResidentBases):
                 h = self.quotient.h_scalars(bk, wd, tm, t)
                 del wd
             if plan.scalars_on_host:
-                out = None
-                if host_buffers is not None:
-                    t = time.perf_counter()
-                    out = host_buffers.take(len(vecs))
-                    tm.add("pin_wait", time.perf_counter() - t)
+                out = host_buffers.take(len(vecs)) if host_buffers is not None else None
                 h = bk.offload(h, out=out)
                 del out
             one["h"] = h
@@ -665,20 +661,11 @@ class Prover(ResidentBases):
         if jobs:
             self.prepare(plan)
         # the H scalars' host arrays, one per partition of the largest group, pinned after the
-        # conversion, before the first H phase: beside the conversion that took 10.3 s against
-        # 2.0 s alone (24 GiB, benchmarks/results/2026-12-03-h200/call4); beside the first H
-        # phases their first spmv phase took 1.98 s (2026-12-02-h200/stop20/call1) against
-        # 0.99 s with them pinned before (2026-12-03-h200/call6)
+        # conversion and before the first H phase, not beside either (``HostBuffers``)
         bufs = None
         if plan.scalars_on_host and groups:
             t = time.perf_counter()
             bufs = self.backend.host_buffers(max(map(len, groups)), (self.n, 4))
-            try:
-                for j in range(max(map(len, groups)) if bufs is not None else 0):
-                    bufs.take(j)
-            except BaseException:
-                bufs.close()
-                raise
             self.times.add("pin", time.perf_counter() - t)
         try:
             for g in groups:

@@ -645,7 +645,6 @@ WORD_WITNESS = True
 with the bit-level gadget)."""
 
 
-
 class _WVal:
     """A word of :class:`_WordWitness`: ``v`` (k,) uint64 literal values (< 2^32); ``c`` and
     ``n``: 32-bit masks of its constant and negated columns (uniform over k, as the literals'

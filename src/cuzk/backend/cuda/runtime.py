@@ -20,8 +20,6 @@ import functools
 import gc
 import hashlib
 import os
-import queue
-import threading
 import weakref
 from typing import Sequence
 
@@ -392,43 +390,24 @@ class HostSelection:
 
 
 class HostBuffers:
-    """``count`` page-locked host arrays of ``shape`` (uint64) made one by one in a background
-    thread (``CUDABackend.host_buffers``) and handed out by index (``take``), each reused by the
-    caller for a partition of every group. Through ``cudaHostAlloc`` the first partition's stage
-    waited 13 s for six 4.3 GB arrays (benchmarks/results/2026-12-02-h200/stop18, call 3), the
-    pinning holding up the main thread's CUDA calls; ``host_empty`` now maps and registers them
-    (``pinned``: 0.26 s each, 0.1 s of it holding other calls up)."""
+    """``count`` page-locked host arrays of ``shape`` (uint64), made at once
+    (``CUDABackend.host_buffers``: ``host_empty``, mapped and registered, 0.3 s per 4.3 GB on the
+    H200 host) and handed out by index (``take``), each reused by the caller for a partition of
+    every group. ``Prover.prove_groups`` makes them after the matrices' conversion and before the
+    first H phase: made beside either, in a background thread, they slowed it (the conversion
+    10.3 s against 2.0 s, benchmarks/results/2026-12-03-h200/call4; the first spmv phase 1.98 s,
+    2026-12-02-h200/stop20/call1)."""
 
     def __init__(self, backend: "DeviceRuntime", count: int, shape: tuple):
-        self._q: queue.Queue = queue.Queue()
-        self._have: list = []
-        self._thread = threading.Thread(target=self._make, args=(backend, count, shape), name="cuzk-pin", daemon=True)
-        self._thread.start()
-
-    def _make(self, backend, count, shape):
-        try:
-            with backend.cp.cuda.Device(backend._device_id):
-                for _ in range(count):
-                    self._q.put(backend.host_empty(shape))
-        except BaseException as e:   # handed to the caller at its next take()
-            self._q.put(e)
+        with backend.cp.cuda.Device(backend._device_id):
+            self._have = [backend.host_empty(shape) for _ in range(count)]
 
     def take(self, j: int) -> np.ndarray:
-        """Buffer ``j`` (< count), waiting for it to be made.
-
-        Raises:
-            what making it raised (CUDA errors, MemoryError).
-        """
-        while len(self._have) <= j:
-            got = self._q.get()
-            if isinstance(got, BaseException):
-                raise got
-            self._have.append(got)
+        """Buffer ``j`` (< count)."""
         return self._have[j]
 
     def close(self) -> None:
-        """Wait for the maker thread and drop the buffers (back to CuPy's pinned pool)."""
-        self._thread.join()
+        """Drop the buffers (their pinned regions are kept for reuse: ``pinned``)."""
         self._have.clear()
 
 
@@ -836,7 +815,7 @@ class DeviceRuntime:
 
     def host_buffers(self, count: int, shape: tuple) -> HostBuffers:
         """``Backend.host_buffers``: ``count`` page-locked (``host_empty``) uint64 arrays of
-        ``shape``, made in a background thread (``HostBuffers``)."""
+        ``shape`` (``HostBuffers``)."""
         return HostBuffers(self, count, shape)
 
     def host_empty(self, shape: tuple, dtype=np.uint64) -> np.ndarray:
