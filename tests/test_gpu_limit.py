@@ -16,6 +16,7 @@ from cuzk.backend.cuda import cuda_available
 from cuzk.circuits import synthetic
 from cuzk.circuits.registry import shape_by_name
 from cuzk.groth16 import DevelopmentSetupWarning, Prover, domain_size, setup, verify
+from cuzk.groth16 import prover as prover_module
 from cuzk.memory.gpu_plan import plan_prove, plan_setup
 from cuzk.r1cs import ConstraintSystem
 from cuzk.r1cs.witness import read_witness_compact, write_witness
@@ -67,7 +68,7 @@ def _prove_all(pk, r1cs, bk, wits, plan, cws=None):
     return [x.proof for x in out]
 
 
-def test_limited_proofs_equal_unlimited(tmp_path):
+def test_limited_proofs_equal_unlimited(tmp_path, monkeypatch):
     r1cs, ins, aux = _build(1)
     wits = [(ins, aux)] + [_build(s)[1:] for s in (2, 3)]
     with get_backend("cuda") as bk:
@@ -92,7 +93,8 @@ def test_limited_proofs_equal_unlimited(tmp_path):
             key = _key(r1cs, bk, sp)
             assert all((getattr(key, q) == getattr(pk, q)).all() for q in ("h", "l", "a", "b_g1", "b_g2"))
             # w as limbs, then as stored (A's, B's and L's scalars expanded from it per piece)
-            for compact in (None, cws[0].nbytes):
+            for compact in (None, cws[0].nbytes):   # the H buffers pinned all first, then one ahead
+                monkeypatch.setattr(prover_module, "PIN_AHEAD", compact is not None)
                 plan = plan_prove(st, len(pk.a), len(pk.b_g1), len(wits), limit, compact_w=compact)
                 seen.add((plan.h_phase, plan.scalars_on_host, plan.streamed))
                 got = [p.to_bytes() for p in _prove_all(key, r1cs, bk, wits, plan, cws if compact else None)]

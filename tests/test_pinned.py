@@ -5,12 +5,15 @@ reused or unregistered); the GPU test registers for real and copies through the 
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import types
 
 import numpy as np
 import pytest
 
 from cuzk.backend.cuda import pinned
+from cuzk.backend.cuda.runtime import HostBuffers
 
 
 class _Runtime:
@@ -84,6 +87,51 @@ def test_registration_failure_is_raised(fake):
     assert pinned.free_all(cp) == 0
 
 
+def test_filled_registers_after_the_fill_and_keeps_the_region(fake):
+    cp, rt = fake
+    n = pinned.REGISTER_MIN_BYTES // 4 + 3
+    want = np.random.default_rng().integers(0, 2**32, n, dtype=np.uint32)
+    seen = []
+
+    def fill(a):
+        seen.append((a.shape, a.dtype, a.ctypes.data in rt.registered))
+        a[:] = want
+
+    a = pinned.filled((n,), np.uint32, cp, fill)
+    assert seen == [((n,), np.uint32, False)]                 # written before the registration
+    size = -(-a.nbytes // (2 << 20)) * (2 << 20)
+    assert rt.log == [("register", a.ctypes.data, size, 1)] and np.array_equal(a, want)
+    ptr = a.ctypes.data
+    del a
+    b = pinned.filled((n,), np.uint32, cp, lambda x: x.fill(7))   # the kept region, registered once
+    assert b.ctypes.data == ptr and len(rt.log) == 1 and (b == 7).all()
+    del b
+    assert pinned.free_all(cp) == size
+
+
+def test_filled_after_a_failed_fill_or_registration(fake):
+    cp, rt = fake
+    n = pinned.REGISTER_MIN_BYTES // 8 + 1
+
+    def bad(a):
+        a[:5] = 1
+        raise ValueError("an entry outside the matrix")
+
+    with pytest.raises(ValueError, match="outside"):
+        pinned.filled((n,), np.uint64, cp, bad)
+    assert rt.log == [] and pinned.free_all(cp) == 0          # never registered, nothing kept
+
+    def refuse(ptr, size, flags):
+        raise rt.CUDARuntimeError("cudaErrorHostMemoryAlreadyRegistered")
+
+    rt.hostRegister = refuse
+    calls = []
+    a = pinned.filled((n,), np.uint64, cp, lambda x: calls.append(x.fill(3)))
+    assert len(calls) == 1 and a.shape == (n,) and (a == 3).all()   # filled once, pageable
+    del a
+    assert pinned.free_all(cp) == 0                            # an unregistered mapping is not kept
+
+
 @pytest.mark.gpu
 def test_registered_memory_copies_both_ways():
     cp = pytest.importorskip("cupy")
@@ -108,5 +156,55 @@ def test_registered_memory_copies_both_ways():
     assert np.array_equal(back, src + 1)
     small = pinned.empty((10,), np.uint64, cp)               # below the threshold: CuPy's pool
     assert cp.cuda.runtime.pointerGetAttributes(small.ctypes.data).type == getattr(cp.cuda.runtime, "memoryTypeHost", 1)
-    del host, back
-    assert pinned.free_all(cp) >= 2 * n * 8
+    filled = pinned.filled((n + (2 << 20),), np.uint64, cp, lambda a: np.copyto(a[:n], src) or a[n:].fill(5))
+    assert cp.cuda.runtime.pointerGetAttributes(filled.ctypes.data).type == getattr(cp.cuda.runtime, "memoryTypeHost", 1)
+    dev = cp.asarray(filled)
+    assert np.array_equal(cp.asnumpy(dev[:n]), src) and bool((dev[n:] == 5).all())
+    del host, back, filled
+    assert pinned.free_all(cp) >= 3 * n * 8
+
+
+def _fake_backend(made: list, fail_at: int | None = None):
+    """A stand-in for ``CUDABackend`` as ``HostBuffers`` uses it: ``host_empty`` records the
+    thread that made each buffer (and raises for the ``fail_at``-th)."""
+    def host_empty(shape):
+        if len(made) == fail_at:
+            raise MemoryError("no memory for the buffer")
+        made.append(threading.current_thread().name)
+        return np.full(shape, len(made), dtype=np.uint64)
+
+    cp = types.SimpleNamespace(cuda=types.SimpleNamespace(Device=lambda i: contextlib.nullcontext()))
+    return types.SimpleNamespace(cp=cp, _device_id=0, host_empty=host_empty)
+
+
+def test_host_buffers_at_once_or_ahead():
+    made = []
+    now = HostBuffers(_fake_backend(made), 3, (4, 4))
+    assert made == ["MainThread"] * 3 and now.take(2)[0, 0] == 3
+    now.make_ahead(5)                                      # a no-op when made at once
+    assert len(made) == 3
+    with pytest.raises(IndexError):
+        now.take(3)
+    now.close()
+    made = []
+    ahead = HostBuffers(_fake_backend(made), 3, (4, 4), ahead=True)
+    assert made == []                                      # nothing before it is asked for
+    ahead.make_ahead(1)
+    first = ahead.take(0)
+    assert first.shape == (4, 4) and first.dtype == np.uint64 and first[0, 0] == 1
+    assert ahead.take(1)[0, 0] == 2 and len(made) == 2
+    assert ahead.take(2)[0, 0] == 3                        # not queued yet: made when taken
+    assert all(name.startswith("cuzk-pin") for name in made) and ahead.take(0) is first
+    ahead.make_ahead(9)                                    # capped at count − 1
+    ahead.close()
+    assert len(made) == 3
+
+
+def test_host_buffers_ahead_raise_what_making_raised():
+    made = []
+    bufs = HostBuffers(_fake_backend(made, fail_at=1), 3, (2, 4), ahead=True)
+    bufs.make_ahead(2)
+    assert bufs.take(0)[0, 0] == 1
+    with pytest.raises(MemoryError, match="no memory"):
+        bufs.take(1)
+    bufs.close()

@@ -337,10 +337,11 @@ class Backend(abc.ABC):
         (cpu backend, whose arrays live on the host) is ``a`` itself."""
         return a
 
-    def host_buffers(self, count: int, shape: tuple):
+    def host_buffers(self, count: int, shape: tuple, ahead: bool = False):
         """Host buffers for ``offload``'s ``out``, reused across groups of partitions: an object
-        with ``take(j)`` (buffer j < count) and ``close()``, or None where ``offload`` needs none
-        (the default: cpu arrays stay where they are)."""
+        with ``take(j)`` (buffer j < count), ``make_ahead(j)`` (with ``ahead``: start making
+        buffers up to j in the background; else a no-op) and ``close()``, or None where
+        ``offload`` needs none (the default: cpu arrays stay where they are)."""
         return None
 
     def compact_of(self, upload):

@@ -213,6 +213,11 @@ class CosetQuotient:
         return h
 
 
+PIN_AHEAD = False
+"""``Prover.prove_groups`` pins the H scalars' host buffers one ahead, during the NTTs of the
+partition before (``HostBuffers`` with ``ahead``), instead of all before the first partition
+(1.9 s of a 24 GiB sector, benchmarks/results/2026-12-03-h200/call6). Read at call time."""
+
 STAGE_TIMEOUT_S = 1800.0
 """Seconds one job's staging (``prove_many``'s ``stage``) may run before the batch stops with
 a StagingError. Generous: a 32 GiB PoRep sector's 10 partitions staged in 54 s in all on the
@@ -624,13 +629,17 @@ class Prover(ResidentBases):
             if isinstance(self.quotient, CosetQuotient):   # w dropped before the NTTs (the plan holds none then)
                 abc = self.quotient.products(bk, wd, tm, t, plan)
                 del wd
+                if host_buffers is not None:   # the host is idle during the NTTs (``PIN_AHEAD``)
+                    host_buffers.make_ahead(len(vecs) + 1)
                 h = self.quotient.quotient(bk, abc, tm, plan)
                 del abc
             else:
                 h = self.quotient.h_scalars(bk, wd, tm, t)
                 del wd
             if plan.scalars_on_host:
+                t = time.perf_counter()
                 out = host_buffers.take(len(vecs)) if host_buffers is not None else None
+                tm.add("pin_wait", time.perf_counter() - t)
                 h = bk.offload(h, out=out)
                 del out
             one["h"] = h
@@ -660,12 +669,13 @@ class Prover(ResidentBases):
         groups = even_groups(len(jobs), plan.in_flight)
         if jobs:
             self.prepare(plan)
-        # the H scalars' host arrays, one per partition of the largest group, pinned after the
-        # conversion and before the first H phase, not beside either (``HostBuffers``)
+        # the H scalars' host arrays, one per partition of the largest group: pinned after the
+        # conversion and before the first H phase, or (``PIN_AHEAD``) each while the partition
+        # before it runs its NTTs; never beside the conversion (``HostBuffers``)
         bufs = None
         if plan.scalars_on_host and groups:
             t = time.perf_counter()
-            bufs = self.backend.host_buffers(max(map(len, groups)), (self.n, 4))
+            bufs = self.backend.host_buffers(max(map(len, groups)), (self.n, 4), ahead=PIN_AHEAD)
             self.times.add("pin", time.perf_counter() - t)
         try:
             for g in groups:

@@ -20,9 +20,12 @@ PARTS = int(os.environ.get("PARTS", "10"))
 # "L", "L:phase,...", either with "/limbs": w's limbs selected and offloaded (stop 17's way) instead
 # of w kept compact on the device (plan_prove's compact_w)
 # (stop 21) any of them ending in "@MB": the key's staging buffers of MB MiB (pieces.STAGING_BYTES)
-STAGING = {x: int(x.split("@")[1]) << 20 for x in os.environ.get("LIMITS", "24 16").split() if "@" in x}
+# (stop 31) any of them ending in "+ahead": the H buffers pinned one ahead (prover.PIN_AHEAD), "+all": all first
+PINS = {"ahead": True, "all": False}
+_POINTS = [(x.split("+")[0], PINS[x.split("+")[1]] if "+" in x else None) for x in os.environ.get("LIMITS", "24 16").split()]
+STAGING = {x: int(x.split("@")[1]) << 20 for x, _ in _POINTS if "@" in x}
 LIMITS = [(float(x.split("/")[0].split(":")[0]), tuple(x.split("/")[0].split(":")[1].split(",")) if ":" in x else None,
-           not x.endswith("/limbs"), STAGING.get(x0)) for x0 in os.environ.get("LIMITS", "24 16").split() for x in [x0.split("@")[0]]]
+           not x.endswith("/limbs"), STAGING.get(x0), pin) for x0, pin in _POINTS for x in [x0.split("@")[0]]]
 HOST_LIMIT = float(os.environ.get("HOST_LIMIT_GIB", "40")) * GIB
 T0 = time.perf_counter()
 
@@ -208,9 +211,12 @@ if os.environ.get("STREAM_CHECK") == "1":
     out["stream_rates_gbps"] = stream_rates(pk); save()
 from cuzk.backend.cuda import pieces as _pieces
 _STAGING0 = _pieces.STAGING_BYTES
-for i, (L, phases, compact, staging) in enumerate(LIMITS):
+from cuzk.groth16 import prover as _prover
+_AHEAD0 = _prover.PIN_AHEAD
+for i, (L, phases, compact, staging, pin) in enumerate(LIMITS):
     kw = {} if phases is None else {"h_phases": phases}
     _pieces.STAGING_BYTES = staging or _STAGING0
+    _prover.PIN_AHEAD = _AHEAD0 if pin is None else pin
     plan = plan_prove(st, len(pk.a), len(pk.b_g1), PARTS, int(L * GIB), host_limit=HOST_LIMIT,
                       compact_w=cw.nbytes if compact else None, **kw)
     print(f"L={L:g} GiB plan (compact w {plan.compact_w}): in flight {plan.in_flight}, h {plan.h_phase} {plan.h_schedule}, scalars on host "
@@ -222,6 +228,8 @@ for i, (L, phases, compact, staging) in enumerate(LIMITS):
         label = (L if phases is None else f"{L:g}:{','.join(phases)}") if compact else f"{L:g}/limbs"
         if staging:
             label = f"{L:g}@{staging >> 20}"
+        if pin is not None:
+            label = f"{label}+{'ahead' if pin else 'all'}"
         run(label, bk, pr, plan, pk.vk, len(LIMITS) - i)
 
 def first_probe():

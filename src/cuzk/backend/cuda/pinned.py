@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import mmap
 import threading
+from typing import Callable
 
 import numpy as np
 
@@ -51,14 +52,35 @@ def _touch(view: np.ndarray) -> None:
     run_threaded(lambda a: view[a : a + _TOUCH_BYTES].fill(0), range(0, view.shape[0], _TOUCH_BYTES))
 
 
-def _new_region(size: int, runtime) -> tuple:
+def _map(size: int) -> tuple:
     mm = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     if hasattr(mmap, "MADV_HUGEPAGE"):
         mm.madvise(mmap.MADV_HUGEPAGE)
-    view = np.frombuffer(mm, dtype=np.uint8)
+    return mm, np.frombuffer(mm, dtype=np.uint8)
+
+
+def _new_region(size: int, runtime) -> tuple:
+    mm, view = _map(size)
     _touch(view)
     runtime.hostRegister(view.ctypes.data, size, _PORTABLE)
     return mm, view
+
+
+def _sizes(shape: tuple, dtype) -> tuple:
+    """(dtype, bytes, bytes rounded up to a huge page)."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    return dtype, nbytes, -(-nbytes // _ALIGN) * _ALIGN
+
+
+def _kept(size: int):
+    with _lock:
+        kept = _free.get(size)
+        return kept.pop() if kept else None
+
+
+def _array(got: tuple, size: int, nbytes: int, dtype, shape: tuple) -> np.ndarray:
+    return np.asarray(_Region(got[0], got[1], size))[:nbytes].view(dtype).reshape(shape)
 
 
 def empty(shape: tuple, dtype, cp) -> np.ndarray:
@@ -77,19 +99,48 @@ def empty(shape: tuple, dtype, cp) -> np.ndarray:
         CUDARuntimeError, MemoryError, OSError: the memory could not be had or locked (callers
         fall back to pageable memory).
     """
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    dtype, nbytes, size = _sizes(shape, dtype)
     if nbytes < REGISTER_MIN_BYTES:
         import cupyx  # part of CuPy (optional): imported on use
 
         return cupyx.empty_pinned(shape, dtype=dtype)
-    size = -(-nbytes // _ALIGN) * _ALIGN
-    with _lock:
-        kept = _free.get(size)
-        got = kept.pop() if kept else None
+    got = _kept(size)
     if got is None:
         got = _new_region(size, cp.cuda.runtime)
-    return np.asarray(_Region(got[0], got[1], size))[:nbytes].view(dtype).reshape(shape)
+    return _array(got, size, nbytes, dtype, shape)
+
+
+def filled(shape: tuple, dtype, cp, fill: Callable[[np.ndarray], None]) -> np.ndarray:
+    """``empty``'s array with ``fill(array)`` run on it before it is registered: a new mapping's
+    pages are faulted in by the fill's own writes (``empty`` writes zeros first, then the
+    caller writes again: the matrices' one-time conversion wrote about 6 GB twice).
+
+    Args:
+        shape, dtype, cp: as ``empty``.
+        fill: writes every element of the array it is given (say in parallel); what it raises
+            is raised here (a new mapping is then dropped, never registered or kept).
+
+    Returns:
+        The filled array: page-locked as ``empty``'s (small ones from CuPy's pool), or pageable
+        where the driver refused to register the new mapping (filled once either way).
+
+    Raises:
+        MemoryError, OSError: the mapping could not be had; what ``fill`` raised.
+    """
+    dtype, nbytes, size = _sizes(shape, dtype)
+    got = _kept(size) if nbytes >= REGISTER_MIN_BYTES else None
+    if got is not None or nbytes < REGISTER_MIN_BYTES:   # registered already (kept, or CuPy's pool)
+        out = _array(got, size, nbytes, dtype, shape) if got is not None else empty(shape, dtype, cp)
+        fill(out)
+        return out
+    mm, view = _map(size)
+    out = view[:nbytes].view(dtype).reshape(shape)
+    fill(out)   # raising: the mapping goes with its last array, never registered
+    try:
+        cp.cuda.runtime.hostRegister(view.ctypes.data, size, _PORTABLE)
+    except cp.cuda.runtime.CUDARuntimeError:
+        return out   # filled, pageable: no second fill
+    return _array((mm, view), size, nbytes, dtype, shape)
 
 
 def free_all(cp) -> int:

@@ -21,6 +21,7 @@ import gc
 import hashlib
 import os
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
 import gmpy2
@@ -390,24 +391,57 @@ class HostSelection:
 
 
 class HostBuffers:
-    """``count`` page-locked host arrays of ``shape`` (uint64), made at once
-    (``CUDABackend.host_buffers``: ``host_empty``, mapped and registered, 0.3 s per 4.3 GB on the
-    H200 host) and handed out by index (``take``), each reused by the caller for a partition of
-    every group. ``Prover.prove_groups`` makes them after the matrices' conversion and before the
-    first H phase: made beside either, in a background thread, they slowed it (the conversion
-    10.3 s against 2.0 s, benchmarks/results/2026-12-03-h200/call4; the first spmv phase 1.98 s,
-    2026-12-02-h200/stop20/call1)."""
+    """``count`` page-locked host arrays of ``shape`` (uint64) (``CUDABackend.host_buffers``:
+    ``host_empty``, mapped and registered, 0.3-0.4 s per 4.3 GB on the H200 host), handed out
+    by index (``take``), each reused by the caller for a partition of every group.
 
-    def __init__(self, backend: "DeviceRuntime", count: int, shape: tuple):
-        with backend.cp.cuda.Device(backend._device_id):
-            self._have = [backend.host_empty(shape) for _ in range(count)]
+    Made at once by default: ``Prover.prove_groups`` makes them after the matrices' conversion
+    and before the first H phase, since made beside either in a background thread they slowed it
+    (the conversion 10.3 s against 2.0 s, benchmarks/results/2026-12-03-h200/call4; the first
+    spmv phase 1.98 s, 2026-12-02-h200/stop20/call1). With ``ahead``, none is made until
+    ``make_ahead(j)`` queues buffers 0…j on one background thread (``cuzk-pin``): the prover
+    asks for j+1 while partition j's NTTs run, when the host has nothing else to do.
+    """
+
+    def __init__(self, backend: "DeviceRuntime", count: int, shape: tuple, ahead: bool = False):
+        self._backend, self._count, self._shape = backend, count, shape
+        self._pool = None
+        if ahead:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="cuzk-pin")
+            self._have: list = []
+        else:
+            self._have = [self._make() for _ in range(count)]
+
+    def _make(self) -> np.ndarray:
+        with self._backend.cp.cuda.Device(self._backend._device_id):
+            return self._backend.host_empty(self._shape)
+
+    def make_ahead(self, j: int) -> None:
+        """Queue buffers up to ``j`` (capped at count − 1) on the background thread (``ahead``;
+        else nothing to do)."""
+        if self._pool is not None:
+            while len(self._have) <= min(j, self._count - 1):
+                self._have.append(self._pool.submit(self._make))
 
     def take(self, j: int) -> np.ndarray:
-        """Buffer ``j`` (< count)."""
-        return self._have[j]
+        """Buffer ``j`` (< count), waiting for it if it is being made.
+
+        Raises:
+            IndexError: j ≥ count. What making it raised (a CUDA error, MemoryError).
+        """
+        if not 0 <= j < self._count:
+            raise IndexError(f"HostBuffers: buffer {j} of {self._count}")
+        self.make_ahead(j)
+        got = self._have[j]
+        if not isinstance(got, np.ndarray):
+            got = self._have[j] = got.result()
+        return got
 
     def close(self) -> None:
-        """Drop the buffers (their pinned regions are kept for reuse: ``pinned``)."""
+        """Drop the buffers (their pinned regions are kept for reuse: ``pinned``); queued ones
+        not yet begun are cancelled, the one being made is waited for."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
         self._have.clear()
 
 
@@ -813,10 +847,11 @@ class DeviceRuntime:
                 ev.synchronize()
         return _PendingCUDAUpload(self, out, None, done)
 
-    def host_buffers(self, count: int, shape: tuple) -> HostBuffers:
+    def host_buffers(self, count: int, shape: tuple, ahead: bool = False) -> HostBuffers:
         """``Backend.host_buffers``: ``count`` page-locked (``host_empty``) uint64 arrays of
-        ``shape`` (``HostBuffers``)."""
-        return HostBuffers(self, count, shape)
+        ``shape`` (``HostBuffers``; ``ahead``: made on a background thread as ``make_ahead``
+        asks)."""
+        return HostBuffers(self, count, shape, ahead)
 
     def host_empty(self, shape: tuple, dtype=np.uint64) -> np.ndarray:
         """An uninitialised host array, page-locked where it can be had (``pinned.empty``: large
@@ -828,6 +863,20 @@ class DeviceRuntime:
             return pinned.empty(shape, dtype, self.cp)
         except (self.cp.cuda.runtime.CUDARuntimeError, MemoryError, OSError):
             return np.empty(shape, dtype=dtype)
+
+    def host_filled(self, shape: tuple, dtype, fill) -> np.ndarray:
+        """``host_empty``'s array with ``fill(array)`` run on it (it writes every element) before
+        a new mapping is registered (``pinned.filled``: its pages faulted in once, by the fill).
+
+        Raises:
+            what ``fill`` raised.
+        """
+        try:
+            return pinned.filled(shape, dtype, self.cp, fill)
+        except (self.cp.cuda.runtime.CUDARuntimeError, MemoryError, OSError):
+            out = np.empty(shape, dtype=dtype)
+            fill(out)
+            return out
 
     def offload(self, a, out: np.ndarray | None = None) -> HostFr:
         """The device array's Montgomery limbs copied to host memory (``HostFr``): into ``out``'s

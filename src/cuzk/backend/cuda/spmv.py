@@ -434,15 +434,15 @@ class SpMVOps(DeviceRuntime):
             return hit[1]
         if len(m.indptr) != m.shape[0] + 1:
             raise ValueError(f"spmv: indptr has {len(m.indptr)} entries for {m.shape[0]} rows")
-        ip = self.host_empty((m.shape[0] + 1,), np.int64)
-        fill_checked(ip, np.asarray(m.indptr), None, nondecreasing=True)
+        # filled before they are registered: each page written once (``host_filled``)
+        ip = self.host_filled((m.shape[0] + 1,), np.int64,
+                              lambda dst: fill_checked(dst, np.asarray(m.indptr), None, nondecreasing=True))
         if int(ip[0]) != 0 or int(ip[-1]) != m.nnz:
             raise ValueError(_DECREASING)
         out = [ip]
         for arr, bound in _index_arrays(m):
-            dst = self.host_empty((arr.shape[0],), np.uint32)
-            fill_checked(dst, np.asarray(arr), bound)
-            out.append(dst)
+            out.append(self.host_filled((arr.shape[0],), np.uint32,
+                                        lambda dst, arr=arr, bound=bound: fill_checked(dst, np.asarray(arr), bound)))
         self._csr32[id(m)] = (weakref.ref(m, lambda _, k=id(m): self._csr32.pop(k, None)), tuple(out))
         return tuple(out)
 
