@@ -212,6 +212,7 @@ if os.environ.get("STREAM_CHECK") == "1":
 from cuzk.backend.cuda import pieces as _pieces
 _STAGING0 = _pieces.STAGING_BYTES
 from cuzk.groth16 import prover as _prover
+from cuzk.backend.cuda import pinned as _pinned
 _AHEAD0 = _prover.PIN_AHEAD
 for i, (L, phases, compact, staging, pin) in enumerate(LIMITS):
     kw = {} if phases is None else {"h_phases": phases}
@@ -224,7 +225,7 @@ for i, (L, phases, compact, staging, pin) in enumerate(LIMITS):
           f"{ {q.name: q.piece for q in plan.queries} }, peak {plan.peak / GIB:.2f} GiB, host {plan.host_bytes / GIB:.2f} GiB, "
           f"bus {plan.transfer_bytes_per_proof / 1e9:.1f} GB/proof", flush=True)
     with get_backend("cuda", gpu_mem_limit=int(L * GIB)) as bk, Prover(pk, r1cs, bk, plan=plan) as pr:
-        mark(f"L={L:g}: prover ready")
+        mark(f"L={L:g}: prover ready; free 2 MiB blocks {_pinned.free_huge_bytes(open('/proc/buddyinfo').read()) / GIB:.1f} GiB")
         label = (L if phases is None else f"{L:g}:{','.join(phases)}") if compact else f"{L:g}/limbs"
         if staging:
             label = f"{L:g}@{staging >> 20}"

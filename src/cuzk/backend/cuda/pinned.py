@@ -1,6 +1,7 @@
 """Page-locked host memory of the ``cuda`` backend, made fast.
 
-Large arrays are anonymous memory mappings (transparent huge pages asked for), their pages
+Large arrays are anonymous memory mappings (transparent huge pages asked for where the kernel
+has them free: ``HUGE_PAGES``), their pages
 faulted in by ``pieces.COPY_THREADS`` threads, then registered with the driver
 (``cudaHostRegister``); small ones come from CuPy's pinned pool (``cudaHostAlloc``). Measured on
 the H200 host for 4.3 GB (a 32 GiB partition's H scalars, benchmarks/results/2026-12-02-h200/
@@ -52,9 +53,50 @@ def _touch(view: np.ndarray) -> None:
     run_threaded(lambda a: view[a : a + _TOUCH_BYTES].fill(0), range(0, view.shape[0], _TOUCH_BYTES))
 
 
+HUGE_PAGES = "auto"
+"""Ask for transparent huge pages (``MADV_HUGEPAGE``) for a new mapping: True, False, or "auto":
+where the buddy allocator has free 2 MiB blocks for all of it (``free_huge_bytes``). With the
+kernel's THP ``defrag`` setting "madvise" (the H200 host's), faults in a huge-page region wait for
+direct compaction when no free block is left: the first limited point of a run pinned 21.5 GB in
+5.6 s against 1.1 s later in the same run (benchmarks/results/2026-12-03-h200/call8). Read at call
+time."""
+_BUDDYINFO = "/proc/buddyinfo"
+_HUGE_ORDER = 9   # 2 MiB = 2^9 pages of 4 KiB
+
+
+def free_huge_bytes(buddyinfo: str) -> int:
+    """Bytes in free blocks of at least 2 MiB over every node and zone, from the text of
+    ``/proc/buddyinfo`` (per zone: free block counts of order 0, 1, … ; a block of order k is
+    2^k pages of 4 KiB; Documentation/filesystems/proc.rst).
+
+    Raises:
+        ValueError: a line that is not ``Node N, zone NAME count…``.
+    """
+    total = 0
+    for line in buddyinfo.splitlines():
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) < 5 or parts[0] != "Node" or not parts[1].endswith(",") or parts[2] != "zone":
+            raise ValueError(f"{_BUDDYINFO}: unexpected line {line!r}")
+        counts = [int(c) for c in parts[4:]]
+        total += sum(c << k for k, c in enumerate(counts) if k >= _HUGE_ORDER) * 4096
+    return total
+
+
+def _want_huge(size: int) -> bool:
+    if HUGE_PAGES != "auto":
+        return bool(HUGE_PAGES)
+    try:
+        with open(_BUDDYINFO) as f:
+            return free_huge_bytes(f.read()) >= size
+    except (OSError, ValueError):
+        return True
+
+
 def _map(size: int) -> tuple:
     mm = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    if hasattr(mmap, "MADV_HUGEPAGE"):
+    if hasattr(mmap, "MADV_HUGEPAGE") and _want_huge(size):
         mm.madvise(mmap.MADV_HUGEPAGE)
     return mm, np.frombuffer(mm, dtype=np.uint8)
 

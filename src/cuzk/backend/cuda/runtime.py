@@ -20,6 +20,7 @@ import functools
 import gc
 import hashlib
 import os
+import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
@@ -405,6 +406,7 @@ class HostBuffers:
 
     def __init__(self, backend: "DeviceRuntime", count: int, shape: tuple, ahead: bool = False):
         self._backend, self._count, self._shape = backend, count, shape
+        self.seconds: list[float] = []   # each buffer's making, in the order made
         self._pool = None
         if ahead:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="cuzk-pin")
@@ -413,8 +415,11 @@ class HostBuffers:
             self._have = [self._make() for _ in range(count)]
 
     def _make(self) -> np.ndarray:
+        t = time.perf_counter()
         with self._backend.cp.cuda.Device(self._backend._device_id):
-            return self._backend.host_empty(self._shape)
+            out = self._backend.host_empty(self._shape)
+        self.seconds.append(time.perf_counter() - t)
+        return out
 
     def make_ahead(self, j: int) -> None:
         """Queue buffers up to ``j`` (capped at count − 1) on the background thread (``ahead``;
