@@ -39,6 +39,9 @@ path's values). Next: chain a message's blocks in one thread (a label's 20, so t
 on the device), pack the slots into the compact witness the prover uploads (``CompactW``: mask,
 bits, wide; ``runtime._compact_upload``) instead of downloading them, and Poseidon's values.
 
+The job table and the host build are in ``cuzk.backend.sha_host`` (the CPU synthesis's
+``synthesis_sha: native`` path uses them without CuPy); their names are re-exported here.
+
 Bit identity: ``tests/test_sha_witness_host.py`` builds the same core with g++ and compares its
 slots and output words byte for byte with the CPU path's ValueStore slots (real 2 KiB and
 512 MiB PoRep partitions, and compressions with negated and constant columns), and whole
@@ -49,73 +52,18 @@ same for the kernel on a device (2 KiB); ``benchmarks/witness_gpu/bench_sha.py``
 
 from __future__ import annotations
 
-import ctypes
-import shutil
-import subprocess
-from pathlib import Path
-from typing import NamedTuple, Sequence
-
 import numpy as np
 
-from ..base import BackendUnavailableError
+from ..sha_host import JOB_DTYPE, ShaJobs, _one_call, host_compute, host_core, job_table
 from .runtime import _cupy, _grid, _kernel, _u64
 
-JOB_DTYPE = np.dtype([("base", "<u8"), ("k", "<u4"), ("first", "<u4"), ("hc", "<u4", 8), ("hn", "<u4", 8),
-                      ("wc", "<u4", 16), ("wn", "<u4", 16)])
-"""One compression call: ``struct shaw::Job`` of ``sha_witness.cuh`` (208 bytes, no padding)."""
+# JOB_DTYPE, ShaJobs, job_table, host_core and host_compute live in ``cuzk.backend.sha_host``
+# (no CuPy: the CPU synthesis uses them too); named here as well, as before
+__all__ = ["JOB_DTYPE", "ShaJobs", "gpu_compute", "host_compute", "host_core", "job_table", "sha_aux"]
 
 _BLOCK = 32
 """Threads per block (at most sha_witness's ``__launch_bounds__``, 128): a 32 GiB partition has
 only 5,040 lanes, so small blocks spread them over more SMs."""
-
-
-class ShaJobs(NamedTuple):
-    """The device inputs of :func:`sha_aux`: ``jobs`` ``(J,)`` :data:`JOB_DTYPE`, ``job_of``
-    ``(L,)`` uint32 (the call of each lane), ``vals`` ``(L, 24)`` uint32 (8 state then 16 message
-    word values of each lane), ``end``: one past the last aux index written."""
-
-    jobs: np.ndarray
-    job_of: np.ndarray
-    vals: np.ndarray
-    end: int
-
-
-def _mask32(m: int, what: str) -> int:
-    if not 0 <= m < 1 << 32:
-        raise ValueError(f"sha job table: {what} mask {m:#x} is not a 32-bit mask")
-    return m
-
-
-def job_table(calls: Sequence) -> ShaJobs:
-    """The job table of compression calls (``cuzk.r1cs.sha_calls.Compression``, as
-    :func:`~cuzk.r1cs.sha_calls.record_compressions` yields them), in their order.
-
-    Raises:
-        ValueError: a call without instances, fewer or more than 8 state / 16 message words,
-            a word value of 2^32 or more, or masks wider than 32 bits.
-    """
-    jobs = np.zeros(len(calls), dtype=JOB_DTYPE)
-    lanes = sum(c.k for c in calls)
-    vals = np.empty((lanes, 24), dtype=np.uint32)
-    job_of = np.empty(lanes, dtype=np.uint32)
-    first, end = 0, 0
-    for j, c in enumerate(calls):
-        if c.k <= 0 or len(c.H) != 8 or len(c.W) != 16:
-            raise ValueError(f"sha job table: call {j} has k={c.k}, {len(c.H)} state and {len(c.W)} message words")
-        row = jobs[j]
-        row["base"], row["k"], row["first"] = c.base, c.k, first
-        for name, words, at in (("h", c.H, 0), ("w", c.W, 8)):
-            row[name + "c"] = [_mask32(w.c, f"call {j} constant") for w in words]
-            row[name + "n"] = [_mask32(w.n, f"call {j} negated") for w in words]
-            for i, w in enumerate(words):
-                v = np.asarray(w.v)
-                if v.shape != (c.k,) or (v >> np.uint64(32)).any():
-                    raise ValueError(f"sha job table: call {j} word {at + i}: values must be (k,) below 2^32")
-                vals[first:first + c.k, at + i] = v
-        job_of[first:first + c.k] = j
-        first += c.k
-        end = max(end, c.base + c.size)
-    return ShaJobs(jobs, job_of, vals, end)
 
 
 def sha_aux(table: ShaJobs, num_aux: int | None = None, slots=None, block: int = _BLOCK):
@@ -156,17 +104,6 @@ def sha_aux(table: ShaJobs, num_aux: int | None = None, slots=None, block: int =
     return slots, outw
 
 
-def _one_call(call) -> ShaJobs:
-    """The job table of one call alone, its bits from index 0."""
-    return job_table([call._replace(base=0)])
-
-
-def host_compute(run):
-    """A delegate for ``cuzk.r1cs.sha_calls.delegate_compressions`` from :func:`host_core`'s
-    ``run``: each call's bits and words from the kernel's core on the host."""
-    return lambda call: run(_one_call(call), call.size)
-
-
 def gpu_compute(block: int = _BLOCK):
     """A delegate for ``cuzk.r1cs.sha_calls.delegate_compressions`` on the current device: one
     :func:`sha_aux` launch per call, its bits and words downloaded (the CPU's value store keeps
@@ -184,34 +121,3 @@ def gpu_compute(block: int = _BLOCK):
     return compute
 
 
-def host_core(out_dir):
-    """The kernel's core built for the host (``sha_witness_host.cpp`` with g++ into ``out_dir``):
-    a function ``run(table, num_aux) -> (slots, outw)`` with :func:`sha_aux`'s results as numpy
-    arrays, computed lane after lane by the same ``sha_witness_lane`` the kernel's threads run.
-    For checks and benchmarks without a GPU.
-
-    Raises:
-        BackendUnavailableError: no g++ (or c++). subprocess.CalledProcessError: the build failed.
-    """
-    cxx = shutil.which("g++") or shutil.which("c++")
-    if cxx is None:
-        raise BackendUnavailableError("host_core: no C++ compiler (g++ or c++) on PATH")
-    src = Path(__file__).resolve().parent
-    lib = Path(out_dir) / "sha_witness_host.so"
-    subprocess.run([cxx, "-O2", "-std=c++17", "-shared", "-fPIC", f"-I{src}", str(src / "sha_witness_host.cpp"),
-                    "-o", str(lib)], check=True, capture_output=True, text=True)
-    fn = ctypes.CDLL(str(lib)).sha_witness_host
-    fn.restype = None
-    fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_uint64]
-
-    def run(table: ShaJobs, num_aux: int | None = None):
-        lanes = table.job_of.shape[0]
-        slots = np.zeros(table.end if num_aux is None else num_aux, dtype=np.uint8)
-        if slots.shape[0] < table.end:
-            raise ValueError(f"host_core: num_aux {slots.shape[0]} is below the calls' end {table.end}")
-        outw = np.zeros((lanes, 8), dtype=np.uint32)
-        jobs, job_of, vals = (np.ascontiguousarray(a) for a in (table.jobs, table.job_of, table.vals))
-        fn(jobs.ctypes.data, job_of.ctypes.data, vals.ctypes.data, slots.ctypes.data, outw.ctypes.data, lanes)
-        return slots, outw
-
-    return run
