@@ -32,6 +32,7 @@ from .sector import filecoin_post as fpost
 from .sector import filecoin_update as fupd
 from .formats.snarkjs_prove import add_arguments as add_snarkjs_prove_arguments
 from .formats.snarkjs_prove import snarkjs_prove
+from .r1cs.sha_path import SHA_PATHS
 
 BACKEND_HELP = "where to compute: cpu, cuda, or auto (cuda when CuPy sees a GPU, else cpu; default auto)"
 
@@ -133,9 +134,12 @@ def _steps(sub) -> None:
         pce, (("--params",), {**req, "help": "the proving key to write (bellperson .params layout)"}),
         (("--vk",), {**req, "help": "the verifying key to write"}), be, th, gm)
     add("synthesize", "C1 or PoSt vanilla file -> witness files",
-        lambda a: pipeline.synthesize_sector(a.c1, a.pce, a.out, a.mem_json, threads=a.threads),
+        lambda a: pipeline.synthesize_sector(a.c1, a.pce, a.out, a.mem_json, threads=a.threads, sha=a.sha),
         (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}), pce,
-        (("--out", "-o"), {**req, "help": "witness directory"}), th)
+        (("--out", "-o"), {**req, "help": "witness directory"}), th,
+        (("--sha",), {"choices": list(SHA_PATHS), "default": "auto",
+                      "help": "who computes the SHA-256 witness bits: native (C++ core, built once and cached), "
+                              "numpy, or auto (default: native when it builds, else numpy); same witness"}))
     add("prove", "prove a batch of sectors of one shape", lambda a: pipeline.prove_batch(
         a.pce, a.params, a.c1, a.witness, a.out, a.backend, a.threads, a.mem_json, gpu_mem_limit_gb=a.gpu_mem_limit_gb),
         pce, (("--params",), {**req, "help": "the shape's proving key (`cuzk setup`)"}),
@@ -346,7 +350,7 @@ def _shapes(args) -> int:
 def _bench_circuit(args) -> int:
     bench_circuit([x for x in args.shapes.split(",") if x], args.workdir, args.json, args.seal_limit,
                   tuple(x for x in args.phases.split(",") if x), backend=args.backend, repeat=args.repeat,
-                  parallel=args.parallel)
+                  parallel=args.parallel, sha=tuple(x for x in args.sha.split(",") if x))
     return 0
 
 
@@ -432,6 +436,8 @@ def build_parser() -> argparse.ArgumentParser:
     bc.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"], help="where the prove phase runs")
     bc.add_argument("--repeat", type=int, default=2, help="proofs in the prove phase (the first includes compilation)")
     bc.add_argument("--parallel", action="store_true", help="run the pce and witness phases at the same time")
+    bc.add_argument("--sha", default="auto", help="SHA-256 witness paths of the witness phase, comma-separated, "
+                    "each timed in its own process and the files compared (e.g. numpy,native; default auto)")
     bc.add_argument("--json", help="write the results here")
     bc.set_defaults(func=_bench_circuit)
     bs = bsub.add_parser("snarkjs", help="snarkjs vs cuzk on the same circom circuit and .zkey",

@@ -41,6 +41,7 @@ from .memory.record import set_field
 from .paths import partition_witness, proof_file
 from .r1cs import ConstraintSystem
 from .r1cs.parallel import synthesis_workers
+from .r1cs.sha_path import choose_sha
 from .r1cs.pce import check_pce_file, read_pce, read_pce_header, write_pce
 from .r1cs.witness import check_witness_file, read_witness_compact, witness_compact_bytes, write_witness_compact
 from .sector.jsondoc import admit, load_checked, read_record, write_doc
@@ -482,49 +483,63 @@ def _read_input(path, shape, checked=None) -> dict:
     return inp
 
 
-def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=None, mem_gb=None) -> Path:
+def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=None, mem_gb=None,
+                         sha: str = "auto") -> Path:
     """One partition's witness file of a checked input (a sector's C1): a job of its own, so a
     32 GiB sector's ten partitions run as ten jobs, as many at once as cores and ``mem_gb`` allow.
+    ``sha``: who computes the SHA-256 compressions' bits (``synthesis_sha``: auto, native or
+    numpy; ``cuzk.r1cs.sha_path``), chosen before the input is read; the file is the same.
 
     Raises:
         C1Error: the file changed since its check, or has no such partition.
         ShapeMismatchError: the input is for another shape.
+        ShaPathError: an unknown ``sha``, or native with an upstream-order PCE.
+        NativeBuildError: ``sha="native"`` and the native core cannot be built.
     """
     shape = shape_of_pce(pce)
     fam = family_of(shape)
+    upstream = pce_upstream_order(pce)
+    path = choose_sha(sha, upstream)
+    log.info("synthesize: SHA-256 witness by %s (synthesis_sha %s)", path.name, sha)
     inp = _read_input(c1_path, shape, checked)
     n = fam.partitions(inp)
     if not 0 <= partition < n:
         raise fam.error(c1_path, "partitions", f"has {n} partition(s), partition {partition} was asked for")
     stats = shape.stats()
     with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats), mem_gb):
-        cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"], upstream_order=pce_upstream_order(pce))
-        with bars.watch(lambda: cs.num_aux, stats["aux"], f"synthesize {Path(c1_path).name} partition {partition}", "aux"):
+        cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"], upstream_order=upstream)
+        with bars.watch(lambda: cs.num_aux, stats["aux"], f"synthesize {Path(c1_path).name} partition {partition}", "aux"), \
+                path.active():
             fam.synthesize(cs, shape, fam.values(inp, partition))
         write_witness_compact(out, cs.assignment_compact(), pce_digest(pce))
     return Path(out)
 
 
 def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked=None,
-                      threads: int = 1) -> list[Path]:
+                      threads: int = 1, sha: str = "auto") -> list[Path]:
     """Witness files (one per partition, ``out_dir/partition-<k>.wit``) for one input file (a
     sector's C1, or a PoSt vanilla file). ``checked``: its check record (``check_input``), so
     the file is trusted by its SHA-256 instead of being checked again; None checks it fully.
     ``threads`` > 1 computes the Poseidon values in that many worker processes
-    (``cuzk.r1cs.parallel``): a PoSt partition is nearly all of them.
+    (``cuzk.r1cs.parallel``): a PoSt partition is nearly all of them. ``sha``: as in
+    :func:`synthesize_partition`.
 
     Raises:
         C1Error, PoStError: the input file is malformed or inconsistent, or changed since its
             check record was written.
         ShapeMismatchError: the input file is for another sector size or proof setting.
+        ShaPathError, NativeBuildError: as in :func:`synthesize_partition`.
     """
     shape = shape_of_pce(pce)
     fam = family_of(shape)
+    upstream = pce_upstream_order(pce)
+    path = choose_sha(sha, upstream)
+    log.info("synthesize: SHA-256 witness by %s (synthesis_sha %s)", path.name, sha)
     # the workers fork first, while this process is small (no input read yet) and runs no
     # sampler or progress thread: a child's RSS counts the parent's pages it was forked with
     with synthesis_workers(threads):
         inp = _read_input(c1_path, shape, checked)
-        digest, upstream = pce_digest(pce), pce_upstream_order(pce)
+        digest = pce_digest(pce)
         n = fam.partitions(inp)
         stats = shape.stats()
         done = [0, None]   # aux of the partitions written, the current constraint system
@@ -535,7 +550,8 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked
                            f"synthesize {Path(c1_path).name}", "aux"):
             for k in range(n):
                 cs = done[1] = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"], upstream_order=upstream)
-                fam.synthesize(cs, shape, fam.values(inp, k))
+                with path.active():
+                    fam.synthesize(cs, shape, fam.values(inp, k))
                 write_witness_compact(partition_witness(tmp, k), cs.assignment_compact(), digest)
                 done[:] = [done[0] + cs.num_aux, None]
     return [partition_witness(out_dir, k) for k in range(n)]

@@ -30,6 +30,8 @@ THREADS = config["threads"]
 # device-memory cap (GiB) of the cuda backend in setup and prove; None: no limit
 GPU_MEM_LIMIT_GB = config.get("gpu_mem_limit_gb")
 UPSTREAM_ORDER = bool(config.get("upstream_order", False))
+# who computes the SHA-256 compressions' witness bits in synthesis (cuzk.r1cs.sha_path)
+SYNTHESIS_SHA = config.get("synthesis_sha", "auto")
 # Filecoin's parameter files (None: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters)
 PARAMS_DIR = config.get("params_dir")
 CIRCUIT = config.get("circuit", "porep")

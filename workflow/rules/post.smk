@@ -107,6 +107,8 @@ for _kind in POST_KINDS:
                 threads=post_synthesis_threads,
                 partitions=post_partitions,
             ),
+        params:
+            sha=SYNTHESIS_SHA,
         script:
             "../scripts/synthesize.py"
 

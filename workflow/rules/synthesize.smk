@@ -19,5 +19,7 @@ rule synthesize:
         "../envs/cuzk.yaml"
     resources:
         **job_memory("synthesize", "synthesize", shape=sector_shape),
+    params:
+        sha=SYNTHESIS_SHA,
     script:
         "../scripts/synthesize_partition.py"

@@ -8,6 +8,7 @@ synthesize_sector(
     snakemake.output.wit,
     mem_json=snakemake.output.mem,
     mem_gb=snakemake.resources.mem_gb,
+    sha=snakemake.params.sha,
     checked=snakemake.input.get("checked"),
     threads=snakemake.threads,
 )

@@ -10,4 +10,5 @@ synthesize_partition(
     snakemake.output.wit,
     mem_json=snakemake.output.mem,
     mem_gb=snakemake.resources.mem_gb,
+    sha=snakemake.params.sha,
 )

@@ -9,7 +9,9 @@ Per PoRep shape, each phase runs in its own spawned process so its peak RSS is i
 2. **pce**: build one partition's R1CS in shape mode and write the PCE file
    (what the ``pce_extract`` rule does);
 3. **witness**: partition 0's witness in witness-only mode, written as a witness file (what
-   ``synthesize`` does per partition);
+   ``synthesize`` does per partition), once per SHA-256 witness path asked for (``sha``:
+   ``numpy``, ``native``, ``auto``; ``cuzk.r1cs.sha_path``), each in its own process, the
+   files compared byte for byte;
 4. **prove** (only when asked): a development setup kept resident, then proofs of partition 0
    through ``Prover.prove_many`` (what the ``prove`` step runs), each verified.
 
@@ -33,11 +35,12 @@ from ..circuits.porep import PoRepShape
 from ..circuits.registry import family_of, shape_by_name
 from ..field import FR, from_limbs
 from ..fileio import atomic_write_text
-from ..groth16 import DevelopmentSetupWarning, Prover, setup_resident, verify
+from ..groth16 import DevelopmentSetupWarning, Prover, file_digest, setup_resident, verify
 from ..memory.device import prove_device_bytes
 from ..r1cs import ConstraintSystem
 from ..pipeline import pce_description
 from ..r1cs.pce import read_pce, write_pce
+from ..r1cs.sha_path import SHA_PATHS, ShaPathError, choose_sha
 from ..r1cs.witness import read_witness_compact, write_witness_compact
 from ..sector.porep_c1 import seal_and_prove, write_porep_c1
 from ..sector.synthetic import synthetic_c1
@@ -81,19 +84,22 @@ def _phase_pce(shape_name: str, path: str) -> dict:
             "bytes": Path(path).stat().st_size, "r1cs": stats}
 
 
-def _phase_witness(shape_name: str, c1_path: str, path: str) -> dict:
+def _phase_witness(shape_name: str, c1_path: str, path: str, sha: str = "auto") -> dict:
     sh = shape_by_name(shape_name)
     fam = family_of(sh)
     inp = json.loads(Path(c1_path).read_text())  # written by the input phase (verified there)
     naux = sh.stats()["aux"]  # cached per shape; outside the timing
+    sha_path = choose_sha(sha)   # a native build (once per machine) outside the timing
     t = time.perf_counter()
     cs = ConstraintSystem(shape=False, witness=True, aux_capacity=naux)
-    fam.synthesize(cs, sh, fam.values(inp, 0))
+    with sha_path.active():
+        fam.synthesize(cs, sh, fam.values(inp, 0))
     cw = cs.assignment_compact()
     synth = time.perf_counter() - t
     write_witness_compact(path, cw)
     return {"seconds": time.perf_counter() - t, "synthesize_seconds": synth, "rss_peak_bytes": _peak(),
-            "bytes": Path(path).stat().st_size, "aux": cw.num_aux}
+            "bytes": Path(path).stat().st_size, "aux": cw.num_aux, "sha": sha_path.name,
+            "sha256": file_digest(path)}
 
 
 def _phase_prove(shape_name: str, pce_path: str, c1_path: str, wit_path: str, backend: str, repeat: int) -> dict:
@@ -158,7 +164,7 @@ def _run(fn, *args) -> dict:
 
 def bench_circuit(shapes: list[str], workdir, json_out=None, seal_limit: int = 8 << 20,
                   phases: tuple[str, ...] = ("input", "pce", "witness"), backend: str = "auto",
-                  repeat: int = 2, parallel: bool = False) -> list[dict]:
+                  repeat: int = 2, parallel: bool = False, sha: tuple[str, ...] = ("auto",)) -> list[dict]:
     """Measure PCE extraction and one partition's witness for each PoRep shape; optionally set
     up and prove that partition.
 
@@ -173,14 +179,25 @@ def bench_circuit(shapes: list[str], workdir, json_out=None, seal_limit: int = 8
             the parameters are never written), then ``repeat`` proofs of partition 0, each
             verified on the CPU (and checked to fail with a wrong public input).
         parallel: run the pce and witness phases at the same time (two processes).
+        sha: the SHA-256 witness paths the witness phase runs with, in turn (``SHA_PATHS``): the
+            first writes ``<shape>.partition-0.wit`` (what "prove" reads), each further one
+            ``<shape>.partition-0.<sha>.wit``.
 
     Returns:
         one dict per shape: name, stats (exact, from the shape), and per phase seconds,
-        rss_peak_bytes, bytes (file size).
+        rss_peak_bytes, bytes (file size); the witness phase's ``sha`` (the path taken) and
+        ``sha256`` (of its file); with more than one ``sha``, ``witness_<sha>`` for each further
+        one and ``witness_identical`` (every file the same bytes).
 
     Raises:
-        ValueError: not a PoRep shape.
+        ValueError: not a PoRep shape, or an empty ``sha``.
+        ShaPathError: an unknown ``sha`` value.
     """
+    if not sha:
+        raise ValueError("bench circuit: no SHA-256 witness path given")
+    unknown = [x for x in sha if x not in SHA_PATHS]
+    if unknown:   # before any work
+        raise ShaPathError(f"bench circuit: SHA-256 witness path {', '.join(unknown)} is not one of {', '.join(SHA_PATHS)}")
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
     out = []
@@ -191,7 +208,7 @@ def bench_circuit(shapes: list[str], workdir, json_out=None, seal_limit: int = 8
         res = {"name": name, "stats": sh.stats()}
         c1, pce, wit = work / f"{name}.c1.json", work / f"{name}.pce", work / f"{name}.partition-0.wit"
         out.append(res)
-        runs = {"input": (_phase_input, str(c1), seal_limit), "witness": (_phase_witness, str(c1), str(wit)),
+        runs = {"input": (_phase_input, str(c1), seal_limit), "witness": (_phase_witness, str(c1), str(wit), sha[0]),
                 "pce": (_phase_pce, str(pce)), "prove": (_phase_prove, str(pce), str(c1), str(wit), backend, repeat)}
 
         def record(ph, value):
@@ -199,6 +216,13 @@ def bench_circuit(shapes: list[str], workdir, json_out=None, seal_limit: int = 8
             print(format_circuit([{"name": name, "stats": res["stats"], ph: res[ph]}]), flush=True)
             if json_out:  # after every phase: a run cut short keeps what it measured
                 atomic_write_text(json_out, json.dumps(out, indent=1) + "\n")
+
+        def more_witnesses():   # the further SHA-256 paths, each in its own process, then the files compared
+            for x in sha[1:]:
+                record(f"witness_{x}", _run(_phase_witness, name, str(c1), str(wit.with_suffix(f".{x}.wit")), x))
+            if len(sha) > 1:
+                record("witness_identical", len({res[f"witness_{x}"]["sha256"] for x in sha[1:]}
+                                                | {res["witness"]["sha256"]}) == 1)
 
         todo = [ph for ph in ("input", "witness", "pce", "prove") if ph in phases]  # witness first: cheaper
         if parallel and "witness" in todo and "pce" in todo:
@@ -209,10 +233,13 @@ def bench_circuit(shapes: list[str], workdir, json_out=None, seal_limit: int = 8
                 jobs = {ph: pool.apply_async(runs[ph][0], (name, *runs[ph][1:])) for ph in ("witness", "pce")}
                 for ph, job in jobs.items():
                     record(ph, job.get())
+            more_witnesses()
             todo = [ph for ph in todo if ph == "prove"]
         for ph in todo:
             fn, *args = runs[ph]
             record(ph, _run(fn, name, *args))
+            if ph == "witness":
+                more_witnesses()
     return out
 
 
@@ -232,9 +259,12 @@ def format_circuit(results: list[dict]) -> str:
             for i, p in enumerate(pr["proofs"]):
                 lines.append(f"    proof {i}: {p['seconds']:.2f} s, verified {p['verified']} ("
                              + ", ".join(f"{k} {v:.2f}" for k, v in p["phases"].items()) + ")")
-        for ph in ("input", "pce", "witness"):
+        for ph in ("input", "pce", "witness", *sorted(k for k in r if k.startswith("witness_") and isinstance(r[k], dict))):
             if ph in r:
                 p = r[ph]
+                note = p.get("sector") or (f"sha {p['sha']}" if "sha" in p else "")
                 lines.append(f"  {ph:8s} {p['seconds']:9.2f} s  peak RSS {p['rss_peak_bytes'] / 2**30:7.2f} GiB  "
-                             f"file {p['bytes'] / 1e6:10.1f} MB" + (f"  ({p['sector']})" if "sector" in p else ""))
+                             f"file {p['bytes'] / 1e6:10.1f} MB" + (f"  ({note})" if note else ""))
+        if "witness_identical" in r:
+            lines.append(f"  witness files identical across SHA-256 paths: {r['witness_identical']}")
     return "\n".join(lines)

@@ -1,0 +1,97 @@
+"""Which code computes the SHA-256 compressions' witness bits in CPU synthesis (config
+``synthesis_sha``, ``cuzk synthesize --sha``).
+
+- ``numpy``: the word-level gadget (``cuzk.r1cs.sha256._WordWitness``), numpy over the k
+  instances of each call.
+- ``native``: the GPU kernel's core built for the host with the C++ compiler
+  (``cuzk.backend.sha_host``, built once per machine and cached by ``cuzk.backend.native``),
+  handed each call through ``cuzk.r1cs.sha_calls.delegate_compressions``; the witness is byte
+  for byte the numpy path's (``tests/test_sha_path.py``). The build, or its failure
+  (``NativeBuildError``), happens when the path is chosen, before any synthesis work.
+- ``auto``: ``native`` when it builds, else ``numpy`` with one warning per process.
+
+Delegation works in block order only (upstream order permutes the compressions' bit loops): with
+an upstream-order PCE (``upstream_order: true``) ``auto`` takes ``numpy`` and ``native`` is
+refused (:class:`ShaPathError`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import warnings
+from typing import Callable, NamedTuple
+
+from ..backend.native import NativeBuildError, native_cache_dir
+from ..backend.sha_host import host_compute, host_core
+from ..errors import CuzkError
+from .sha_calls import delegate_compressions
+
+SHA_PATHS = ("auto", "native", "numpy")
+"""The values of ``synthesis_sha`` (``auto`` first: the default)."""
+
+CONFIG_KEY = "synthesis_sha"
+
+
+class ShaPathError(CuzkError, ValueError):
+    """An unknown ``synthesis_sha`` value, or ``native`` asked for where it cannot run (an
+    upstream-order PCE)."""
+
+
+class NativeShaFallbackWarning(UserWarning):
+    """``synthesis_sha: auto`` could not build the native SHA-256 core and synthesizes with numpy."""
+
+
+class ShaPath(NamedTuple):
+    """A chosen path: ``name`` (``"native"`` or ``"numpy"``) and ``compute`` (the delegate for
+    ``delegate_compressions``, None for numpy)."""
+
+    name: str
+    compute: Callable | None
+
+    def active(self):
+        """A context manager within which witness-only compressions take this path."""
+        return delegate_compressions(self.compute) if self.compute is not None else contextlib.nullcontext()
+
+
+_NATIVE: dict = {}    # (cache directory, $CXX) → delegate: built and loaded once per process
+_WARNED: list = []    # the fallback warning is given once per process
+
+
+def _native() -> Callable:
+    root = str(native_cache_dir())
+    key = (root, os.environ.get("CXX"))
+    if key not in _NATIVE:
+        _NATIVE[key] = host_compute(host_core(root))
+    return _NATIVE[key]
+
+
+def choose_sha(choice: str = "auto", upstream_order: bool = False) -> ShaPath:
+    """The SHA-256 witness path for ``choice`` (:data:`SHA_PATHS`) and a PCE's order.
+
+    Raises:
+        ShaPathError: ``choice`` is not one of :data:`SHA_PATHS` (the message names
+            ``synthesis_sha``), or is ``native`` with ``upstream_order``.
+        NativeBuildError: ``native`` and the core cannot be built (no compiler, a failed build:
+            the message names the compiler, the source and the compiler's output).
+    """
+    if choice not in SHA_PATHS:
+        raise ShaPathError(f"{CONFIG_KEY}: {choice!r} is not one of {', '.join(SHA_PATHS)}")
+    if choice == "numpy" or (choice == "auto" and upstream_order):
+        return ShaPath("numpy", None)
+    if upstream_order:
+        raise ShaPathError(f"{CONFIG_KEY}: native computes the SHA-256 witness in cuzk's block order only; this "
+                           f"PCE is in rust-fil-proofs' order (upstream_order: true): use auto or numpy")
+    if choice == "native":
+        return ShaPath("native", _native())
+    try:
+        return ShaPath("native", _native())
+    except NativeBuildError as e:
+        if not _WARNED:
+            _WARNED.append(True)
+            warnings.warn(f"{CONFIG_KEY}: auto: the native SHA-256 core is not available, synthesizing with numpy "
+                          f"(slower, same witness): {e}", NativeShaFallbackWarning, stacklevel=2)
+        return ShaPath("numpy", None)
+
+
+__all__ = ["CONFIG_KEY", "NativeShaFallbackWarning", "SHA_PATHS", "ShaPath", "ShaPathError", "choose_sha"]
