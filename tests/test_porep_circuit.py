@@ -180,15 +180,25 @@ def test_witness_only_mode_gives_the_same_assignment(small, tmp_path):
 _WITNESS_2KIB_SHA256 = "adc0c942fd47fc199b5d935264553e8009c670a4ebcdf418a755a78f6bb3bdff"
 
 
-def test_2kib_witness_is_bit_identical_to_the_pinned_one(tmp_path):
+@pytest.mark.parametrize("sha", ["numpy", "native"])
+def test_2kib_witness_is_bit_identical_to_the_pinned_one(tmp_path, sha):
     """A real sealed 2 KiB sector's partition witness (2,685,673 aux values), witness-only mode
-    as ``synthesize_sector`` runs it, against the pinned digest."""
+    as ``synthesize_sector`` runs it, against the pinned digest (recorded before the native
+    SHA-256 path existed), with either SHA-256 witness path (``synthesis_sha``)."""
     import hashlib
+    import shutil
 
+    from cuzk.r1cs.sha_path import choose_sha
+
+    if sha == "native" and shutil.which("g++") is None and shutil.which("c++") is None:
+        pytest.skip("no C++ compiler")
     shape = porep.shape_by_name("porep-2KiB")
     c1 = _sealed_c1(shape, seed=1, tmp=tmp_path)
     cs = ConstraintSystem(shape=False, witness=True)
-    porep.synthesize(cs, shape, porep.witness_from_c1(c1, 0))
+    path = choose_sha(sha)
+    assert path.name == sha
+    with path.active():
+        porep.synthesize(cs, shape, porep.witness_from_c1(c1, 0))
     ins, aux = cs.assignment()
     assert (cs.num_constraints, cs.num_aux) == (2_687_921, 2_685_673)
     h = hashlib.sha256()

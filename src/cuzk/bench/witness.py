@@ -22,7 +22,8 @@ def synthesize_recorded(c1_path, checked, shape_name: str, partition: int = 0, c
     step of a block-order PCE) with its compression calls recorded: ``(cs, calls)``, the
     ``ConstraintSystem`` and the list of ``cuzk.r1cs.sha_calls.Compression``. ``checked``: the
     input's check record (``pipeline.check_input``). ``compute``: a delegate for the
-    compressions' bits (``cuzk.backend.cuda.witness.host_compute``, ``gpu_compute``), or None (numpy).
+    compressions' bits (``cuzk.backend.sha_host.host_compute``,
+    ``cuzk.backend.cuda.witness.gpu_compute``), or None (numpy).
 
     Raises:
         C1Error and the other input errors of ``cuzk.pipeline``: the input is bad or changed.
