@@ -35,9 +35,10 @@ _NTT_THREADS = 256
 
 
 class NTTVariant(NamedTuple):
-    """A pass kernel of ``ntt.cu`` and its plan: ``_ntt_plan(k, block_log, max_t)``, each thread
-    running the butterflies of a group of 2^radix_log elements per shared-memory round."""
+    """A pass kernel (of ``module``) and its plan: ``_ntt_plan(k, block_log, max_t)``, each
+    thread running the butterflies of a group of 2^radix_log elements per shared-memory round."""
 
+    module: str
     kernel: str
     radix_log: int
     block_log: int
@@ -45,19 +46,21 @@ class NTTVariant(NamedTuple):
 
 
 NTT_VARIANTS: dict[str, NTTVariant] = {
-    "old": NTTVariant("ntt_pass", 1, 10, 8),       # 60 registers, no spills
-    "r8": NTTVariant("ntt_pass_r8", 3, 11, 9),     # 174 registers, no spills: 1 block / SM
-    "r8-4k": NTTVariant("ntt_pass_r8", 3, 12, 10),
-    "r8-1k": NTTVariant("ntt_pass_r8", 3, 10, 8),  # 128 threads: 2 blocks / SM
-    "r8c": NTTVariant("ntt_pass_r8c", 3, 11, 9),   # 128 registers (28 B spilled): 2 blocks / SM
-    "r8c-1k": NTTVariant("ntt_pass_r8c", 3, 10, 8),
-    "r4": NTTVariant("ntt_pass_r4", 2, 11, 9),     # 114 registers, no spills: 2 blocks / SM
-    "r4-1k": NTTVariant("ntt_pass_r4", 2, 10, 8),
+    "old": NTTVariant("ntt.cu", "ntt_pass", 1, 10, 8),            # 60 registers, no spills
+    "r8": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 11, 9),    # 174 registers, no spills: 1 block / SM
+    "r8-4k": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 12, 10),
+    "r8-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 10, 8),  # 128 threads: 2 blocks / SM
+    "r8c": NTTVariant("ntt_radix.cu", "ntt_pass_r8c", 3, 11, 9),  # 128 registers (28 B spilled): 2 blocks / SM
+    "r8c-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r8c", 3, 10, 8),
+    "r4": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 11, 9),    # 114 registers, no spills: 2 blocks / SM
+    "r4-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 10, 8),
 }
-"""The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``).
-Every block_log is ≥ 10 and max_t ≥ 8, so a variant has at most the passes of "old" and
-``plan.ntt_device_bytes`` (which counts "old"'s pass buffer) stays an upper estimate. Blocks of
-more than 2^10 elements take over 48 KiB of shared memory (32 B per element), opted in per kernel."""
+"""The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
+blocks / SM at 256 threads by registers). ``ntt_radix.cu`` compiles in about 35 s (nvcc), once
+per process or CuPy kernel cache. Every block_log is ≥ 10 and max_t ≥ 8, so a variant has at most
+the passes of "old" and ``plan.ntt_device_bytes`` (which counts "old"'s pass buffer) stays an
+upper estimate. Blocks of more than 2^10 elements take over 48 KiB of shared memory (32 B per
+element), opted in per kernel; 2^12 (128 KiB) leaves one block per SM."""
 
 NTT_VARIANT = "old"
 """The variant ``_ntt`` runs (a key of ``NTT_VARIANTS``), read at each call."""
@@ -70,7 +73,7 @@ _SMEM_OPTED: dict[int, int] = {}
 def _pass_kernel(cp, var: NTTVariant, plan):
     """``var``'s kernel, allowed the dynamic shared memory of ``plan``'s largest block (over the
     48 KiB default: opted in once per kernel and size)."""
-    fn = _kernel("ntt.cu", var.kernel)
+    fn = _kernel(var.module, var.kernel)
     smem = max(1 << (t + c) for _, t, c in plan) * 32
     if smem > 48 * 1024 and _SMEM_OPTED.get(fn.ptr, 0) < smem:   # keyed by the CUfunction handle
         cp.cuda.driver.funcSetAttribute(fn.ptr, _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
