@@ -65,7 +65,6 @@ element), opted in per kernel; 2^12 (128 KiB) leaves one block per SM."""
 NTT_VARIANT = "old"
 """The variant ``_ntt`` runs (a key of ``NTT_VARIANTS``), read at each call."""
 
-_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8   # CUDA driver API CUfunction_attribute
 _SMEM_OPTED: dict[int, int] = {}
 """Dynamic shared-memory bytes each pass kernel (CUfunction handle) was allowed so far."""
 
@@ -76,7 +75,7 @@ def _pass_kernel(cp, var: NTTVariant, plan):
     fn = _kernel(var.module, var.kernel)
     smem = max(1 << (t + c) for _, t, c in plan) * 32
     if smem > 48 * 1024 and _SMEM_OPTED.get(fn.ptr, 0) < smem:   # keyed by the CUfunction handle
-        cp.cuda.driver.funcSetAttribute(fn.ptr, _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
+        cp.cuda.driver.funcSetAttribute(fn.ptr, cp.cuda.driver.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
         _SMEM_OPTED[fn.ptr] = smem
     return fn
 
