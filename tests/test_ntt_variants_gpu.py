@@ -18,15 +18,13 @@ import pytest
 pytestmark = pytest.mark.gpu
 
 cp = pytest.importorskip("cupy")
-try:
-    _NDEV = cp.cuda.runtime.getDeviceCount()
-except Exception:  # no driver / no device
-    _NDEV = 0
-if _NDEV < 1:
+
+from cuzk.backend.cuda import CUDABackend, cuda_available  # noqa: E402
+
+if not cuda_available():
     pytest.skip("no CUDA device", allow_module_level=True)
 
 from cuzk.backend.cpu import CPUBackend  # noqa: E402
-from cuzk.backend.cuda import CUDABackend  # noqa: E402
 from cuzk.backend.cuda import ntt as ntt_mod  # noqa: E402
 from cuzk.backend.cuda.plan import ntt_split  # noqa: E402
 from cuzk.field import FR, int_array  # noqa: E402
@@ -39,15 +37,20 @@ MAX_LOG = 20
 
 
 @pytest.fixture(scope="module")
-def gpu():
-    with CUDABackend() as b:
-        yield b
+def backends():
+    """(cuda, cpu) backends shared by the module's tests."""
+    with CUDABackend() as g, CPUBackend(threads=1) as c:
+        yield g, c
 
 
 @pytest.fixture(scope="module")
-def cpu():
-    with CPUBackend(threads=1) as b:
-        yield b
+def gpu(backends):
+    return backends[0]
+
+
+@pytest.fixture(scope="module")
+def cpu(backends):
+    return backends[1]
 
 
 @pytest.fixture
