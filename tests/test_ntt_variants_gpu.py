@@ -55,7 +55,8 @@ def cpu(backends):
 
 @pytest.fixture
 def variant(monkeypatch):
-    """Sets ``ntt.NTT_VARIANT`` for the test (restored after it)."""
+    """Sets ``ntt.NTT_VARIANT`` for the test, no per-size override (restored after it)."""
+    monkeypatch.setattr(ntt_mod, "NTT_VARIANT_BY_LOG", {})
 
     def use(name: str) -> None:
         monkeypatch.setattr(ntt_mod, "NTT_VARIANT", name)

@@ -9,7 +9,8 @@ at a time (``NTTOps._ntt`` into a preallocated output and pass buffer; twiddles 
 ``--repeat`` runs after one untimed run. A time budget (``--budget`` seconds of the whole run)
 skips what no longer fits (named in the JSON's ``skipped``).
 
-JSON: ``ms[variant][str(log2 n)]`` (median ms), ``runs_ms`` (every run), ``mismatch``, ``plans``
+JSON: ``ms[variant][str(log2 n)]`` (median ms), ``runs_ms`` (every run), ``best`` (the fastest
+variant per size, for ``ntt.NTT_VARIANT_BY_LOG``), ``mismatch``, ``plans``
 (each variant's passes (s_hi, t, c) per size), ``gpu_peak_bytes`` (CuPy pool's largest total),
 ``gpu_used_peak_bytes`` (device memory in use, from cudaMemGetInfo), ``host_peak_rss_bytes``, the
 device's name and the commit.
@@ -88,6 +89,7 @@ def left() -> float:
     return a.budget - (time.monotonic() - T0)
 
 
+ntt_mod.NTT_VARIANT_BY_LOG = {}
 b = CUDABackend()
 seed = time.time_ns() & 0xFFFFFFFF
 res["seed"] = seed
@@ -137,6 +139,11 @@ for k in a.log_sizes:
     b._tw.pop(k, None)   # this size's twiddles (2^(k-1) elements)
     pool.free_all_blocks()
 
+res["best"] = {}
+for k in a.log_sizes:
+    timed = {v: res["ms"][v][str(k)] for v in variants if str(k) in res["ms"][v]}
+    if timed:
+        res["best"][str(k)] = min(timed, key=timed.get)
 res["gpu_peak_bytes"] = peak["pool"]
 res["gpu_used_peak_bytes"] = peak["used"]
 res["host_peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -145,14 +152,14 @@ with open(a.out, "w") as fh:
     json.dump(res, fh, indent=1)
 
 print(f"{res['device']}  median ms of {a.repeat} runs (x: speed-up over old)")
-print("log_n " + "".join(f"{v:>16}" for v in variants))
+print("log_n " + "".join(f"{v:>16}" for v in variants) + "  best")
 for k in a.log_sizes:
     base = res["ms"]["old"].get(str(k))
     cells = []
     for v in variants:
         t = res["ms"][v].get(str(k))
         cells.append(f"{'-':>16}" if t is None else f"{t:9.3f}" + (f" {base / t:5.2f}x" if base and v != "old" else " " * 7))
-    print(f"{k:5d} " + "".join(cells))
+    print(f"{k:5d} " + "".join(cells) + f"  {res['best'].get(str(k), '-')}")
 print(f"gpu pool peak {peak['pool'] / 2**30:.2f} GiB, device used peak {peak['used'] / 2**30:.2f} GiB, "
       f"host peak RSS {res['host_peak_rss_bytes'] / 2**30:.2f} GiB, {res['wall_s']:.0f} s; JSON {a.out}")
 if res["mismatch"]:

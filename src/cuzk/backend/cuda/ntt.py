@@ -65,6 +65,10 @@ element), opted in per kernel; 2^12 (128 KiB) leaves one block per SM."""
 NTT_VARIANT = "old"
 """The variant ``_ntt`` runs (a key of ``NTT_VARIANTS``), read at each call."""
 
+NTT_VARIANT_BY_LOG: dict[int, str] = {}
+"""Per transform length 2^k (of a row, in batches), a variant that overrides ``NTT_VARIANT``
+(e.g. smaller blocks where a size's grid leaves SMs idle)."""
+
 _SMEM_OPTED: dict[int, int] = {}
 """Dynamic shared-memory bytes each pass kernel (CUfunction handle) was allowed so far."""
 
@@ -169,7 +173,7 @@ class NTTOps(DeviceRuntime):
                     out[...] = self.mul(out, f[0][:1])
             return out
         tw = self._twiddles(k)
-        var = NTT_VARIANTS[NTT_VARIANT]
+        var = NTT_VARIANTS[NTT_VARIANT_BY_LOG.get(k, NTT_VARIANT)]
         plan = _ntt_plan(k, var.block_log, var.max_t)
         if tmp is None and len(plan) > 1:
             tmp = cp.empty_like(a)
