@@ -76,9 +76,11 @@ __device__ __forceinline__ void ntt_pass_radix(u32* sm, const uint4* src, uint4*
     int m = t % R ? t % R : R;
     for (int hl = t - 1; hl >= 0; hl -= m, m = R) {
         const bool first = hl == t - 1, last = hl == m - 1;
-        if (m == 3) ntt_round<3, R>(io, B, sm, tw, K, hl, first, last);
-        else if (m == 2) ntt_round<2, R>(io, B, sm, tw, K, hl, first, last);
-        else ntt_round<1, R>(io, B, sm, tw, K, hl, first, last);
+        if constexpr (R == 3) {
+            if (m == 3) ntt_round<3, R>(io, B, sm, tw, K, hl, first, last);
+        }
+        if (m == 2) ntt_round<2, R>(io, B, sm, tw, K, hl, first, last);
+        else if (m == 1) ntt_round<1, R>(io, B, sm, tw, K, hl, first, last);
         if (!last) __syncthreads();
     }
 }
