@@ -69,18 +69,19 @@ NTT_VARIANT_BY_LOG: dict[int, str] = {}
 """Per transform length 2^k (of a row, in batches), a variant that overrides ``NTT_VARIANT``
 (e.g. smaller blocks where a size's grid leaves SMs idle)."""
 
-_SMEM_OPTED: dict[int, int] = {}
-"""Dynamic shared-memory bytes each pass kernel (CUfunction handle) was allowed so far."""
+_SMEM_OPTED: dict[tuple[str, str, int], int] = {}
+"""Dynamic shared-memory bytes each pass kernel (module, name, device) was allowed so far."""
 
 
 def _pass_kernel(cp, var: NTTVariant, plan):
-    """``var``'s kernel, allowed the dynamic shared memory of ``plan``'s largest block (over the
-    48 KiB default: opted in once per kernel and size)."""
+    """``var``'s kernel (a CuPy RawKernel), allowed the dynamic shared memory of ``plan``'s
+    largest block (over the 48 KiB default: opted in once per kernel, size and device)."""
     fn = _kernel(var.module, var.kernel)
     smem = max(1 << (t + c) for _, t, c in plan) * 32
-    if smem > 48 * 1024 and _SMEM_OPTED.get(fn.ptr, 0) < smem:   # keyed by the CUfunction handle
-        cp.cuda.driver.funcSetAttribute(fn.ptr, cp.cuda.driver.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
-        _SMEM_OPTED[fn.ptr] = smem
+    key = (var.module, var.kernel, cp.cuda.runtime.getDevice())
+    if smem > 48 * 1024 and _SMEM_OPTED.get(key, 0) < smem:
+        fn.max_dynamic_shared_size_bytes = smem   # cuFuncSetAttribute on this device's function
+        _SMEM_OPTED[key] = smem
     return fn
 
 
