@@ -1,8 +1,11 @@
-"""The cuda backend's NTT pass (``ntt.cu``: ``ntt_pass``) built for the host
+"""The cuda backend's NTT passes (``ntt.cu``: ``ntt_pass`` and its radix-4/8 variants
+``ntt_pass_r4``, ``ntt_pass_r8``, ``ntt_pass_r8c``) built for the host
 (tests/fixtures/ntt_host.cpp through conftest's ``host_build``) and run with ``NTTOps._ntt``'s
 launches (its pass plan, flags, twiddles and factor tables), against a naive O(n^2) DFT over Fr in
-Python: y_j = Σ_i x_i·ω^(±ij), ω = FR.root_of_unity(n). CPU-only CI thus covers the kernel's
-index arithmetic: every pass split, each flag, batches of rows, passes run in place."""
+Python: y_j = Σ_i x_i·ω^(±ij), ω = FR.root_of_unity(n), or above 2^8 the cpu backend's NTT
+(``workers.ntt``: decimation in time, another algorithm). CPU-only CI thus covers the kernels'
+index arithmetic: every pass split, each flag, batches of rows, passes run in place, each
+variant's plans (``NTT_VARIANTS``) and radix rounds of every length and block shape."""
 
 from __future__ import annotations
 
@@ -11,7 +14,10 @@ import subprocess
 
 import pytest
 
-from cuzk.backend.cuda.ntt import _NTT_INV, _NTT_LAST, _NTT_POST, _NTT_POST_LO, _NTT_PRE, _NTT_PRE_LO
+import numpy as np
+
+from cuzk.backend import workers
+from cuzk.backend.cuda.ntt import NTT_VARIANTS, _NTT_INV, _NTT_LAST, _NTT_POST, _NTT_POST_LO, _NTT_PRE, _NTT_PRE_LO
 from cuzk.backend.cuda.plan import _ntt_plan
 from cuzk.field import FR
 
@@ -31,15 +37,24 @@ def naive_dft(x: list[int], inverse: bool = False) -> list[int]:
     return [sum(v * pw[sign * i * j % n] for i, v in enumerate(x)) % R for j in range(n)]
 
 
+def dft(x: list[int], inverse: bool = False) -> list[int]:
+    """``naive_dft`` up to 2^8 elements; above, the cpu backend's NTT (its inverse times n)."""
+    n = len(x)
+    if n <= 256:
+        return naive_dft(x, inverse)
+    y = workers.ntt(np.array(x, dtype=object), inverse, workers.Twiddles())
+    return [int(v) * (n if inverse else 1) % R for v in y]
+
+
 def reference(x, k, rows, inverse, pre, post):
-    """``NTTOps._ntt``'s result by ``naive_dft`` row by row: inputs times pre (index in the
+    """``NTTOps._ntt``'s result by ``dft`` row by row: inputs times pre (index in the
     whole array), outputs times post (index in the row); factors (x, c) mean f(i) = c·x^i."""
     n = 1 << k
     if pre:
         x = [v * pre[1] * pow(pre[0], i, R) % R for i, v in enumerate(x)]
     out = []
     for r in range(rows):
-        y = naive_dft(x[r * n:(r + 1) * n], inverse)
+        y = dft(x[r * n:(r + 1) * n], inverse)
         out += [v * post[1] * pow(post[0], o, R) % R for o, v in enumerate(y)] if post else y
     return out
 
@@ -55,16 +70,16 @@ def tables(f, k: int):
 
 @pytest.fixture(scope="module")
 def host_ntt(host_build):
-    """f(x, k, inverse, pre, post, rows, block_log, max_t) -> values: ntt_pass on the host with
-    the launches ``NTTOps._ntt`` makes (plan ``_ntt_plan(k, block_log, max_t)``; Montgomery
-    limbs in and out)."""
+    """f(x, k, inverse, pre, post, rows, block_log, max_t, kernel, plan) -> values: ``kernel``
+    (ntt_pass by default) on the host with the launches ``NTTOps._ntt`` makes (plan
+    ``_ntt_plan(k, block_log, max_t)`` unless given; Montgomery limbs in and out)."""
     exe = host_build("ntt_host")
 
     def words(vals):
         return "".join(" ".join(f"{(v * MONT % R) >> (32 * i) & 0xFFFFFFFF:x}" for i in range(8)) + "\n" for v in vals)
 
-    def run(x, k, inverse=False, pre=None, post=None, rows=1, block_log=10, max_t=8):
-        plan = _ntt_plan(k, block_log, max_t)
+    def run(x, k, inverse=False, pre=None, post=None, rows=1, block_log=10, max_t=8, kernel="ntt_pass", plan=None):
+        plan = plan or _ntt_plan(k, block_log, max_t)
         kr = (rows << k).bit_length() - 1   # pre indexes the whole array
         pt, qt = tables(pre, kr) if pre else None, tables(post, k) if post else None
         lines = []
@@ -77,7 +92,7 @@ def host_ntt(host_build):
         w = FR.root_of_unity(1 << k)
         tabs = [[pow(w, j, R) for j in range(max(1, (1 << k) >> 1))], *(pt or ([1], None, 0))[:2], *(qt or ([1], None, 0))[:2]]
         tabs = [t or [1] for t in tabs]
-        text = f"{k} {k} {rows} {len(plan)}\n" + "".join(lines)
+        text = f"{k} {k} {rows} {len(plan)} {kernel}\n" + "".join(lines)
         text += f"{pt[2] if pt else 0} {qt[2] if qt else 0} " + " ".join(str(len(t)) for t in tabs) + "\n"
         text += words(x) + "".join(words(t) for t in tabs)
         out = subprocess.run([str(exe)], input=text, capture_output=True, text=True, check=True).stdout
@@ -122,3 +137,65 @@ def test_ntt_pass_flags_and_rows(host_ntt, k, rows, block_log, max_t):
     for inverse, pre, post in cases:
         got = host_ntt(x, k, inverse, pre, post, rows, block_log, max_t)
         assert got == reference(x, k, rows, inverse, pre, post), (inverse, pre, post)
+
+
+RADIX_KERNELS = sorted({v.kernel for v in NTT_VARIANTS.values()} - {"ntt_pass"})
+
+
+def test_variants_known():
+    """The variants name kernels the host build knows, and none has more passes than "old"
+    (``plan.ntt_device_bytes`` counts old's pass buffer)."""
+    assert RADIX_KERNELS == ["ntt_pass_r4", "ntt_pass_r8", "ntt_pass_r8c"]
+    for v in NTT_VARIANTS.values():
+        assert v.block_log >= 10 and v.max_t >= 8 and v.block_log - v.max_t >= 2
+        assert all(len(_ntt_plan(k, v.block_log, v.max_t)) <= len(_ntt_plan(k)) for k in range(1, 28))
+
+
+@pytest.mark.parametrize("name", [n for n in NTT_VARIANTS if n != "old"])
+def test_variant_plans_match_dft(host_ntt, name):
+    """Each variant's own plans at 2^1..2^13 (one pass up to its block, two above), forward and
+    inverse."""
+    v = NTT_VARIANTS[name]
+    for k in range(1, 14):
+        x = [0, 1, R - 1][: 1 << k] + [RNG.randrange(R) for _ in range((1 << k) - 3)]
+        for inverse in (False, True):
+            got = host_ntt(x, k, inverse, block_log=v.block_log, max_t=v.max_t, kernel=v.kernel)
+            assert got == dft(x, inverse), (k, inverse)
+
+
+# Pass shapes (s_hi, t, c) beyond the small sizes' plans: rounds of every length t (remainder
+# rounds of 1 and 2 stages first), runs of 2^c = 4..16 elements as the big sizes' first passes have
+# them (t = 9, 10 with c = 2, 3), three passes, and a last pass of a single stage.
+SHAPES = [
+    (11, [(10, 9, 2), (1, 2, 0)]),
+    (12, [(11, 10, 2), (1, 2, 0)]),
+    (11, [(10, 8, 3), (2, 3, 0)]),
+    (11, [(10, 7, 2), (3, 4, 0)]),
+    (11, [(10, 5, 4), (5, 6, 0)]),
+    (12, [(11, 4, 3), (7, 3, 4), (4, 5, 0)]),
+    (10, [(9, 1, 8), (8, 9, 0)]),
+    (9, [(8, 8, 1), (0, 1, 0)]),
+]
+
+
+@pytest.mark.parametrize("kernel", RADIX_KERNELS)
+@pytest.mark.parametrize("k,plan", SHAPES)
+def test_radix_pass_shapes(host_ntt, kernel, k, plan):
+    """Hand-made plans (non-final passes in place), equal to the DFT forward and inverse."""
+    x = [RNG.randrange(R) for _ in range(1 << k)]
+    for inverse in (False, True):
+        assert host_ntt(x, k, inverse, kernel=kernel, plan=plan) == dft(x, inverse), inverse
+
+
+@pytest.mark.parametrize("kernel", RADIX_KERNELS)
+@pytest.mark.parametrize("k,rows,block_log,max_t", [(8, 1, 5, 3), (6, 4, 10, 8), (3, 16, 10, 8), (7, 2, 4, 2)])
+def test_radix_flags_and_rows(host_ntt, kernel, k, rows, block_log, max_t):
+    """Each flag (PRE with and without PRE_LO, INV, POST with and without POST_LO) and batches of
+    rows on the radix kernels, as ``test_ntt_pass_flags_and_rows`` on ntt_pass."""
+    x = [RNG.randrange(R) for _ in range(rows << k)]
+    g, c1, c2 = FR.generator, RNG.randrange(1, R), RNG.randrange(1, R)
+    cases = [(False, (g, c1), None), (False, (1, c1), None), (True, None, (pow(g, -1, R), c2)),
+             (False, None, (1, c2)), (True, (g, c1), (g, c2)), (False, (1, c1), (1, c2))]
+    for inverse, pre, post in cases:
+        got = host_ntt(x, k, inverse, pre, post, rows, block_log, max_t, kernel=kernel)
+        assert got == reference(x, k, rows, inverse, pre, post), (kernel, inverse, pre, post)

@@ -2,6 +2,7 @@
 // H combination, and the NTT pass. Arrays are (n, 4) uint64 on the host side = 32-byte elements
 // (2 x uint4) here, Montgomery form. Compiled by CuPy (NVRTC) from cuzk.backend.cuda.backend.
 #include "fr.cuh"
+#include "ntt.cuh"
 
 #define GRID_STRIDE(i, n) for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (u64)blockDim.x * gridDim.x)
 
@@ -139,101 +140,7 @@ extern "C" __global__ void popc_words(const unsigned* __restrict__ w, unsigned* 
     GRID_STRIDE(j, n) out[j] = __popc(w[j]);
 }
 
-// ---- NTT ------------------------------------------------------------------------------------
-// Decimation in frequency, natural order in, bit-reversed order inside, natural order out (the
-// last pass writes to the bit-reversed index). One launch runs stages s_hi .. s_lo = s_hi-t+1 of
-// the log2(n) = k stages (stage s pairs indices i, i + 2^s) on blocks of E = 2^(t+c) elements held in
-// shared memory: each block owns 2^c consecutive "lo" offsets (coalesced runs of 2^c elements) times
-// the 2^t elements that stages s_hi..s_lo mix. Global index of element (j, l) of block (hi, lob):
-//     gi = hi * 2^(s_hi+1) + j * 2^s_lo + lob * 2^c + l.
-// Twiddles: tw[j] = w^j for w a primitive 2^K-th root of unity, j < 2^(K-1); stage s uses
-// w_(2^(s+1))^p = tw[p << (K-1-s)] with p = gi mod 2^s.
-// Flags: PRE multiplies each input element gi by pre_hi[gi >> pre_m] (* pre_lo[gi & mask] with PRE_LO)
-// on load (first pass: coset powers); LAST writes element gi to o = bitrev_k(gi), or (n - o) mod n with
-// INV (the inverse transform from forward twiddles), times post_hi[o >> post_m] (* post_lo[...]) with POST.
-// src may equal dst except on the LAST pass.
-// Batches: an array of B rows of 2^k elements is B independent transforms with the same launches
-// (grid B * 2^k / E): no stage reaches across a row, and the LAST pass keeps gi's row (the bits of gi
-// above k); PRE indexes the whole array, POST the row (callers use them with one row only).
-#define NTT_PRE 1
-#define NTT_PRE_LO 2
-#define NTT_LAST 4
-#define NTT_INV 8
-#define NTT_POST 16
-#define NTT_POST_LO 32
-
-__device__ __forceinline__ void sm_put(u32* sm, int E, u32 e, const fr_t& x) {
-#pragma unroll
-    for (int w = 0; w < 8; w++) sm[w * E + e] = x.v[w];
-}
-__device__ __forceinline__ fr_t sm_get(const u32* sm, int E, u32 e) {
-    fr_t x;
-#pragma unroll
-    for (int w = 0; w < 8; w++) x.v[w] = sm[w * E + e];
-    return x;
-}
-
-// One block of a pass: E = 2^(t+c) elements, element e at global index gi(e) (see above).
-struct ntt_blk {
-    int E, s_lo, c;
-    u32 lob, cmask, base;
-    __device__ __forceinline__ ntt_blk(int s_hi, int t, int c_) {
-        E = 1 << (t + c_);
-        c = c_;
-        s_lo = s_hi - t + 1;
-        const int nlo_log = s_lo - c;
-        lob = blockIdx.x & ((1u << nlo_log) - 1);
-        cmask = (1u << c) - 1;
-        base = ((blockIdx.x >> nlo_log) << (s_hi + 1)) + (lob << c);
-    }
-    __device__ __forceinline__ u32 gi(u32 e) const { return base + ((e >> c) << s_lo) + (e & cmask); }
-};
-
-// A pass's global side: source, destination and the flags' factor tables (kernel arguments).
-struct ntt_io {
-    const uint4* src;
-    uint4* dst;
-    int k, flags;
-    const uint4* pre_hi;
-    const uint4* pre_lo;
-    int pre_m;
-    const uint4* post_hi;
-    const uint4* post_lo;
-    int post_m;
-};
-
-// Element gi of src, times its PRE factor.
-__device__ __forceinline__ fr_t ntt_in(const ntt_io& io, u32 gi) {
-    fr_t x = fp_load<FrParams>(io.src, gi);
-    if (io.flags & NTT_PRE) {
-        fr_t f = fp_load<FrParams>(io.pre_hi, gi >> io.pre_m);
-        if (io.flags & NTT_PRE_LO) f = fp_mul(f, fp_load<FrParams>(io.pre_lo, gi & ((1u << io.pre_m) - 1)));
-        x = fp_mul(x, f);
-    }
-    return x;
-}
-
-// x to dst at gi, or on the LAST pass at the bit-reversed (INV: negated) index in gi's row,
-// times its POST factor.
-__device__ __forceinline__ void ntt_out(const ntt_io& io, u32 gi, fr_t x) {
-    const int k = io.k;
-    const u32 nmask = (k >= 32) ? 0xffffffffu : ((1u << k) - 1);
-    if (io.flags & NTT_LAST) {
-        u32 o = __brev(gi) >> (32 - k);
-        if (io.flags & NTT_INV) o = (0u - o) & nmask;
-        if (io.flags & NTT_POST) {
-            fr_t f = fp_load<FrParams>(io.post_hi, o >> io.post_m);
-            if (io.flags & NTT_POST_LO) f = fp_mul(f, fp_load<FrParams>(io.post_lo, o & ((1u << io.post_m) - 1)));
-            x = fp_mul(x, f);
-        }
-        fp_store(io.dst, (gi & ~nmask) | o, x);  // a batch of rows: stay in gi's row
-    } else {
-        fp_store(io.dst, gi, x);
-    }
-}
-
-#define NTT_IO {src, dst, k, flags, pre_hi, pre_lo, pre_m, post_hi, post_lo, post_m}
-
+// ---- NTT pass: one shared-memory round trip per stage (block layout, flags: ntt.cuh) --------------
 extern "C" __global__ void __launch_bounds__(256) ntt_pass(
     const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K, int s_hi, int t, int c, int flags,
     const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,

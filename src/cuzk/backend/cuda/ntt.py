@@ -4,7 +4,9 @@
 The NTT is decimation in frequency in shared memory, up to 10 radix-2 stages per launch on blocks
 of 1024 elements (3 launches at 2^20..2^26), natural order in and out (the last pass writes to the
 bit-reversed index), one stage per shared-memory round trip (``ntt.cu``: ``ntt_pass``). Twiddles
-``ω^j`` for each size are computed once on the GPU and cached.
+``ω^j`` for each size are computed once on the GPU and cached. ``NTT_VARIANT`` picks the pass
+kernel and block size among ``NTT_VARIANTS`` (radix-4 and radix-8 rounds, blocks of 2^10..2^12
+elements; same values, same flags, same order).
 Input factors (coset powers) and output factors (n⁻¹, 1/Z) are fused into the first and last
 pass. When the whole transform does not fit, it runs split (four-step, in blocks:
 ``plan.ntt_memory_plan``); ``compute_h`` picks the first of ``plan.H_SCHEDULES`` that fits
@@ -12,6 +14,8 @@ pass. When the whole transform does not fit, it runs split (four-step, in blocks
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,7 +30,59 @@ MAX_LOG_NTT = 27
 _NTT_PRE, _NTT_PRE_LO, _NTT_LAST, _NTT_INV, _NTT_POST, _NTT_POST_LO = 1, 2, 4, 8, 16, 32
 
 _NTT_THREADS = 256
-"""Threads per block of ``ntt_pass`` at most (its ``__launch_bounds__``): one per butterfly."""
+"""Threads per block of the pass kernels at most (their ``__launch_bounds__``): one per butterfly
+(``ntt_pass``) or per group of 2^radix_log elements (the others, looping when there are more)."""
+
+
+class NTTVariant(NamedTuple):
+    """A pass kernel (of ``module``) and its plan: ``_ntt_plan(k, block_log, max_t)``, each
+    thread running the butterflies of a group of 2^radix_log elements per shared-memory round."""
+
+    module: str
+    kernel: str
+    radix_log: int
+    block_log: int
+    max_t: int
+
+
+NTT_VARIANTS: dict[str, NTTVariant] = {
+    "old": NTTVariant("ntt.cu", "ntt_pass", 1, 10, 8),            # 60 registers, no spills
+    "r8": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 11, 9),    # 174 registers, no spills: 1 block / SM
+    "r8-4k": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 12, 10),
+    "r8-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 10, 8),  # 128 threads: 2 blocks / SM
+    "r8c": NTTVariant("ntt_radix.cu", "ntt_pass_r8c", 3, 11, 9),  # 128 registers (28 B spilled): 2 blocks / SM
+    "r8c-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r8c", 3, 10, 8),
+    "r4": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 11, 9),    # 114 registers, no spills: 2 blocks / SM
+    "r4-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 10, 8),
+}
+"""The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
+blocks / SM at 256 threads by registers). ``ntt_radix.cu`` compiles in about 35 s (nvcc), once
+per process or CuPy kernel cache. Every block_log is ≥ 10 and max_t ≥ 8, so a variant has at most
+the passes of "old" and ``plan.ntt_device_bytes`` (which counts "old"'s pass buffer) stays an
+upper estimate. Blocks of more than 2^10 elements take over 48 KiB of shared memory (32 B per
+element), opted in per kernel; 2^12 (128 KiB) leaves one block per SM."""
+
+NTT_VARIANT = "old"
+"""The variant ``_ntt`` runs (a key of ``NTT_VARIANTS``), read at each call."""
+
+NTT_VARIANT_BY_LOG: dict[int, str] = {}
+"""Per transform length 2^k (of a row, in batches), a variant that overrides ``NTT_VARIANT``
+(e.g. smaller blocks where a size's grid leaves SMs idle)."""
+
+_SMEM_OPTED: dict[tuple[str, str, int], int] = {}
+"""Dynamic shared-memory bytes each pass kernel (module, name, device) was allowed so far."""
+
+
+def _pass_kernel(cp, var: NTTVariant, plan):
+    """``var``'s kernel (a CuPy RawKernel), allowed the dynamic shared memory of ``plan``'s
+    largest block (over the 48 KiB default: opted in once per kernel, size and device)."""
+    fn = _kernel(var.module, var.kernel)
+    smem = max(1 << (t + c) for _, t, c in plan) * 32
+    key = (var.module, var.kernel, cp.cuda.runtime.getDevice())
+    if smem > 48 * 1024 and _SMEM_OPTED.get(key, 0) < smem:
+        fn.max_dynamic_shared_size_bytes = smem   # cuFuncSetAttribute on this device's function
+        _SMEM_OPTED[key] = smem
+    return fn
 
 
 class NTTOps(DeviceRuntime):
@@ -118,10 +174,11 @@ class NTTOps(DeviceRuntime):
                     out[...] = self.mul(out, f[0][:1])
             return out
         tw = self._twiddles(k)
-        plan = _ntt_plan(k)
+        var = NTT_VARIANTS[NTT_VARIANT_BY_LOG.get(k, NTT_VARIANT)]
+        plan = _ntt_plan(k, var.block_log, var.max_t)
         if tmp is None and len(plan) > 1:
             tmp = cp.empty_like(a)
-        fn = _kernel("ntt.cu", "ntt_pass")
+        fn = _pass_kernel(cp, var, plan)
         src = a
         for i, (s_hi, t, c) in enumerate(plan):
             first, last = i == 0, i == len(plan) - 1
@@ -148,7 +205,7 @@ class NTTOps(DeviceRuntime):
             E = 1 << (t + c)
             fn(
                 (rows * n // E,),
-                (min(_NTT_THREADS, E // 2),),
+                (max(1, min(_NTT_THREADS, E >> var.radix_log)),),
                 (src, dst, tw, _i32(k), _i32(k), _i32(s_hi), _i32(t), _i32(c), _i32(flags),
                  pre_hi, pre_lo, _i32(pre_m), post_hi, post_lo, _i32(post_m)),
                 shared_mem=E * 32,

@@ -250,6 +250,10 @@ def ntt_device_bytes(n: int, chunk: int = 0, twiddles: bool = True) -> int:
             before the last when there are several (k > 10); else the split transform with blocks
             of ``chunk`` elements: the output plus two blocks (a gathered block and its transform).
         twiddles: the size's twiddles (n/2 elements) are not cached yet and count (unsplit only).
+
+    The pass buffer is counted by the default plan (``_ntt_plan(k)``); every variant of
+    ``ntt.NTT_VARIANTS`` has at most its passes (larger blocks), the same twiddle table and no
+    other device arrays, so this stays an upper estimate whichever ``NTT_VARIANT`` runs.
     """
     if n <= 1:
         return n * _FR_BYTES

@@ -3,7 +3,7 @@ memory pool.
 
 - ``cuda_available``/``_cupy``: CuPy is imported inside these only, so importing this module
   needs no CuPy; ``_cupy`` raises ``BackendUnavailableError`` without CuPy or a device.
-- ``_module``/``_kernel``: ``ntt.cu``, ``spmv.cu``, ``sha_witness.cu`` and ``msm.cu`` (per group) beside this file,
+- ``_module``/``_kernel``: ``ntt.cu``, ``ntt_radix.cu``, ``spmv.cu``, ``sha_witness.cu`` and ``msm.cu`` (per group) beside this file,
   compiled by CuPy/NVRTC (``RawModule``) once per process and cached on disk by CuPy.
 - Host conversions: Fr values ↔ ``(n, 4)`` uint64 canonical limbs (``_host_limbs`` classifies
   the values by bit length in one pass: 0/1, most of a witness, need no conversion, values below
@@ -42,8 +42,8 @@ _RZ = _MPZ(_R)
 _MONT_R = pow(2, 256, _R)
 
 _SRC_DIR = os.path.dirname(os.path.abspath(__file__))
-_SOURCES = ("ff.cuh", "fr.cuh", "fq.cuh", "xyzz.cuh", "g1.cuh", "g2.cuh", "ntt.cu", "msm.cu", "spmv.cu",
-            "sha_witness.cuh", "sha_witness.cu")
+_SOURCES = ("ff.cuh", "fr.cuh", "fq.cuh", "xyzz.cuh", "g1.cuh", "g2.cuh", "ntt.cuh", "ntt.cu", "ntt_radix.cu",
+            "msm.cu", "spmv.cu", "sha_witness.cuh", "sha_witness.cu")
 
 
 def cuda_available() -> bool:
