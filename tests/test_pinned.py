@@ -239,3 +239,28 @@ def test_huge_pages_asked_for_only_where_free(tmp_path, monkeypatch):
     monkeypatch.setattr(pinned, "HUGE_PAGES", "auto")
     monkeypatch.setattr(pinned, "_BUDDYINFO", str(tmp_path / "absent"))
     assert pinned._want_huge(1 << 40)                       # no buddyinfo (not Linux): ask anyway
+
+
+def test_make_room_compacts_only_when_on_short_and_not_lately(tmp_path, monkeypatch):
+    info, knob = tmp_path / "buddyinfo", tmp_path / "compact_memory"
+    info.write_text(BUDDYINFO)
+    knob.write_text("")
+    monkeypatch.setattr(pinned, "_BUDDYINFO", str(info))
+    monkeypatch.setattr(pinned, "_COMPACT_FILE", str(knob))
+    monkeypatch.setattr(pinned, "compactions", [])
+    monkeypatch.setattr(pinned, "_last", [0.0])
+    free = pinned.free_huge_bytes(BUDDYINFO)
+    monkeypatch.setattr(pinned, "COMPACT", False)
+    assert pinned.make_room(free * 2) == 0.0 and knob.read_text() == ""
+    monkeypatch.setattr(pinned, "COMPACT", True)
+    pinned.make_room(free)                                  # enough 2 MiB blocks already
+    assert knob.read_text() == "" and pinned.compactions == []
+    pinned.make_room(free + 1)                              # short: the kernel is asked
+    assert knob.read_text() == "1"
+    assert [(b, a) for _, b, a in pinned.compactions] == [(free, free)]
+    knob.write_text("")
+    pinned.make_room(free + 1)                              # again within a minute: not asked
+    assert knob.read_text() == "" and len(pinned.compactions) == 1
+    monkeypatch.setattr(pinned, "_last", [-1e9])
+    monkeypatch.setattr(pinned, "_COMPACT_FILE", str(tmp_path / "no" / "such"))
+    assert pinned.make_room(free + 1) >= 0.0 and len(pinned.compactions) == 1   # cannot write: nothing, no raise

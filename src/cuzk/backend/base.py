@@ -344,6 +344,12 @@ class Backend(abc.ABC):
         ``offload`` needs none (the default: cpu arrays stay where they are)."""
         return None
 
+    def make_room(self, nbytes: int) -> float:
+        """Get the host ready to page-lock ``nbytes`` bytes soon (cuda: ``pinned.make_room``, which
+        may compact the kernel's free memory so the new regions get huge pages); returns the
+        seconds it took. The default (cpu backend, nothing pinned) does nothing: 0.0."""
+        return 0.0
+
     def compact_of(self, upload):
         """The compact form of the assignment a ``compact_to_device_async`` upload left where the
         backend keeps it, for A's, B's and L's scalars to be expanded from piece by piece

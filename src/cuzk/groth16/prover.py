@@ -670,6 +670,8 @@ class Prover(ResidentBases):
         totals = BatchTimes()
         groups = even_groups(len(jobs), plan.in_flight)
         if jobs:
+            if plan.scalars_on_host or plan.h_phase != "device":   # pinned host arrays ahead
+                self.times.add("make_room", self.backend.make_room(plan.host_bytes))
             self.prepare(plan)
         # the H scalars' host arrays, one per partition of the largest group: pinned after the
         # conversion and before the first H phase, or (``PIN_AHEAD``) each while the partition

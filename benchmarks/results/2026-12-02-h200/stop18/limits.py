@@ -21,8 +21,11 @@ PARTS = int(os.environ.get("PARTS", "10"))
 # of w kept compact on the device (plan_prove's compact_w)
 # (stop 21) any of them ending in "@MB": the key's staging buffers of MB MiB (pieces.STAGING_BYTES)
 # (stop 31) any of them ending in "+ahead": the H buffers pinned one ahead (prover.PIN_AHEAD), "+all": all first
+# (stop 32) and/or "+compact": pinned.COMPACT on for that point (make_room may compact the host's memory)
 PINS = {"ahead": True, "all": False}
-_POINTS = [(x.split("+")[0], PINS[x.split("+")[1]] if "+" in x else None) for x in os.environ.get("LIMITS", "24 16").split()]
+_RAW = os.environ.get("LIMITS", "24 16").split()
+COMPACTS = ["+compact" in x for x in _RAW]
+_POINTS = [(x.split("+")[0], PINS[x.split("+")[1]] if "+" in x else None) for x in (y.replace("+compact", "") for y in _RAW)]
 STAGING = {x: int(x.split("@")[1]) << 20 for x, _ in _POINTS if "@" in x}
 LIMITS = [(float(x.split("/")[0].split(":")[0]), tuple(x.split("/")[0].split(":")[1].split(",")) if ":" in x else None,
            not x.endswith("/limbs"), STAGING.get(x0), pin) for x0, pin in _POINTS for x in [x0.split("@")[0]]]
@@ -218,6 +221,7 @@ for i, (L, phases, compact, staging, pin) in enumerate(LIMITS):
     kw = {} if phases is None else {"h_phases": phases}
     _pieces.STAGING_BYTES = staging or _STAGING0
     _prover.PIN_AHEAD = _AHEAD0 if pin is None else pin
+    _pinned.COMPACT = COMPACTS[i]
     plan = plan_prove(st, len(pk.a), len(pk.b_g1), PARTS, int(L * GIB), host_limit=HOST_LIMIT,
                       compact_w=cw.nbytes if compact else None, **kw)
     print(f"L={L:g} GiB plan (compact w {plan.compact_w}): in flight {plan.in_flight}, h {plan.h_phase} {plan.h_schedule}, scalars on host "
@@ -225,13 +229,20 @@ for i, (L, phases, compact, staging, pin) in enumerate(LIMITS):
           f"{ {q.name: q.piece for q in plan.queries} }, peak {plan.peak / GIB:.2f} GiB, host {plan.host_bytes / GIB:.2f} GiB, "
           f"bus {plan.transfer_bytes_per_proof / 1e9:.1f} GB/proof", flush=True)
     with get_backend("cuda", gpu_mem_limit=int(L * GIB)) as bk, Prover(pk, r1cs, bk, plan=plan) as pr:
-        mark(f"L={L:g}: prover ready; free 2 MiB blocks {_pinned.free_huge_bytes(open('/proc/buddyinfo').read()) / GIB:.1f} GiB")
+        mem = {ln.split(":")[0]: int(ln.split()[1]) << 10 for ln in open("/proc/meminfo")}
+        mark(f"L={L:g}: prover ready; free 2 MiB blocks {_pinned.free_huge_bytes(open('/proc/buddyinfo').read()) / GIB:.1f} GiB, "
+             f"MemFree {mem['MemFree'] / GIB:.1f} GiB, Cached {mem['Cached'] / GIB:.1f} GiB, Shmem {mem['Shmem'] / GIB:.1f} GiB")
         label = (L if phases is None else f"{L:g}:{','.join(phases)}") if compact else f"{L:g}/limbs"
         if staging:
             label = f"{L:g}@{staging >> 20}"
         if pin is not None:
             label = f"{label}+{'ahead' if pin else 'all'}"
+        if COMPACTS[i]:
+            label = f"{label}+compact"
         run(label, bk, pr, plan, pk.vk, len(LIMITS) - i)
+        if COMPACTS[i]:
+            print(f"compactions (seconds, free 2 MiB blocks GiB before, after): "
+                  f"{[(round(t, 2), round(b / GIB, 1), round(a / GIB, 1)) for t, b, a in _pinned.compactions]}", flush=True)
 
 def first_probe():
     """(stop 21) Where a limited point's first partition's extra second goes (its "spmv" phase

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import mmap
 import threading
+import time
 from typing import Callable
 
 import numpy as np
@@ -92,6 +93,51 @@ def _want_huge(size: int) -> bool:
             return free_huge_bytes(f.read()) >= size
     except (OSError, ValueError):
         return True
+
+
+COMPACT = False
+"""``make_room`` may ask the kernel to compact memory (True) or not (False). Off until measured: the
+first limited point of a run, pinning while only 3.5 GiB of the host's free memory was in 2 MiB
+blocks (no huge pages: ``HUGE_PAGES`` "auto"), paid 2.6 s of ``prepare`` and 2.75 s of waiting for
+its H buffers, against 1.05 s and 0 at a later point with 35 GiB of them
+(benchmarks/results/2026-12-03-h200/call9). Read at call time."""
+_COMPACT_FILE = "/proc/sys/vm/compact_memory"
+_COMPACT_EVERY = 60.0   # seconds: at most one compaction a minute (it walks all of memory)
+compactions: list[tuple[float, int, int]] = []
+"""(seconds, free 2 MiB block bytes before, after) of each compaction ``make_room`` asked for."""
+
+
+def make_room(nbytes: int) -> float:
+    """Before pinning ``nbytes`` bytes: where ``COMPACT`` is on, the buddy allocator's free 2 MiB
+    blocks (``free_huge_bytes``) are fewer than that and the process may write
+    ``/proc/sys/vm/compact_memory`` (root), compact all zones (synchronous; at most once every
+    ``_COMPACT_EVERY`` seconds) so the new mappings can have huge pages. Kernel interface:
+    Documentation/admin-guide/sysctl/vm.rst, ``compact_memory``.
+
+    Returns:
+        The seconds spent (0.0 where nothing was done). Never raises: without the files or the
+        right to write, nothing is done.
+    """
+    if not COMPACT or nbytes <= 0:
+        return 0.0
+    t = time.perf_counter()
+    try:
+        with open(_BUDDYINFO) as f:
+            before = free_huge_bytes(f.read())
+        if before >= nbytes or (compactions and time.monotonic() - _last[0] < _COMPACT_EVERY):
+            return time.perf_counter() - t
+        with open(_COMPACT_FILE, "w") as f:
+            f.write("1")
+        _last[0] = time.monotonic()
+        with open(_BUDDYINFO) as f:
+            after = free_huge_bytes(f.read())
+    except (OSError, ValueError):
+        return time.perf_counter() - t
+    compactions.append((time.perf_counter() - t, before, after))
+    return compactions[-1][0]
+
+
+_last = [0.0]   # time.monotonic() of the last compaction
 
 
 def _map(size: int) -> tuple:

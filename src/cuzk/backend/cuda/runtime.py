@@ -858,6 +858,10 @@ class DeviceRuntime:
         asks)."""
         return HostBuffers(self, count, shape, ahead)
 
+    def make_room(self, nbytes: int) -> float:
+        """``Backend.make_room``: ``pinned.make_room(nbytes)`` (seconds)."""
+        return pinned.make_room(nbytes)
+
     def host_empty(self, shape: tuple, dtype=np.uint64) -> np.ndarray:
         """An uninitialised host array, page-locked where it can be had (``pinned.empty``: large
         ones mapped and registered, small ones from CuPy's pinned pool; both reused for the next
