@@ -187,7 +187,7 @@ def test_host_buffers_at_once_or_ahead():
         now.take(3)
     now.close()
     made = []
-    ahead = HostBuffers(_fake_backend(made), 3, (4, 4), ahead=True)
+    ahead = HostBuffers(_fake_backend(made), 3, (4, 4), ahead=True, threads=1)
     assert made == []                                      # nothing before it is asked for
     ahead.make_ahead(1)
     first = ahead.take(0)
@@ -200,9 +200,23 @@ def test_host_buffers_at_once_or_ahead():
     assert len(made) == 3 and len(ahead.seconds) == 3 and min(ahead.seconds) >= 0
 
 
+def test_host_buffers_two_threads_queue_one_more():
+    made = []
+    bufs = HostBuffers(_fake_backend(made), 4, (2, 4), ahead=True, threads=2)
+    bufs.make_ahead(0)                                     # 0 and 1 at once
+    assert len(bufs._have) == 2
+    assert bufs.take(0).shape == (2, 4) and len(bufs._have) == 2
+    assert bufs.take(1).shape == (2, 4) and len(bufs._have) == 3   # taking 1 queues 2
+    bufs.make_ahead(5)                                     # capped at count − 1
+    assert len(bufs._have) == 4 and bufs.take(3).shape == (2, 4)
+    bufs.close()
+    assert len(made) == 4 and len(bufs.seconds) == 4
+    assert all(name.startswith("cuzk-pin") for name in made)
+
+
 def test_host_buffers_ahead_raise_what_making_raised():
     made = []
-    bufs = HostBuffers(_fake_backend(made, fail_at=1), 3, (2, 4), ahead=True)
+    bufs = HostBuffers(_fake_backend(made, fail_at=1), 3, (2, 4), ahead=True, threads=1)
     bufs.make_ahead(2)
     assert bufs.take(0)[0, 0] == 1
     with pytest.raises(MemoryError, match="no memory"):

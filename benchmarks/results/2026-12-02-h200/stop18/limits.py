@@ -239,7 +239,11 @@ for i, (L, phases, compact, staging, pin) in enumerate(LIMITS):
             label = f"{label}+{'ahead' if pin else 'all'}"
         if COMPACTS[i]:
             label = f"{label}+compact"
+        getattr(_pinned, "regions", []).clear()
         run(label, bk, pr, plan, pk.vk, len(LIMITS) - i)
+        # (stop 33) each new pinned region: seconds faulting in, registering, huge pages asked
+        print(f"pinned regions (touch s, register s, huge): "
+              f"{[(round(a, 2), round(b, 2), h) for a, b, h in getattr(_pinned, 'regions', [])]}", flush=True)
         if COMPACTS[i]:
             print(f"compactions (seconds, free 2 MiB blocks GiB before, after): "
                   f"{[(round(t, 2), round(b / GIB, 1), round(a / GIB, 1)) for t, b, a in _pinned.compactions]}", flush=True)

@@ -140,17 +140,26 @@ def make_room(nbytes: int) -> float:
 _last = [0.0]   # time.monotonic() of the last compaction
 
 
-def _map(size: int) -> tuple:
+def _map(size: int, huge: bool | None = None) -> tuple:
     mm = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    if hasattr(mmap, "MADV_HUGEPAGE") and _want_huge(size):
+    if hasattr(mmap, "MADV_HUGEPAGE") and (_want_huge(size) if huge is None else huge):
         mm.madvise(mmap.MADV_HUGEPAGE)
     return mm, np.frombuffer(mm, dtype=np.uint8)
 
 
+regions: list[tuple[float, float, bool]] = []
+"""(seconds faulting the pages in, seconds registering, huge pages asked for) of each new region
+``empty`` made, in order (the record of where a slow pinning went)."""
+
+
 def _new_region(size: int, runtime) -> tuple:
-    mm, view = _map(size)
+    t = time.perf_counter()
+    huge = bool(hasattr(mmap, "MADV_HUGEPAGE") and _want_huge(size))
+    mm, view = _map(size, huge)
     _touch(view)
+    t1 = time.perf_counter()
     runtime.hostRegister(view.ctypes.data, size, _PORTABLE)
+    regions.append((t1 - t, time.perf_counter() - t1, huge))
     return mm, view
 
 

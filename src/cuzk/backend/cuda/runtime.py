@@ -391,6 +391,14 @@ class HostSelection:
         return int(self.rows.shape[0])
 
 
+PIN_THREADS = 2
+"""Buffers ``HostBuffers`` makes at once ahead (one thread each). With one, the first limited point
+of a run whose host had few free 2 MiB blocks (no huge pages) made each 4.3 GB buffer in 1.1 s
+against a 0.6 s partition cycle and waited 2.6-2.75 s for them (benchmarks/results/
+2026-12-03-h200/call9, call12); two let one buffer's registration overlap the next one's page
+faults. Read when a ``HostBuffers`` is made."""
+
+
 class HostBuffers:
     """``count`` page-locked host arrays of ``shape`` (uint64) (``CUDABackend.host_buffers``:
     ``host_empty``, mapped and registered, 0.3-0.4 s per 4.3 GB on the H200 host), handed out
@@ -400,16 +408,19 @@ class HostBuffers:
     and before the first H phase, since made beside either in a background thread they slowed it
     (the conversion 10.3 s against 2.0 s, benchmarks/results/2026-12-03-h200/call4; the first
     spmv phase 1.98 s, 2026-12-02-h200/stop20/call1). With ``ahead``, none is made until
-    ``make_ahead(j)`` queues buffers 0…j on one background thread (``cuzk-pin``): the prover
-    asks for j+1 while partition j's NTTs run, when the host has nothing else to do.
+    ``make_ahead(j)`` queues buffers 0…j + ``threads`` − 1 on ``threads`` background threads
+    (``cuzk-pin``, default ``PIN_THREADS``): the prover asks for j+1 while partition j's NTTs
+    run, when the host has nothing else to do.
     """
 
-    def __init__(self, backend: "DeviceRuntime", count: int, shape: tuple, ahead: bool = False):
+    def __init__(self, backend: "DeviceRuntime", count: int, shape: tuple, ahead: bool = False,
+                 threads: int | None = None):
         self._backend, self._count, self._shape = backend, count, shape
         self.seconds: list[float] = []   # each buffer's making, in the order made
         self._pool = None
+        self._threads = max(1, PIN_THREADS if threads is None else int(threads))
         if ahead:
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="cuzk-pin")
+            self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="cuzk-pin")
             self._have: list = []
         else:
             self._have = [self._make() for _ in range(count)]
@@ -422,10 +433,10 @@ class HostBuffers:
         return out
 
     def make_ahead(self, j: int) -> None:
-        """Queue buffers up to ``j`` (capped at count − 1) on the background thread (``ahead``;
-        else nothing to do)."""
+        """Queue buffers up to ``j`` + threads − 1 (capped at count − 1) on the background
+        threads (``ahead``; else nothing to do)."""
         if self._pool is not None:
-            while len(self._have) <= min(j, self._count - 1):
+            while len(self._have) <= min(j + self._threads - 1, self._count - 1):
                 self._have.append(self._pool.submit(self._make))
 
     def take(self, j: int) -> np.ndarray:
