@@ -22,7 +22,6 @@ const uint64_t P[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull, 0x3339d8080
 const uint64_t R1[4] = {0x00000001fffffffeull, 0x5884b7fa00034802ull, 0x998c4fefecbc4ff5ull, 0x1824b159acc5056full};
 const uint64_t R2[4] = {0xc999e990f3f29c6dull, 0x2b6cedcb87925c23ull, 0x05d314967254398full, 0x0748d9d99f59ff11ull};
 const uint64_t INV = 0xfffffffeffffffffull;
-const uint64_t ONE[4] = {1, 0, 0, 0};
 
 inline bool below_p(const uint64_t a[4]) {
     for (int i = 3; i >= 0; --i)
@@ -89,6 +88,22 @@ inline void mul(uint64_t out[4], const uint64_t a[4], const uint64_t b[4]) {
     reduce_once(out);
 }
 
+// out = a·2^-256 mod P (out of Montgomery form): mul's reduction steps alone, b = 1
+inline void from_mont(uint64_t out[4], const uint64_t a[4]) {
+    uint64_t t0 = a[0], t1 = a[1], t2 = a[2], t3 = a[3];
+    for (int i = 0; i < 4; ++i) {
+        const uint64_t m = t0 * INV;
+        uint64_t C = 0;
+        mac(t0, m, P[0], C);
+        t0 = mac(t1, m, P[1], C);
+        t1 = mac(t2, m, P[2], C);
+        t2 = mac(t3, m, P[3], C);
+        t3 = C;
+    }
+    out[0] = t0, out[1] = t1, out[2] = t2, out[3] = t3;   // (a + m·P)/2^256 ≤ P
+    reduce_once(out);
+}
+
 inline void copy(uint64_t out[4], const uint64_t a[4]) { std::memcpy(out, a, 32); }
 
 const int MAX_T = 16;
@@ -129,7 +144,7 @@ inline void mix_sparse(fr s[], const fr *w_hat, const fr *v_rest, int t) {
 struct Recorder {
     uint64_t *out;
     void rec(const uint64_t v[4]) {   // canonical, out of Montgomery form
-        mul(out, v, ONE);
+        from_mont(out, v);
         out += 4;
     }
 };
