@@ -29,6 +29,9 @@ POSEIDON_PATHS = ("auto", "native", "python")
 
 CONFIG_KEY = "synthesis_poseidon"
 
+_NATIVE: dict = {}    # (cache directory, $CXX) → library: built and checked once per process
+_WARNED: list = []    # the fallback warning is given once per process
+
 
 class PoseidonPathError(CuzkError, ValueError):
     """An unknown ``synthesis_poseidon`` value."""
@@ -51,14 +54,6 @@ class PoseidonPath(NamedTuple):
         return native_poseidon(self.lib) if self.lib is not None else contextlib.nullcontext()
 
 
-_NATIVE: dict = {}    # (cache directory, $CXX) → library: built and checked once per process
-_WARNED: list = []    # the fallback warning is given once per process
-
-
-def _native() -> Path:
-    return built_once(_NATIVE, poseidon_host.build)
-
-
 def choose_poseidon(choice: str = "auto") -> PoseidonPath:
     """The Poseidon witness path for ``choice`` (:data:`POSEIDON_PATHS`).
 
@@ -69,7 +64,7 @@ def choose_poseidon(choice: str = "auto") -> PoseidonPath:
             the message names the compiler, the source and the compiler's output).
     """
     return PoseidonPath(*choose_native(choice, key=CONFIG_KEY, values=POSEIDON_PATHS, fallback="python",
-                                       build=lambda: _native(), error=PoseidonPathError,
+                                       build=lambda: built_once(_NATIVE, poseidon_host.build), error=PoseidonPathError,
                                        warning=NativePoseidonFallbackWarning, warned=_WARNED,
                                        what="Poseidon core"))
 
