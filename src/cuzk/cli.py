@@ -32,6 +32,7 @@ from .sector import filecoin_post as fpost
 from .sector import filecoin_update as fupd
 from .formats.snarkjs_prove import add_arguments as add_snarkjs_prove_arguments
 from .formats.snarkjs_prove import snarkjs_prove
+from .r1cs.poseidon_path import POSEIDON_PATHS
 from .r1cs.sha_path import SHA_PATHS
 
 BACKEND_HELP = "where to compute: cpu, cuda, or auto (cuda when CuPy sees a GPU, else cpu; default auto)"
@@ -134,12 +135,16 @@ def _steps(sub) -> None:
         pce, (("--params",), {**req, "help": "the proving key to write (bellperson .params layout)"}),
         (("--vk",), {**req, "help": "the verifying key to write"}), be, th, gm)
     add("synthesize", "C1 or PoSt vanilla file -> witness files",
-        lambda a: pipeline.synthesize_sector(a.c1, a.pce, a.out, a.mem_json, threads=a.threads, sha=a.sha),
+        lambda a: pipeline.synthesize_sector(a.c1, a.pce, a.out, a.mem_json, threads=a.threads, sha=a.sha,
+                                             poseidon=a.poseidon),
         (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}), pce,
         (("--out", "-o"), {**req, "help": "witness directory"}), th,
         (("--sha",), {"choices": list(SHA_PATHS), "default": "auto",
                       "help": "who computes the SHA-256 witness bits: native (C++ core, built once and cached), "
-                              "numpy, or auto (default: native when it builds, else numpy); same witness"}))
+                              "numpy, or auto (default: native when it builds, else numpy); same witness"}),
+        (("--poseidon",), {"choices": list(POSEIDON_PATHS), "default": "auto",
+                           "help": "who computes the Poseidon witness values: native (C++ core, built once and "
+                                   "cached), python, or auto (default: native when it builds, else python); same witness"}))
     add("prove", "prove a batch of sectors of one shape", lambda a: pipeline.prove_batch(
         a.pce, a.params, a.c1, a.witness, a.out, a.backend, a.threads, a.mem_json, gpu_mem_limit_gb=a.gpu_mem_limit_gb),
         pce, (("--params",), {**req, "help": "the shape's proving key (`cuzk setup`)"}),
@@ -350,7 +355,8 @@ def _shapes(args) -> int:
 def _bench_circuit(args) -> int:
     bench_circuit([x for x in args.shapes.split(",") if x], args.workdir, args.json, args.seal_limit,
                   tuple(x for x in args.phases.split(",") if x), backend=args.backend, repeat=args.repeat,
-                  parallel=args.parallel, sha=tuple(x for x in args.sha.split(",") if x))
+                  parallel=args.parallel, sha=tuple(x for x in args.sha.split(",") if x),
+                  poseidon=tuple(x for x in args.poseidon.split(",") if x))
     return 0
 
 
@@ -438,6 +444,8 @@ def build_parser() -> argparse.ArgumentParser:
     bc.add_argument("--parallel", action="store_true", help="run the pce and witness phases at the same time")
     bc.add_argument("--sha", default="auto", help="SHA-256 witness paths of the witness phase, comma-separated, "
                     "each timed in its own process and the files compared (e.g. numpy,native; default auto)")
+    bc.add_argument("--poseidon", default="auto", help="Poseidon witness paths of the witness phase, comma-separated "
+                    "(e.g. python,native; default auto): every --sha path runs with each, the files compared")
     bc.add_argument("--json", help="write the results here")
     bc.set_defaults(func=_bench_circuit)
     bs = bsub.add_parser("snarkjs", help="snarkjs vs cuzk on the same circom circuit and .zkey",

@@ -41,6 +41,7 @@ from .memory.record import set_field
 from .paths import partition_witness, proof_file
 from .r1cs import ConstraintSystem
 from .r1cs.parallel import synthesis_workers
+from .r1cs.poseidon_path import choose_poseidon
 from .r1cs.sha_path import choose_sha
 from .r1cs.pce import check_pce_file, read_pce, read_pce_header, write_pce
 from .r1cs.witness import check_witness_file, read_witness_compact, witness_compact_bytes, write_witness_compact
@@ -483,24 +484,34 @@ def _read_input(path, shape, checked=None) -> dict:
     return inp
 
 
+def _witness_paths(sha: str, poseidon: str, upstream: bool):
+    """The SHA-256 and Poseidon witness paths (built now, before any input is read), logged."""
+    path, ppath = choose_sha(sha, upstream), choose_poseidon(poseidon)
+    log.info("synthesize: SHA-256 witness by %s (synthesis_sha %s), Poseidon by %s (synthesis_poseidon %s)",
+             path.name, sha, ppath.name, poseidon)
+    return path, ppath
+
+
 def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=None, mem_gb=None,
-                         sha: str = "auto") -> Path:
+                         sha: str = "auto", poseidon: str = "auto") -> Path:
     """One partition's witness file of a checked input (a sector's C1): a job of its own, so a
     32 GiB sector's ten partitions run as ten jobs, as many at once as cores and ``mem_gb`` allow.
     ``sha``: who computes the SHA-256 compressions' bits (``synthesis_sha``: auto, native or
-    numpy; ``cuzk.r1cs.sha_path``), chosen before the input is read; the file is the same.
+    numpy; ``cuzk.r1cs.sha_path``) and the Poseidon values (``poseidon``, ``synthesis_poseidon``:
+    auto, native or python; ``cuzk.r1cs.poseidon_path``), chosen before the input is read; the
+    file is the same.
 
     Raises:
         C1Error: the file changed since its check, or has no such partition.
         ShapeMismatchError: the input is for another shape.
         ShaPathError: an unknown ``sha``, or native with an upstream-order PCE.
-        NativeBuildError: ``sha="native"`` and the native core cannot be built.
+        PoseidonPathError: an unknown ``poseidon``.
+        NativeBuildError: ``sha`` or ``poseidon`` is ``"native"`` and its native core cannot be built.
     """
     shape = shape_of_pce(pce)
     fam = family_of(shape)
     upstream = pce_upstream_order(pce)
-    path = choose_sha(sha, upstream)
-    log.info("synthesize: SHA-256 witness by %s (synthesis_sha %s)", path.name, sha)
+    path, ppath = _witness_paths(sha, poseidon, upstream)
     inp = _read_input(c1_path, shape, checked)
     n = fam.partitions(inp)
     if not 0 <= partition < n:
@@ -509,32 +520,31 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
     with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats), mem_gb):
         cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"], upstream_order=upstream)
         with bars.watch(lambda: cs.num_aux, stats["aux"], f"synthesize {Path(c1_path).name} partition {partition}", "aux"), \
-                path.active():
+                path.active(), ppath.active():
             fam.synthesize(cs, shape, fam.values(inp, partition))
         write_witness_compact(out, cs.assignment_compact(), pce_digest(pce))
     return Path(out)
 
 
 def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked=None,
-                      threads: int = 1, sha: str = "auto") -> list[Path]:
+                      threads: int = 1, sha: str = "auto", poseidon: str = "auto") -> list[Path]:
     """Witness files (one per partition, ``out_dir/partition-<k>.wit``) for one input file (a
     sector's C1, or a PoSt vanilla file). ``checked``: its check record (``check_input``), so
     the file is trusted by its SHA-256 instead of being checked again; None checks it fully.
     ``threads`` > 1 computes the Poseidon values in that many worker processes
-    (``cuzk.r1cs.parallel``): a PoSt partition is nearly all of them. ``sha``: as in
-    :func:`synthesize_partition`.
+    (``cuzk.r1cs.parallel``): a PoSt partition is nearly all of them. ``sha``, ``poseidon``: as
+    in :func:`synthesize_partition` (the workers take the path chosen here).
 
     Raises:
         C1Error, PoStError: the input file is malformed or inconsistent, or changed since its
             check record was written.
         ShapeMismatchError: the input file is for another sector size or proof setting.
-        ShaPathError, NativeBuildError: as in :func:`synthesize_partition`.
+        ShaPathError, PoseidonPathError, NativeBuildError: as in :func:`synthesize_partition`.
     """
     shape = shape_of_pce(pce)
     fam = family_of(shape)
     upstream = pce_upstream_order(pce)
-    path = choose_sha(sha, upstream)
-    log.info("synthesize: SHA-256 witness by %s (synthesis_sha %s)", path.name, sha)
+    path, ppath = _witness_paths(sha, poseidon, upstream)
     # the workers fork first, while this process is small (no input read yet) and runs no
     # sampler or progress thread: a child's RSS counts the parent's pages it was forked with
     with synthesis_workers(threads):
@@ -550,7 +560,7 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked
                            f"synthesize {Path(c1_path).name}", "aux"):
             for k in range(n):
                 cs = done[1] = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"], upstream_order=upstream)
-                with path.active():
+                with path.active(), ppath.active():
                     fam.synthesize(cs, shape, fam.values(inp, k))
                 write_witness_compact(partition_witness(tmp, k), cs.assignment_compact(), digest)
                 done[:] = [done[0] + cs.num_aux, None]

@@ -109,6 +109,7 @@ for _kind in POST_KINDS:
             ),
         params:
             sha=SYNTHESIS_SHA,
+            poseidon=SYNTHESIS_POSEIDON,
         script:
             "../scripts/synthesize.py"
 

@@ -21,5 +21,6 @@ rule synthesize:
         **job_memory("synthesize", "synthesize", shape=sector_shape),
     params:
         sha=SYNTHESIS_SHA,
+        poseidon=SYNTHESIS_POSEIDON,
     script:
         "../scripts/synthesize_partition.py"

@@ -9,6 +9,7 @@ synthesize_sector(
     mem_json=snakemake.output.mem,
     mem_gb=snakemake.resources.mem_gb,
     sha=snakemake.params.sha,
+    poseidon=snakemake.params.poseidon,
     checked=snakemake.input.get("checked"),
     threads=snakemake.threads,
 )

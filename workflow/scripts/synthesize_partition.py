@@ -11,4 +11,5 @@ synthesize_partition(
     mem_json=snakemake.output.mem,
     mem_gb=snakemake.resources.mem_gb,
     sha=snakemake.params.sha,
+    poseidon=snakemake.params.poseidon,
 )

@@ -10,8 +10,9 @@ Per PoRep shape, each phase runs in its own spawned process so its peak RSS is i
    (what the ``pce_extract`` rule does);
 3. **witness**: partition 0's witness in witness-only mode, written as a witness file (what
    ``synthesize`` does per partition), once per SHA-256 witness path asked for (``sha``:
-   ``numpy``, ``native``, ``auto``; ``cuzk.r1cs.sha_path``), each in its own process, the
-   files compared byte for byte;
+   ``numpy``, ``native``, ``auto``; ``cuzk.r1cs.sha_path``) and Poseidon witness path asked for
+   (``poseidon``: ``python``, ``native``, ``auto``; ``cuzk.r1cs.poseidon_path``), each pair in
+   its own process, the files compared byte for byte;
 4. **prove** (only when asked): a development setup kept resident, then proofs of partition 0
    through ``Prover.prove_many`` (what the ``prove`` step runs), each verified.
 
@@ -40,6 +41,7 @@ from ..memory.device import prove_device_bytes
 from ..r1cs import ConstraintSystem
 from ..pipeline import pce_description
 from ..r1cs.pce import read_pce, write_pce
+from ..r1cs.poseidon_path import POSEIDON_PATHS, PoseidonPathError, choose_poseidon
 from ..r1cs.sha_path import SHA_PATHS, ShaPathError, choose_sha
 from ..r1cs.witness import read_witness_compact, write_witness_compact
 from ..sector.porep_c1 import seal_and_prove, write_porep_c1
@@ -84,22 +86,23 @@ def _phase_pce(shape_name: str, path: str) -> dict:
             "bytes": Path(path).stat().st_size, "r1cs": stats}
 
 
-def _phase_witness(shape_name: str, c1_path: str, path: str, sha: str = "auto") -> dict:
+def _phase_witness(shape_name: str, c1_path: str, path: str, sha: str = "auto", poseidon: str = "auto") -> dict:
     sh = shape_by_name(shape_name)
     fam = family_of(sh)
     inp = json.loads(Path(c1_path).read_text())  # written by the input phase (verified there)
     naux = sh.stats()["aux"]  # cached per shape; outside the timing
-    sha_path = choose_sha(sha)   # a native build (once per machine) outside the timing
+    sha_path = choose_sha(sha)   # native builds (once per machine) outside the timing
+    pos_path = choose_poseidon(poseidon)
     t = time.perf_counter()
     cs = ConstraintSystem(shape=False, witness=True, aux_capacity=naux)
-    with sha_path.active():
+    with sha_path.active(), pos_path.active():
         fam.synthesize(cs, sh, fam.values(inp, 0))
     cw = cs.assignment_compact()
     synth = time.perf_counter() - t
     write_witness_compact(path, cw)
     return {"seconds": time.perf_counter() - t, "synthesize_seconds": synth, "rss_peak_bytes": _peak(),
             "bytes": Path(path).stat().st_size, "aux": cw.num_aux, "sha": sha_path.name,
-            "sha256": file_digest(path)}
+            "poseidon": pos_path.name, "sha256": file_digest(path)}
 
 
 def _phase_prove(shape_name: str, pce_path: str, c1_path: str, wit_path: str, backend: str, repeat: int) -> dict:
@@ -164,7 +167,8 @@ def _run(fn, *args) -> dict:
 
 def bench_circuit(shapes: list[str], workdir, json_out=None, seal_limit: int = 8 << 20,
                   phases: tuple[str, ...] = ("input", "pce", "witness"), backend: str = "auto",
-                  repeat: int = 2, parallel: bool = False, sha: tuple[str, ...] = ("auto",)) -> list[dict]:
+                  repeat: int = 2, parallel: bool = False, sha: tuple[str, ...] = ("auto",),
+                  poseidon: tuple[str, ...] = ("auto",)) -> list[dict]:
     """Measure PCE extraction and one partition's witness for each PoRep shape; optionally set
     up and prove that partition.
 
@@ -179,25 +183,35 @@ def bench_circuit(shapes: list[str], workdir, json_out=None, seal_limit: int = 8
             the parameters are never written), then ``repeat`` proofs of partition 0, each
             verified on the CPU (and checked to fail with a wrong public input).
         parallel: run the pce and witness phases at the same time (two processes).
-        sha: the SHA-256 witness paths the witness phase runs with, in turn (``SHA_PATHS``): the
-            first writes ``<shape>.partition-0.wit`` (what "prove" reads), each further one
-            ``<shape>.partition-0.<sha>.wit``.
+        sha: the SHA-256 witness paths the witness phase runs with (``SHA_PATHS``).
+        poseidon: the Poseidon witness paths (``POSEIDON_PATHS``). The witness phase runs every
+            (sha, poseidon) pair in turn, poseidon varying fastest: the first writes
+            ``<shape>.partition-0.wit`` (what "prove" reads), each further one
+            ``<shape>.partition-0.<label>.wit``, label ``<sha>`` (one poseidon path),
+            ``poseidon-<poseidon>`` (one sha path) or ``<sha>-poseidon-<poseidon>``.
 
     Returns:
         one dict per shape: name, stats (exact, from the shape), and per phase seconds,
-        rss_peak_bytes, bytes (file size); the witness phase's ``sha`` (the path taken) and
-        ``sha256`` (of its file); with more than one ``sha``, ``witness_<sha>`` for each further
-        one and ``witness_identical`` (every file the same bytes).
+        rss_peak_bytes, bytes (file size); the witness phase's ``sha`` and ``poseidon`` (the
+        paths taken) and ``sha256`` (of its file); with more than one pair, ``witness_<label>``
+        for each further one and ``witness_identical`` (every file the same bytes).
 
     Raises:
-        ValueError: not a PoRep shape, or an empty ``sha``.
-        ShaPathError: an unknown ``sha`` value.
+        ValueError: not a PoRep shape, or an empty ``sha`` or ``poseidon``.
+        ShaPathError: an unknown ``sha`` value. PoseidonPathError: an unknown ``poseidon`` value.
     """
-    if not sha:
-        raise ValueError("bench circuit: no SHA-256 witness path given")
+    if not sha or not poseidon:
+        raise ValueError("bench circuit: no SHA-256 or Poseidon witness path given")
     unknown = [x for x in sha if x not in SHA_PATHS]
     if unknown:   # before any work
         raise ShaPathError(f"bench circuit: SHA-256 witness path {', '.join(unknown)} is not one of {', '.join(SHA_PATHS)}")
+    unknown = [x for x in poseidon if x not in POSEIDON_PATHS]
+    if unknown:
+        raise PoseidonPathError(f"bench circuit: Poseidon witness path {', '.join(unknown)} is not one of "
+                                f"{', '.join(POSEIDON_PATHS)}")
+    pairs = [(s, p) for s in sha for p in poseidon]
+    labels = ["-".join(([s] if len(sha) > 1 else []) + ([f"poseidon-{p}"] if len(poseidon) > 1 else []))
+              for s, p in pairs]
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
     out = []
@@ -208,7 +222,8 @@ def bench_circuit(shapes: list[str], workdir, json_out=None, seal_limit: int = 8
         res = {"name": name, "stats": sh.stats()}
         c1, pce, wit = work / f"{name}.c1.json", work / f"{name}.pce", work / f"{name}.partition-0.wit"
         out.append(res)
-        runs = {"input": (_phase_input, str(c1), seal_limit), "witness": (_phase_witness, str(c1), str(wit), sha[0]),
+        runs = {"input": (_phase_input, str(c1), seal_limit),
+                "witness": (_phase_witness, str(c1), str(wit), *pairs[0]),
                 "pce": (_phase_pce, str(pce)), "prove": (_phase_prove, str(pce), str(c1), str(wit), backend, repeat)}
 
         def record(ph, value):
@@ -217,11 +232,11 @@ def bench_circuit(shapes: list[str], workdir, json_out=None, seal_limit: int = 8
             if json_out:  # after every phase: a run cut short keeps what it measured
                 atomic_write_text(json_out, json.dumps(out, indent=1) + "\n")
 
-        def more_witnesses():   # the further SHA-256 paths, each in its own process, then the files compared
-            for x in sha[1:]:
-                record(f"witness_{x}", _run(_phase_witness, name, str(c1), str(wit.with_suffix(f".{x}.wit")), x))
-            if len(sha) > 1:
-                record("witness_identical", len({res[f"witness_{x}"]["sha256"] for x in sha[1:]}
+        def more_witnesses():   # the further pairs of paths, each in its own process, then the files compared
+            for x, pair in zip(labels[1:], pairs[1:]):
+                record(f"witness_{x}", _run(_phase_witness, name, str(c1), str(wit.with_suffix(f".{x}.wit")), *pair))
+            if len(pairs) > 1:
+                record("witness_identical", len({res[f"witness_{x}"]["sha256"] for x in labels[1:]}
                                                 | {res["witness"]["sha256"]}) == 1)
 
         todo = [ph for ph in ("input", "witness", "pce", "prove") if ph in phases]  # witness first: cheaper
@@ -263,8 +278,9 @@ def format_circuit(results: list[dict]) -> str:
             if ph in r:
                 p = r[ph]
                 note = p.get("sector") or (f"sha {p['sha']}" if "sha" in p else "")
+                note += f", poseidon {p['poseidon']}" if "poseidon" in p else ""
                 lines.append(f"  {ph:8s} {p['seconds']:9.2f} s  peak RSS {p['rss_peak_bytes'] / 2**30:7.2f} GiB  "
                              f"file {p['bytes'] / 1e6:10.1f} MB" + (f"  ({note})" if note else ""))
         if "witness_identical" in r:
-            lines.append(f"  witness files identical across SHA-256 paths: {r['witness_identical']}")
+            lines.append(f"  witness files identical across witness paths: {r['witness_identical']}")
     return "\n".join(lines)

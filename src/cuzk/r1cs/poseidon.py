@@ -55,15 +55,20 @@ decomposes the challenge with ``num_to_bits``, which adds booleanity), unless
 (object arrays of ``gmpy2.mpz`` mod r, as :mod:`cuzk.hash.poseidon`). The constraint template of a
 hash (which earlier variables, with which coefficients, feed each S-box) depends only on
 (arity, preimage length, domain tag, strength) and is computed once per process and cached.
+Within :func:`native_poseidon` (``synthesis_poseidon: native``, ``cuzk.r1cs.poseidon_path``) the
+legacy hashes' values come from the C++ core ``cuzk.backend.poseidon_host`` instead: the same
+limbs, about ten times sooner.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..backend import poseidon_host
 from ..field import FR, from_limbs, to_limbs
 from ..hash import poseidon as _nat
 from .gadgets import boolean
@@ -75,6 +80,7 @@ __all__ = [
     "insert",
     "insert_constraints",
     "merkle_path_poseidon",
+    "native_poseidon",
     "poseidon_hash",
 ]
 
@@ -394,13 +400,37 @@ def _legacy_values(arity: int, tag: int, strength: str, inputs: np.ndarray) -> n
     return alg.out
 
 
-def _legacy_limbs(inputs: np.ndarray, arity: int, tag: int, strength: str) -> np.ndarray:
+_NATIVE_LIB: list = []   # the native core's library while :func:`native_poseidon` is active
+
+
+@contextlib.contextmanager
+def native_poseidon(lib):
+    """Within the block, the values of neptune ``circuit.rs`` hashes come from the native core
+    (``cuzk.backend.poseidon_host``, library ``lib``) instead of gmpy2: the same values
+    (``cuzk.r1cs.poseidon_path``, ``synthesis_poseidon: native``).
+
+    Raises:
+        RuntimeError: a native core is already active.
+    """
+    if _NATIVE_LIB:
+        raise RuntimeError("native_poseidon: a native Poseidon core is already active")
+    _NATIVE_LIB.append(str(lib))
+    try:
+        yield
+    finally:
+        _NATIVE_LIB.clear()
+
+
+def _legacy_limbs(inputs: np.ndarray, arity: int, tag: int, strength: str, lib: str | None = None) -> np.ndarray:
     """:func:`_legacy_hash`'s values (a synthesis worker's share, or all of them in one
     process): ``(kc, n, 4)`` uint64 input limbs → ``(kc, nops, 4)`` uint64 limbs of the op
-    values."""
+    values; with ``lib`` (a path: it travels to the workers) from that native library
+    (``cuzk.backend.poseidon_host.legacy_limbs``), else with gmpy2."""
+    if lib is not None:
+        return poseidon_host.legacy_limbs(lib, inputs, arity, tag, strength)
     kc, n, _ = inputs.shape
     out = _legacy_values(arity, tag, strength, from_limbs(inputs.reshape(-1, FR.limbs)).reshape(kc, n))
-    return to_limbs(out.reshape(-1), FR.limbs).reshape(kc, -1, FR.limbs)
+    return to_limbs(out.reshape(-1), FR.limbs).reshape(kc, out.shape[1], FR.limbs)   # kc = 0 too
 
 
 def _distinct_rows(limbs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -421,7 +451,8 @@ def _legacy_hash(cs: ConstraintSystem, x: np.ndarray, arity: int, tag: int, stre
                  gadget: str) -> np.ndarray:
     """k hashes as neptune's ``circuit.rs`` ``poseidon_hash``: variables of one hash contiguous
     in neptune's allocation order, rows op by op (k rows each). In witness mode the values are
-    computed by the synthesis workers when a pool is active (``cuzk.r1cs.parallel``)."""
+    computed by the synthesis workers when a pool is active (``cuzk.r1cs.parallel``), by the
+    native core within :func:`native_poseidon`."""
     k, n = x.shape
     nops = hash_constraints(arity, strength, legacy=True)   # an op a constraint; no program built
     if not cs.has_values:
@@ -431,9 +462,10 @@ def _legacy_hash(cs: ConstraintSystem, x: np.ndarray, arity: int, tag: int, stre
         xl = cs.value_limbs(x)
         first, inv = _distinct_rows(xl)
         xd = xl[first]
-        limbs = map_rows(_legacy_limbs, xd, arity, tag, strength) if active_workers() else None
+        lib = _NATIVE_LIB[0] if _NATIVE_LIB else None
+        limbs = map_rows(_legacy_limbs, xd, arity, tag, strength, lib) if active_workers() else None
         if limbs is None:
-            limbs = _legacy_limbs(xd, arity, tag, strength)
+            limbs = _legacy_limbs(xd, arity, tag, strength, lib)
         # as limbs, the store's form: no reduction or int check per value
         out = cs.alloc_aux_limbs((k, nops), limbs[inv])
     refs = np.concatenate([x, out], axis=1)

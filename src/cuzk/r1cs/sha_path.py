@@ -18,13 +18,11 @@ refused (:class:`ShaPathError`).
 from __future__ import annotations
 
 import contextlib
-import os
-import warnings
 from typing import Callable, NamedTuple
 
-from ..backend.native import NativeBuildError, native_cache_dir
 from ..backend.sha_host import host_compute, host_core
 from ..errors import CuzkError
+from .native_path import built_once, choose_native
 from .sha_calls import delegate_compressions
 
 SHA_PATHS = ("auto", "native", "numpy")
@@ -59,11 +57,7 @@ _WARNED: list = []    # the fallback warning is given once per process
 
 
 def _native() -> Callable:
-    root = str(native_cache_dir())
-    key = (root, os.environ.get("CXX"))
-    if key not in _NATIVE:
-        _NATIVE[key] = host_compute(host_core(root))
-    return _NATIVE[key]
+    return built_once(_NATIVE, lambda root: host_compute(host_core(root)))
 
 
 def choose_sha(choice: str = "auto", upstream_order: bool = False) -> ShaPath:
@@ -75,23 +69,14 @@ def choose_sha(choice: str = "auto", upstream_order: bool = False) -> ShaPath:
         NativeBuildError: ``native`` and the core cannot be built (no compiler, a failed build:
             the message names the compiler, the source and the compiler's output).
     """
-    if choice not in SHA_PATHS:
-        raise ShaPathError(f"{CONFIG_KEY}: {choice!r} is not one of {', '.join(SHA_PATHS)}")
-    if choice == "numpy" or (choice == "auto" and upstream_order):
+    if choice in SHA_PATHS and choice != "numpy" and upstream_order:
+        if choice == "native":
+            raise ShaPathError(f"{CONFIG_KEY}: native computes the SHA-256 witness in cuzk's block order only; this "
+                               f"PCE is in rust-fil-proofs' order (upstream_order: true): use auto or numpy")
         return ShaPath("numpy", None)
-    if upstream_order:
-        raise ShaPathError(f"{CONFIG_KEY}: native computes the SHA-256 witness in cuzk's block order only; this "
-                           f"PCE is in rust-fil-proofs' order (upstream_order: true): use auto or numpy")
-    if choice == "native":
-        return ShaPath("native", _native())
-    try:
-        return ShaPath("native", _native())
-    except NativeBuildError as e:
-        if not _WARNED:
-            _WARNED.append(True)
-            warnings.warn(f"{CONFIG_KEY}: auto: the native SHA-256 core is not available, synthesizing with numpy "
-                          f"(slower, same witness): {e}", NativeShaFallbackWarning, stacklevel=2)
-        return ShaPath("numpy", None)
+    return ShaPath(*choose_native(choice, key=CONFIG_KEY, values=SHA_PATHS, fallback="numpy", build=lambda: _native(),
+                                  error=ShaPathError, warning=NativeShaFallbackWarning, warned=_WARNED,
+                                  what="SHA-256 core"))
 
 
 __all__ = ["CONFIG_KEY", "NativeShaFallbackWarning", "SHA_PATHS", "ShaPath", "ShaPathError", "choose_sha"]

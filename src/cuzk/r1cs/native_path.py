@@ -1,0 +1,66 @@
+"""The choice shared by CPU synthesis's native cores (``synthesis_sha``: ``cuzk.r1cs.sha_path``,
+``synthesis_poseidon``: ``cuzk.r1cs.poseidon_path``): a config value among ``auto``, ``native``
+and a fallback (the Python/numpy code): ``native`` builds the core (cached per machine by
+``cuzk.backend.native``) or raises :class:`~cuzk.backend.native.NativeBuildError`; ``auto`` builds
+it and, when that fails, takes the fallback with one warning per process and key.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Callable
+
+from ..backend.native import NativeBuildError, native_cache_dir
+
+
+def choose_native(choice: str, *, key: str, values: tuple, fallback: str, build: Callable, error: type,
+                  warning: type, warned: list, what: str):
+    """``(name, built)`` for a config value: ``("native", build())`` or ``(fallback, None)``.
+
+    Args:
+        choice: the config value, one of ``values`` (``auto``, ``native`` and ``fallback``).
+        key: the config key (named in the error and the warning).
+        fallback: the value that needs no build.
+        build: builds (or fetches the process's cached) core; raises NativeBuildError.
+        error: the exception class of an unknown ``choice``.
+        warning: the warning category of ``auto``'s fallback.
+        warned: the caller's once-per-process flag (a list, non-empty once warned).
+        what: the core's name in the warning (``"SHA-256 core"``).
+
+    Raises:
+        error: ``choice`` is not one of ``values`` (the message names ``key``).
+        NativeBuildError: ``native`` and the core cannot be built.
+    """
+    if choice not in values:
+        raise error(f"{key}: {choice!r} is not one of {', '.join(values)}")
+    if choice == fallback:
+        return fallback, None
+    if choice == "native":
+        return "native", build()
+    try:
+        return "native", build()
+    except NativeBuildError as e:
+        if not warned:
+            warned.append(True)
+            warnings.warn(f"{key}: auto: the native {what} is not available, synthesizing with {fallback} "
+                          f"(slower, same witness): {e}", warning, stacklevel=3)
+        return fallback, None
+
+
+def built_once(cache: dict, build: Callable):
+    """``build(root)`` for the cache directory ``root`` (``cuzk.backend.native.native_cache_dir``),
+    kept in ``cache`` per (directory, ``$CXX``): a core is built (or found) and loaded once per
+    process, and again only where the environment now names another cache or compiler.
+
+    Raises:
+        NativeBuildError: from ``build``.
+    """
+    root = str(native_cache_dir())
+    key = (root, os.environ.get("CXX"))
+    if key not in cache:
+        cache[key] = build(root)
+    return cache[key]
+
+
+__all__ = ["built_once", "choose_native"]

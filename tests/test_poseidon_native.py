@@ -1,0 +1,214 @@
+"""The native Poseidon witness core (``cuzk.backend.poseidon_host``) and its path in CPU
+synthesis (``synthesis_poseidon``, ``cuzk.r1cs.poseidon_path``): the library's Montgomery
+constants against values computed here; its limbs against the gmpy2 path
+(``cuzk.r1cs.poseidon._legacy_limbs``) byte for byte, for the circuits' arities, both strengths,
+their tags, random and edge inputs; its digests against the plain permutation
+(``cuzk.hash.poseidon``) and neptune's published vectors; whole witness files of a real 2 KiB
+PoRep sector and of a WindowPoSt partition the same bytes either way (in worker processes too);
+the choice (unknown value, fallback warning, native raising)."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import random
+import shutil
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from cuzk import cli, pipeline
+from cuzk.backend import poseidon_host
+from cuzk.backend.native import NativeBuildError, load_library
+from cuzk.circuits import post as cp
+from cuzk.configcheck import config_problems
+from cuzk.field import FR, to_limbs
+from cuzk.hash import poseidon as P
+from cuzk.r1cs import ConstraintSystem, parallel, poseidon_path
+from cuzk.r1cs.parallel import map_rows, synthesis_workers
+from cuzk.r1cs.poseidon import _legacy_limbs, hash_constraints, native_poseidon
+from cuzk.r1cs.poseidon_path import NativePoseidonFallbackWarning, PoseidonPathError, choose_poseidon
+from cuzk.r1cs.witness import write_witness_compact
+from cuzk.sector.post import generate_post
+from cuzk.sector.post_synthetic import SyntheticSector
+from cuzk.sector.update import GEN_RANDOMNESS_TAG
+from test_sha_path import _header_pce   # a PCE of the shape's header only: what synthesize reads
+
+ROOT = Path(__file__).resolve().parents[1]
+R = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001   # BLS12-381 Fr
+# neptune src/poseidon.rs test hash_values (inputs 0..arity−1, MerkleTree tag), as in test_poseidon.py
+NEPTUNE = {(2, P.STANDARD): 0x396508D75E76A56B739E0FD902EFE161A6FBA9339D05A69D2E203C369A02E7FF,
+           (8, P.STANDARD): 0x2394611DA3A5DE5512010042116770774B682E9D9CC4AED92A9934F56D38A5E6,
+           (11, P.STANDARD): 0x0C0FC1B2E5227F286CA537E232EBE87A09F3DCD8CCB08FC1CEE3BBC32B693163,
+           (4, P.STRENGTHENED): 0x40223B87A6BD45088F57E5AB121004CEAD9FC9EBBB1515E13FF99D0422E647EE}
+
+needs_compiler = pytest.mark.skipif(shutil.which("g++") is None and shutil.which("c++") is None,
+                                    reason="no C++ compiler")
+
+
+@pytest.fixture(scope="module")
+def lib():
+    return choose_poseidon("native").lib
+
+
+def _ints(limbs: np.ndarray) -> list[int]:
+    return [sum(int(w) << (64 * i) for i, w in enumerate(row)) for row in limbs.reshape(-1, 4)]
+
+
+@needs_compiler
+def test_library_holds_the_fields_montgomery_constants(lib):
+    got = np.zeros(13, dtype=np.uint64)
+    fn = load_library(lib).poseidon_host_field
+    fn.argtypes = [ctypes.c_void_p]
+    fn(got.ctypes.data)
+    r, one, r2 = _ints(got[:12])
+    assert (r, one, r2) == (R, pow(2, 256, R), pow(2, 512, R))
+    assert int(got[12]) * R % 2**64 == 2**64 - 1   # −r⁻¹ mod 2^64
+    assert FR.modulus == R
+
+
+@needs_compiler
+@pytest.mark.parametrize("strength", [P.STANDARD, P.STRENGTHENED])
+@pytest.mark.parametrize("arity", [2, 4, 8, 11])
+def test_limbs_are_the_python_paths_byte_for_byte(lib, arity, strength):
+    rng = random.Random(arity * 7 + len(strength))
+    tags = [P.merkle_tree_tag(arity, strength), P.constant_length_tag(arity, strength)]
+    if arity == 2:
+        tags.append(GEN_RANDOMNESS_TAG)   # SnapDeals' phi, rho and digest hashes
+    edge = [0, 1, R - 1, R - 2, 2**64 - 1, 2**255 % R]
+    for tag in tags:
+        for kc in (0, 1, 17):
+            vals = edge + [rng.randrange(R) for _ in range(kc * arity)]
+            x = to_limbs(vals[:kc * arity], FR.limbs).reshape(kc, arity, FR.limbs)
+            want = _legacy_limbs(x, arity, tag, strength)
+            got = _legacy_limbs(x, arity, tag, strength, str(lib))
+            nops = hash_constraints(arity, strength, legacy=True)
+            assert got.shape == want.shape == (kc, nops, 4) and got.dtype == np.uint64
+            assert got.tobytes() == want.tobytes(), (arity, strength, tag, kc)
+            # the digest column is the plain permutation's hash (cuzk.hash.poseidon)
+            digests = [P.poseidon_hash(vals[h * arity:(h + 1) * arity], arity, tag, strength) for h in range(kc)]
+            assert _ints(got[:, -1]) == digests
+
+
+@needs_compiler
+def test_digest_is_neptunes_published_vector(lib):
+    for (arity, strength), want in NEPTUNE.items():
+        x = to_limbs(list(range(arity)), FR.limbs).reshape(1, arity, FR.limbs)
+        got = poseidon_host.legacy_limbs(lib, x, arity, P.merkle_tree_tag(arity, strength), strength)
+        assert _ints(got[0, -1]) == [want]
+
+
+@needs_compiler
+def test_inputs_not_below_r_are_refused(lib):
+    x = to_limbs([5, 6, 7, R], FR.limbs).reshape(2, 2, FR.limbs)
+    with pytest.raises(ValueError, match=f"input 1 of hash 1 is {R:#x}, not below r"):
+        poseidon_host.legacy_limbs(lib, x, 2, 3, P.STANDARD)
+    with pytest.raises(ValueError, match="shape"):
+        poseidon_host.legacy_limbs(lib, x, 4, 3, P.STANDARD)
+
+
+def test_unknown_value_is_a_typed_error_naming_the_key():
+    with pytest.raises(PoseidonPathError, match="synthesis_poseidon: 'numpy'"):
+        choose_poseidon("numpy")
+    assert choose_poseidon("python") == ("python", None)
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    assert cfg["synthesis_poseidon"] == "auto"
+    for value in ("native", "python"):
+        assert config_problems(cfg | {"synthesis_poseidon": value}, schema) == []
+    assert any(p.startswith("  synthesis_poseidon:") for p in config_problems(cfg | {"synthesis_poseidon": "gpu"}, schema))
+
+
+@pytest.fixture
+def failing_compiler(tmp_path, monkeypatch):
+    """A fresh cache, ``$CXX=/bin/false``, the once-per-process state reset."""
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CXX", "/bin/false")
+    monkeypatch.setattr(poseidon_path, "_WARNED", [])
+
+
+def test_auto_falls_back_with_one_warning_and_native_raises(failing_compiler):
+    with pytest.warns(NativePoseidonFallbackWarning, match="synthesis_poseidon: auto.*/bin/false"):
+        first = choose_poseidon("auto")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # once per process
+        again = choose_poseidon("auto")
+    assert first == again == ("python", None)
+    with pytest.raises(NativeBuildError, match="/bin/false"):
+        choose_poseidon("native")
+
+
+@needs_compiler
+def test_porep_2kib_witness_files_are_the_same_bytes(tmp_path, monkeypatch):
+    """A 2 KiB sector sealed from data/samples/gettysburg-address.txt: its partition's witness
+    file with python and with native Poseidon (the native core counted: a silent python run fails)."""
+    c1, rec = tmp_path / "c1.json", tmp_path / "checked.json"
+    pipeline.prepare({"id": 1, "data": str(ROOT / "data/samples/gettysburg-address.txt")}, c1, "porep-2KiB",
+                     "natpos", "00" * 32)
+    pipeline.check_input(c1, rec, "porep-2KiB")
+    pce = _header_pce(tmp_path / "block.pce")
+    calls = []
+    real = poseidon_host.legacy_limbs
+    monkeypatch.setattr(poseidon_host, "legacy_limbs", lambda *a: calls.append(a[1].shape[0]) or real(*a))
+    py = pipeline.synthesize_partition(c1, rec, pce, 0, tmp_path / "python.wit", sha="numpy", poseidon="python")
+    assert calls == []
+    nat = pipeline.synthesize_partition(c1, rec, pce, 0, tmp_path / "native.wit", sha="numpy", poseidon="native")
+    assert len(calls) >= 5 and nat.read_bytes() == py.read_bytes()   # each Poseidon call of the partition
+    files = pipeline.synthesize_sector(c1, pce, tmp_path / "sector", checked=rec, sha="numpy", poseidon="native")
+    assert [f.read_bytes() for f in files] == [py.read_bytes()]
+
+
+@needs_compiler
+def test_window_post_witness_files_are_the_same_bytes_in_workers_too(lib, tmp_path, monkeypatch):
+    """A WindowPoSt partition over three synthetic 32 GiB sectors (two challenges each): the
+    witness file with python, with native in this process, and with native in 2 worker
+    processes (chunks of ≥ 2 rows, so the Merkle levels go to the workers)."""
+    monkeypatch.setattr(parallel, "MIN_ROWS", 2)
+    size = 32 << 30
+    doc = generate_post("window", [SyntheticSector(900 + i, size) for i in range(3)], bytes(range(32)), bytes(32),
+                        sector_count=3, challenge_count=2)
+    shape = cp.PoStShape("test-only-window-post-32GiB-3x2", "window", size, 3, 2, test_only=True)
+    out = []
+    for name, workers, path in (("python", 1, None), ("native", 1, lib), ("native-workers", 2, lib)):
+        with synthesis_workers(workers), (native_poseidon(path) if path else contextlib.nullcontext()):
+            cs = ConstraintSystem(shape=False, witness=True)
+            cp.synthesize(cs, shape, cp.values(doc, 0))
+        write_witness_compact(tmp_path / f"{name}.wit", cs.assignment_compact())
+        out.append((tmp_path / f"{name}.wit").read_bytes())
+    assert out[0] == out[1] == out[2]
+
+
+@needs_compiler
+def test_workers_load_the_library_they_are_handed(lib, tmp_path):
+    """Workers forked before the choice compute with the library whose path comes with each chunk."""
+    k, arity, tag = 40, 8, P.merkle_tree_tag(8)
+    x = to_limbs(list(FR.random(k * arity, np.random.default_rng(3))), FR.limbs).reshape(k, arity, FR.limbs)
+    with synthesis_workers(2, min_rows=4):
+        got = map_rows(_legacy_limbs, x, arity, tag, P.STANDARD, str(lib))
+        with pytest.raises(NativeBuildError, match="nothing.so"):
+            map_rows(_legacy_limbs, x, arity, tag, P.STANDARD, str(tmp_path / "nothing.so"))
+    assert got is not None and got.tobytes() == _legacy_limbs(x, arity, tag, P.STANDARD).tobytes()
+    with native_poseidon(lib), pytest.raises(RuntimeError, match="already active"):
+        with native_poseidon(lib):
+            pass
+
+
+@needs_compiler
+def test_bench_circuit_runs_each_poseidon_path_and_compares_the_files(tmp_path, capsys):
+    """``cuzk bench circuit --poseidon python,native``: one witness per path, the same bytes; an
+    unknown path refused before any work."""
+    args = ["bench", "circuit", "--shapes", "porep-2KiB", "--workdir", str(tmp_path), "--phases", "input,witness",
+            "--sha", "numpy", "--json", str(tmp_path / "r.json")]
+    assert cli.main(args + ["--poseidon", "python,gmpy"]) == 2
+    assert "Poseidon witness path gmpy is not one of auto, native, python" in capsys.readouterr().err
+    assert not (tmp_path / "porep-2KiB.c1.json").exists()
+    assert cli.main(args + ["--poseidon", "python,native"]) == 0
+    (res,) = json.loads((tmp_path / "r.json").read_text())
+    assert (res["witness"]["poseidon"], res["witness_poseidon-native"]["poseidon"]) == ("python", "native")
+    assert res["witness_identical"] is True
+    assert (tmp_path / "porep-2KiB.partition-0.wit").read_bytes() == \
+        (tmp_path / "porep-2KiB.partition-0.poseidon-native.wit").read_bytes()
