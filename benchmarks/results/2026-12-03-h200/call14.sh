@@ -5,7 +5,7 @@
 # a limit and at 24, 16, 48, 24 GiB with the H buffers pinned on two threads (runtime.PIN_THREADS 2).
 # From the repository root, .whl carried:  bash benchmarks/results/2026-12-03-h200/call14.sh
 export OUT=${OUT:-/tmp/s20out}; mkdir -p $OUT
-AFTER='mkdir -p /tmp/pw && while [ ! -f /tmp/s18/porep-32GiB.c1.json ] || ! grep -q "input " /tmp/s18/inputs.log; do sleep 2; done;
+AFTER='mkdir -p /tmp/pw && for i in $(seq 90); do grep -qs "input " /tmp/s18/inputs.log && break; sleep 2; done;
 cp /tmp/s18/porep-32GiB.c1.json /tmp/pw/ &&
 python -m cuzk.cli bench circuit --shapes porep-32GiB --workdir /tmp/pw --phases witness --sha native --poseidon python,native --json $OUT/poseidon_paths.json;
 python benchmarks/results/2026-12-03-local/natpos/post_witness.py 128 10 2 $OUT/window-post-32GiB-128x10.json'
