@@ -100,7 +100,8 @@ COMPACT = False
 first limited point of a run, pinning while only 3.5 GiB of the host's free memory was in 2 MiB
 blocks (no huge pages: ``HUGE_PAGES`` "auto"), paid 2.6 s of ``prepare`` and 2.75 s of waiting for
 its H buffers, against 1.05 s and 0 at a later point with 35 GiB of them
-(benchmarks/results/2026-12-03-h200/call9). Read at call time."""
+(benchmarks/results/2026-12-03-h200/call9). Measured on (call10): the compaction took 0.02 s
+and left the free 2 MiB blocks at 3.4 GiB, so it stays off. Read at call time."""
 _COMPACT_FILE = "/proc/sys/vm/compact_memory"
 _COMPACT_EVERY = 60.0   # seconds: at most one compaction a minute (it walks all of memory)
 compactions: list[tuple[float, int, int]] = []
