@@ -484,18 +484,19 @@ def test_msm_generated_bases(gpu, group, n):
 
 
 def test_msm_skewed_buckets_and_windows(gpu, monkeypatch):
-    """Buckets far above the average (equal scalars, a top window of few bits) take the chunked path."""
+    """Buckets far above the average (equal scalars, a top window of few bits) take the chunked
+    path, window by window: a wide c's short top window alone, its other windows the uniform path."""
     import cuzk.backend.cuda.msm as cb
 
     calls = []
-    real = cb.CUDAMSMContext._bucket_sums
+    for name in ("_uniform_sums", "_skewed_sums"):
+        real = getattr(cb.CUDAMSMContext, name)
 
-    def spy(self, vals, offs, B):
-        counts = (offs[1:] - offs[:-1]).get()
-        calls.append(int(counts.max()) > 2 * (int(counts.sum()) // B) + 64)
-        return real(self, vals, offs, B)
+        def spy(self, vals, offs, B, buckets, real=real, name=name):
+            calls.append((name, B))
+            return real(self, vals, offs, B, buckets)
 
-    monkeypatch.setattr(cb.CUDAMSMContext, "_bucket_sums", spy)
+        monkeypatch.setattr(cb.CUDAMSMContext, name, spy)
     n = 3000
     dev, arr, pts = _grid_points(gpu, n)
     ctx = CUDAMSMContext.from_device_affine(gpu, dev)
@@ -503,13 +504,18 @@ def test_msm_skewed_buckets_and_windows(gpu, monkeypatch):
     sc = [k if i % 3 else R - k for i in range(n)]          # one bucket per window gets every point
     sc[:50] = rand_fr(50)
     ref = G1.msm(pts, sc)
+    calls.clear()
     assert ctx.msm(sc) == ref
-    assert calls[-1]
+    assert [nm for nm, _ in calls] == ["_skewed_sums"]      # every window skewed: one run
     sc = rand_fr(n)
     ref = G1.msm(pts, sc)
     for c in (6, 8, 12, 13, 18, 19):                       # 255 mod c small: a short, crowded top window
+        calls.clear()
         assert ctx.msm(sc, c=c) == ref, c
-    assert any(calls[-6:])
+        W, NB = -(-255 // c), 1 << (c - 1)
+        assert sum(b for _, b in calls) == W * NB, c
+        if c in (6, 12, 18):                                # top window of 2 bits: ~750 points per bucket
+            assert calls == [("_uniform_sums", (W - 1) * NB), ("_skewed_sums", NB)], (c, calls)
 
 
 @pytest.mark.parametrize("group, logn", [(G1, 18), (G2, 16)], ids=["G1", "G2"])

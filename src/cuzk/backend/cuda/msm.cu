@@ -14,7 +14,7 @@
 //   bucket sums   msm_bucket_chunks + msm_bucket_pieces: every thread adds the same number L of
 //                 sorted entries (mixed XYZZ + affine additions), writing one partial sum per bucket
 //                 its range touches; then one thread per bucket adds its (few) partial sums. When some
-//                 bucket is far above the average size: msm_chunk_acc + xyzz_chunk_sum (chunks of at
+//                 window's bucket is far above its average size: msm_chunk_acc + xyzz_chunk_sum (chunks of at
 //                 most 32, then 16, entries of one bucket per thread) + msm_bucket_gather.
 //   msm_seg_reduce  sum_b (b+1) B_b per window in levels: each thread turns a segment of SL = 4 entries
 //                 into one weighted-plus-plain sum and one (scaled) plain sum, so each level is 4x

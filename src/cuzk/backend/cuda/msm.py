@@ -230,30 +230,61 @@ class CUDAMSMContext(MSMContext):
         self._k("xyzz_sum_groups")((_grid(groups, 128),), (128,), (pts, _u64(count), _u32(per), _u64(groups), out))
         return out
 
-    def _bucket_sums(self, vals, offs, B: int):
-        """(B, xw) XYZZ bucket sums from the sorted entries ``vals`` and offsets ``offs`` (B + 1).
-
-        When the largest bucket is at most twice the average (+64): every thread adds L sorted
-        entries (``_chunk_len``) and writes one partial sum per bucket it touches, then one thread
-        per bucket adds its partial sums. Otherwise (skewed scalars: equal values, a short top
-        window) chunks of ``_CHUNK0`` entries of one bucket per thread, then levels summing
-        ``_CHUNK`` partials per thread until each bucket has one.
+    def _bucket_sums(self, vals, offs, NB: int, W: int):
+        """(W·NB, xw) XYZZ bucket sums from the sorted entries ``vals`` and offsets ``offs``
+        (W·NB + 1), window by window: runs of consecutive windows whose largest bucket is at most
+        twice their average (+64) take ``_uniform_sums``, the others (skewed scalars: equal values;
+        the short top window of a wide c) ``_skewed_sums``. Deciding per window, not for the whole
+        MSM, keeps a wide window's crowded top window from sending every window down the slower
+        chunked path (2^27 at c = 20: 0.976 s whole-MSM chunked against 0.978 s at c = 17, though
+        13 windows are 13/15 of the additions: benchmarks/results/2026-12-04-h200/call1).
         """
         cp = self._be.cp
+        B = W * NB
         buckets = cp.empty((B, self._xw), dtype=cp.uint32)
-        counts = offs[1:] - offs[:-1]
-        maxc = int(counts.max()) if B else 0
-        total = int(offs[-1]) if B else 0
-        if maxc <= 2 * (total // max(1, B)) + 64:
-            L = _chunk_len(total, B)
-            nchunks = -(-total // L)
-            part = cp.empty((B + nchunks, self._xw), dtype=cp.uint32)
-            if nchunks:
-                self._k("msm_bucket_chunks")(
-                    (_grid(nchunks, 128),), (128,), (vals, offs, _u32(B), _u32(total), _u32(L), self._bases, part)
-                )
-            self._k("msm_bucket_pieces")((_grid(B, 128),), (128,), (part, offs, _u32(B), _u32(L), buckets))
+        if B == 0:
             return buckets
+        counts = (offs[1:] - offs[:-1]).reshape(W, NB)
+        most = counts.max(axis=1).get()
+        edges = offs[::NB].get().astype(np.int64)              # W + 1 window edges into vals
+        tot = edges[1:] - edges[:-1]
+        skewed = most > 2 * (tot // NB) + 64
+        w0 = 0
+        while w0 < W:
+            w1 = w0 + 1
+            while w1 < W and skewed[w1] == skewed[w0]:
+                w1 += 1
+            o0, o1 = int(edges[w0]), int(edges[w1])
+            of = offs[w0 * NB : w1 * NB + 1]
+            if o0:
+                of = of - cp.uint32(o0)                       # the run's entries from vals[o0]
+            run = (self._skewed_sums if skewed[w0] else self._uniform_sums)
+            run(vals[o0:o1] if o1 > o0 else vals[:1], of, (w1 - w0) * NB, buckets[w0 * NB : w1 * NB])
+            w0 = w1
+        return buckets
+
+    def _uniform_sums(self, vals, offs, B: int, buckets) -> None:
+        """Bucket sums into ``buckets`` ((B, xw) view): every thread adds L sorted entries
+        (``_chunk_len``) and writes one partial sum per bucket it touches, then one thread per
+        bucket adds its partial sums. ``offs`` (B + 1) starts at 0."""
+        cp = self._be.cp
+        total = int(offs[-1])
+        L = _chunk_len(total, B)
+        nchunks = -(-total // L)
+        part = cp.empty((B + nchunks, self._xw), dtype=cp.uint32)
+        if nchunks:
+            self._k("msm_bucket_chunks")(
+                (_grid(nchunks, 128),), (128,), (vals, offs, _u32(B), _u32(total), _u32(L), self._bases, part)
+            )
+        self._k("msm_bucket_pieces")((_grid(B, 128),), (128,), (part, offs, _u32(B), _u32(L), buckets))
+
+    def _skewed_sums(self, vals, offs, B: int, buckets) -> None:
+        """Bucket sums into ``buckets`` ((B, xw) view) for buckets far above the average: chunks
+        of ``_CHUNK0`` entries of one bucket per thread, then levels summing ``_CHUNK`` partials
+        per thread until each bucket has one. ``offs`` (B + 1) starts at 0."""
+        cp = self._be.cp
+        counts = offs[1:] - offs[:-1]
+        maxc = int(counts.max())
         src, L, level = None, _CHUNK0, 0
         while True:
             nch = (counts + (L - 1)) // L
@@ -275,7 +306,7 @@ class CUDAMSMContext(MSMContext):
             src, offs, counts = out, ch_off, nch
             if maxc <= 1:
                 self._k("msm_bucket_gather")((_grid(B, 256),), (256,), (src, offs, _u64(B), buckets))
-                return buckets
+                return
             L, level = _CHUNK, level + 1
 
     def _window_sums(self, buckets, NB: int, W: int):
@@ -328,7 +359,7 @@ class CUDAMSMContext(MSMContext):
         self._k("msm_scatter")((_grid(n, 256),), (256,), (sc, flags, _u64(n), _i32(c), _i32(W), cursor, vals))
         del counts, cursor
         mark("sort")
-        buckets = self._bucket_sums(vals, offs, B)
+        buckets = self._bucket_sums(vals, offs, NB, W)
         del vals, offs
         mark("buckets")
         wins = self._window_sums(buckets, NB, W)

@@ -108,7 +108,7 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
     xb, ab = 192 * k, 96 * k               # bytes per XYZZ / affine point
     total = n * W                           # bucket entries
     scal = n * 33 + (n * 32 if host_scalars else 0)
-    sort = total * 4 + 5 * (B + 1) * 4
+    sort = total * 4 + 6 * (B + 1) * 4      # + a run's offsets rebased (``_bucket_sums``)
     L = _chunk_len(total, B)
     uniform = (B + -(-total // L)) * xb
     c0 = -(-total // _CHUNK0) + B
