@@ -14,7 +14,7 @@ What each kind times (``repeat`` calls per size after a warm-up; minimum and med
   ``MSMContext.msm``; linearity MSM(s) + MSM(t) == MSM(s + t) is checked. On cuda the bases are
   2^k distinct points summed on the device (``points_sum_grid``), one profiled run gives the
   MSM's phases, and ``windows`` times the same MSM at other window widths (compared with the
-  default width's result).
+  default width's result, with a profiled run's phases).
 * ``spmv``: a random CSR matrix of 2^k rows with 4 non-zeros per row, coefficients from a
   16-entry table, applied to a random vector.
 * ``fixed-base-g1``, ``fixed-base-g2``: ``fixed_base_mul`` of the generator by 2^k random
@@ -266,8 +266,11 @@ def _msm_cuda(be, group, k: int, repeat: int, windows=()) -> dict:
             t1 = time.perf_counter()
             ctx.msm(s, c=cw)
             wruns.append(time.perf_counter() - t1)
-        by_window[str(cw)] = {"seconds": statistics.median(wruns), "equal_to_default": bool(equal)}
-    c = msm_window(n)
+        wprof: dict = {}
+        ctx.msm(s, c=cw, profile=wprof)
+        by_window[str(cw)] = {"seconds": statistics.median(wruns), "equal_to_default": bool(equal),
+                              "phase_seconds_profiled_run": wprof}
+    c = msm_window(n, group)
     w = -(-255 // c)
     m = FQ_MULS[group.name]
     fq_mults = n * w * m["madd"] + 2 * (w << (c - 1)) * m["add"]   # mixed adds into buckets + running sums

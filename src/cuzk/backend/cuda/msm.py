@@ -344,7 +344,7 @@ class CUDAMSMContext(MSMContext):
                 profile[name] = profile.get(name, 0.0) + t - clock[0]
                 clock[0] = t
 
-        c = c or msm_window(n)
+        c = c or msm_window(n, self.group)
         W = -(-255 // c)
         NB = 1 << (c - 1)
         B = W * NB

@@ -37,13 +37,27 @@ def _ntt_plan(k: int, block_log: int = _NTT_BLOCK_LOG, max_t: int = _NTT_MAX_T) 
     return plan
 
 
-def msm_window(n: int) -> int:
-    """Pippenger window width c for an n-point MSM: about log2(n) − 4, between 2 and 17.
+_WIDE_C, _WIDE_FROM = 20, 1 << 26   # G1 at 2^26 and up: c = 20 (measured: call2 below)
+
+
+def msm_window(n: int, group=None) -> int:
+    """Pippenger window width c for an n-point MSM: about log2(n) − 4, between 2 and 17; a G1
+    MSM of 2^26 points or more (the H query of a 32 GiB partition is 2^27) takes c = 20.
 
     17 divides 255 (15 windows cover the 254-bit scalars plus the signed-digit carry exactly), so the
-    top window is as full as the others; wider windows leave a top window of a few bits whose few
-    buckets receive n/2^bits points each (handled by the chunked path, but wasted work).
+    top window is as full as the others. c = 20 needs 13 windows, the top one of 14 bits whose few
+    buckets are crowded: it alone takes the chunked path (``CUDAMSMContext._bucket_sums``). On the
+    H200 (benchmarks/results/2026-12-04-h200/call2, G1, median of 3, c = 16…22): c = 20 is 918 against
+    978 ms at 2^27 and 471 against 492 ms at 2^26, a tie at 2^25 (249 ms) and slower below
+    (2^24: 137 against 128 ms); for G2 c = 17 was fastest at 2^22 and 2^24 (c = 20: 408 against
+    396 ms), so G2 keeps the narrow rule. c = 21 and 22 were slower at every size.
+
+    Args:
+        n: points in the MSM (or one chunk of it).
+        group: G1/G2 (or its Fq words per coordinate, 1 or 2); None counts as G1.
     """
+    if n >= _WIDE_FROM and (group is None or _words_of(group) == 1):
+        return _WIDE_C
     return max(2, min(17, max(n, 1).bit_length() - 1 - 4))
 
 
@@ -101,7 +115,7 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
     if n <= 0:
         return 0
     k = _words_of(group)
-    c = c or msm_window(n)
+    c = c or msm_window(n, group)
     W = -(-255 // c)
     NB = 1 << (c - 1)
     B = W * NB
