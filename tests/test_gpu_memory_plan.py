@@ -89,6 +89,21 @@ def test_chunk_points_with_fixed_window_and_small_n():
     assert msm_window(MIN_MSM_CHUNK) >= 2
 
 
+def test_msm_window_wide_rule_and_its_bytes():
+    """c = 20 only for G1 MSMs with 2^26 or more scalars outside {0, 1}; below that, and for G2,
+    log2(n) − 4 capped at 17. The estimate of an MSM whose width depends on its scalars covers both."""
+    big = 1 << 27
+    assert [msm_window(1 << k) for k in (10, 20, 21, 25)] == [6, 16, 17, 17]
+    assert msm_window(big) == msm_window(big, G1) == msm_window(1 << 26, G1, busy=1 << 26) == 20
+    assert msm_window(big, G1, busy=(1 << 26) - 1) == msm_window(big, G1, busy=0) == 17
+    assert msm_window(big, G2) == msm_window(big, 2) == 17
+    for n in (1 << 26, big):
+        both = [msm_device_bytes(n, G1, c=c) for c in (17, 20)]
+        assert msm_device_bytes(n, G1) == max(both) > min(both)
+    assert msm_device_bytes(1 << 25, G1) == msm_device_bytes(1 << 25, G1, c=17)
+    assert msm_device_bytes(big, G2) == msm_device_bytes(big, G2, c=17)
+
+
 def test_fixed_base_slice():
     assert fixed_base_slice(1, None) == _FB_SLICE
     assert fixed_base_slice(2, 1 << 40) == _FB_SLICE

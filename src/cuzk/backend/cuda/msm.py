@@ -344,11 +344,14 @@ class CUDAMSMContext(MSMContext):
                 profile[name] = profile.get(name, 0.0) + t - clock[0]
                 clock[0] = t
 
-        c = c or msm_window(n, self.group)
+        sc, flags = self._scalars_device(scalars)
+        if c is None:
+            c = msm_window(n, self.group)
+            if c != msm_window(n, self.group, busy=0):   # wide only for as many non-trivial scalars
+                c = msm_window(n, self.group, busy=int(cp.count_nonzero(sc.any(axis=1))))
         W = -(-255 // c)
         NB = 1 << (c - 1)
         B = W * NB
-        sc, flags = self._scalars_device(scalars)
         mark("prep")
         counts = cp.zeros(B, dtype=cp.uint32)
         self._k("msm_hist")((_grid(n, 256),), (256,), (sc, _u64(n), _i32(c), _i32(W), counts))

@@ -40,9 +40,12 @@ def _ntt_plan(k: int, block_log: int = _NTT_BLOCK_LOG, max_t: int = _NTT_MAX_T) 
 _WIDE_C, _WIDE_FROM = 20, 1 << 26   # G1 at 2^26 and up: c = 20 (measured: call2 below)
 
 
-def msm_window(n: int, group=None) -> int:
+def msm_window(n: int, group=None, busy: int | None = None) -> int:
     """Pippenger window width c for an n-point MSM: about log2(n) − 4, between 2 and 17; a G1
-    MSM of 2^26 points or more (the H query of a 32 GiB partition is 2^27) takes c = 20.
+    MSM with 2^26 or more scalars other than 0 and 1 (the H query of a 32 GiB partition: 2^27
+    random ones) takes c = 20. Mostly-bit scalars (the L and A queries: 0 and 1 never reach the
+    buckets) keep the narrow rule: at c = 20 the 32 GiB partition's L and A MSMs took 0.135 and
+    0.133 s against 0.089 and 0.094 s at c = 17 (call3 against 2026-12-03-h200/call14).
 
     17 divides 255 (15 windows cover the 254-bit scalars plus the signed-digit carry exactly), so the
     top window is as full as the others. c = 20 needs 13 windows, the top one of 14 bits whose few
@@ -55,8 +58,9 @@ def msm_window(n: int, group=None) -> int:
     Args:
         n: points in the MSM (or one chunk of it).
         group: G1/G2 (or its Fq words per coordinate, 1 or 2); None counts as G1.
+        busy: how many scalars are neither 0 nor 1 (None: taken as n, an upper bound).
     """
-    if n >= _WIDE_FROM and (group is None or _words_of(group) == 1):
+    if (n if busy is None else busy) >= _WIDE_FROM and (group is None or _words_of(group) == 1):
         return _WIDE_C
     return max(2, min(17, max(n, 1).bit_length() - 1 - 4))
 
@@ -114,6 +118,8 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
     """
     if n <= 0:
         return 0
+    if c is None and msm_window(n, group) != msm_window(n, group, busy=0):   # either, by the scalars
+        return max(msm_device_bytes(n, group, msm_window(n, group, b), upload_bases, host_scalars) for b in (None, 0))
     k = _words_of(group)
     c = c or msm_window(n, group)
     W = -(-255 // c)
