@@ -36,7 +36,7 @@ from cuzk.r1cs.witness import write_witness_compact
 from cuzk.sector.post import generate_post
 from cuzk.sector.post_synthetic import SyntheticSector
 from cuzk.sector.update import GEN_RANDOMNESS_TAG
-from test_sha_path import _header_pce   # a PCE of the shape's header only: what synthesize reads
+from pce_util import header_pce   # a PCE of the shape's header only: what synthesize reads
 
 ROOT = Path(__file__).resolve().parents[1]
 R = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001   # BLS12-381 Fr
@@ -150,7 +150,7 @@ def test_porep_2kib_witness_files_are_the_same_bytes(tmp_path, monkeypatch):
     pipeline.prepare({"id": 1, "data": str(ROOT / "data/samples/gettysburg-address.txt")}, c1, "porep-2KiB",
                      "natpos", "00" * 32)
     pipeline.check_input(c1, rec, "porep-2KiB")
-    pce = _header_pce(tmp_path / "block.pce")
+    pce = header_pce(tmp_path / "block.pce", "porep-2KiB")
     calls = []
     real = poseidon_host.legacy_limbs
     monkeypatch.setattr(poseidon_host, "legacy_limbs", lambda *a: calls.append(a[1].shape[0]) or real(*a))

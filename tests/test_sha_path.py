@@ -7,10 +7,7 @@ counted so a silent numpy run would fail."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import shutil
-import struct
 import warnings
 from pathlib import Path
 
@@ -19,11 +16,10 @@ import yaml
 
 from cuzk import pipeline
 from cuzk.backend.native import NativeBuildError
-from cuzk.circuits.registry import shape_by_name
 from cuzk.configcheck import config_problems
 from cuzk.r1cs import sha_path
-from cuzk.r1cs.pce import MAGIC, VERSION
 from cuzk.r1cs.sha_path import NativeShaFallbackWarning, ShaPathError, choose_sha
+from pce_util import header_pce
 
 ROOT = Path(__file__).resolve().parents[1]
 SHAPE = "porep-2KiB"
@@ -77,11 +73,7 @@ def test_config_refuses_native_with_upstream_order():
 
 
 def _header_pce(path: Path, upstream: bool = False) -> Path:
-    """A PCE file of the shape with no matrices: the synthesize steps read only its header (shape,
-    order) and its digest (``benchmarks/results/2026-12-02-local/synth/make_inputs.py``)."""
-    hdr = json.dumps({"description": pipeline.pce_description(shape_by_name(SHAPE), upstream)}).encode()
-    path.write_bytes(MAGIC + struct.pack("<II", VERSION, len(hdr)) + hdr + hashlib.sha256(hdr).digest())
-    return path
+    return header_pce(path, SHAPE, upstream)
 
 
 @pytest.fixture(scope="module")

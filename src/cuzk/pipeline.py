@@ -45,7 +45,7 @@ from .r1cs.poseidon_path import choose_poseidon
 from .r1cs.sha_path import choose_sha
 from .r1cs.pce import check_pce_file, read_pce, read_pce_header, write_pce
 from .r1cs.witness import check_witness_file, read_witness_compact, witness_compact_bytes, write_witness_compact
-from .sector.jsondoc import admit, load_checked, read_record, write_doc
+from .sector.jsondoc import admit, load_checked, load_checked_partition, read_record, write_doc
 from .sector.porep_c1 import write_porep_c1
 from .sector.fr32 import pad_sector
 from .sector.post import generate_post, partition_count, read_sealed, write_post
@@ -454,7 +454,8 @@ def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitio
     vanilla file) fully, once, when it enters the workflow, and write its check record (SHA-256
     and facts, :func:`cuzk.sector.jsondoc.admit`); later steps read it through the record
     (:func:`_read_input`) instead of checking it again (about 12 s for a 32 GiB C1, 28 s for a
-    32 GiB WindowPoSt partition's vanilla file on the H200 host).
+    32 GiB WindowPoSt partition's vanilla file on the H200 host). For a C1, each partition's
+    slice is written beside the record (``Family.slices``), so a partition job parses 1/n of it.
 
     ``partitions``: of a PoSt target, for the memory prediction (the file is held whole).
 
@@ -470,16 +471,22 @@ def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitio
         return {"synthetic": bool(doc.get("synthetic", False)), "label": fam.label(doc), "shape": shape.name}
 
     with measured("check_c1", mem_json, predict_step_bytes("check_c1", shape.stats(), partitions=partitions), mem_gb):
-        rec = admit(path, out, verify_and_fit, fam.error)
+        rec = admit(path, out, verify_and_fit, fam.error, slices=fam.slices)
     progress.info("checked %s (%s%s)", path, shape.name, ", synthetic" if rec["synthetic"] else "")
     return rec
 
 
-def _read_input(path, shape, checked=None) -> dict:
+def _read_input(path, shape, checked=None, partition: int | None = None) -> dict:
     """An input file for ``shape``: checked fully, or, given its check record (``check_input``),
-    trusted by digest (a file changed since its check is refused, naming it)."""
+    trusted by digest (a file changed since its check is refused, naming it); with ``partition``,
+    only that partition's slice where the check wrote one (``jsondoc.load_checked_partition``)."""
     fam = family_of(shape)
-    inp = fam.read(path) if checked is None else load_checked(path, checked, fam.error)
+    if checked is None:
+        inp = fam.read(path)
+    elif partition is not None:
+        inp = load_checked_partition(path, checked, fam.error, partition)
+    else:
+        inp = load_checked(path, checked, fam.error)
     fam.check(inp, path, shape)
     return inp
 
@@ -512,7 +519,7 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
     fam = family_of(shape)
     upstream = pce_upstream_order(pce)
     path, ppath = _witness_paths(sha, poseidon, upstream)
-    inp = _read_input(c1_path, shape, checked)
+    inp = _read_input(c1_path, shape, checked, partition)
     n = fam.partitions(inp)
     if not 0 <= partition < n:
         raise fam.error(c1_path, "partitions", f"has {n} partition(s), partition {partition} was asked for")

@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from ..errors import CuzkError
 from ..sector import SECTOR_SIZES
-from ..sector.c1 import C1Error, read_c1, verify_c1
+from ..sector.c1 import C1Error, partition_slices, read_c1, verify_c1
 from ..sector.porep_c1 import read_porep_c1, verify_porep_c1
 from ..sector.post import PoStError, read_post, verify_post
 from ..sector.challenges import size_name
@@ -78,6 +78,9 @@ class Family:
         synthesize: (cs, shape, values | None) → builds one partition.
         label: input → a short name for logs and proof files (sector id, or the PoSt kind).
         noun: what one input is, in messages ("sector", "PoSt").
+        slices: input → one document per partition with only that partition's data, which
+            ``values`` and ``partitions`` read as they read the whole (``jsondoc.admit``);
+            None: partition jobs read the whole document.
     """
 
     name: str
@@ -91,6 +94,7 @@ class Family:
     synthesize: Callable
     label: Callable[[dict], str]
     noun: str = "sector"
+    slices: Callable[[dict], list] | None = None
 
     def describe(self, label: str) -> str:
         """An input named by its label for messages: ``"sector 1"``; a PoSt's (``"winning-post"``) as is."""
@@ -99,9 +103,9 @@ class Family:
 
 FAMILIES = {
     "porep-commd": Family("porep-commd", read_c1, verify_c1, C1Error, _check_c1, lambda c1: c1["partitions"], commd.witness_from_c1,
-                          commd.public_inputs, commd.synthesize, lambda c1: str(c1["sector_id"])),
+                          commd.public_inputs, commd.synthesize, lambda c1: str(c1["sector_id"]), slices=partition_slices),
     "porep": Family("porep", read_porep_c1, verify_porep_c1, C1Error, _check_c1, lambda c1: c1["partitions"], porep.witness_from_c1,
-                    porep.public_inputs, porep.synthesize, lambda c1: str(c1["sector_id"])),
+                    porep.public_inputs, porep.synthesize, lambda c1: str(c1["sector_id"]), slices=partition_slices),
     "post": Family("post", read_post, lambda doc, path: verify_post(doc, str(path)), PoStError, _check_post, lambda doc: len(doc["partitions"]), post.values,
                    post.public_inputs, post.synthesize, lambda doc: f"{post.params_of(doc).kind}-post", "PoSt"),
 }

@@ -100,6 +100,16 @@ def _b32(x: bytes) -> list[int]:
     return list(x)
 
 
+def partition_slices(c1: dict) -> list[dict]:
+    """One C1 dict per partition k: the same fields, its ``vanilla_proofs`` list keeping partition
+    k's challenge proofs in place and every other partition's as ``[]``, so the partition jobs'
+    readers (``witness_from_c1(doc, k)``, ``c1["partitions"]``) see what they would in the whole
+    document. For a checked C1 only (``jsondoc.admit``'s ``slices``): a slice is not a valid C1."""
+    (key, parts), = c1["vanilla_proofs"].items()
+    return [{**c1, "vanilla_proofs": {key: [p if j == k else [] for j, p in enumerate(parts)]}}
+            for k in range(len(parts))]
+
+
 def build_c1(
     padded: bytes,
     sector_size: int,
