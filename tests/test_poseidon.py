@@ -251,3 +251,38 @@ def test_optimized_constants_give_neptunes_vectors(arity):
     bad = oc.compressed[:i] + ((oc.compressed[i] + 1) % R,) + oc.compressed[i + 1:]
     assert P.hash_optimized(x, arity, constants=P.OptimizedConstants(bad, oc.mds, oc.pre_sparse, oc.sparse)) \
         != NEPTUNE_STANDARD[arity]
+
+
+def test_constants_kept_on_disk_are_read_back_and_recomputed_when_damaged(tmp_path, monkeypatch):
+    """``_kept``: a fresh cache computes and writes the constants; a later process (per-process
+    caches cleared) reads them without computing (the computations patched to fail), equal to
+    the first; a damaged file is computed again, equal, and rewritten; the hashes still give
+    neptune's published vectors."""
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path))
+    caches = (P.calc_round_numbers, P.params, P.optimized_constants)
+
+    def fresh():
+        for fn in caches:
+            fn.cache_clear()
+
+    arity = 4
+    fresh()
+    first = P.optimized_constants(arity), P.params(arity), P.round_numbers(arity)
+    files = sorted(p.name.split("-")[0] for p in (tmp_path / "poseidon").glob("*.json"))
+    assert files == ["grain", "optimized", "rounds"]
+    fresh()
+    with monkeypatch.context() as m:
+        for name in ("_calc_round_numbers", "grain_round_constants", "_optimized"):
+            m.setattr(P, name, lambda *a, name=name: pytest.fail(f"{name} computed, not read"))
+        again = P.optimized_constants(arity), P.params(arity), P.round_numbers(arity)
+    assert again == first
+    (opt,) = (tmp_path / "poseidon").glob("optimized-*.json")
+    opt.write_bytes(opt.read_bytes().replace(b"[", b"[1", 1))     # no longer its recorded digest
+    fresh()
+    assert P.optimized_constants(arity) == first[0]
+    assert P.hash_optimized(list(range(8)), 8) == NEPTUNE_STANDARD[8] == P.poseidon_hash(list(range(8)), 8)
+    fresh()
+    with monkeypatch.context() as m:
+        m.setattr(P, "_optimized", lambda *a: pytest.fail("rewritten file not read"))
+        assert P.optimized_constants(arity) == first[0]
+    fresh()

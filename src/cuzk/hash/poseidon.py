@@ -45,6 +45,12 @@ Domain tags (``HashType::domain_tag`` in ``src/hash_type.rs``), with ``s = 0`` f
   SnapDeals randomness uses id 1 at standard strength (``HASH_TYPE_GEN_RANDOMNESS`` in
   rust-fil-proofs ``storage-proofs-update/src/constants.rs``).
 
+Kept on disk: the round numbers, the Grain round constants and the optimized constants are pure
+functions of (arity, strength) that cost about 1 s of Python per process (a 32 GiB PoRep partition
+job uses three arities); :func:`_kept` stores each under ``cache_dir()/poseidon``, its name
+carrying this file's SHA-256 (an edited module computes afresh) and its bytes' SHA-256 beside it
+(a damaged file is computed again), so a machine computes them once.
+
 Values are "int arrays" as in :mod:`cuzk.field.arith`: numpy object arrays of ``gmpy2.mpz``,
 canonical (0 ≤ v < r). A state is a list of t int arrays of shape (k,), one per state element, so
 each round step is one vectorized operation per state element over all k hashes.
@@ -53,13 +59,17 @@ each round step is one vectorized operation per state element over all k hashes.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 from dataclasses import dataclass
-from typing import Sequence
+from pathlib import Path
+from typing import Any, Callable, Sequence
 
 import gmpy2
 import numpy as np
 
 from ..field.arith import FR
+from ..fileio import atomic_write_bytes, atomic_write_text, cache_dir
 
 _MPZ = gmpy2.mpz
 R = FR.modulus
@@ -93,6 +103,36 @@ __all__ = [
 ]
 
 
+# --- constants kept on disk ----------------------------------------------------------------------
+
+@functools.cache
+def _source_digest() -> str:
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:24]
+
+
+def _kept(name: str, compute: Callable[[], Any]) -> Any:
+    """``compute()`` (ints, lists and dicts: JSON), stored as ``cache_dir()/poseidon/<name>-<this
+    file's SHA-256>.json`` with its SHA-256 beside it, read back by later processes; a missing,
+    damaged or unreadable file is computed again (and rewritten where the cache is writable).
+    Returns the value as JSON gives it back (lists, not tuples), the same in every process."""
+    path = cache_dir() / "poseidon" / f"{name}-{_source_digest()}.json"
+    side = path.with_name(path.name + ".sha256")
+    try:
+        raw = path.read_bytes()
+        if side.read_text().strip() == hashlib.sha256(raw).hexdigest():
+            return json.loads(raw)
+    except (OSError, ValueError):
+        pass
+    raw = json.dumps(compute(), separators=(",", ":")).encode()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, raw)
+        atomic_write_text(side, hashlib.sha256(raw).hexdigest() + "\n")
+    except OSError:
+        pass   # a read-only cache only costs the computation next time
+    return json.loads(raw)
+
+
 # --- round numbers -------------------------------------------------------------------------------
 
 def _f32(x) -> np.float32:
@@ -112,7 +152,8 @@ def _secure(t: int, rf: int, rp: int) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def calc_round_numbers(t: int, security_margin: bool = True) -> tuple[int, int]:
-    """(R_F, R_P) for width t ≥ 2: neptune's ``calc_round_numbers`` (``src/round_numbers.rs``).
+    """(R_F, R_P) for width t ≥ 2: neptune's ``calc_round_numbers`` (``src/round_numbers.rs``),
+    kept on disk (:func:`_kept`).
 
     Minimizes the S-box count t·R_F + R_P over R_F ∈ {2, 4, …, 1000}, R_P ∈ [4, 200) subject to the
     paper's security inequalities for a 256-bit prime and 128-bit security; with the margin, a
@@ -121,6 +162,11 @@ def calc_round_numbers(t: int, security_margin: bool = True) -> tuple[int, int]:
     """
     if t < 2:
         raise ValueError(f"Poseidon width t must be ≥ 2, got {t}")
+    rf, rp = _kept(f"rounds-{t}-{int(security_margin)}", lambda: list(_calc_round_numbers(t, security_margin)))
+    return rf, rp
+
+
+def _calc_round_numbers(t: int, security_margin: bool) -> tuple[int, int]:
     best = None
     for rf_test in range(2, 1001, 2):
         for rp_test in range(4, 200):
@@ -317,7 +363,7 @@ def params(arity: int, strength: str = STANDARD) -> PoseidonParams:
         raise ValueError(f"Poseidon arity must be ≥ 1, got {arity}")
     t = arity + 1
     rf, rp = round_numbers(arity, strength)
-    rc = grain_round_constants(t, rf, rp)
+    rc = _kept(f"grain-{t}-{rf}-{rp}", lambda: [int(c) for c in grain_round_constants(t, rf, rp)])
     mds = cauchy_mds(t)
     return PoseidonParams(
         arity=arity,
@@ -397,13 +443,20 @@ def _derive(m):
 
 @functools.lru_cache(maxsize=None)
 def optimized_constants(arity: int, strength: str = STANDARD) -> OptimizedConstants:
-    """neptune's optimized constants for ``params(arity, strength)`` (cached per process).
+    """neptune's optimized constants for ``params(arity, strength)`` (cached per process, and on
+    disk: :func:`_kept`).
 
     ``compress_round_constants`` with every partial round preprocessed (rust-fil-proofs' constants
     come from ``PoseidonConstants::new``, which preprocesses all R_P), and
     ``factor_to_sparse_matrixes(transpose(M), R_P)``.
     """
     p = params(arity, strength)
+    d = _kept(f"optimized-{arity}-{strength}", lambda: _optimized(p).__dict__)
+    return OptimizedConstants(tuple(d["compressed"]), tuple(map(tuple, d["mds"])), tuple(map(tuple, d["pre_sparse"])),
+                              tuple((tuple(w), tuple(v)) for w, v in d["sparse"]))
+
+
+def _optimized(p: PoseidonParams) -> OptimizedConstants:
     t, rf, rp = p.t, p.full_rounds, p.partial_rounds
     m = [[int(x) for x in row] for row in p.mds]
     m_inv = _inv_matrix(m)
