@@ -6,6 +6,7 @@ device code (``host_build``), and the xdist grouping."""
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -142,23 +143,32 @@ def commd_128b_key(tmp_path_factory) -> Path:
     Read-only: a test copies it into its results folder with ``shutil.copytree(key, results,
     dirs_exist_ok=True)``, whose copies keep the mtimes (the key stays newer than its PCE, so
     Snakemake finds both up to date and runs no pce_extract or setup job for that shape; other
-    tests run those jobs)."""
-    from cuzk import pipeline
-    from cuzk.circuits.registry import shape_by_name
-    from cuzk.memory.budget import declared_gb
-    from cuzk.memory.model import predict_step_bytes
-    from cuzk.paths import Results
-
+    tests run those jobs). Made in a fresh process, as a workflow job is: in this pytest worker
+    the records measured the worker's own RSS (1.2-1.3 GiB after earlier tests, over the jobs'
+    1 GB declarations: test_report_within_declared_memory failed by test order)."""
     root = tmp_path_factory.mktemp("key-128B")
-    r, st = Results(str(root)), shape_by_name(KEY_SHAPE).stats()
-    for d in ("pce", "params", "benchmarks/pce_extract", "benchmarks/setup"):
-        (root / d).mkdir(parents=True)
-    pipeline.pce_extract(KEY_SHAPE, r.pce(KEY_SHAPE), mem_json=r.record("pce_extract", KEY_SHAPE),
-                         mem_gb=declared_gb(predict_step_bytes("pce_extract", st)))
-    pipeline.setup_params(r.pce(KEY_SHAPE), r.params(KEY_SHAPE), r.vk(KEY_SHAPE), backend="cpu", threads=2,
-                          mem_json=r.record("setup", KEY_SHAPE),
-                          mem_gb=declared_gb(predict_step_bytes("setup", st, threads=2)))
+    subprocess.run([sys.executable, "-c", _KEY_JOB, str(root), KEY_SHAPE], check=True)
     return root
+
+
+_KEY_JOB = """
+import sys
+from pathlib import Path
+from cuzk import pipeline
+from cuzk.circuits.registry import shape_by_name
+from cuzk.memory.budget import declared_gb
+from cuzk.memory.model import predict_step_bytes
+from cuzk.paths import Results
+
+root, shape = Path(sys.argv[1]), sys.argv[2]
+r, st = Results(str(root)), shape_by_name(shape).stats()
+for d in ("pce", "params", "benchmarks/pce_extract", "benchmarks/setup"):
+    (root / d).mkdir(parents=True)
+pipeline.pce_extract(shape, r.pce(shape), mem_json=r.record("pce_extract", shape),
+                     mem_gb=declared_gb(predict_step_bytes("pce_extract", st)))
+pipeline.setup_params(r.pce(shape), r.params(shape), r.vk(shape), backend="cpu", threads=2,
+                      mem_json=r.record("setup", shape), mem_gb=declared_gb(predict_step_bytes("setup", st, threads=2)))
+"""
 
 
 @pytest.fixture(scope="session")
