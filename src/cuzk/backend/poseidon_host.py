@@ -73,7 +73,8 @@ def _function(lib: str):
 
 def legacy_nops(arity: int, strength: str) -> int:
     """Values (ops) of one hash: 3·(t − 1) + 4·(t·(R_F − 1) + R_P) + 1 (311, 505, 598 for arities
-    2, 8, 11; ``cuzk.r1cs.poseidon.hash_constraints(arity, strength, legacy=True)``)."""
+    2, 8, 11), one per constraint of neptune ``circuit.rs``'s hash (what
+    ``cuzk.r1cs.poseidon.hash_constraints(arity, strength, legacy=True)`` returns)."""
     rf, rp = _pos.round_numbers(arity, strength)
     t = arity + 1
     return 3 * (t - 1) + 4 * (t * (rf - 1) + rp) + 1

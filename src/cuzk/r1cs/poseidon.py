@@ -165,11 +165,10 @@ def hash_constraints(arity: int, strength: str = _nat.STANDARD, legacy: bool = F
     (neptune ``circuit.rs``): 3·(t − 1) + 4·(t·(R_F − 1) + R_P) + 1 (311, 505, 598); rust-fil-proofs'
     ``hash2_circuit`` and ``hash_single_column`` tests assert 311 and 598.
     """
+    if legacy:   # one value per constraint: what the native core returns per hash
+        return poseidon_host.legacy_nops(arity, strength)
     rf, rp = _nat.round_numbers(arity, strength)
-    t = arity + 1
-    if legacy:
-        return 3 * (t - 1) + 4 * (t * (rf - 1) + rp) + 1
-    return 3 * (t * rf + rp) + 1
+    return 3 * ((arity + 1) * rf + rp) + 1
 
 
 def _lc_of(cs: ConstraintSystem, slot_refs: np.ndarray, slots, coeffs, const) -> LC:
