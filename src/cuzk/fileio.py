@@ -72,6 +72,30 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def digest_path(path: str | os.PathLike) -> Path:
+    """Where a cached file's SHA-256 is recorded: ``<path>.sha256`` (hex and a newline)."""
+    return Path(f"{os.fspath(path)}.sha256")
+
+
+def recorded_bytes(path: str | os.PathLike) -> bytes | None:
+    """The bytes of ``path`` when their SHA-256 is the one recorded beside it (:func:`digest_path`),
+    else None (either file missing or unreadable, or the bytes changed since): how the caches
+    of built libraries and derived constants tell a damaged file from a good one."""
+    try:
+        want = digest_path(path).read_text().strip()
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    return data if hashlib.sha256(data).hexdigest() == want else None
+
+
+def write_recorded(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` and its SHA-256 beside it, each atomically (a reader between the
+    two sees a mismatch: :func:`recorded_bytes` gives None)."""
+    atomic_write_bytes(path, data)
+    atomic_write_text(digest_path(path), hashlib.sha256(data).hexdigest() + "\n")
+
+
 @contextlib.contextmanager
 def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary directory beside ``path``; on success replace ``path`` with it.

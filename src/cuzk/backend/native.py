@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import CuzkError
-from ..fileio import _umask, atomic_write_text, cache_dir
+from ..fileio import _umask, atomic_write_text, cache_dir, digest_path, recorded_bytes
 
 log = logging.getLogger(__name__)
 
@@ -102,17 +102,10 @@ def build_key(sources: Sequence[Path], headers: Sequence[Path], cmd: Sequence[st
     return h.hexdigest()
 
 
-def _file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def verified(lib: Path) -> bool:
-    """The library exists and its bytes' SHA-256 is the one recorded beside it (``.sha256``)."""
-    try:
-        want = Path(f"{lib}.sha256").read_text().strip()
-        return want == _file_sha256(lib)
-    except OSError:
-        return False
+    """The library exists and its bytes' SHA-256 is the one recorded beside it
+    (``fileio.recorded_bytes``)."""
+    return recorded_bytes(lib) is not None
 
 
 def build_library(name: str, sources: Sequence[str | os.PathLike], headers: Sequence[str | os.PathLike] = (),
@@ -169,7 +162,7 @@ def build_library(name: str, sources: Sequence[str | os.PathLike], headers: Sequ
                     f"native build of {name}: {shlex.join(cxx)} failed (exit {r.returncode}) on "
                     f"{', '.join(map(str, srcs))}: {(r.stderr + r.stdout)[-_STDERR_TAIL:]}")
             os.chmod(tmp, 0o755 & ~_umask())
-            atomic_write_text(f"{lib}.sha256", _file_sha256(Path(tmp)) + "\n")
+            atomic_write_text(digest_path(lib), hashlib.sha256(Path(tmp).read_bytes()).hexdigest() + "\n")
             os.replace(tmp, lib)
         finally:
             if os.path.exists(tmp):

@@ -69,7 +69,7 @@ import gmpy2
 import numpy as np
 
 from ..field.arith import FR
-from ..fileio import atomic_write_bytes, atomic_write_text, cache_dir
+from ..fileio import cache_dir, recorded_bytes, write_recorded
 
 _MPZ = gmpy2.mpz
 R = FR.modulus
@@ -112,22 +112,18 @@ def _source_digest() -> str:
 
 def _kept(name: str, compute: Callable[[], Any]) -> Any:
     """``compute()`` (ints, lists and dicts: JSON), stored as ``cache_dir()/poseidon/<name>-<this
-    file's SHA-256>.json`` with its SHA-256 beside it, read back by later processes; a missing,
-    damaged or unreadable file is computed again (and rewritten where the cache is writable).
+    file's SHA-256>.json`` with its SHA-256 beside it (``fileio.write_recorded``), read back by
+    later processes; a missing, damaged or unreadable file is computed again (and rewritten where
+    the cache is writable).
     Returns the value as JSON gives it back (lists, not tuples), the same in every process."""
     path = cache_dir() / "poseidon" / f"{name}-{_source_digest()}.json"
-    side = path.with_name(path.name + ".sha256")
-    try:
-        raw = path.read_bytes()
-        if side.read_text().strip() == hashlib.sha256(raw).hexdigest():
-            return json.loads(raw)
-    except (OSError, ValueError):
-        pass
+    raw = recorded_bytes(path)
+    if raw is not None:
+        return json.loads(raw)
     raw = json.dumps(compute(), separators=(",", ":")).encode()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(path, raw)
-        atomic_write_text(side, hashlib.sha256(raw).hexdigest() + "\n")
+        write_recorded(path, raw)
     except OSError:
         pass   # a read-only cache only costs the computation next time
     return json.loads(raw)
