@@ -141,11 +141,13 @@ def make_room(nbytes: int) -> float:
 _last = [0.0]   # time.monotonic() of the last compaction
 
 
-def _map(size: int, huge: bool | None = None) -> tuple:
+def _map(size: int) -> tuple:
+    """(mapping, its uint8 view, whether huge pages were asked for: ``_want_huge``)."""
     mm = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    if hasattr(mmap, "MADV_HUGEPAGE") and (_want_huge(size) if huge is None else huge):
+    huge = bool(hasattr(mmap, "MADV_HUGEPAGE") and _want_huge(size))
+    if huge:
         mm.madvise(mmap.MADV_HUGEPAGE)
-    return mm, np.frombuffer(mm, dtype=np.uint8)
+    return mm, np.frombuffer(mm, dtype=np.uint8), huge
 
 
 regions: list[tuple[float, float, bool]] = []
@@ -155,8 +157,7 @@ regions: list[tuple[float, float, bool]] = []
 
 def _new_region(size: int, runtime) -> tuple:
     t = time.perf_counter()
-    huge = bool(hasattr(mmap, "MADV_HUGEPAGE") and _want_huge(size))
-    mm, view = _map(size, huge)
+    mm, view, huge = _map(size)
     _touch(view)
     t1 = time.perf_counter()
     runtime.hostRegister(view.ctypes.data, size, _PORTABLE)
@@ -231,7 +232,7 @@ def filled(shape: tuple, dtype, cp, fill: Callable[[np.ndarray], None]) -> np.nd
         out = _array(got, size, nbytes, dtype, shape) if got is not None else empty(shape, dtype, cp)
         fill(out)
         return out
-    mm, view = _map(size)
+    mm, view, _ = _map(size)
     out = view[:nbytes].view(dtype).reshape(shape)
     fill(out)   # raising: the mapping goes with its last array, never registered
     try:
