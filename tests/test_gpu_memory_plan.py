@@ -22,6 +22,7 @@ from cuzk.backend.cuda.plan import (
     msm_chunk_points,
     msm_device_bytes,
     msm_window,
+    window_by_scalars,
     ntt_device_bytes,
     ntt_memory_plan,
     ntt_split,
@@ -97,6 +98,8 @@ def test_msm_window_wide_rule_and_its_bytes():
     assert msm_window(big) == msm_window(big, G1) == msm_window(1 << 26, G1, busy=1 << 26) == 20
     assert msm_window(big, G1, busy=(1 << 26) - 1) == msm_window(big, G1, busy=0) == 17
     assert msm_window(big, G2) == msm_window(big, 2) == 17
+    assert [window_by_scalars(n, g) for n, g in ((big, G1), (1 << 26, None), ((1 << 26) - 1, G1), (big, G2))] == \
+        [True, True, False, False]
     for n in (1 << 26, big):
         both = [msm_device_bytes(n, G1, c=c) for c in (17, 20)]
         assert msm_device_bytes(n, G1) == max(both) > min(both)

@@ -74,7 +74,7 @@ def choose_sha(choice: str = "auto", upstream_order: bool = False) -> ShaPath:
             raise ShaPathError(f"{CONFIG_KEY}: native computes the SHA-256 witness in cuzk's block order only; this "
                                f"PCE is in rust-fil-proofs' order (upstream_order: true): use auto or numpy")
         return ShaPath("numpy", None)
-    return ShaPath(*choose_native(choice, key=CONFIG_KEY, values=SHA_PATHS, fallback="numpy", build=lambda: _native(),
+    return ShaPath(*choose_native(choice, key=CONFIG_KEY, values=SHA_PATHS, fallback="numpy", build=_native,
                                   error=ShaPathError, warning=NativeShaFallbackWarning, warned=_WARNED,
                                   what="SHA-256 core"))
 

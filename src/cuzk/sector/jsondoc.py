@@ -189,7 +189,7 @@ def load_checked(path, record_path, error: ErrorFactory):
         changed after it entered the workflow), or any strict-reading error; OSError when a
         file cannot be read.
     """
-    rec, data = _checked_bytes(path, record_path, error)
+    _, data = _checked_bytes(path, record_path, error)
     return loads(data, path, error, check_depth=False)
 
 

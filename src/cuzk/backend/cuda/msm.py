@@ -33,6 +33,7 @@ from .plan import (
     msm_chunk_points,
     msm_device_bytes,
     msm_window,
+    window_by_scalars,
 )
 from .runtime import (
     RESTORABLE,
@@ -346,9 +347,8 @@ class CUDAMSMContext(MSMContext):
 
         sc, flags = self._scalars_device(scalars)
         if c is None:
-            c = msm_window(n, self.group)
-            if c != msm_window(n, self.group, busy=0):   # wide only for as many non-trivial scalars
-                c = msm_window(n, self.group, busy=int(cp.count_nonzero(sc.any(axis=1))))
+            busy = int(cp.count_nonzero(sc.any(axis=1))) if window_by_scalars(n, self.group) else None
+            c = msm_window(n, self.group, busy)   # (msm_prep zeroed the 1s: nonzero rows are the busy ones)
         W = -(-255 // c)
         NB = 1 << (c - 1)
         B = W * NB

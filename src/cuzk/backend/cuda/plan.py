@@ -65,6 +65,12 @@ def msm_window(n: int, group=None, busy: int | None = None) -> int:
     return max(2, min(17, max(n, 1).bit_length() - 1 - 4))
 
 
+def window_by_scalars(n: int, group=None) -> bool:
+    """Whether an n-point MSM's width depends on how many of its scalars are 0 or 1
+    (:func:`msm_window`'s ``busy``): a G1 MSM of 2^26 points or more."""
+    return msm_window(n, group) != msm_window(n, group, busy=0)
+
+
 _CHUNK0 = 32   # entries per thread at the first level of the chunked (skewed) bucket path
 _CHUNK = 16    # partial sums per thread at later levels
 _FB_SLICE = 1 << 22           # fixed-base scalars per launch (bounds the work space: 1.2 GiB for G2)
@@ -118,7 +124,7 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
     """
     if n <= 0:
         return 0
-    if c is None and msm_window(n, group) != msm_window(n, group, busy=0):   # either, by the scalars
+    if c is None and window_by_scalars(n, group):   # either width
         return max(msm_device_bytes(n, group, msm_window(n, group, b), upload_bases, host_scalars) for b in (None, 0))
     k = _words_of(group)
     c = c or msm_window(n, group)
