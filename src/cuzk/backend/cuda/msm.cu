@@ -245,6 +245,100 @@ extern "C" __global__ void msm_bucket_gather(const uint4* __restrict__ in, const
     }
 }
 
+// ---- batch-affine bucket sums -----------------------------------------------------------------
+// One level of a bucket's pairwise sums in affine coordinates: bucket b's inputs [ioff[b], ioff[b+1])
+// become ceil(count / 2) outputs at [ooff[b], ...): output j = input 2j + input 2j + 1 (the last one
+// alone when the count is odd). Every addition needs 1 / (x2 - x1) (2y for equal points): each
+// thread inverts the product of its K slots' denominators once (Montgomery's batch inversion), so
+// an affine addition costs 6 products (1 forward, 2 backward, lambda, lambda^2, y3) against the
+// mixed XYZZ addition's 10 (madd-2008-s). Thread t takes the output slots [t K, min(total, t K + K))
+// and keeps its running products in pre[i T + t] (slot i of its range: coalesced across threads).
+// Level 0 (vals != nullptr) gathers the bases through the sorted entries (index | sign << 31);
+// later levels read src, the previous level's outputs. Infinity is (0, 0) in and out.
+template <bool GATHER>
+__device__ __forceinline__ aff aff_in(const u32* __restrict__ vals, const uint4* __restrict__ src, u32 a) {
+    if (GATHER) {
+        const u32 v = vals[a];
+        aff p = aff_load<F>(src, v & 0x7fffffffu);
+        if ((v >> 31) && !aff_is_inf(p)) p.y = fp_neg(p.y);
+        return p;
+    }
+    return aff_load<F>(src, a);
+}
+
+// kind: 0 = P alone (no partner, or Q infinity), 1 = Q alone (P infinity), 2 = P + Q (x differ),
+// 3 = 2P, 4 = infinity (Q = -P); den = x2 - x1, 2 y1, or 1 when no inversion is needed.
+__device__ __forceinline__ int aff_pair(const aff& P, const aff& Q, bool partner, F& den) {
+    den = F::one();
+    if (!partner || aff_is_inf(Q)) return 0;
+    if (aff_is_inf(P)) return 1;
+    if (!fp_eq(P.x, Q.x)) { den = fp_sub(Q.x, P.x); return 2; }
+    if (fp_eq(P.y, Q.y) && !P.y.is_zero()) { den = fp_dbl(P.y); return 3; }
+    return 4;
+}
+
+template <bool GATHER>
+__device__ __forceinline__ void aff_level(const u32* __restrict__ vals, const uint4* __restrict__ src,
+                                          const u32* __restrict__ ioff, const u32* __restrict__ ooff, u32 B, u32 total,
+                                          u32 K, u64 T, uint4* __restrict__ pre, uint4* __restrict__ dst) {
+    GRID_STRIDE(t, T) {
+        const u32 start = (u32)min((u64)total, t * K), end = (u32)min((u64)total, t * K + K);
+        if (start >= end) continue;
+        u32 lo = 0, hi = B;  // the bucket b with ooff[b] <= start < ooff[b+1]
+        while (hi - lo > 1) {
+            const u32 mid = (lo + hi) >> 1;
+            if (ooff[mid] <= start) lo = mid; else hi = mid;
+        }
+        u32 b = lo;
+        F acc = F::one();
+        for (u32 o = start; o < end; o++) {
+            while (ooff[b + 1] <= o) b++;
+            const u32 a = ioff[b] + 2 * (o - ooff[b]);
+            const bool partner = a + 1 < ioff[b + 1];
+            const aff P = aff_in<GATHER>(vals, src, a);
+            const aff Q = partner ? aff_in<GATHER>(vals, src, a + 1) : P;
+            F den;
+            if (aff_pair(P, Q, partner, den) >= 2) acc = fp_mul(acc, den);
+            acc.store(pre, (u64)(o - start) * T + t);
+        }
+        F inv = fp_inv(acc);
+        for (u32 o = end; o-- > start;) {
+            while (ooff[b] > o) b--;
+            const u32 a = ioff[b] + 2 * (o - ooff[b]);
+            const bool partner = a + 1 < ioff[b + 1];
+            const aff P = aff_in<GATHER>(vals, src, a);
+            const aff Q = partner ? aff_in<GATHER>(vals, src, a + 1) : P;
+            F den;
+            const int kind = aff_pair(P, Q, partner, den);
+            aff r;
+            if (kind == 0) r = P;
+            else if (kind == 1) r = Q;
+            else if (kind == 4) { r.x = F::zero(); r.y = F::zero(); }
+            else {
+                const F dinv = (o > start) ? fp_mul(inv, F::load(pre, (u64)(o - 1 - start) * T + t)) : inv;
+                inv = fp_mul(inv, den);
+                const F num = (kind == 2) ? fp_sub(Q.y, P.y) : fp_mul(fp_add(fp_dbl(P.x), P.x), P.x);  // 3 x1^2
+                const F lam = fp_mul(num, dinv);
+                r.x = fp_sub(fp_sub(fp_sqr(lam), P.x), Q.x);
+                r.y = fp_sub(fp_mul(lam, fp_sub(P.x, r.x)), P.y);
+            }
+            aff_store(dst, o, r);
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(128, MSM_MIN_BLOCKS) msm_aff_level0(
+    const u32* __restrict__ vals, const uint4* __restrict__ bases, const u32* __restrict__ ioff, const u32* __restrict__ ooff,
+    u32 B, u32 total, u32 K, u64 T, uint4* __restrict__ pre, uint4* __restrict__ dst) {
+    aff_level<true>(vals, bases, ioff, ooff, B, total, K, T, pre, dst);
+}
+
+extern "C" __global__ void __launch_bounds__(128, MSM_MIN_BLOCKS) msm_aff_level(
+    const uint4* __restrict__ src, const u32* __restrict__ ioff, const u32* __restrict__ ooff,
+    u32 B, u32 total, u32 K, u64 T, uint4* __restrict__ pre, uint4* __restrict__ dst) {
+    aff_level<false>(nullptr, src, ioff, ooff, B, total, K, T, pre, dst);
+}
+
 // ---- reduction --------------------------------------------------------------------------------
 
 // One level of the window reduction. Per window w the target is sum_s X[w L + s] + sum_s (s + e) Y[w L + s]
