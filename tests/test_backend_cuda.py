@@ -518,39 +518,6 @@ def test_msm_skewed_buckets_and_windows(gpu, monkeypatch):
             assert calls == [("_uniform_sums", (W - 1) * NB), ("_skewed_sums", NB)], (c, calls)
 
 
-@GROUPS
-def test_msm_affine_levels(gpu, group, monkeypatch):
-    """Bucket sums by affine levels down to one point per bucket (``_AFF_TAIL`` = 1), every case of
-    an affine pair: distinct points, equal points (doubling), a point and its negative (infinity),
-    infinity among the bases, an odd bucket's last point alone; against arkworks' MSM, and the
-    XYZZ path's result at the same width."""
-    import cuzk.backend.cuda.msm as cb
-
-    monkeypatch.setattr(cb, "_AFF_TAIL", 1)
-    monkeypatch.setattr(cb, "_AFF_MIN_K", 3)            # several threads, each with its own inversion
-    distinct = _points(group, 12)
-    pts = [distinct[i % 12] for i in range(300)]        # each base 25 times
-    pts[7] = -pts[7]
-    pts[19] = -pts[19]                                   # the negative of distinct[7] beside it
-    pts[40] = pts[41] = group.identity()
-    with gpu.msm_context(group, group.to_array(pts)) as ctx:
-        cases = [[5] * 300, [RNG.choice([3, R - 3, 7]) for _ in range(300)],
-                 [RNG.choice([0, 1, 2, R - 1, RNG.randrange(R)]) for _ in range(300)]]
-        few = [0] * 300                                  # buckets of two or three entries (c = 4):
-        few[0] = few[12] = 9                             # the same point twice (doubling)
-        few[7] = few[19] = 11                            # a point and its negative
-        few[40] = few[41] = 13                           # infinity twice
-        few[50] = few[51] = few[52] = 6                  # three points: the last one alone
-        cases.append(few)
-        for sc in cases:
-            ref = group.msm(pts, sc)
-            ctx.affine_sums = True
-            assert ctx.msm(sc, c=4) == ref
-            assert ctx.msm(sc) == ref
-            ctx.affine_sums = False
-            assert ctx.msm(sc, c=4) == ref
-
-
 @pytest.mark.parametrize("group, logn", [(G1, 18), (G2, 16)], ids=["G1", "G2"])
 def test_msm_linear_large(gpu, group, logn):
     """MSM(s) + MSM(t) == MSM(s + t) at n = 2^18 (G1) / 2^16 (G2), where the CPU reference would

@@ -373,7 +373,6 @@ def _bench_kernel(args) -> int:
     what = f"{args.what}-{args.group}" if args.what in ("msm", "fixed-base") else args.what
     windows = [int(x) for x in getattr(args, "windows", "").split(",") if x]
     res = bench_kernels(what, sizes, args.backend, args.threads, args.repeat, args.json, windows=windows,
-                        affine=getattr(args, "affine", False),
                         budget=args.budget)
     return 0 if kernels_ok(res) else 1
 
@@ -426,8 +425,6 @@ def build_parser() -> argparse.ArgumentParser:
             bk.add_argument("--group", choices=["g1", "g2"], default="g1", help="G1 (default) or G2")
         if what == "msm":
             bk.add_argument("--windows", default="", help="cuda: also time each size at these window widths")
-            bk.add_argument("--affine", action="store_true",
-                            help="cuda: also time each size by the other bucket-sum path (affine levels / XYZZ)")
         bk.add_argument("--log-sizes", default="10,14,16", help="comma-separated exponents k (default 10,14,16)")
         bk.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto", help=BACKEND_HELP)
         bk.add_argument("--threads", "-t", type=int, default=1, help="CPU worker processes (default 1)")

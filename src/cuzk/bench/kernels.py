@@ -198,9 +198,9 @@ def _compute_h(bk, k: int, repeat: int, rng) -> dict:
     return row
 
 
-def _msm(bk, group, k: int, repeat: int, rng, windows=(), affine: bool = False) -> dict:
+def _msm(bk, group, k: int, repeat: int, rng, windows=()) -> dict:
     if bk.name == "cuda":
-        return _msm_cuda(bk, group, k, repeat, windows, affine)
+        return _msm_cuda(bk, group, k, repeat, windows)
     n = 1 << k
     ctx = bk.msm_context(group, _random_points(bk, group, n, rng))
     try:
@@ -216,11 +216,10 @@ def _msm(bk, group, k: int, repeat: int, rng, windows=(), affine: bool = False) 
     return row
 
 
-def _msm_cuda(be, group, k: int, repeat: int, windows=(), affine: bool = False) -> dict:
+def _msm_cuda(be, group, k: int, repeat: int, windows=()) -> dict:
     """One MSM size on device bases and scalars: median wall seconds at ``msm_window``'s width and,
     for each width in ``windows``, the same MSM at that width (its result compared with the
-    default width's); with ``affine``, also by the other bucket-sum path (``by_window`` keys
-    ``affine``/``xyzz`` and ``affine-<c>``/``xyzz-<c>``)."""
+    default width's)."""
     import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
 
     from ..backend.cuda import CUDAMSMContext  # noqa: PLC0415  (imports CuPy on use: the cuda backend only)
@@ -257,27 +256,20 @@ def _msm_cuda(be, group, k: int, repeat: int, windows=(), affine: bool = False) 
         ctx.msm(s)
         runs.append(time.perf_counter() - t1)
     sec = statistics.median(runs)
+    by_window = {}
     want = ctx.msm(s)
-    default_path = ctx.affine_sums
-
-    def other(cw, aff, sc=s):   # the same MSM at width cw (None: the default) by one bucket-sum path
-        ctx.affine_sums = aff
-        equal = ctx.msm(sc, c=cw) == want
+    for cw in windows:
+        equal = ctx.msm(s, c=cw) == want
         wruns = []
         for _ in range(repeat):
             cp.cuda.Stream.null.synchronize()
             t1 = time.perf_counter()
-            ctx.msm(sc, c=cw)
+            ctx.msm(s, c=cw)
             wruns.append(time.perf_counter() - t1)
         wprof: dict = {}
-        ctx.msm(sc, c=cw, profile=wprof)
-        ctx.affine_sums = default_path
-        return {"seconds": statistics.median(wruns), "equal_to_default": bool(equal), "phase_seconds_profiled_run": wprof}
-
-    by_window = {str(cw): other(cw, default_path) for cw in windows}
-    if affine:   # the other bucket-sum path at the default width and at each of windows
-        by_window |= {("xyzz" if default_path else "affine") + (f"-{cw}" if cw else ""): other(cw, not default_path)
-                      for cw in (None, *windows)}
+        ctx.msm(s, c=cw, profile=wprof)
+        by_window[str(cw)] = {"seconds": statistics.median(wruns), "equal_to_default": bool(equal),
+                              "phase_seconds_profiled_run": wprof}
     c = msm_window(n, group)
     w = -(-255 // c)
     m = FQ_MULS[group.name]
@@ -344,8 +336,7 @@ def kernels_ok(result: dict) -> bool:
 
 
 def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1, repeat: int = 3,
-                  json_path: str | None = None, seed: int = 0, windows=(), budget: float | None = None,
-                  affine: bool = False) -> dict:
+                  json_path: str | None = None, seed: int = 0, windows=(), budget: float | None = None) -> dict:
     """Time one kind of kernel on a backend for sizes 2^k, data already on the device.
 
     Args:
@@ -353,8 +344,6 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
         log_sizes: exponents k.
         repeat: timed calls per size after one warm-up (the minimum and median are reported).
         windows: cuda MSMs only: also time each size at these window widths.
-        affine: cuda MSMs only: also time each size by the other bucket-sum path
-            (``CUDAMSMContext.affine_sums``).
         budget: skip sizes not started within this many seconds of the start (listed in
             "skipped_over_budget").
 
@@ -392,7 +381,7 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
             elif what == "compute-h":
                 row = _compute_h(bk, k, repeat, rng)
             elif what.startswith("msm"):
-                row = _msm(bk, group, k, repeat, rng, windows, affine)
+                row = _msm(bk, group, k, repeat, rng, windows)
             elif what == "spmv":
                 row = _spmv(bk, k, repeat, rng)
             else:

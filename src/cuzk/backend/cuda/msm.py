@@ -13,7 +13,6 @@ whose partial sums are added. ``MSMOps``: the backend's point arrays, ``msm_cont
 
 from __future__ import annotations
 
-import os
 import time
 
 import gmpy2
@@ -53,16 +52,6 @@ from .runtime import (
 )
 
 _SEG = 4       # entries per thread at each level of the window reduction
-_AFF_TAIL = 16         # affine levels stop once no bucket holds more points (XYZZ sums the rest)
-_AFF_MIN_K = 32        # output slots per thread (one inversion each) at least
-_AFF_RUN = 1 << 22     # entries of the windows summed together at least (small MSMs: fewer launches)
-_AFF_WAVES = int(os.environ.get("CUZK_MSM_AFF_WAVES", "1"))
-
-
-def _aff_lanes(be) -> int:
-    """Threads of an affine level: resident 128-thread blocks (3 per SM) times _AFF_WAVES."""
-    sms = be.cp.cuda.Device().attributes["MultiProcessorCount"]
-    return sms * 128 * 3 * _AFF_WAVES
 _FB_C, _FB_WINDOWS = 8, 32    # fixed-base table: 8-bit windows, 32 of them cover 256 bits
 
 
@@ -96,8 +85,6 @@ class CUDAMSMContext(MSMContext):
     checked); only the encoding's shape and flags are read. Both groups run the same kernels
     (``msm.cu`` compiled per group).
     """
-
-    affine_sums = os.environ.get("CUZK_MSM_AFFINE", "0") == "1"   # bucket sums by affine levels
 
     def __init__(self, backend: "MSMOps", group: Group, bases: np.ndarray | None, device_bases=None,
                  resident: bool | None = None):
@@ -263,31 +250,24 @@ class CUDAMSMContext(MSMContext):
         edges = offs[::NB].get().astype(np.int64)              # W + 1 window edges into vals
         tot = edges[1:] - edges[:-1]
         skewed = most > 2 * (tot // NB) + 64
-        affine = self.affine_sums
-        cap = max(int(tot.max()), _AFF_RUN)
         w0 = 0
         while w0 < W:
             w1 = w0 + 1
-            if affine:      # runs of at most one window's entries (or _AFF_RUN): bounded level buffers
-                while w1 < W and edges[w1 + 1] - edges[w0] <= cap:
-                    w1 += 1
-            else:
-                while w1 < W and skewed[w1] == skewed[w0]:
-                    w1 += 1
+            while w1 < W and skewed[w1] == skewed[w0]:
+                w1 += 1
             o0, o1 = int(edges[w0]), int(edges[w1])
             of = offs[w0 * NB : w1 * NB + 1]
             if o0:
                 of = of - cp.uint32(o0)                       # the run's entries from vals[o0]
-            run = self._affine_sums if affine else (self._skewed_sums if skewed[w0] else self._uniform_sums)
+            run = (self._skewed_sums if skewed[w0] else self._uniform_sums)
             run(vals[o0:o1] if o1 > o0 else vals[:1], of, (w1 - w0) * NB, buckets[w0 * NB : w1 * NB])
             w0 = w1
         return buckets
 
-    def _uniform_sums(self, vals, offs, B: int, buckets, bases=None) -> None:
+    def _uniform_sums(self, vals, offs, B: int, buckets) -> None:
         """Bucket sums into ``buckets`` ((B, xw) view): every thread adds L sorted entries
         (``_chunk_len``) and writes one partial sum per bucket it touches, then one thread per
-        bucket adds its partial sums. ``offs`` (B + 1) starts at 0; ``bases``: the affine points
-        the entries index (default the context's bases)."""
+        bucket adds its partial sums. ``offs`` (B + 1) starts at 0."""
         cp = self._be.cp
         total = int(offs[-1])
         L = _chunk_len(total, B)
@@ -295,47 +275,9 @@ class CUDAMSMContext(MSMContext):
         part = cp.empty((B + nchunks, self._xw), dtype=cp.uint32)
         if nchunks:
             self._k("msm_bucket_chunks")(
-                (_grid(nchunks, 128),), (128,),
-                (vals, offs, _u32(B), _u32(total), _u32(L), self._bases if bases is None else bases, part)
+                (_grid(nchunks, 128),), (128,), (vals, offs, _u32(B), _u32(total), _u32(L), self._bases, part)
             )
         self._k("msm_bucket_pieces")((_grid(B, 128),), (128,), (part, offs, _u32(B), _u32(L), buckets))
-
-    def _affine_sums(self, vals, offs, B: int, buckets) -> None:
-        """Bucket sums into ``buckets`` ((B, xw) view) by levels of pairwise affine additions
-        (``msm_aff_level0`` / ``msm_aff_level``: each level halves every bucket, one batch inversion
-        per thread), until no bucket holds more than ``_AFF_TAIL`` points; those are summed by
-        ``_uniform_sums``. ``offs`` (B + 1) starts at 0. Device bytes: ``aff_sums_bytes``."""
-        cp = self._be.cp
-        counts = offs[1:] - offs[:-1]
-        if int(counts.max()) <= _AFF_TAIL:
-            self._uniform_sums(vals, offs, B, buckets)
-            return
-        ab, fw = self._aw, self._xw // 4      # uint32 words per affine point / coordinate
-        lanes = _aff_lanes(self._be)
-        ioff, src, level, bufs, pre = offs, None, 0, [], None
-        while True:
-            n_out = (counts + 1) // 2
-            ooff = cp.zeros(B + 1, dtype=cp.uint32)
-            ooff[1:] = cp.cumsum(n_out, dtype=cp.uint32)
-            total = int(ooff[-1])
-            K = max(_AFF_MIN_K, -(-total // lanes))
-            T = -(-total // K)
-            if pre is None or pre.shape[0] < K * T:
-                pre = cp.empty((K * T, fw), dtype=cp.uint32)
-            if len(bufs) < 2:
-                bufs.append(cp.empty((total, ab), dtype=cp.uint32))
-            dst = bufs[level % 2][:total]
-            if level == 0:
-                self._k("msm_aff_level0")((_grid(T, 128),), (128,), (vals, self._bases, ioff, ooff, _u32(B), _u32(total),
-                                                                   _u32(K), _u64(T), pre, dst))
-            else:
-                self._k("msm_aff_level")((_grid(T, 128),), (128,), (src, ioff, ooff, _u32(B), _u32(total),
-                                                                  _u32(K), _u64(T), pre, dst))
-            ioff, src, counts, level = ooff, dst, n_out, level + 1
-            if int(counts.max()) <= _AFF_TAIL:
-                break
-        del pre
-        self._uniform_sums(cp.arange(total, dtype=cp.uint32), ioff, B, buckets, bases=src)
 
     def _skewed_sums(self, vals, offs, B: int, buckets) -> None:
         """Bucket sums into ``buckets`` ((B, xw) view) for buckets far above the average: chunks
