@@ -483,6 +483,26 @@ def test_msm_generated_bases(gpu, group, n):
     assert ctx_dev.msm(sc) == group.msm(pts, sc)
 
 
+@pytest.mark.parametrize("n", [31, 5000])
+def test_msm_prep_counts_and_ones_list(gpu, n):
+    """``msm_prep``'s count of scalars other than 0 and 1 (the window width's) and
+    ``msm_ones_list``'s indices of the scalars equal to 1, against the host's: host and device
+    scalars, partial warps."""
+    import cuzk.backend.cuda.msm as cb
+
+    dev, _arr, _pts = _grid_points(gpu, max(n, 64))
+    ctx = CUDAMSMContext.from_device_affine(gpu, dev[:n])
+    sc = [RNG.choice([0, 1, 1, 2, R - 1, RNG.randrange(R)]) for _ in range(n)]
+    for given in (sc, gpu.to_device(sc)):
+        _can, flags, busy = ctx._scalars_device(given)
+        assert int(busy[0]) == sum(1 for v in sc if v not in (0, 1))
+        count = cp.zeros(1, dtype=cp.uint32)
+        idx = cp.empty(n, dtype=cp.uint32)
+        ctx._k("msm_ones_list")((cb._grid(n, 256),), (256,), (flags, cb._u64(n), count, idx))
+        k = int(count[0])
+        assert sorted(idx[:k].get().tolist()) == [i for i, v in enumerate(sc) if v == 1]
+
+
 def test_msm_skewed_buckets_and_windows(gpu, monkeypatch):
     """Buckets far above the average (equal scalars, a top window of few bits) take the chunked
     path, window by window: a wide c's short top window alone, its other windows the uniform path."""

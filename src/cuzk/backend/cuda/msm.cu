@@ -19,6 +19,7 @@
 //   msm_seg_reduce  sum_b (b+1) B_b per window in levels: each thread turns a segment of SL = 4 entries
 //                 into one weighted-plus-plain sum and one (scaled) plain sum, so each level is 4x
 //                 shorter and one launch (log4(NB) levels; 2^(c-1)/4 threads per window at the first)
+//   msm_ones_list the points whose scalar is 1, summed as one bucket by the chunked path
 //   (host)        window sums combined by Horner (2^c steps) with arkworks, plus the ones sum.
 // Buckets of window w are w * NB + (|d| - 1), NB = 2^(c-1).
 // Fq products are calls to one out-of-line function (fq.cuh) unless MSM_INLINE_FQ is defined. On the
@@ -93,9 +94,11 @@ extern "C" __global__ void points_decode(u32* __restrict__ buf, u64 n, u32* __re
 }
 
 // sc: n scalars (Fr, Montgomery if from_mont else canonical); out: n x 8 canonical words;
-// flags: bit 0 = scalar is 1 (summed apart), bit 1 = negate the point.
+// flags: bit 0 = scalar is 1 (summed apart), bit 1 = negate the point; *busy += the scalars that
+// are neither 0 nor 1 (what reaches the buckets: the window width's count), one atomic per
+// converged group of lanes.
 extern "C" __global__ void msm_prep(const uint4* __restrict__ sc, int from_mont, uint4* __restrict__ out,
-                                    unsigned char* __restrict__ flags, u64 n) {
+                                    unsigned char* __restrict__ flags, u64 n, u32* __restrict__ busy) {
     GRID_STRIDE(i, n) {
         fr_t s = fp_load<FrParams>(sc, i);
         if (from_mont) s = fp_from_mont(s);
@@ -113,6 +116,9 @@ extern "C" __global__ void msm_prep(const uint4* __restrict__ sc, int from_mont,
         if (borrow) { s = fp_neg(s); f |= 2; }
         fp_store(out, i, s);
         flags[i] = f;
+        const u32 act = __activemask();
+        const u32 m = __ballot_sync(act, !s.is_zero());
+        if ((threadIdx.x & 31) == __ffs(act) - 1 && m) atomicAdd(busy, __popc(m));
     }
 }
 
@@ -273,29 +279,23 @@ extern "C" __global__ void __launch_bounds__(128) msm_seg_reduce(const uint4* __
     }
 }
 
-// out[g] = sum of in[g * per .. min(count, g * per + per))
-extern "C" __global__ void __launch_bounds__(128) xyzz_sum_groups(const uint4* __restrict__ in, u64 count, u32 per, u64 groups,
-                                                                  uint4* __restrict__ out) {
-    GRID_STRIDE(g, groups) {
-        xyzz acc = xyzz_inf<F>();
-        const u64 end = min(count, (g + 1) * (u64)per);
-        for (u64 k = g * (u64)per; k < end; k++) acc = xyzz_add(acc, xyzz_load<F>(in, k));
-        xyzz_store(out, g, acc);
-    }
-}
-
-// out[g] = sum of the bases i in [g * per, g * per + per) whose flag has bit 0 set (scalar 1)
-extern "C" __global__ void __launch_bounds__(128, MSM_MIN_BLOCKS) msm_ones(const unsigned char* __restrict__ flags,
-                                                                           const uint4* __restrict__ bases, u64 n, u32 per,
-                                                                           u64 groups, uint4* __restrict__ out) {
-    GRID_STRIDE(g, groups) {
-        xyzz acc = xyzz_inf<F>();
-        const u64 end = min(n, (g + 1) * (u64)per);
-        for (u64 i = g * (u64)per; i < end; i++) {
-            if (!(flags[i] & 1)) continue;
-            acc = xyzz_madd_aff(acc, aff_load<F>(bases, i), false);
-        }
-        xyzz_store(out, g, acc);
+// The indices i < n whose flag has bit 0 set (scalar 1) into out[0 .. *count), in no particular
+// order (a sum does not care): one atomic per warp (ballot), each warp's indices in lane order.
+// They are then summed by the chunked bucket path as one bucket: every thread adds the same number
+// of points. (Until 2026-12-04 each thread summed the ones among 32 consecutive points: the lanes of
+// a warp diverged on the flags, and the ones of a 2^27-point bit-valued MSM took 58 ms on the H200,
+// twice the bucket path's time per addition: benchmarks/results/2026-12-04-h200-stop35/call2.)
+extern "C" __global__ void msm_ones_list(const unsigned char* __restrict__ flags, u64 n, u32* __restrict__ count,
+                                         u32* __restrict__ out) {
+    const u32 lane = threadIdx.x & 31;
+    for (u64 base = (u64)blockIdx.x * blockDim.x; base < n; base += (u64)blockDim.x * gridDim.x) {
+        const u64 i = base + threadIdx.x;             // every lane runs every iteration: ballot is whole-warp
+        const bool one = i < n && (flags[i] & 1);
+        const u32 mask = __ballot_sync(0xffffffffu, one);
+        u32 pos = 0;
+        if (lane == 0 && mask) pos = atomicAdd(count, __popc(mask));
+        pos = __shfl_sync(0xffffffffu, pos, 0);
+        if (one) out[pos + __popc(mask & ((1u << lane) - 1))] = (u32)i;
     }
 }
 

@@ -204,6 +204,8 @@ class CUDAMSMContext(MSMContext):
         return cls(backend, group, None, device_bases=arr)
 
     def _scalars_device(self, scalars):
+        """(canonical words (n, 8) uint32, flags (n,) uint8, busy (1,) uint32) of ``msm_prep``: busy
+        counts the scalars that are neither 0 nor 1. Raises ValueError on a wrong length."""
         cp = self._be.cp
         n = self.size
         sc_can = cp.empty((n, 8), dtype=cp.uint32)
@@ -219,17 +221,10 @@ class CUDAMSMContext(MSMContext):
             from_mont = 0
         if src.shape[0] != n:
             raise ValueError(f"{self.group.name} msm: {n} bases but {src.shape[0]} scalars")
+        busy = cp.zeros(1, dtype=cp.uint32)
         if n:
-            self._k("msm_prep")((_grid(n, 256),), (256,), (src, _i32(from_mont), sc_can, flags, _u64(n)))
-        return sc_can, flags
-
-    def _reduce(self, pts, count: int, per: int):
-        """Sum consecutive groups of ``per`` XYZZ points: (count, xw) → (ceil(count/per), xw)."""
-        cp = self._be.cp
-        groups = -(-count // per)
-        out = cp.empty((groups, self._xw), dtype=cp.uint32)
-        self._k("xyzz_sum_groups")((_grid(groups, 128),), (128,), (pts, _u64(count), _u32(per), _u64(groups), out))
-        return out
+            self._k("msm_prep")((_grid(n, 256),), (256,), (src, _i32(from_mont), sc_can, flags, _u64(n), busy))
+        return sc_can, flags, busy
 
     def _bucket_sums(self, vals, offs, NB: int, W: int):
         """(W·NB, xw) XYZZ bucket sums from the sorted entries ``vals`` and offsets ``offs``
@@ -310,6 +305,23 @@ class CUDAMSMContext(MSMContext):
                 return
             L, level = _CHUNK, level + 1
 
+    def _ones_sum(self, flags, n: int):
+        """(1, xw) XYZZ sum of the bases whose scalar is 1 (``flags`` bit 0), or None when there are
+        none: their indices listed (``msm_ones_list``), then summed as one bucket by
+        ``_skewed_sums`` (every thread the same number of points)."""
+        cp = self._be.cp
+        if not n:
+            return None
+        count = cp.zeros(1, dtype=cp.uint32)
+        idx = cp.empty(n, dtype=cp.uint32)
+        self._k("msm_ones_list")((_grid(n, 256),), (256,), (flags, _u64(n), count, idx))
+        k = int(count[0])
+        if not k:
+            return None
+        ones = cp.empty((1, self._xw), dtype=cp.uint32)
+        self._skewed_sums(idx[:k], cp.asarray([0, k], dtype=cp.uint32), 1, ones)
+        return ones
+
     def _window_sums(self, buckets, NB: int, W: int):
         """(W, xw): per window w, Σ_b (b + 1)·buckets[w·NB + b], by levels of ``msm_seg_reduce``
         (each level one launch, ``_SEG`` times shorter)."""
@@ -345,10 +357,10 @@ class CUDAMSMContext(MSMContext):
                 profile[name] = profile.get(name, 0.0) + t - clock[0]
                 clock[0] = t
 
-        sc, flags = self._scalars_device(scalars)
+        sc, flags, busy = self._scalars_device(scalars)
         if c is None:
-            busy = int(cp.count_nonzero(sc.any(axis=1))) if window_by_scalars(n, self.group) else None
-            c = msm_window(n, self.group, busy)   # (msm_prep zeroed the 1s: nonzero rows are the busy ones)
+            c = msm_window(n, self.group, int(busy[0]) if window_by_scalars(n, self.group) else None)
+        del busy
         W = -(-255 // c)
         NB = 1 << (c - 1)
         B = W * NB
@@ -368,15 +380,7 @@ class CUDAMSMContext(MSMContext):
         wins = self._window_sums(buckets, NB, W)
         del buckets
         mark("reduce")
-        ones = None
-        if n and int(cp.count_nonzero(flags & 1)):
-            per = 32
-            groups = -(-n // per)
-            part = cp.empty((groups, self._xw), dtype=cp.uint32)
-            self._k("msm_ones")((_grid(groups, 128),), (128,), (flags, self._bases, _u64(n), _u32(per), _u64(groups), part))
-            while part.shape[0] > 1:
-                part = self._reduce(part, part.shape[0], 16)
-            ones = part
+        ones = self._ones_sum(flags, n)
         mark("ones")
         return wins, ones, c
 

@@ -106,6 +106,13 @@ def _words_of(group) -> int:
     return group if isinstance(group, int) else _coord_words(group)
 
 
+def _skewed_bytes(total: int, B: int, xb: int) -> int:
+    """Device bytes of ``CUDAMSMContext._skewed_sums`` over ``total`` entries in B buckets (its
+    first two levels of partial sums and their chunk tables; XYZZ points of xb bytes)."""
+    c0 = -(-total // _CHUNK0) + B
+    return (c0 + -(-c0 // _CHUNK) + B) * xb + c0 * 24 + 4 * (B + 1) * 4
+
+
 def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = False, host_scalars: bool = True) -> int:
     """Peak device bytes that ``CUDAMSMContext.msm_device`` allocates for an n-point MSM, besides
     the resident bases and the caller's scalar array (an upper estimate).
@@ -120,7 +127,8 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
     The phases: scalar preparation (canonical words, flags, uploaded limbs), the bucket sort
     (n·W entries, offsets), the bucket sums (B XYZZ buckets plus partial sums: the uniform path's
     B + n·W/L or the skewed path's first two levels, whichever is larger), the window reduction
-    (≤ 7/4·B points) and the sum of bit-valued scalars; plus 1/8 and ``_POOL_SLACK``.
+    (≤ 7/4·B points) and the sum of the bases whose scalar is 1 (their index list and the skewed
+    path's levels over it as one bucket); plus 1/8 and ``_POOL_SLACK``.
     """
     if n <= 0:
         return 0
@@ -137,11 +145,9 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
     sort = total * 4 + 6 * (B + 1) * 4      # + a run's offsets rebased (``_bucket_sums``)
     L = _chunk_len(total, B)
     uniform = (B + -(-total // L)) * xb
-    c0 = -(-total // _CHUNK0) + B
-    skewed = (c0 + -(-c0 // _CHUNK) + B) * xb + c0 * 24 + 4 * (B + 1) * 4
-    buckets = B * xb + max(uniform, skewed)
+    buckets = B * xb + max(uniform, _skewed_bytes(total, B, xb))
     window = B * xb * 7 // 4
-    ones = 2 * -(-n // 32) * xb + W * xb
+    ones = n * 4 + _skewed_bytes(n, 1, xb) + W * xb   # the ones' index list, summed as one bucket
     bases = 2 * n * ab if upload_bases else 0
     peak = bases + scal + max(sort + buckets, window, ones)
     return peak + peak // 8 + _POOL_SLACK
