@@ -224,6 +224,32 @@ def test_fill_checked_finds_a_decreasing_entry_in_a_chunk_or_at_an_edge(monkeypa
         spmv.fill_checked(np.zeros(len(ip), np.int64), worse, None, threads=3)   # not asked: copied
 
 
+def test_narrow_row_offsets_are_bounded_before_they_wrap(monkeypatch):
+    """Row offsets narrowed to uint32 (``csr_widths``, ``_host_csr32``): a negative offset at the
+    first entry of a thread's chunk is not below its predecessor once wrapped, so the order check
+    alone lets it through; the bound [0, nnz] ``_host_csr32`` passes refuses it. ``csr_widths``:
+    uint32 offsets below 2^32 entries, uint16 ids up to 2^16 coefficients."""
+    from cuzk.backend.cuda import spmv
+
+    monkeypatch.setattr(spmv, "_FILL_CHUNK", 100)
+    ip = np.cumsum(np.random.default_rng(5).integers(0, 3, size=1_001)).astype(np.int64)
+    nnz = int(ip[-1])
+    worse = ip.copy()
+    worse[300:320] = -5                        # a chunk's first entries, non-decreasing among themselves
+    dst = np.zeros(len(ip), np.uint32)
+    spmv.fill_checked(dst, worse, None, threads=3, nondecreasing=True)   # wrapped: the order check passes
+    assert int(dst[300]) == (1 << 32) - 5
+    with pytest.raises(ValueError, match="outside the matrix"):
+        spmv.fill_checked(np.zeros(len(ip), np.uint32), worse, nnz + 1, threads=3, nondecreasing=True)
+    ok = np.zeros(len(ip), np.uint32)
+    spmv.fill_checked(ok, ip, nnz + 1, threads=3, nondecreasing=True)
+    assert np.array_equal(ok, ip.astype(np.uint32))
+    assert spmv.csr_widths((1 << 32) - 1, 1 << 16) == (np.uint32, np.uint16)
+    assert spmv.csr_widths(1 << 32, (1 << 16) + 1) == (np.int64, np.uint32)
+    assert set(spmv._SPMV_KERNELS) == {(np.dtype(a).name, np.dtype(b).name)
+                                       for a in (np.int64, np.uint32) for b in (np.uint32, np.uint16)}
+
+
 def test_run_threaded_keeps_order_and_raises():
     assert pieces.run_threaded(lambda x: x * x, range(50), threads=4) == [x * x for x in range(50)]
     assert pieces.run_threaded(lambda x: x + 1, [1], threads=8) == [2]

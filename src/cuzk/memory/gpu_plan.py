@@ -264,16 +264,18 @@ def host_h_bus_arrays(h_schedule: tuple) -> int:
 def host_csr_bytes(stats: dict) -> int:
     """Host bytes of the matrices A, B, C as the "host" and "lean" H phases upload their row
     blocks from (``CUDABackend._host_csr32``, pinned), and what each partition's blocks move
-    over the bus: int64 row offsets, uint32 columns and coefficient ids: 8 bytes per row of
-    each matrix and per non-zero."""
+    over the bus, at the widest widths (int64 row offsets, uint32 columns and coefficient ids:
+    8 bytes per row of each matrix and per non-zero): an upper estimate, the arrays are narrower
+    where they fit (``spmv.csr_widths``; PoRep 4 and 6 bytes)."""
     return 8 * (stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]) + 3 * 8 * (stats["constraints"] + 1)
 
 
 def spmv_block_bytes(rows: int, nnz: int) -> int:
     """Device bytes of the row blocks of the "lean" and "host" H phases' sparse products (at most
     ``rows`` rows and ``nnz`` entries of each matrix): per matrix A, B, C two sets of its slices
-    (row offsets int64, columns and coefficient ids uint32: the next block's arrive while this
-    one is used, ``SpMVOps._streamed_blocks``) and its output block."""
+    (the next block's arrive while this one is used, ``SpMVOps._streamed_blocks``) at the widest
+    widths (row offsets int64, columns and coefficient ids uint32; an upper estimate, as
+    ``host_csr_bytes``) and its output block."""
     return 3 * (2 * ((rows + 1) * 8 + nnz * 8) + rows * _FR_BYTES)
 
 

@@ -81,7 +81,7 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
         self._tw: dict[int, object] = {}
         self._tables: dict[tuple[int, int, int], tuple] = {}
         self._csr: dict[int, tuple] = {}
-        self._csr32: dict[int, tuple] = {}   # spmv_blocks: (weakref to the matrix, its uint32 host arrays)
+        self._csr32: dict[int, tuple] = {}   # spmv_blocks: (weakref to the matrix, its host index arrays)
         self._coeff_tables: dict[int, tuple] = {}
         self._fb_tables: dict[tuple, object] = {}
         self._sel_rows: dict[int, tuple] = {}   # host_select: (weakref to a mask, its set rows)

@@ -10,10 +10,13 @@
 // (G = 1: one thread per row, no shuffles). Rows are visited in warp-uniform steps (every lane of
 // a warp runs the same number of iterations, so the full-mask shuffles are legal at the tail).
 // Empty rows give 0. The coefficient table (coeffs) is the matrix's distinct coefficients,
-// uploaded once per matrix; cids index it.
-extern "C" __global__ void __launch_bounds__(256) spmv_csr(
-    const long long* __restrict__ indptr, const u32* __restrict__ cols, const u32* __restrict__ cids,
-    const uint4* __restrict__ coeffs, const uint4* __restrict__ w, uint4* __restrict__ y, u64 rows, int log_g) {
+// uploaded once per matrix; cids index it. Row offsets IP (int64, or uint32 below 2^32 entries) and
+// ids ID (uint32, or uint16 for tables of at most 2^16 coefficients) as the host stores them: the
+// narrow forms move a third fewer bytes per streamed block (SpMVOps._host_csr32).
+template <typename IP, typename ID>
+__device__ __forceinline__ void spmv_rows(const IP* __restrict__ indptr, const u32* __restrict__ cols,
+                                          const ID* __restrict__ cids, const uint4* __restrict__ coeffs,
+                                          const uint4* __restrict__ w, uint4* __restrict__ y, u64 rows, int log_g) {
     const u32 G = 1u << log_g;
     const u32 lane = threadIdx.x & 31;
     const u32 sub = lane & (G - 1);            // lane within the row's group
@@ -24,8 +27,8 @@ extern "C" __global__ void __launch_bounds__(256) spmv_csr(
         const u64 row = base + (lane >> log_g);
         fr_t acc = fr_t::zero();
         if (row < rows) {
-            const long long end = indptr[row + 1];
-            for (long long k = indptr[row] + sub; k < end; k += G) {
+            const u64 end = (u64)indptr[row + 1];
+            for (u64 k = (u64)indptr[row] + sub; k < end; k += G) {
                 acc = fp_add(acc, fp_mul(fp_load<FrParams>(coeffs, cids[k]), fp_load<FrParams>(w, cols[k])));
             }
         }
@@ -38,6 +41,18 @@ extern "C" __global__ void __launch_bounds__(256) spmv_csr(
         if (row < rows && sub == 0) fp_store(y, row, acc);
     }
 }
+
+#define SPMV_KERNEL(NAME, IP, ID)                                                                          \
+    extern "C" __global__ void __launch_bounds__(256) NAME(                                                \
+        const IP* __restrict__ indptr, const u32* __restrict__ cols, const ID* __restrict__ cids,          \
+        const uint4* __restrict__ coeffs, const uint4* __restrict__ w, uint4* __restrict__ y, u64 rows,    \
+        int log_g) {                                                                                       \
+        spmv_rows<IP, ID>(indptr, cols, cids, coeffs, w, y, rows, log_g);                                  \
+    }
+SPMV_KERNEL(spmv_csr, long long, u32)
+SPMV_KERNEL(spmv_csr_i64_u16, long long, unsigned short)
+SPMV_KERNEL(spmv_csr_u32_u32, u32, u32)
+SPMV_KERNEL(spmv_csr_u32_u16, u32, unsigned short)
 
 // *first = min(*first, i) over the rows i with a[i]·b[i] != c[i] (Montgomery values are fully
 // reduced, so equality of the Montgomery forms is equality in Fr). *first starts at ~0.

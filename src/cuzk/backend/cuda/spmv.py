@@ -33,6 +33,18 @@ def row_blocks(mats, rows: int, nnz: int):
         r0 = r1
 
 
+_SPMV_KERNELS = {("int64", "uint32"): "spmv_csr", ("int64", "uint16"): "spmv_csr_i64_u16",
+                 ("uint32", "uint32"): "spmv_csr_u32_u32", ("uint32", "uint16"): "spmv_csr_u32_u16"}
+"""``spmv.cu``'s kernel by (row offsets, coefficient ids) dtype."""
+
+
+def csr_widths(nnz: int, ncoeffs: int) -> tuple:
+    """(row offsets dtype, coefficient ids dtype) of a matrix's streamed host arrays
+    (``SpMVOps._host_csr32``): uint32 offsets below 2^32 entries (else int64), uint16 ids for
+    tables of at most 2^16 coefficients (else uint32). PoRep's tables hold about 1,500."""
+    return (np.uint32 if nnz < 1 << 32 else np.int64), (np.uint16 if ncoeffs <= 1 << 16 else np.uint32)
+
+
 def _index_arrays(m: CSRMatrix) -> tuple:
     """(array, bound) of a CSR matrix's index arrays: its columns below its column count, its
     coefficient ids below its table's length."""
@@ -268,7 +280,8 @@ class SpMVOps(DeviceRuntime):
         host CSR arrays are uploaded (their pages handed back), multiplied (``spmv_csr``), the
         three products checked (``fr_first_unsat``) and copied into host arrays (zeros up to
         ``pad_to``); nothing is cached on the device but the coefficient tables; on the host, the
-        matrices' row offsets, uint32 columns and ids (``_host_csr32``, 8 bytes per non-zero and per row).
+        matrices' row offsets, uint32 columns and ids (``_host_csr32``, at most 8 bytes per
+        non-zero and per row).
 
         Raises:
             ValueError: len(w) differs from the columns, the row counts differ, or a column index
@@ -364,9 +377,9 @@ class SpMVOps(DeviceRuntime):
         return cp.asarray(ip), parts[0], parts[1]
 
     def _streamed_blocks(self, mats, blocks: list):
-        """Per row block (r0, r1) of ``blocks``: (r0, r1, [(row offsets int64 from 0, columns
-        uint32, coefficient ids uint32) per matrix]) on the device, sliced from the matrices'
-        pinned arrays (``_host_csr32``, converted and checked once). Block j + 1's slices are
+        """Per row block (r0, r1) of ``blocks``: (r0, r1, [(row offsets from 0, columns uint32,
+        coefficient ids) per matrix, in ``_host_csr32``'s widths]) on the device, sliced from the
+        matrices' pinned arrays (``_host_csr32``, converted and checked once). Block j + 1's slices are
         copied on a side stream into the other of two buffer sets (``pieces.feed_pieces``) while
         the caller's kernels use block j; a set is refilled only after the caller's work on it
         (an event recorded when the caller asks for the next block). Copied one after the other
@@ -383,8 +396,8 @@ class SpMVOps(DeviceRuntime):
         most_rows = max((r1 - r0 for r0, r1 in blocks), default=0)
         most = [max((s[i][1] - s[i][0] for s in spans), default=0) for i in range(len(mats))]
         nb = min(2, len(blocks))
-        bufs = [[(cp.empty(most_rows + 1, dtype=cp.int64), cp.empty(max(e, 1), dtype=cp.uint32),
-                  cp.empty(max(e, 1), dtype=cp.uint32)) for e in most] for _ in range(nb)]
+        bufs = [[(cp.empty(most_rows + 1, dtype=hip.dtype), cp.empty(max(e, 1), dtype=cp.uint32),
+                  cp.empty(max(e, 1), dtype=ids.dtype)) for e, (hip, _, ids) in zip(most, host32)] for _ in range(nb)]
         side, dev, copied = cp.cuda.Stream(non_blocking=True), self._device_id, [None] * nb
 
         def load(b, j, _):
@@ -408,7 +421,7 @@ class SpMVOps(DeviceRuntime):
                     ip = dip[: r1 - r0 + 1]
                     ip -= e0
                     arrays.append((ip, didx[: e1 - e0], dids[: e1 - e0]))
-                    self.bus_bytes += 8 * (r1 - r0 + 1) + 8 * (e1 - e0)
+                    self.bus_bytes += dip.itemsize * (r1 - r0 + 1) + (4 + dids.itemsize) * (e1 - e0)
                 yield r0, r1, arrays
         finally:
             side.synchronize()
@@ -418,30 +431,35 @@ class SpMVOps(DeviceRuntime):
         self._host_csr32(m)
 
     def _host_csr32(self, m: CSRMatrix) -> tuple:
-        """``m``'s row offsets (int64, checked non-decreasing from 0 to nnz), column indices and
-        coefficient ids (uint32) in host memory (``host_empty``: page-locked where it can be had),
-        each index checked against the matrix's bounds as it is converted, once per matrix
-        object (cached while it lives): ``spmv_blocks`` and ``spmv_ab`` upload every block of
-        every matrix again for each partition, and converting and checking the mapped int64
-        arrays each time took 4-8 s of a 32 GiB partition's H phase on the H200 host
-        (benchmarks/results/2026-12-02-h200/stop15/call2). 8 bytes per non-zero and per row.
+        """``m``'s row offsets (checked non-decreasing from 0 to nnz), column indices (uint32) and
+        coefficient ids in host memory (``host_empty``: page-locked where it can be had), in the
+        widths of ``csr_widths`` (row offsets uint32 and ids uint16 where they fit), each index
+        checked against the matrix's bounds as it is converted, once per matrix object (cached
+        while it lives): ``spmv_blocks`` and ``spmv_ab`` upload every block of every matrix again
+        for each partition, and converting and checking the mapped int64 arrays each time took
+        4-8 s of a 32 GiB partition's H phase on the H200 host
+        (benchmarks/results/2026-12-02-h200/stop15/call2). PoRep: 4 bytes per row, 6 per non-zero
+        (a 32 GiB partition's blocks 5.9 GB instead of 8.9 GB at 8 and 8).
 
         Raises:
-            ValueError: a column index or coefficient id outside the matrix.
+            ValueError: a row offset outside [0, nnz] or decreasing, a column index or
+                coefficient id outside the matrix.
         """
         hit = self._csr32.get(id(m))
         if hit is not None and hit[0]() is m:
             return hit[1]
         if len(m.indptr) != m.shape[0] + 1:
             raise ValueError(f"spmv: indptr has {len(m.indptr)} entries for {m.shape[0]} rows")
-        # filled before they are registered: each page written once (``host_filled``)
-        ip = self.host_filled((m.shape[0] + 1,), np.int64,
-                              lambda dst: fill_checked(dst, np.asarray(m.indptr), None, nondecreasing=True))
+        ipt, idt = csr_widths(m.nnz, len(m.coeffs))
+        # filled before they are registered: each page written once (``host_filled``); offsets
+        # bounded by nnz before they are narrowed (a wrapped negative one would pass the order check)
+        ip = self.host_filled((m.shape[0] + 1,), ipt,
+                              lambda dst: fill_checked(dst, np.asarray(m.indptr), m.nnz + 1, nondecreasing=True))
         if int(ip[0]) != 0 or int(ip[-1]) != m.nnz:
             raise ValueError(_DECREASING)
         out = [ip]
-        for arr, bound in _index_arrays(m):
-            out.append(self.host_filled((arr.shape[0],), np.uint32,
+        for (arr, bound), dt in zip(_index_arrays(m), (np.uint32, idt)):
+            out.append(self.host_filled((arr.shape[0],), dt,
                                         lambda dst, arr=arr, bound=bound: fill_checked(dst, np.asarray(arr), bound)))
         self._csr32[id(m)] = (weakref.ref(m, lambda _, k=id(m): self._csr32.pop(k, None)), tuple(out))
         return tuple(out)
@@ -488,12 +506,13 @@ class SpMVOps(DeviceRuntime):
         return self._spmv_launch(*self._csr_device(m), w, rows)
 
     def _spmv_launch(self, indptr, idx, ids, table, log_g: int, w, rows: int, out=None):
-        """``spmv_csr`` over device CSR arrays (indptr int64, cols and coefficient ids uint32),
-        into ``out`` (a C-contiguous (rows, 4) device array) or a new array."""
+        """``spmv_csr`` (or its variant for the arrays' widths, ``_SPMV_KERNELS``) over device CSR
+        arrays (indptr int64 or uint32, cols uint32, coefficient ids uint32 or uint16), into
+        ``out`` (a C-contiguous (rows, 4) device array) or a new array."""
         y = self.cp.empty((rows, 4), dtype=self.cp.uint64) if out is None else out
         if rows:
             rows_per_block = 256 >> log_g
-            _kernel("spmv.cu", "spmv_csr")(
+            _kernel("spmv.cu", _SPMV_KERNELS[np.dtype(indptr.dtype).name, np.dtype(ids.dtype).name])(
                 (_grid(rows, rows_per_block),), (256,), (indptr, idx, ids, table, w, y, _u64(rows), _i32(log_g))
             )
         return y
