@@ -1,6 +1,6 @@
 # Stop 35, call 5 (fresh H200): the first H buffers pinned from the start of a group (prove_group: make_ahead(0));
-# otherwise as call4 (its narrowed matrices included). Beside the 32 GiB inputs: GPU tests of the sparse
-# products, the streamed and limited paths and the memory plans; MSM kernels compiled before the
+# otherwise as call4 (its narrowed matrices included). Beside the 32 GiB inputs: GPU tests of the
+# limited, streamed and pinned paths; MSM kernels compiled before the
 # first point. Then one cold 32 GiB sector's 10 partitions without a limit, twice at 24 GiB.
 # From the repository root, .whl carried:  bash benchmarks/results/2026-12-04-h200-stop35/call5.sh
 export OUT=${OUT:-/tmp/c5out}; mkdir -p $OUT
