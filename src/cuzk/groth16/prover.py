@@ -603,8 +603,6 @@ class Prover(ResidentBases):
             count = int(np.count_nonzero(mask))
             held_as[key] = "w" if count == len(mask) else "lazy" if lazy_selection(count, len(mask)) else "copy"
         self.prepare(plan)
-        if host_buffers is not None:   # the first buffers begin with the group: the first one is
-            host_buffers.make_ahead(0)  # taken after one partition's H phase (its wait 1.07 s, stop 35 call4)
         vecs: list = []
         for st in staged:
             if st.owner is not self:

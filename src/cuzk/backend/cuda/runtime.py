@@ -409,8 +409,10 @@ class HostBuffers:
     (the conversion 10.3 s against 2.0 s, benchmarks/results/2026-12-03-h200/call4; the first
     spmv phase 1.98 s, 2026-12-02-h200/stop20/call1). With ``ahead``, none is made until
     ``make_ahead(j)`` queues buffers 0…j + ``threads`` − 1 on ``threads`` background threads
-    (``cuzk-pin``, default ``PIN_THREADS``): the prover asks for the first ones as a group
-    starts and for j+1 while partition j's NTTs run, when the host has nothing else to do.
+    (``cuzk-pin``, default ``PIN_THREADS``): the prover asks for j+1 while partition j's NTTs
+    run, when the host has nothing else to do. (Asking for the first ones as a group starts
+    removed the first wait, 1.07 s, but slowed the first spmv beside them from 0.27 to 1.32 s:
+    no gain, benchmarks/results/2026-12-04-h200-stop35/call5.)
     """
 
     def __init__(self, backend: "DeviceRuntime", count: int, shape: tuple, ahead: bool = False,
