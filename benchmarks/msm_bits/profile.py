@@ -20,28 +20,12 @@ import time
 import cupy as cp
 
 from cuzk.backend.cuda import CUDABackend, CUDAMSMContext
-from cuzk.bench.kernels import _rand_device
+from cuzk.bench.kernels import _rand_device, device_bases
 from cuzk.curve import G1, G2
 from cuzk.field import FR
 
 R = FR.modulus
 MONT_ONE = [((1 << 256) % R >> (64 * i)) & (2**64 - 1) for i in range(4)]
-
-
-def bases(be, group, n):
-    g = group.generator()
-    ga, gb = group.mul(g, 0x1234567 * 2**200 + 99), group.mul(g, 0x7654321 * 2**190 + 7)
-    na, nb = 1024, max(1, n // 1024)
-    a, acc = [], group.mul(g, 5)
-    for _ in range(na):
-        a.append(acc)
-        acc = acc + ga
-    b, acc = [], group.mul(g, 11)
-    for _ in range(nb):
-        b.append(acc)
-        acc = acc + gb
-    return be.points_sum_grid(group, be.points_upload_affine(group, group.to_array(a)),
-                              be.points_upload_affine(group, group.to_array(b)), n)
 
 
 def scalars(kind, n, seed):
@@ -66,7 +50,7 @@ def main():
     for group, k in logs.items():
         n = 1 << k
         t0 = time.perf_counter()
-        ctx = CUDAMSMContext.from_device_affine(be, bases(be, group, n), group)
+        ctx = CUDAMSMContext.from_device_affine(be, device_bases(be, group, n), group)
         cp.cuda.Stream.null.synchronize()
         print(f"{group.name} 2^{k}: bases in {time.perf_counter() - t0:.1f} s", flush=True)
         for kind in ("random", "bits", "mixed"):

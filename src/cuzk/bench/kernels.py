@@ -216,6 +216,22 @@ def _msm(bk, group, k: int, repeat: int, rng, windows=()) -> dict:
     return row
 
 
+def device_bases(be, group, n: int):
+    """n distinct affine bases on the device ((n, 24·words) uint32, Montgomery): A_i + B_j for
+    1024 host points A (a chain of additions) and ⌈n/1024⌉ points B, summed on the GPU
+    (``points_sum_grid``): a benchmark's bases without n host-side points."""
+    g = group.generator()
+    ga, gb = group.mul(g, 0x1234567 * 2**200 + 99), group.mul(g, 0x7654321 * 2**190 + 7)
+    chains = []
+    for start, step, count in ((group.mul(g, 5), ga, 1024), (group.mul(g, 11), gb, max(1, n // 1024))):
+        pts, acc = [], start
+        for _ in range(count):
+            pts.append(acc)
+            acc = acc + step
+        chains.append(be.points_upload_affine(group, group.to_array(pts)))
+    return be.points_sum_grid(group, chains[0], chains[1], n)
+
+
 def _msm_cuda(be, group, k: int, repeat: int, windows=()) -> dict:
     """One MSM size on device bases and scalars: median wall seconds at ``msm_window``'s width and,
     for each width in ``windows``, the same MSM at that width (its result compared with the
@@ -226,21 +242,8 @@ def _msm_cuda(be, group, k: int, repeat: int, windows=()) -> dict:
 
     n = 1 << k
     _free_pool()
-    # distinct bases A_i + B_j from 1024 + n/1024 host points (chains of additions), summed on the GPU
-    g = group.generator()
-    ga, gb = group.mul(g, 0x1234567 * 2**200 + 99), group.mul(g, 0x7654321 * 2**190 + 7)
-    na, nb = 1024, max(1, n // 1024)
     t0 = time.perf_counter()
-    a_pts, acc = [], group.mul(g, 5)
-    for _ in range(na):
-        a_pts.append(acc)
-        acc = acc + ga
-    b_pts, acc = [], group.mul(g, 11)
-    for _ in range(nb):
-        b_pts.append(acc)
-        acc = acc + gb
-    bases = be.points_sum_grid(group, be.points_upload_affine(group, group.to_array(a_pts)),
-                               be.points_upload_affine(group, group.to_array(b_pts)), n)
+    bases = device_bases(be, group, n)
     cp.cuda.Stream.null.synchronize()
     gen_s = time.perf_counter() - t0
     ctx = CUDAMSMContext.from_device_affine(be, bases, group)
