@@ -6,6 +6,7 @@ reused or unregistered); the GPU test registers for real and copies through the 
 from __future__ import annotations
 
 import contextlib
+import mmap
 import threading
 import types
 
@@ -229,6 +230,36 @@ BUDDYINFO = """Node 0, zone      DMA      0      0      0      0      0      0  
 Node 0, zone    DMA32      4      1      2      2      2      2      1      4      4      2    752
 Node 0, zone   Normal   4769   2902   4178   6909   5273   2849   1712    887    469    299   1137
 """
+
+
+def _resident_pages(view: np.ndarray) -> int:
+    """Pages of ``view`` (page-aligned) resident now, by mincore(2)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    pages = -(-view.shape[0] // mmap.PAGESIZE)
+    vec = (ctypes.c_ubyte * pages)()
+    assert libc.mincore(view.ctypes.data, view.shape[0], vec) == 0, ctypes.get_errno()
+    return sum(b & 1 for b in vec)
+
+
+@pytest.mark.parametrize("populate", [True, False])
+def test_touch_faults_every_page_in(monkeypatch, populate):
+    """``_touch`` leaves every page of a fresh mapping resident and zero, by
+    ``MADV_POPULATE_WRITE`` (no write: where the kernel has it) or, where madvise cannot, by
+    writing zeros; chunks of ``_TOUCH_BYTES`` on threads, the last one short."""
+    monkeypatch.setattr(pinned, "_TOUCH_BYTES", 1 << 20)
+    if not populate:
+        monkeypatch.setattr(pinned, "_populate", lambda addr, n: False)
+    elif not pinned._populate(0, 0):   # (an empty range: only whether the kernel knows the advice)
+        pytest.skip("this kernel has no MADV_POPULATE_WRITE")
+    mm, view, _ = pinned._map(5 * (1 << 20) + (64 << 10))
+    assert _resident_pages(view) == 0
+    pinned._touch(view)
+    assert _resident_pages(view) == -(-view.shape[0] // mmap.PAGESIZE) and not view.any()
+    del view
+    mm.close()
 
 
 def test_free_huge_bytes_counts_blocks_of_order_9_and_up():
