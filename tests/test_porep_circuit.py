@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import pytest
 
 from cuzk.circuits import porep
+from cuzk.circuits.registry import ShapeMismatchError
 from cuzk.hash.poseidon import R, poseidon_many
 from cuzk.r1cs import ConstraintSystem, Unsatisfied
 from cuzk.r1cs.poseidon import hash_constraints, poseidon_hash
@@ -242,6 +245,12 @@ def test_porep_256B_end_to_end_through_the_steps(tmp_path):
     pipeline.prove_batch(pce, params, [c1], [tmp_path / "wit"], tmp_path / "proofs", backend="cpu", threads=2)
     res = pipeline.verify_sector(vk, c1, tmp_path / "proofs" / "1.proof", tmp_path / "v.json", shape_name=shape)
     assert res["verified"] and res["partitions"] == 1
+    # without a shape (``cuzk verify`` with no --shape): the one of the C1's size whose public
+    # inputs the key takes (the two-layer 256 B shape does not fit the C1; the comm_d one's count differs)
+    res = pipeline.verify_sector(vk, c1, tmp_path / "proofs" / "1.proof", tmp_path / "v2.json")
+    assert res["verified"] and res["shape"] == shape
+    with pytest.raises(ShapeMismatchError, match="give --shape"):
+        pipeline._shape_of_vk(types.SimpleNamespace(ic=[None] * 1000), vk, c1, None)
 
     # the PCE evaluates the witness as the in-memory R1CS does, and the witness satisfies it
     r1cs, _ = read_pce(pce)

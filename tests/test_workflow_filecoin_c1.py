@@ -58,6 +58,24 @@ def test_filecoin_form_c1_is_imported_checked_proved_and_verified(tmp_path):
     assert v["comm_d"] == bytes(c1["comm_d"]).hex()
 
 
+def test_a_damaged_c1_stops_the_run_before_the_key(tmp_path):
+    """A truncated Filecoin-form C1 (the first 20,000 bytes of a venus 2 KiB one: its form is
+    still detected while the DAG is built) fails its import_c1 job, with the C1Error naming the
+    file, before the PCE and key jobs start (C1_PRIORITY above KEY_PRIORITY; one core, so only
+    the priorities decide the order)."""
+    bad = tmp_path / "cut.c1.json"
+    bad.write_bytes((ROOT / "tests" / "fixtures" / "filecoin" / "venus-t0106-2kib-s0.c1.json").read_bytes()[:20_000])
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(CONFIG.format(results=tmp_path / "results", pid=PID.hex(), sid=1, c1=bad, size="2KiB",
+                                 circuit="porep"))
+    out = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "--cores", "1", "--configfile", str(cfg)],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    log = out.stdout + out.stderr
+    assert out.returncode != 0 and "C1Error" in log and str(bad) in log, log[-4000:]
+    assert "rule import_c1:" in log
+    assert "rule setup:" not in log and "rule pce_extract:" not in log, log[-4000:]
+
+
 def test_lotus_bench_fixture_is_planned_through_import(tmp_path):
     fix = ROOT / "tests" / "fixtures" / "filecoin" / "lotus-bench-2kib-s1.c2in.json"
     out = _snakemake(tmp_path, 1, fix, "2KiB", "porep", "-n", "--quiet", "rules")

@@ -231,7 +231,8 @@ def test_damaged_intermediates_stop_the_run_before_any_job_and_are_rebuilt(run):
     the second batch's only sector) are found while the DAG is built; the run stops naming both,
     before any job (no good output is deleted), the damaged files are moved aside, and the next
     run rebuilds them (that witness, the batch's proofs and what reads them; the key, the other
-    witnesses and the other batch's proofs are kept), every proof verified."""
+    witnesses and the other batch's proofs are kept), every proof verified. A dry run before it
+    names them too and moves nothing."""
     res, ext, budget, first, _ = run
     assert first.returncode == 0, first.stderr[-4000:]
     cfg = res.parent / "config.yaml"
@@ -245,6 +246,11 @@ def test_damaged_intermediates_stop_the_run_before_any_job_and_are_rebuilt(run):
     other = next(p for p in (res / "proofs").iterdir() if p != proof_dir)
     kept = [res / "witness" / "1" / "partition-0.wit", res / "params" / f"{SHAPE}.params", other / "1.proof"]
     before = [p.stat().st_mtime for p in kept]
+    dry = _run(cfg, budget, "-n")               # a dry run names them and moves nothing
+    assert dry.returncode != 0
+    err = dry.stderr + dry.stdout
+    assert str(wit) in err and str(proof) in err and "will move it aside" in err
+    assert wit.exists() and proof.exists() and not Path(str(wit) + ".damaged").exists()
     out = _run(cfg, budget)
     assert out.returncode != 0
     err = out.stderr + out.stdout

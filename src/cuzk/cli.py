@@ -155,7 +155,8 @@ def _steps(sub) -> None:
         (("--vk",), {**req, "help": "the verifying key (`cuzk setup`)"}),
         (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}),
         (("--proof",), {**req, "help": "the proof file (`cuzk prove`)"}),
-        (("--out", "-o"), {**req, "help": "the result JSON to write"}), (("--shape",), {"help": "circuit shape (default: the comm_d shape of the C1's size)"}))
+        (("--out", "-o"), {**req, "help": "the result JSON to write"}), (("--shape",), {"help": "circuit shape (default: the PoRep or comm_d shape of the C1's size "
+                                                    "whose public inputs the key takes)"}))
 
 
 def _miner(text: str) -> int:

@@ -22,7 +22,7 @@ from .errors import CuzkError
 from .backend import backend_kind, get_backend, gpu_mem_limit_bytes
 from .backend.gpus import claim, visible_gpus
 from .backend.workers import WorkerDiedError
-from .circuits import commd
+from .circuits import commd, porep
 from .circuits.registry import ShapeMismatchError, family_of, shape_by_name
 from .field import from_limbs
 from .fileio import atomic_dir, atomic_write_text
@@ -719,8 +719,9 @@ def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None
                   mem_gb=None, checked=None) -> dict:
     """Verify one input's proof file against its public inputs; write the result JSON.
 
-    The shape (``shape_name``; by default the comm_d shape of the C1's sector size) fixes the
-    partitions and challenges, so an input cut to fewer of them is refused. ``checked``: the
+    The shape (``shape_name``; by default the PoRep or comm_d shape of the C1's sector size whose
+    public inputs the verifying key takes, ``_shape_of_vk``) fixes the partitions and challenges,
+    so an input cut to fewer of them is refused. ``checked``: the
     input's check record (read by digest, not checked again). The result names the proof file's
     SHA-256 (the file verified) and whether the sector is synthetic.
 
@@ -732,11 +733,12 @@ def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None
     shape = shape_by_name(shape_name) if shape_name is not None else None
     # the prediction scales with the sector size (the C1 read whole), as the rule declares it
     with measured("verify", mem_json, predict_step_bytes("verify", shape.stats() if shape else None), mem_gb):
-        if shape is None:
-            shape = commd.shape_for(read_c1(c1_path)["sector_size"], allow_test=True)
-        fam = family_of(shape)
-        inp = _read_input(c1_path, shape, checked)
         vk = read_vk(vk_path)
+        if shape is None:
+            shape, inp = _shape_of_vk(vk, vk_path, c1_path, checked)
+        else:
+            inp = _read_input(c1_path, shape, checked)
+        fam = family_of(shape)
         label = fam.label(inp)
         n = fam.partitions(inp)
         proofs = read_proofs(proof_path)
@@ -756,6 +758,30 @@ def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None
                 k: bytes(inp[k]).hex() for k in ("comm_d", "comm_d_new", "comm_r_new") if k in inp}
         atomic_write_text(out_json, json.dumps(res, indent=2) + "\n")
         return res
+
+
+def _shape_of_vk(vk, vk_path, c1_path, checked) -> tuple:
+    """(shape, input) for ``verify_sector`` without a shape: among the PoRep and comm_d shapes of
+    the C1's sector size (Filecoin's PoRep first, test-only ones last), the first the C1 fits
+    whose partitions take the verifying key's number of public inputs.
+
+    Raises:
+        ShapeMismatchError: none does (naming those tried and ``--shape``).
+    """
+    size = read_c1(c1_path)["sector_size"]
+    cands = [s for fam in (porep.SHAPES, commd.SHAPES) for s in fam.values() if s.sector_size == size]
+    tried = []
+    for shape in sorted(cands, key=lambda s: s.test_only):   # stable: PoRep before comm_d
+        try:
+            inp = _read_input(c1_path, shape, checked)
+        except ShapeMismatchError:
+            continue
+        n = len(family_of(shape).public_inputs(inp, 0))
+        if len(vk.ic) == n + 1:
+            return shape, inp
+        tried.append(f"{shape.name} ({n})")
+    raise ShapeMismatchError(f"{vk_path}: takes {len(vk.ic) - 1} public inputs, and no shape of {c1_path}'s sector "
+                             f"size does (tried {', '.join(tried) or 'none that fits the C1'}): give --shape")
 
 
 def reverify(checks, out_tsv) -> list[dict]:

@@ -238,6 +238,10 @@ def synthesize_priority(wc):
 # synthesize_priority), or twelve syntheses beat one key (stop 12: setup waited 142 s).
 POST_PRIORITY = {"winning": 100, "window": 50}
 KEY_PRIORITY = 2
+C1_PRIORITY = KEY_PRIORITY + 1
+"""import_c1 and check_c1 (cheap, one thread) before any PCE or key job: a damaged C1 is found
+before the expensive setup starts, not after it (a new user's truncated C1 waited behind 7 min
+of setup on the 2-core machine, 2026-12-04)."""
 
 
 def shape_priority(wc):
@@ -672,7 +676,7 @@ def damaged_before_run():
     """Cheap checks of the existing intermediate files (cuzk.pipeline.damaged_files) while the DAG
     is built: a damaged one stops the run before any job starts (so no failing job makes
     Snakemake delete good outputs), named, and is moved aside to <name>.damaged so that the next
-    run rebuilds it with its rule."""
+    run rebuilds it with its rule; a dry run (-n) names them and moves nothing."""
     bad = damaged_files(_existing_intermediates())
     # a sound PCE of older code (or of the other order) is rebuilt like a damaged one
     for sh in SHAPES:
@@ -688,15 +692,26 @@ def damaged_before_run():
         # a batch's proofs folder is its rule's output: the whole folder goes, so it is proved again
         aside = os.path.dirname(path) if os.path.dirname(path) in proof_dirs else path
         moved = f"{aside}.damaged"
+        # a dry run changes nothing: it says what the real run will do
+        if workflow.dryrun:
+            lines.append(
+                f"  {path}: {why}\n    (the run will move it aside to {moved})"
+            )
+            continue
         if os.path.exists(aside):
             if os.path.isdir(moved):
                 shutil.rmtree(moved)
             os.replace(aside, moved)
         lines.append(f"  {path}: {why}\n    (moved aside to {moved})")
+    if workflow.dryrun:
+        then = "run without -n: it moves them aside and stops; then again: their rules rebuild them"
+    else:
+        then = "run the same command again: their rules rebuild them (and what depends on them)"
     raise WorkflowError(
         "damaged intermediate files, found before any job ran:\n"
         + "\n".join(lines)
-        + "\nrun the same command again: their rules rebuild them (and what depends on them)"
+        + "\n"
+        + then
     )
 
 

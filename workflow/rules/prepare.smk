@@ -62,6 +62,7 @@ rule import_c1:
         R.benchmark("import_c1", "{sid}")
     wildcard_constraints:
         sid=sid_pattern(IMPORTED_SIDS),
+    priority: C1_PRIORITY
     conda:
         "../envs/cuzk.yaml"
     resources:
@@ -85,6 +86,7 @@ rule check_c1:
         R.log("check_c1", "{sid}"),
     benchmark:
         R.benchmark("check_c1", "{sid}")
+    priority: C1_PRIORITY
     conda:
         "../envs/cuzk.yaml"
     resources:
