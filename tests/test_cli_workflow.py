@@ -35,6 +35,20 @@ def test_bench_help_says_what_n_counts(capsys):
     assert "N + inputs + 1 rows" in text and "bits" in text
 
 
+def test_version_and_backend_choices(capsys):
+    """``cuzk --version`` prints the installed distribution's version; every ``--backend`` takes
+    only auto, cpu or cuda (check-params took any string)."""
+    import importlib.metadata
+
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.strip() == f"cuzk {importlib.metadata.version('cuzk')}"
+    for cmd in (["check-params"], ["prove"], ["bench", "msm"], ["snarkjs-prove"]):
+        with pytest.raises(SystemExit) as e:
+            main([*cmd, "--backend", "gpu"])
+        assert e.value.code == 2 and "invalid choice: 'gpu'" in capsys.readouterr().err, cmd
+
+
 def test_cli_errors_are_clean(capsys):
     assert main(["bench", "prove", "--constraints", "1"]) == 2
     assert "at least 2 constraints" in capsys.readouterr().err
