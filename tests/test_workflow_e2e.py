@@ -178,6 +178,20 @@ def test_missing_data_file_stops_the_dry_run(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+def test_missing_c1_file_stops_the_dry_run(tmp_path):
+    """A c1: path that does not exist fails while the DAG is built, in one typed line naming the
+    sector and the path, as a missing data: file (it was Snakemake's MissingInputException)."""
+    missing = tmp_path / "s3.c1.json"
+    cfg = _config(tmp_path, extra=f"  - {{id: 3, c1: {missing}, sector_size: test-only-128B}}\n")
+    r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--cores", "2", "--configfile", str(cfg)],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    out = r.stdout + r.stderr
+    assert r.returncode != 0
+    assert f"cuzk: SectorInputError: {cfg}: sector 3: C1 file {missing} does not exist" in out.splitlines(), out[-3000:]
+    assert "Traceback" not in out and "MissingInputException" not in out
+    assert not (tmp_path / "results").exists()
+
+
 def test_memory_budget_checked_at_dag_build(tmp_path):
     cfg = _config(tmp_path)
     r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--cores", "2",

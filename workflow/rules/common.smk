@@ -209,7 +209,17 @@ def sector_c1(sid):
 
 
 def sector_c1_wc(wc):
-    return sector_c1(wc.sid)
+    """The check_c1 job's input (``sector_c1``). A configured c1: path that does not exist stops
+    the run while the DAG is built (a dry run included) in one line, as a missing data: file.
+    """
+    path = sector_c1(wc.sid)
+    if path == SECTORS[wc.sid].get("c1") and not os.path.exists(path):
+        stop_before_run(
+            SectorInputError(
+                f"{CONFIG_NAME}: sector {wc.sid}: C1 file {path} does not exist"
+            )
+        )
+    return path
 
 
 def sector_partitions(sid):
