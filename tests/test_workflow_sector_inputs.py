@@ -250,6 +250,7 @@ def test_damaged_intermediates_stop_the_run_before_any_job_and_are_rebuilt(run):
     assert dry.returncode != 0
     err = dry.stderr + dry.stdout
     assert str(wit) in err and str(proof) in err and "will move it aside" in err
+    assert "cuzk: DamagedFilesError: damaged intermediate files" in err and "InputFunctionException" not in err
     assert wit.exists() and proof.exists() and not Path(str(wit) + ".damaged").exists()
     out = _run(cfg, budget)
     assert out.returncode != 0

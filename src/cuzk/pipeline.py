@@ -135,6 +135,11 @@ INPUT_ERRORS = CuzkError
 stopped by one prints its message alone on stderr; its log keeps the traceback."""
 
 
+class DamagedFilesError(CuzkError):
+    """Existing intermediate files that fail their cheap checks (:func:`damaged_files`), found
+    while the workflow's DAG is built; the message names each and what the run does about it."""
+
+
 def damaged_files(paths) -> list[tuple[str, str]]:
     """Cheap checks of a run's existing intermediate files before any job runs (no hashing of
     large files): ``.pce`` and ``.params`` by header and length, ``.vk`` and ``.proof`` files

@@ -18,7 +18,12 @@ from cuzk.groth16.setup import DEV_SETUP_WARNING
 from cuzk.memory import budget
 from cuzk.memory.model import predict_step_bytes, prove_bench_bytes
 from cuzk.paths import Results, post_label, post_target
-from cuzk.pipeline import UPSTREAM_ORDER_FAMILIES, damaged_files, stale_pce
+from cuzk.pipeline import (
+    UPSTREAM_ORDER_FAMILIES,
+    DamagedFilesError,
+    damaged_files,
+    stale_pce,
+)
 from cuzk.r1cs.parallel import useful_workers
 from cuzk.sector import filecoin_c1
 from cuzk.sector.post import partition_count
@@ -717,11 +722,13 @@ def damaged_before_run():
         then = "run without -n: it moves them aside and stops; then again: their rules rebuild them"
     else:
         then = "run the same command again: their rules rebuild them (and what depends on them)"
-    raise WorkflowError(
-        "damaged intermediate files, found before any job ran:\n"
-        + "\n".join(lines)
-        + "\n"
-        + then
+    stop_before_run(
+        DamagedFilesError(
+            "damaged intermediate files, found before any job ran:\n"
+            + "\n".join(lines)
+            + "\n"
+            + then
+        )
     )
 
 
