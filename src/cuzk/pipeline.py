@@ -738,11 +738,12 @@ def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None
     shape = shape_by_name(shape_name) if shape_name is not None else None
     # the prediction scales with the sector size (the C1 read whole), as the rule declares it
     with measured("verify", mem_json, predict_step_bytes("verify", shape.stats() if shape else None), mem_gb):
-        vk = read_vk(vk_path)
-        if shape is None:
+        if shape is None:   # the key picks the shape
+            vk = read_vk(vk_path)
             shape, inp = _shape_of_vk(vk, vk_path, c1_path, checked)
-        else:
+        else:               # the input checked first (a C1 changed since its check is named before the key is read)
             inp = _read_input(c1_path, shape, checked)
+            vk = read_vk(vk_path)
         fam = family_of(shape)
         label = fam.label(inp)
         n = fam.partitions(inp)
