@@ -36,13 +36,17 @@ def test_bench_help_says_what_n_counts(capsys):
 
 
 def test_version_and_backend_choices(capsys):
-    """``cuzk --version`` prints the installed distribution's version; every ``--backend`` takes
-    only auto, cpu or cuda (check-params took any string)."""
+    """``cuzk --version`` prints the package's version, which is the installed distribution's
+    (pyproject reads it from ``cuzk.__version__``); every ``--backend`` takes only auto, cpu or
+    cuda (check-params took any string)."""
     import importlib.metadata
+
+    import cuzk
 
     with pytest.raises(SystemExit) as e:
         main(["--version"])
-    assert e.value.code == 0 and capsys.readouterr().out.strip() == f"cuzk {importlib.metadata.version('cuzk')}"
+    assert e.value.code == 0 and capsys.readouterr().out.strip() == f"cuzk {cuzk.__version__}"
+    assert importlib.metadata.version("cuzk") == cuzk.__version__
     for cmd in (["check-params"], ["prove"], ["bench", "msm"], ["snarkjs-prove"]):
         with pytest.raises(SystemExit) as e:
             main([*cmd, "--backend", "gpu"])

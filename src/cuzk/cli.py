@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import json
 import logging
 import re
 import sys
 import time
 
-from . import pipeline
+from . import __version__, pipeline
 from .bench import (
     CIRCUIT_HELP,
     bench_circuit,
@@ -387,19 +386,11 @@ def _snarkjs_prove(args) -> int:
     return rc
 
 
-def _version() -> str:
-    """The installed distribution's version (``pyproject.toml``), or "unknown" when not installed."""
-    try:
-        return importlib.metadata.version("cuzk")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown (not installed)"
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cuzk`` command."""
     p = argparse.ArgumentParser(prog="cuzk", description="Groth16 over BLS12-381 for sector proofs")
     p.add_argument("-v", "--verbose", action="store_true", help="log progress")
-    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
     _steps(sub)
     _c1(sub)
