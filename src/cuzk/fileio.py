@@ -89,11 +89,17 @@ def recorded_bytes(path: str | os.PathLike) -> bytes | None:
     return data if hashlib.sha256(data).hexdigest() == want else None
 
 
+def write_digest(path: str | os.PathLike, data: bytes) -> None:
+    """Record ``data``'s SHA-256 as ``path``'s (:func:`digest_path`, atomically): for a file whose
+    bytes another writer puts in place (a compiler's output), or :func:`write_recorded`."""
+    atomic_write_text(digest_path(path), hashlib.sha256(data).hexdigest() + "\n")
+
+
 def write_recorded(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` and its SHA-256 beside it, each atomically (a reader between the
     two sees a mismatch: :func:`recorded_bytes` gives None)."""
     atomic_write_bytes(path, data)
-    atomic_write_text(digest_path(path), hashlib.sha256(data).hexdigest() + "\n")
+    write_digest(path, data)
 
 
 @contextlib.contextmanager

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import CuzkError
-from ..fileio import _umask, atomic_write_text, cache_dir, digest_path, recorded_bytes
+from ..fileio import _umask, cache_dir, recorded_bytes, write_digest
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +162,7 @@ def build_library(name: str, sources: Sequence[str | os.PathLike], headers: Sequ
                     f"native build of {name}: {shlex.join(cxx)} failed (exit {r.returncode}) on "
                     f"{', '.join(map(str, srcs))}: {(r.stderr + r.stdout)[-_STDERR_TAIL:]}")
             os.chmod(tmp, 0o755 & ~_umask())
-            atomic_write_text(digest_path(lib), hashlib.sha256(Path(tmp).read_bytes()).hexdigest() + "\n")
+            write_digest(lib, Path(tmp).read_bytes())
             os.replace(tmp, lib)
         finally:
             if os.path.exists(tmp):

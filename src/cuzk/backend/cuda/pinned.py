@@ -17,6 +17,7 @@ next partition's array of the same size costs nothing) until ``free_all``.
 from __future__ import annotations
 
 import ctypes
+import functools
 import mmap
 import threading
 import time
@@ -51,22 +52,24 @@ class _Region:
 
 
 _MADV_POPULATE_WRITE = 23   # madvise(2), Linux 5.14+: fault a range in writable, no access per page
-_libc: list = []             # [libc handle, or None where it cannot be had]
+
+
+@functools.cache
+def _madvise():
+    """libc's ``madvise`` through ctypes (the call drops the GIL), or None where it cannot be had."""
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).madvise
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int], ctypes.c_int
+    return fn
 
 
 def _populate(addr: int, nbytes: int) -> bool:
-    """``madvise(addr, nbytes, MADV_POPULATE_WRITE)`` through ctypes (the call drops the GIL, so
-    threads populate in parallel); False where the kernel or libc cannot (the caller then
-    touches the pages). addr must be page-aligned."""
-    if not _libc:
-        try:
-            lib = ctypes.CDLL(None, use_errno=True)
-            lib.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-            lib.madvise.restype = ctypes.c_int
-            _libc.append(lib)
-        except (OSError, AttributeError):
-            _libc.append(None)
-    return _libc[0] is not None and _libc[0].madvise(addr, nbytes, _MADV_POPULATE_WRITE) == 0
+    """``madvise(addr, nbytes, MADV_POPULATE_WRITE)`` (threads populate in parallel); False where
+    the kernel or libc cannot (the caller then touches the pages). addr must be page-aligned."""
+    fn = _madvise()
+    return fn is not None and fn(addr, nbytes, _MADV_POPULATE_WRITE) == 0
 
 
 def _touch(view: np.ndarray) -> None:
