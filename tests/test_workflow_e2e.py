@@ -164,31 +164,18 @@ def test_bad_sector_stops_only_itself(killed_and_rerun):
     assert json.loads((res / "verify" / "1.json").read_text())["verified"]
 
 
-def test_missing_data_file_stops_the_dry_run(tmp_path):
-    """A misspelled data: path fails while the DAG is built (a dry run), in one typed line naming
-    the sector and the path; nothing runs."""
-    missing = tmp_path / "gettysburg-adress.txt"
-    cfg = _config(tmp_path, extra=f"  - {{id: 3, data: {missing}, sector_size: test-only-128B}}\n")
+@pytest.mark.parametrize("key, what, name", [("data", "data", "gettysburg-adress.txt"), ("c1", "C1", "s3.c1.json")])
+def test_missing_input_file_stops_the_dry_run(tmp_path, key, what, name):
+    """A misspelled data: or c1: path fails while the DAG is built (a dry run), in one typed line
+    naming the sector and the path (not Snakemake's MissingInputException); nothing runs."""
+    missing = tmp_path / name
+    cfg = _config(tmp_path, extra=f"  - {{id: 3, {key}: {missing}, sector_size: test-only-128B}}\n")
     r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--cores", "2", "--configfile", str(cfg)],
                        cwd=tmp_path, capture_output=True, text=True, timeout=120)
     out = r.stdout + r.stderr
     assert r.returncode != 0
-    assert f"cuzk: SectorInputError: {cfg}: sector 3: data file {missing} does not exist" in out.splitlines(), out[-3000:]
-    assert "Traceback" not in out and "InputFunctionException" not in out
-    assert not (tmp_path / "results").exists()
-
-
-def test_missing_c1_file_stops_the_dry_run(tmp_path):
-    """A c1: path that does not exist fails while the DAG is built, in one typed line naming the
-    sector and the path, as a missing data: file (it was Snakemake's MissingInputException)."""
-    missing = tmp_path / "s3.c1.json"
-    cfg = _config(tmp_path, extra=f"  - {{id: 3, c1: {missing}, sector_size: test-only-128B}}\n")
-    r = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "-n", "--cores", "2", "--configfile", str(cfg)],
-                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    out = r.stdout + r.stderr
-    assert r.returncode != 0
-    assert f"cuzk: SectorInputError: {cfg}: sector 3: C1 file {missing} does not exist" in out.splitlines(), out[-3000:]
-    assert "Traceback" not in out and "MissingInputException" not in out
+    assert f"cuzk: SectorInputError: {cfg}: sector 3: {what} file {missing} does not exist" in out.splitlines(), out[-3000:]
+    assert "Traceback" not in out and "InputFunctionException" not in out and "MissingInputException" not in out
     assert not (tmp_path / "results").exists()
 
 

@@ -165,6 +165,17 @@ def batch_shape(batch):
 # --- input functions (wc: the job's wildcards) -------------------------------------------------
 
 
+def missing_input(sid, what, path):
+    """Stop the run while the DAG is built (a dry run included) in one typed line naming the
+    sector, what the configured file is (``data``, ``C1``, ``update data``) and its path.
+    """
+    stop_before_run(
+        SectorInputError(
+            f"{CONFIG_NAME}: sector {sid}: {what} file {path} does not exist"
+        )
+    )
+
+
 def sector_data(wc):
     """The data file, an input of the sector's prepare job. A missing one stops the run while
     the DAG is built (a dry run included), naming the sector and the path, unless the sector's
@@ -175,11 +186,7 @@ def sector_data(wc):
     if not os.path.exists(path):
         if os.path.exists(R.c1(wc.sid)):
             return []
-        stop_before_run(
-            SectorInputError(
-                f"{CONFIG_NAME}: sector {wc.sid}: data file {path} does not exist"
-            )
-        )
+        missing_input(wc.sid, "data", path)
     return [path]
 
 
@@ -219,11 +226,7 @@ def sector_c1_wc(wc):
     """
     path = sector_c1(wc.sid)
     if path == SECTORS[wc.sid].get("c1") and not os.path.exists(path):
-        stop_before_run(
-            SectorInputError(
-                f"{CONFIG_NAME}: sector {wc.sid}: C1 file {path} does not exist"
-            )
-        )
+        missing_input(wc.sid, "C1", path)
     return path
 
 
@@ -354,11 +357,7 @@ def update_data(wc):
     if path is None:
         return []
     if not os.path.exists(path) and not os.path.exists(R.update(wc.sid)):
-        stop_before_run(
-            SectorInputError(
-                f"{CONFIG_NAME}: sector {wc.sid}: update data file {path} does not exist"
-            )
-        )
+        missing_input(wc.sid, "update data", path)
     return [path]
 
 
@@ -708,16 +707,12 @@ def damaged_before_run():
         aside = os.path.dirname(path) if os.path.dirname(path) in proof_dirs else path
         moved = f"{aside}.damaged"
         # a dry run changes nothing: it says what the real run will do
-        if workflow.dryrun:
-            lines.append(
-                f"  {path}: {why}\n    (the run will move it aside to {moved})"
-            )
-            continue
-        if os.path.exists(aside):
+        if not workflow.dryrun and os.path.exists(aside):
             if os.path.isdir(moved):
                 shutil.rmtree(moved)
             os.replace(aside, moved)
-        lines.append(f"  {path}: {why}\n    (moved aside to {moved})")
+        done = "the run will move it aside" if workflow.dryrun else "moved aside"
+        lines.append(f"  {path}: {why}\n    ({done} to {moved})")
     if workflow.dryrun:
         then = "run without -n: it moves them aside and stops; then again: their rules rebuild them"
     else:
