@@ -483,6 +483,28 @@ def test_msm_generated_bases(gpu, group, n):
     assert ctx_dev.msm(sc) == group.msm(pts, sc)
 
 
+@GROUPS
+@pytest.mark.parametrize("step", [1, 2, 5])
+def test_msm_scatter_by_windows(gpu, group, monkeypatch, step):
+    """The counting sort's counts and scatter run ``step`` windows per launch (``HIST_WINDOWS``,
+    ``SCATTER_WINDOWS``; the carry
+    into a launch's first window recomputed from the windows below it): the same MSM as arkworks'
+    for random scalars, scalars whose windows all carry (r − 1, (r − 1)/2 + 1: every digit
+    negative), and widths whose top window is short (c = 7, 13) or W not a multiple of ``step``."""
+    import cuzk.backend.cuda.msm as cb
+
+    monkeypatch.setattr(cb, "SCATTER_WINDOWS", step)
+    monkeypatch.setattr(cb, "HIST_WINDOWS", step)
+    n = 3000
+    dev, _arr, pts = _grid_points(gpu, n, group)
+    ctx = CUDAMSMContext.from_device_affine(gpu, dev, group)
+    sc = rand_fr(n)
+    sc[:4] = [R - 1, (R - 1) // 2 + 1, (R - 1) // 2, 2**254 - 1]
+    ref = group.msm(pts, sc)
+    for c in (None, 7, 13):
+        assert ctx.msm(sc, c=c) == ref, c
+
+
 @pytest.mark.parametrize("n", [31, 5000])
 def test_msm_prep_counts_and_ones_list(gpu, n):
     """``msm_prep``'s count of scalars other than 0 and 1 (the window width's) and

@@ -244,16 +244,10 @@ def _resident_pages(view: np.ndarray) -> int:
     return sum(b & 1 for b in vec)
 
 
-@pytest.mark.parametrize("populate", [True, False])
-def test_touch_faults_every_page_in(monkeypatch, populate):
-    """``_touch`` leaves every page of a fresh mapping resident and zero, by
-    ``MADV_POPULATE_WRITE`` (no write: where the kernel has it) or, where madvise cannot, by
-    writing zeros; chunks of ``_TOUCH_BYTES`` on threads, the last one short."""
+def test_touch_faults_every_page_in(monkeypatch):
+    """``_touch`` leaves every page of a fresh mapping resident and zero; chunks of
+    ``_TOUCH_BYTES`` on threads, the last one short."""
     monkeypatch.setattr(pinned, "_TOUCH_BYTES", 1 << 20)
-    if not populate:
-        monkeypatch.setattr(pinned, "_populate", lambda addr, n: False)
-    elif not pinned._populate(0, 0):   # (an empty range: only whether the kernel knows the advice)
-        pytest.skip("this kernel has no MADV_POPULATE_WRITE")
     mm, view, _ = pinned._map(5 * (1 << 20) + (64 << 10))
     assert _resident_pages(view) == 0
     pinned._touch(view)

@@ -55,6 +55,12 @@ _SEG = 4       # entries per thread at each level of the window reduction
 _FB_C, _FB_WINDOWS = 8, 32    # fixed-base table: 8-bit windows, 32 of them cover 256 bits
 
 
+SCATTER_WINDOWS = 0
+"""Windows per ``msm_scatter`` launch (0: all W in one). Read at each MSM."""
+HIST_WINDOWS = 0
+"""Windows per ``msm_hist`` launch (0: all W in one). Read at each MSM."""
+
+
 def _f2_mul(a, b):
     return ((a[0] * b[0] - a[1] * b[1]) % _Q, (a[0] * b[1] + a[1] * b[0]) % _Q)
 
@@ -344,7 +350,7 @@ class CUDAMSMContext(MSMContext):
         """Run the GPU part; returns (window sums (W, xw) uint32 XYZZ Montgomery, ones sum (1, xw) or None, c).
 
         With a ``profile`` dict, the device is synchronized after each phase and the phase's wall
-        seconds are added under its name (prep, sort, buckets, reduce, ones): for benchmarks only.
+        seconds are added under its name (prep, hist, sort, buckets, reduce, ones): for benchmarks only.
         """
         cp = self._be.cp
         n = self.size
@@ -366,12 +372,18 @@ class CUDAMSMContext(MSMContext):
         B = W * NB
         mark("prep")
         counts = cp.zeros(B, dtype=cp.uint32)
-        self._k("msm_hist")((_grid(n, 256),), (256,), (sc, _u64(n), _i32(c), _i32(W), counts))
+        step = HIST_WINDOWS or W
+        for w0 in range(0, W, step):
+            self._k("msm_hist")((_grid(n, 256),), (256,), (sc, _u64(n), _i32(c), _i32(w0), _i32(min(W, w0 + step)), counts))
+        mark("hist")
         offs = cp.zeros(B + 1, dtype=cp.uint32)
         offs[1:] = cp.cumsum(counts, dtype=cp.uint32)
         cursor = offs[:-1].copy()
         vals = cp.empty(max(1, n * W), dtype=cp.uint32)
-        self._k("msm_scatter")((_grid(n, 256),), (256,), (sc, flags, _u64(n), _i32(c), _i32(W), cursor, vals))
+        step = SCATTER_WINDOWS or W
+        for w0 in range(0, W, step):
+            self._k("msm_scatter")((_grid(n, 256),), (256,),
+                                   (sc, flags, _u64(n), _i32(c), _i32(w0), _i32(min(W, w0 + step)), cursor, vals))
         del counts, cursor
         mark("sort")
         buckets = self._bucket_sums(vals, offs, NB, W)

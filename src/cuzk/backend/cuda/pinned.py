@@ -2,7 +2,7 @@
 
 Large arrays are anonymous memory mappings (transparent huge pages asked for where the kernel
 has them free: ``HUGE_PAGES``), their pages faulted in by ``pieces.COPY_THREADS`` threads
-(``MADV_POPULATE_WRITE`` where the kernel has it), then registered with the driver
+writing zeros, then registered with the driver
 (``cudaHostRegister``); small ones come from CuPy's pinned pool (``cudaHostAlloc``). Measured on
 the H200 host for 4.3 GB (a 32 GiB partition's H scalars, benchmarks/results/2026-12-02-h200/
 stop19/pinbench.json): ``cudaHostAlloc`` 3.8 s, during which every other CUDA call of the process
@@ -16,8 +16,6 @@ next partition's array of the same size costs nothing) until ``free_all``.
 
 from __future__ import annotations
 
-import ctypes
-import functools
 import mmap
 import threading
 import time
@@ -51,40 +49,14 @@ class _Region:
             _free.setdefault(self._view.shape[0], []).append((self._mm, self._view))
 
 
-_MADV_POPULATE_WRITE = 23   # madvise(2), Linux 5.14+: fault a range in writable, no access per page
-
-
-@functools.cache
-def _madvise():
-    """libc's ``madvise`` through ctypes (the call drops the GIL), or None where it cannot be had."""
-    try:
-        fn = ctypes.CDLL(None, use_errno=True).madvise
-    except (OSError, AttributeError):
-        return None
-    fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int], ctypes.c_int
-    return fn
-
-
-def _populate(addr: int, nbytes: int) -> bool:
-    """``madvise(addr, nbytes, MADV_POPULATE_WRITE)`` (threads populate in parallel); False where
-    the kernel or libc cannot (the caller then touches the pages). addr must be page-aligned."""
-    fn = _madvise()
-    return fn is not None and fn(addr, nbytes, _MADV_POPULATE_WRITE) == 0
-
-
 def _touch(view: np.ndarray) -> None:
-    """Fault every page of ``view`` (a fresh anonymous mapping: zeros) in, in parallel chunks: the
-    registration then only locks them. Each chunk by ``MADV_POPULATE_WRITE`` (no page fault per
-    4 KiB page: 2.5-2.6 GB/s against 1.5-1.7 GB/s by writing zeros, 2 GiB on the 2-core
-    development machine, benchmarks/results/2026-12-04-local/populate), else by writing zeros."""
-    base, size = view.ctypes.data, view.shape[0]
-
-    def one(a: int) -> None:
-        n = min(_TOUCH_BYTES, size - a)
-        if not _populate(base + a, n):
-            view[a : a + n].fill(0)
-
-    run_threaded(one, range(0, size, _TOUCH_BYTES))
+    """Fault every page of ``view`` in (zeros), in parallel: the registration then only locks them.
+    Writing zeros, not ``madvise(MADV_POPULATE_WRITE)``: on the H200 host (4 GiB, 8 threads) the
+    advice was no faster with 4 KiB pages (11.3-11.8 GB/s both) and slower with huge pages (21.6
+    against 28-30 GB/s), and the cold 24 GiB point's 4 KiB-page regions took 0.6-1.4 s each
+    against 0.5-0.9 s (benchmarks/results/2026-12-04-h200-stop36/call1; it was 1.6x faster on the
+    2-core development machine, benchmarks/results/2026-12-04-local/populate)."""
+    run_threaded(lambda a: view[a : a + _TOUCH_BYTES].fill(0), range(0, view.shape[0], _TOUCH_BYTES))
 
 
 HUGE_PAGES = "auto"
