@@ -390,7 +390,7 @@ def test_device_h_schedule_traffic_is_counted():
         if p.h_phase != "device":
             continue
         seen.add(p.h_schedule[0])
-        arrays = {"fused": 0, "staged": 4, "split": 14}[p.h_schedule[0]]
+        arrays = {"fused": 0, "staged": 4, "split": 12}[p.h_schedule[0]]
         nv, (da, db), aux = stats["inputs"] + stats["aux"], POREP_32_DENSITIES, stats["aux"]
         passes = -(-10 // p.in_flight)
         key = sum(q.points * 96 * (2 if q.name == "b_g2" else 1) * (1 if q.resident else passes) for q in p.queries)

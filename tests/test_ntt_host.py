@@ -17,7 +17,7 @@ import pytest
 import numpy as np
 
 from cuzk.backend import workers
-from cuzk.backend.cuda.ntt import NTT_VARIANTS, _NTT_INV, _NTT_LAST, _NTT_POST, _NTT_POST_LO, _NTT_PRE, _NTT_PRE_LO
+from cuzk.backend.cuda.ntt import NTT_VARIANTS, _NTT_INV, _NTT_LAST, _NTT_POST, _NTT_POST_LO, _NTT_PRE, _NTT_PRE_LO, _NTT_SUB
 from cuzk.backend.cuda.plan import _ntt_plan
 from cuzk.field import FR
 
@@ -70,15 +70,17 @@ def tables(f, k: int):
 
 @pytest.fixture(scope="module")
 def host_ntt(host_build):
-    """f(x, k, inverse, pre, post, rows, block_log, max_t, kernel, plan) -> values: ``kernel``
-    (ntt_pass by default) on the host with the launches ``NTTOps._ntt`` makes (plan
-    ``_ntt_plan(k, block_log, max_t)`` unless given; Montgomery limbs in and out)."""
+    """f(x, k, inverse, pre, post, rows, block_log, max_t, kernel, plan, minuend) -> values:
+    ``kernel`` (ntt_pass by default) on the host with the launches ``NTTOps._ntt`` makes (plan
+    ``_ntt_plan(k, block_log, max_t)`` unless given; Montgomery limbs in and out); with
+    ``minuend`` the output array holds it first and the last pass has SUB."""
     exe = host_build("ntt_host")
 
     def words(vals):
         return "".join(" ".join(f"{(v * MONT % R) >> (32 * i) & 0xFFFFFFFF:x}" for i in range(8)) + "\n" for v in vals)
 
-    def run(x, k, inverse=False, pre=None, post=None, rows=1, block_log=10, max_t=8, kernel="ntt_pass", plan=None):
+    def run(x, k, inverse=False, pre=None, post=None, rows=1, block_log=10, max_t=8, kernel="ntt_pass", plan=None,
+            minuend=None):
         plan = plan or _ntt_plan(k, block_log, max_t)
         kr = (rows << k).bit_length() - 1   # pre indexes the whole array
         pt, qt = tables(pre, kr) if pre else None, tables(post, k) if post else None
@@ -88,13 +90,14 @@ def host_ntt(host_build):
             if i == len(plan) - 1:
                 flags |= _NTT_LAST | (_NTT_INV if inverse else 0)
                 flags |= _NTT_POST | (_NTT_POST_LO if qt[1] else 0) if qt else 0
+                flags |= _NTT_SUB if minuend is not None else 0
             lines.append(f"{s_hi} {t} {c} {flags}\n")
         w = FR.root_of_unity(1 << k)
         tabs = [[pow(w, j, R) for j in range(max(1, (1 << k) >> 1))], *(pt or ([1], None, 0))[:2], *(qt or ([1], None, 0))[:2]]
         tabs = [t or [1] for t in tabs]
         text = f"{k} {k} {rows} {len(plan)} {kernel}\n" + "".join(lines)
         text += f"{pt[2] if pt else 0} {qt[2] if qt else 0} " + " ".join(str(len(t)) for t in tabs) + "\n"
-        text += words(x) + "".join(words(t) for t in tabs)
+        text += words(x) + "".join(words(t) for t in tabs) + (words(minuend) if minuend is not None else "")
         out = subprocess.run([str(exe)], input=text, capture_output=True, text=True, check=True).stdout
         rinv = pow(MONT, -1, R)
         return [sum(int(v, 16) << (32 * i) for i, v in enumerate(line.split())) * rinv % R for line in out.splitlines()]
@@ -199,3 +202,22 @@ def test_radix_flags_and_rows(host_ntt, kernel, k, rows, block_log, max_t):
     for inverse, pre, post in cases:
         got = host_ntt(x, k, inverse, pre, post, rows, block_log, max_t, kernel=kernel)
         assert got == reference(x, k, rows, inverse, pre, post), (kernel, inverse, pre, post)
+
+
+@pytest.mark.parametrize("kernel", ["ntt_pass", "ntt_pass_r4", "ntt_pass_r8"])
+@pytest.mark.parametrize("k,rows,block_log,max_t", [(9, 1, 10, 8), (9, 1, 5, 3), (5, 4, 10, 8), (0, 1, 10, 8)])
+def test_ntt_pass_sub(host_ntt, kernel, k, rows, block_log, max_t):
+    """SUB (compute_h's last transform: the quotient less c's coefficients, in place): the last
+    pass's result less what the output array held, at the output index, with POST and INV, one or
+    several passes, batches of rows; each radix variant."""
+    if kernel != "ntt_pass" and k == 0:
+        pytest.skip("one element: the ntt_pass plan only")
+    n = rows << k
+    x = [RNG.randrange(R) for _ in range(n)]
+    m = [0, 1, R - 1][:n] + [RNG.randrange(R) for _ in range(n - 3)]
+    plan = None if kernel == "ntt_pass" else _ntt_plan(k, block_log, max_t)
+    post = (pow(FR.generator, -1, R), RNG.randrange(1, R))
+    for inverse in (False, True):
+        want = [(v - w) % R for v, w in zip(reference(x, k, rows, inverse, None, post), m)]
+        got = host_ntt(x, k, inverse, None, post, rows, block_log, max_t, kernel=kernel, plan=plan, minuend=m)
+        assert got == want, inverse

@@ -129,14 +129,12 @@ __device__ __forceinline__ u32 window_bits(const u32* __restrict__ s, int off, i
     return v & ((1u << c) - 1);
 }
 
-// Counts of windows [w0, w1) (the carry into w0 recomputed, as msm_scatter's).
-extern "C" __global__ void msm_hist(const u32* __restrict__ sc, u64 n, int c, int w0, int w1, u32* __restrict__ counts) {
+extern "C" __global__ void msm_hist(const u32* __restrict__ sc, u64 n, int c, int W, u32* __restrict__ counts) {
     const u32 NB = 1u << (c - 1);
     GRID_STRIDE(i, n) {
         const u32* s = sc + 8 * i;
         u32 carry = 0;
-        for (int w = 0; w < w0; w++) carry = window_bits(s, w * c, c) + carry > NB;
-        for (int w = w0; w < w1; w++) {
+        for (int w = 0; w < W; w++) {
             u32 d = window_bits(s, w * c, c) + carry;
             if (d > NB) { carry = 1; d = (1u << c) - d; } else carry = 0;
             if (d) atomicAdd(&counts[(u64)w * NB + d - 1], 1u);
@@ -145,9 +143,11 @@ extern "C" __global__ void msm_hist(const u32* __restrict__ sc, u64 n, int c, in
 }
 
 // Windows [w0, w1) of each scalar (the carry into w0 recomputed from the windows below it). Run
-// one window per launch, each launch's live bucket tails (2^(c-1) buckets: 16.8 MB of 32-byte
-// sectors at c = 20) stay in L2 until their sectors fill, where all W windows at once spread
-// their writes over W times as many (``SCATTER_WINDOWS`` in msm.py).
+// one window per launch (``SCATTER_WINDOWS`` in msm.py), a launch's live bucket tails (2^(c-1)
+// buckets: 16.8 MB of 32-byte sectors at c = 20) stay in L2 until their sectors fill; all W
+// windows at once spread the writes over W times as many. On the H200 (G1 2^27, c = 20) the
+// scatter took 94 ms against 150 ms (benchmarks/results/2026-12-04-h200-stop36/call2); counting
+// by window (msm_hist) was slower (30 against 18 ms): its counters stay in L2 either way.
 extern "C" __global__ void msm_scatter(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c,
                                        int w0, int w1, u32* __restrict__ cursor, u32* __restrict__ vals) {
     const u32 NB = 1u << (c - 1);

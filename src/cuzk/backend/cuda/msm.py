@@ -55,10 +55,10 @@ _SEG = 4       # entries per thread at each level of the window reduction
 _FB_C, _FB_WINDOWS = 8, 32    # fixed-base table: 8-bit windows, 32 of them cover 256 bits
 
 
-SCATTER_WINDOWS = 0
-"""Windows per ``msm_scatter`` launch (0: all W in one). Read at each MSM."""
-HIST_WINDOWS = 0
-"""Windows per ``msm_hist`` launch (0: all W in one). Read at each MSM."""
+SCATTER_WINDOWS = 1
+"""Windows per ``msm_scatter`` launch (0: all W in one): one, so a launch's bucket tails stay in
+L2 (``msm.cu``; G1 2^27 random 864 against 920 ms, 2^24 122 against 128 ms, G2 2^25 762 against
+774 ms on the H200: benchmarks/results/2026-12-04-h200-stop36/call2). Read at each MSM."""
 
 
 def _f2_mul(a, b):
@@ -372,9 +372,7 @@ class CUDAMSMContext(MSMContext):
         B = W * NB
         mark("prep")
         counts = cp.zeros(B, dtype=cp.uint32)
-        step = HIST_WINDOWS or W
-        for w0 in range(0, W, step):
-            self._k("msm_hist")((_grid(n, 256),), (256,), (sc, _u64(n), _i32(c), _i32(w0), _i32(min(W, w0 + step)), counts))
+        self._k("msm_hist")((_grid(n, 256),), (256,), (sc, _u64(n), _i32(c), _i32(W), counts))
         mark("hist")
         offs = cp.zeros(B + 1, dtype=cp.uint32)
         offs[1:] = cp.cumsum(counts, dtype=cp.uint32)

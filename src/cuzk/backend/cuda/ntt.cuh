@@ -14,7 +14,8 @@
 // w_(2^(s+1))^p = tw[p << (K-1-s)] with p = gi mod 2^s.
 // Flags: PRE multiplies each input element gi by pre_hi[gi >> pre_m] (* pre_lo[gi & mask] with PRE_LO)
 // on load (first pass: coset powers); LAST writes element gi to o = bitrev_k(gi), or (n - o) mod n with
-// INV (the inverse transform from forward twiddles), times post_hi[o >> post_m] (* post_lo[...]) with POST.
+// INV (the inverse transform from forward twiddles), times post_hi[o >> post_m] (* post_lo[...]) with POST,
+// minus the value dst holds there with SUB (compute_h: the quotient less c's coefficients, in place).
 // src may equal dst except on the LAST pass.
 // Batches: an array of B rows of 2^k elements is B independent transforms with the same launches
 // (grid B * 2^k / E): no stage reaches across a row, and the LAST pass keeps gi's row (the bits of gi
@@ -25,6 +26,7 @@
 #define NTT_INV 8
 #define NTT_POST 16
 #define NTT_POST_LO 32
+#define NTT_SUB 64
 
 __device__ __forceinline__ void sm_put(u32* sm, int E, u32 e, const fr_t& x) {
 #pragma unroll
@@ -90,7 +92,9 @@ __device__ __forceinline__ void ntt_out(const ntt_io& io, u32 gi, fr_t x) {
             if (io.flags & NTT_POST_LO) f = fp_mul(f, fp_load<FrParams>(io.post_lo, o & ((1u << io.post_m) - 1)));
             x = fp_mul(x, f);
         }
-        fp_store(io.dst, (gi & ~nmask) | o, x);  // a batch of rows: stay in gi's row
+        const u32 at = (gi & ~nmask) | o;   // a batch of rows: stay in gi's row
+        if (io.flags & NTT_SUB) x = fp_sub(x, fp_load<FrParams>(io.dst, at));
+        fp_store(io.dst, at, x);
     } else {
         fp_store(io.dst, gi, x);
     }

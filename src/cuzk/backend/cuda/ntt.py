@@ -27,7 +27,7 @@ MAX_LOG_NTT = 27
 """Largest NTT size handled, as log2 (2^27 is the Filecoin 32 GiB sector domain)."""
 
 # NTT pass flags (must match ntt.cu)
-_NTT_PRE, _NTT_PRE_LO, _NTT_LAST, _NTT_INV, _NTT_POST, _NTT_POST_LO = 1, 2, 4, 8, 16, 32
+_NTT_PRE, _NTT_PRE_LO, _NTT_LAST, _NTT_INV, _NTT_POST, _NTT_POST_LO, _NTT_SUB = 1, 2, 4, 8, 16, 32, 64
 
 _NTT_THREADS = 256
 """Threads per block of the pass kernels at most (their ``__launch_bounds__``): one per butterfly
@@ -145,7 +145,7 @@ class NTTOps(DeviceRuntime):
             raise ValueError(f"ntt: length n={n} is not a power of two in [1, 2^{MAX_LOG_NTT}]")
         return n.bit_length() - 1
 
-    def _ntt(self, a, inverse: bool, pre=None, post=None, out=None, tmp=None, rows: int = 1):
+    def _ntt(self, a, inverse: bool, pre=None, post=None, out=None, tmp=None, rows: int = 1, sub: bool = False):
         """NTT with optional input factors ``pre`` (at input index) and output factors ``post``
         (at output index), each a ``_factor_tables`` triple. ``inverse`` reverses the output order
         ((n − j) mod n) without scaling: pass n⁻¹ in ``post``.
@@ -153,6 +153,7 @@ class NTTOps(DeviceRuntime):
         Args:
             a: (rows·n, 4) device array, n = 2^k.
             out: the result's (rows·n, 4) array, not overlapping ``a`` (new when None).
+            sub: the result less what ``out`` holds, element by element (the last pass reads it).
             tmp: buffer of the passes before the last (any number of them run in place); may be
                 ``a`` itself when its contents may be overwritten (new when None and needed).
             rows: ``a`` holds that many transforms of length n, done side by side by the same
@@ -168,10 +169,11 @@ class NTTOps(DeviceRuntime):
         if out is None:
             out = cp.empty_like(a)
         if k == 0:  # copies, times the factors at index 0: hi[0] (lo[0] = 1)
-            out[...] = a
+            y = a
             for f in (pre, post):
                 if f is not None:
-                    out[...] = self.mul(out, f[0][:1])
+                    y = self.mul(y, f[0][:1])
+            out[...] = self.sub(y, out) if sub else y
             return out
         tw = self._twiddles(k)
         var = NTT_VARIANTS[NTT_VARIANT_BY_LOG.get(k, NTT_VARIANT)]
@@ -196,6 +198,8 @@ class NTTOps(DeviceRuntime):
                 flags |= _NTT_LAST
                 if inverse:
                     flags |= _NTT_INV
+                if sub:
+                    flags |= _NTT_SUB
                 if post is not None:
                     flags |= _NTT_POST
                     post_hi, post_m = post[0], post[2]
@@ -386,38 +390,40 @@ class NTTOps(DeviceRuntime):
         self._ntt(b2, False, out=b1, tmp=b2)
         return b1, b2
 
-    def _h_fused(self, xs, to_coset, from_coset):
-        """All on the device, 4 arrays of n at the peak: each input's evaluations in turn (its
-        spare buffer serves the next input), a·b − c into the last spare, whose inverse NTT ends
-        in c's evaluation buffer."""
+    def _h_fused(self, xs, tabs):
+        """All on the device, 3 arrays of n besides the inputs: a's and b's coset evaluations
+        (``_h_eval``), their product in a's buffer, c's coefficients through b's buffer into the
+        spare one, and the product's coset inverse NTT less them, ending in the spare."""
+        to_coset, from_coset, c_coef = tabs
         ev, spare = [], self.cp.empty_like(xs[0])
-        for x in xs:
+        for x in xs[:2]:
             e, spare = self._h_eval(x, to_coset, spare, self.cp.empty_like(x))
             ev.append(e)
-        self._launch_ew("fr_mul_sub", spare.shape[0], ev[0], ev[1], ev[2], spare)
-        out = ev.pop()
-        del ev
-        return self._ntt(spare, True, post=from_coset, out=out, tmp=spare)
+        self._launch_ew("fr_mul", spare.shape[0], ev[0], ev[1], ev[0])
+        self._ntt(xs[2], True, post=c_coef, out=spare, tmp=ev.pop())
+        return self._ntt(ev[0], True, post=from_coset, out=spare, tmp=ev[0], sub=True)
 
-    def _h_staged(self, xs, to_coset, from_coset):
+    def _h_staged(self, xs, tabs):
         """2 arrays of n on the device: a's and b's evaluations wait on the host (numpy; a host
-        input's own memory takes them) while the next input reuses the two buffers; c's stay,
-        and a·b − c is formed from uploaded slices (``_stage_step``) into the spare buffer. A
-        host input (``compute_h_host``) is uploaded into the first buffer first."""
+        input's own memory takes them) while the next input reuses the two buffers; c's
+        coefficients stay, and a·b is formed from uploaded slices (``_stage_step``) into the
+        other buffer, whose coset inverse NTT less them ends in theirs. A host input
+        (``compute_h_host``) is uploaded into the first buffer first."""
         cp = self.cp
+        to_coset, from_coset, c_coef = tabs
         p, q = cp.empty(xs[0].shape, dtype=cp.uint64), cp.empty(xs[0].shape, dtype=cp.uint64)
 
-        def evaluate(x):
+        def upload(x):
             if isinstance(x, np.ndarray):
                 p.set(x)
-                x = p
-            self._h_eval(x, to_coset, p, q)
+                return p
+            return x
 
         staged = []
         for x in xs[:2]:
-            evaluate(x)
+            self._h_eval(upload(x), to_coset, p, q)
             staged.append(p.get(out=x if isinstance(x, np.ndarray) else self.host_empty(p.shape)))
-        evaluate(xs[2])
+        self._ntt(upload(xs[2]), True, post=c_coef, out=q, tmp=p)
         m = p.shape[0]
         step = _stage_step(m)
         ua, ub = cp.empty((step, 4), dtype=cp.uint64), cp.empty((step, 4), dtype=cp.uint64)
@@ -425,46 +431,61 @@ class NTTOps(DeviceRuntime):
             j = min(m, i + step)
             ua[: j - i].set(staged[0][i:j])
             ub[: j - i].set(staged[1][i:j])
-            self._launch_ew("fr_mul_sub", j - i, ua, ub, p[i:j], q[i:j])
+            self._launch_ew("fr_mul", j - i, ua, ub, p[i:j])
         del ua, ub, staged
-        return self._ntt(q, True, post=from_coset, out=p, tmp=q)
+        return self._ntt(p, True, post=from_coset, out=q, tmp=p, sub=True)
 
-    def _h_split(self, xs, to_coset, from_coset, chunk: int):
+    def _h_split(self, xs, tabs, chunk: int):
         """1 array of n on the device (the result) plus three blocks of ``chunk`` elements: each
         NTT split (``_split_ntt``) from a device input or a host copy of the previous step's output;
-        the three evaluations on the host; a·b − c formed from uploaded slices into the result
-        array, copied to the host, and its coset inverse NTT split back into the result array."""
+        a's and b's evaluations and c's coefficients on the host; a·b formed from uploaded slices
+        into the result array, copied to the host, its coset inverse NTT split back into the
+        result array, and c's coefficients subtracted slice by slice."""
         cp = self.cp
+        to_coset, from_coset, c_coef = tabs
         out = cp.empty(xs[0].shape, dtype=cp.uint64)   # xs: device arrays or host copies
         g1, g2, g3 = (cp.empty((chunk, 4), dtype=cp.uint64) for _ in range(3))
+
+        def to_host(x):   # out's values into x's own memory when x is a host input (read by now)
+            host = x if isinstance(x, np.ndarray) and x.shape == out.shape else self.host_empty(out.shape)
+            return out.get(out=host)
+
         hosts = []
-        for x in xs:
+        for x in xs[:2]:
             self._split_ntt(x, out, True, chunk, post=to_coset, bufs=(g1, g2))
-            # a host input is read by now: its memory takes the evaluations (3 host arrays, not 6)
-            host = x if isinstance(x, np.ndarray) and x.shape == out.shape else out.get(out=self.host_empty(out.shape))
-            if host is x:
-                out.get(out=host)
+            host = to_host(x)
             self._split_ntt(host, out, False, chunk, bufs=(g1, g2))
-            out.get(out=host)
-            hosts.append(host)
+            hosts.append(out.get(out=host))
+        self._split_ntt(xs[2], out, True, chunk, post=c_coef, bufs=(g1, g2))
+        coef = to_host(xs[2])
         m = out.shape[0]
         for i in range(0, m, chunk):
             j = min(m, i + chunk)
-            for buf, host in zip((g1, g2, g3), hosts):
+            for buf, host in zip((g1, g2), hosts):
                 buf[: j - i].set(host[i:j])
-            self._launch_ew("fr_mul_sub", j - i, g1, g2, g3, out[i:j])
-        num = hosts.pop()
-        out.get(out=num)
-        del hosts, g3
-        return self._split_ntt(num, out, True, chunk, post=from_coset, bufs=(g1, g2))
+            self._launch_ew("fr_mul", j - i, g1, g2, out[i:j])
+        num = out.get(out=hosts[0])
+        del hosts
+        self._split_ntt(num, out, True, chunk, post=from_coset, bufs=(g1, g2))
+        for i in range(0, m, chunk):
+            j = min(m, i + chunk)
+            g3[: j - i].set(coef[i:j])
+            self._launch_ew("fr_sub", j - i, out[i:j], g3, out[i:j])
+        return out
 
     def _h_tables(self, m: int, n: int, k: int):
-        """compute_h's factor tables for 2^k = m elements: n⁻¹·g^i into the coset, and
-        n⁻¹·Z(g)⁻¹·g^(−i) out of it (Z(x) = x^n − 1)."""
+        """compute_h's factor tables for 2^k = m elements: m⁻¹·g^i into the coset,
+        m⁻¹·Z(g)⁻¹·g^(−i) out of it (Z(x) = x^n − 1) and m⁻¹·Z(g)⁻¹ for c's coefficients.
+
+        Why c takes one inverse NTT: on the coset Z is the constant Z(g) = g^n − 1, so
+        h = coset-iNTT(A·B − C)/Z(g) = (coset-iNTT(A·B) − coset-iNTT(C))/Z(g), and C has degree
+        below m: the coset inverse NTT of its coset evaluations is its coefficients, the inverse
+        NTT of c. Six NTTs of m, not seven (bellperson evaluates c on the coset too)."""
         g = FR.generator
         minv = pow(m, -1, _R)
         zinv = pow(pow(g, n, _R) - 1, -1, _R)
-        return self._factor_tables(g, minv, k), self._factor_tables(pow(g, -1, _R), minv * zinv % _R, k)
+        return (self._factor_tables(g, minv, k), self._factor_tables(pow(g, -1, _R), minv * zinv % _R, k),
+                self._factor_tables(1, minv * zinv % _R, k))
 
     @_guard("compute_h")
     def prepare_h(self, n: int) -> None:
@@ -475,10 +496,11 @@ class NTTOps(DeviceRuntime):
 
     @_guard("compute_h")
     def compute_h_ab(self, a, b, n: int, stage_c: bool = False):
-        """``Backend.compute_h_ab`` on the GPU: c = a·b (one kernel), then each input's coset
-        evaluations made in its own buffer through one spare array (the inverse NTT's passes in
-        place, its last pass into the spare; the forward NTT back into the input's buffer), a·b
-        and a·b − c in place, and the coset inverse NTT of a into the spare, which holds the
+        """``Backend.compute_h_ab`` on the GPU: c = a·b (one kernel), then a's and b's coset
+        evaluations each made in its own buffer through one spare array (the inverse NTT's passes
+        in place, its last pass into the spare; the forward NTT back into the input's buffer), a·b
+        in a's buffer, c's coefficients (one inverse NTT, ``_h_tables``) through b's buffer into
+        the spare, and the coset inverse NTT of a less them into the spare, which holds the
         result. Four arrays of n at the peak; three with ``stage_c``, c's values waiting in
         pinned host memory until b's buffer is free (two more arrays over the bus). Same values
         as ``compute_h(a, b, a·b, n)``.
@@ -490,7 +512,7 @@ class NTTOps(DeviceRuntime):
         a, b = self._pair(a, b)
         m = a.shape[0]
         k = self._check_ntt_size(m)
-        to_coset, from_coset = self._h_tables(m, n, k)
+        to_coset, from_coset, c_coef = self._h_tables(m, n, k)
         c = cp.empty_like(a)
         self._launch_ew("fr_mul", m, a, b, c)
         if stage_c:   # c waits on the host; its buffer is the spare
@@ -505,11 +527,10 @@ class NTTOps(DeviceRuntime):
             b.set(staged)
             c = b
         del b, x
-        self._h_eval(c, to_coset, c, spare)
-        self._launch_ew("fr_sub", m, a, c, a)
+        self._ntt(c, True, post=c_coef, out=spare, tmp=c)
         del c
         self.last_h_schedule = ("lean_staged" if stage_c else "lean", 0)
-        return self._ntt(a, True, post=from_coset, out=spare, tmp=a)[0 : n - 1]
+        return self._ntt(a, True, post=from_coset, out=spare, tmp=a, sub=True)[0 : n - 1]
 
     @_guard("compute_h")
     def compute_h_host(self, a, b, c, n: int, chunk: int):
@@ -537,24 +558,25 @@ class NTTOps(DeviceRuntime):
             full[: len(x)] = x.mont
             full[len(x) :] = 0
             xs.append(full)
-        to_coset, from_coset = self._h_tables(n, n, k)
+        tabs = self._h_tables(n, n, k)
         sched = ("split", chunk) if chunk else ("staged", 0)
         self.last_h_schedule = sched
-        h = self._h_split(xs, to_coset, from_coset, chunk) if chunk else self._h_staged(xs, to_coset, from_coset)
+        h = self._h_split(xs, tabs, chunk) if chunk else self._h_staged(xs, tabs)
         self.bus_bytes += compute_h_bus_arrays(sched[0], inputs_on_host=True) * n * 32
         return h[0 : n - 1]
 
     @_guard("compute_h")
     def compute_h(self, a, b, c, n: int):
-        """Groth16 quotient as ``Backend.compute_h`` (same result): per input one inverse NTT
+        """Groth16 quotient as ``Backend.compute_h`` (same result): for a and b one inverse NTT
         whose last pass multiplies by n⁻¹·g^i (so the next forward NTT evaluates on the coset), one
-        forward NTT; then a·b − c in one kernel; then the coset inverse NTT with n⁻¹·Z(g)⁻¹·g^(−i)
-        applied in its last pass. Returns the first n − 1 coefficients (a view of an array of
-        len(a) elements).
+        forward NTT; their product in one kernel; c's coefficients by one inverse NTT times
+        n⁻¹·Z(g)⁻¹ (``_h_tables`` says why c needs no coset evaluations); then the product's coset
+        inverse NTT with n⁻¹·Z(g)⁻¹·g^(−i) applied in its last pass, which also subtracts c's
+        coefficients. Returns the first n − 1 coefficients (a view of an array of len(a) elements).
 
         a, b, c are left unchanged (the caller keeps them, so they count as used device memory).
         The schedule is the first of ``H_SCHEDULES`` whose ``compute_h_device_bytes`` fits in what
-        the memory pool may still allocate (``compute_h_memory_plan``): "fused" (4 arrays of n),
+        the memory pool may still allocate (``compute_h_memory_plan``): "fused" (3 arrays of n),
         "staged" (2, with a's and b's evaluations waiting on the host) or "split" (the result plus
         blocks: four-step NTTs, everything staged on the host); all give the same values. On an
         out-of-memory the smallest split schedule is tried once more. ``last_h_schedule`` records
@@ -569,7 +591,7 @@ class NTTOps(DeviceRuntime):
         if b.shape[0] != m or c.shape[0] != m:
             raise ValueError(f"compute_h: lengths differ ({a.shape[0]}, {b.shape[0]}, {c.shape[0]})")
         k = self._check_ntt_size(m)
-        to_coset, from_coset = self._h_tables(m, n, k)
+        tabs = self._h_tables(m, n, k)
         twiddles = k not in self._tw
         smallest = ("split", ntt_split(m)[0]) if m >= 4 else ("staged", 0)
         xs = (a, b, c)
@@ -578,10 +600,10 @@ class NTTOps(DeviceRuntime):
             self.last_h_schedule = p
             self.bus_bytes += compute_h_bus_arrays(p[0]) * m * 32
             if p[0] == "fused":
-                return self._h_fused(xs, to_coset, from_coset)
+                return self._h_fused(xs, tabs)
             if p[0] == "staged":
-                return self._h_staged(xs, to_coset, from_coset)
-            return self._h_split(xs, to_coset, from_coset, p[1])
+                return self._h_staged(xs, tabs)
+            return self._h_split(xs, tabs, p[1])
 
         plan = compute_h_memory_plan(m, self._mem_avail(compute_h_device_bytes(m, "fused", 0, twiddles)), twiddles)
         need = lambda p: compute_h_device_bytes(m, p[0], p[1], twiddles)  # noqa: E731

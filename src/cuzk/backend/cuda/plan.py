@@ -210,10 +210,11 @@ def fixed_base_slice(k: int, avail: int | None) -> int:
 _FR_BYTES = 32              # one Fr element on the device: (4,) uint64, Montgomery
 _STAGE_CHUNK = 1 << 20      # elements per host → device slice when compute_h streams staged evaluations
 _SPLIT_MAX_CHUNK = 1 << 22  # elements per column/row block of a split NTT (larger blocks gain little)
-H_SPLIT_HOST_PASSES = 17
+H_SPLIT_HOST_PASSES = 15
 """Arrays of n elements the split ``compute_h`` moves over the bus when a, b, c are on the host
-(``NTTOps._h_split``): per input its upload, the inverse NTT's download, the forward NTT's upload
-and download (12); a·b − c's three uploads and its download (4); the last NTT's upload (1)."""
+(``NTTOps._h_split``): per input its upload and the inverse NTT's download (6); for a and b the
+forward NTT's upload and download (4); a·b's two uploads and its download (3); the last NTT's
+upload (1); c's coefficients' upload to be subtracted (1)."""
 NTT_SCHEDULES = ("whole", "split")
 """NTT schedules, most device memory first: one transform on the device (output plus a pass buffer),
 or the split (four-step) transform in column/row blocks (output plus a few blocks)."""
@@ -302,8 +303,9 @@ def compute_h_device_bytes(n: int, schedule: str = "fused", chunk: int = 0, twid
     Args:
         n: domain size (length of a, b, c).
         schedule: one of ``H_SCHEDULES``:
-            "fused": 4 arrays of n (two evaluations kept while the third is computed in two
-            buffers; then a·b − c into the spare one, whose inverse NTT ends in a freed one);
+            "fused": 3 arrays of n (a's evaluations kept while b's are computed in two
+            buffers; their product in a's, c's coefficients through b's into the third, the
+            product's inverse NTT through a's into it);
             "staged": 2 arrays of n (the two buffers of one input's NTTs: a's and b's evaluations
             wait on the host) plus two slices (``_stage_step``: ≤ n/8) to stream them back;
             "split": 1 array of n (the result) plus three blocks of ``chunk`` elements (split NTTs
@@ -323,7 +325,7 @@ def compute_h_device_bytes(n: int, schedule: str = "fused", chunk: int = 0, twid
             raise ValueError("the split compute_h schedule needs a block size")
         return (n + 3 * chunk) * _FR_BYTES + _ntt_fixed_bytes(n, True, twiddles)
     if schedule == "fused":
-        arrays = 4 * n
+        arrays = 3 * n
     else:
         arrays = 2 * n + 2 * _stage_step(n)
     return arrays * _FR_BYTES + _ntt_fixed_bytes(n, False, twiddles)
