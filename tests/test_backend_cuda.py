@@ -484,12 +484,13 @@ def test_msm_generated_bases(gpu, group, n):
 
 
 @GROUPS
-@pytest.mark.parametrize("step", [0, 2, 5])
+@pytest.mark.parametrize("step", [0, 1, 2, 5])
 def test_msm_scatter_by_windows(gpu, group, monkeypatch, step):
     """The counting sort's scatter run ``step`` windows per launch (``SCATTER_WINDOWS``; the carry
     into a launch's first window recomputed from the windows below it): the same MSM as arkworks'
     for random scalars, scalars whose windows all carry (r − 1, (r − 1)/2 + 1: every digit
-    negative), and widths whose top window is short (c = 7, 13) or W not a multiple of ``step``."""
+    negative), zeros and ones among them (flagged: the sort skips them), and widths whose top window
+    is short (c = 7, 13) or W not a multiple of ``step``."""
     import cuzk.backend.cuda.msm as cb
 
     monkeypatch.setattr(cb, "SCATTER_WINDOWS", step)
@@ -498,6 +499,7 @@ def test_msm_scatter_by_windows(gpu, group, monkeypatch, step):
     ctx = CUDAMSMContext.from_device_affine(gpu, dev, group)
     sc = rand_fr(n)
     sc[:4] = [R - 1, (R - 1) // 2 + 1, (R - 1) // 2, 2**254 - 1]
+    sc[4:1500:3] = [RNG.choice([0, 1]) for _ in range(4, 1500, 3)]   # skipped by the sort
     ref = group.msm(pts, sc)
     for c in (None, 7, 13):
         assert ctx.msm(sc, c=c) == ref, c

@@ -94,7 +94,8 @@ extern "C" __global__ void points_decode(u32* __restrict__ buf, u64 n, u32* __re
 }
 
 // sc: n scalars (Fr, Montgomery if from_mont else canonical); out: n x 8 canonical words;
-// flags: bit 0 = scalar is 1 (summed apart), bit 1 = negate the point; *busy += the scalars that
+// flags: bit 0 = scalar is 1 (summed apart), bit 1 = negate the point, bit 2 = nothing left to sort
+// (0, or 1 summed apart: the sort skips it without reading its words); *busy += the scalars that
 // are neither 0 nor 1 (what reaches the buckets: the window width's count), one atomic per
 // converged group of lanes.
 extern "C" __global__ void msm_prep(const uint4* __restrict__ sc, int from_mont, uint4* __restrict__ out,
@@ -114,6 +115,7 @@ extern "C" __global__ void msm_prep(const uint4* __restrict__ sc, int from_mont,
         u32 borrow = ff::subc(0, 0);
         (void)d;
         if (borrow) { s = fp_neg(s); f |= 2; }
+        if (s.is_zero()) f |= 4;
         fp_store(out, i, s);
         flags[i] = f;
         const u32 act = __activemask();
@@ -129,9 +131,11 @@ __device__ __forceinline__ u32 window_bits(const u32* __restrict__ s, int off, i
     return v & ((1u << c) - 1);
 }
 
-extern "C" __global__ void msm_hist(const u32* __restrict__ sc, u64 n, int c, int W, u32* __restrict__ counts) {
+extern "C" __global__ void msm_hist(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c, int W,
+                                    u32* __restrict__ counts) {
     const u32 NB = 1u << (c - 1);
     GRID_STRIDE(i, n) {
+        if (flags[i] & 4) continue;
         const u32* s = sc + 8 * i;
         u32 carry = 0;
         for (int w = 0; w < W; w++) {
@@ -152,8 +156,10 @@ extern "C" __global__ void msm_scatter(const u32* __restrict__ sc, const unsigne
                                        int w0, int w1, u32* __restrict__ cursor, u32* __restrict__ vals) {
     const u32 NB = 1u << (c - 1);
     GRID_STRIDE(i, n) {
+        const unsigned char f = flags[i];
+        if (f & 4) continue;   // mostly-bit scalars: each launch reads n flags, not n·32 bytes
         const u32* s = sc + 8 * i;
-        const u32 neg = (flags[i] >> 1) & 1;
+        const u32 neg = (f >> 1) & 1;
         u32 carry = 0;
         for (int w = 0; w < w0; w++) carry = window_bits(s, w * c, c) + carry > NB;
         for (int w = w0; w < w1; w++) {

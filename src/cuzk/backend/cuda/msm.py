@@ -372,7 +372,7 @@ class CUDAMSMContext(MSMContext):
         B = W * NB
         mark("prep")
         counts = cp.zeros(B, dtype=cp.uint32)
-        self._k("msm_hist")((_grid(n, 256),), (256,), (sc, _u64(n), _i32(c), _i32(W), counts))
+        self._k("msm_hist")((_grid(n, 256),), (256,), (sc, flags, _u64(n), _i32(c), _i32(W), counts))
         mark("hist")
         offs = cp.zeros(B + 1, dtype=cp.uint32)
         offs[1:] = cp.cumsum(counts, dtype=cp.uint32)
