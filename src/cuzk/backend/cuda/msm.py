@@ -56,9 +56,16 @@ _FB_C, _FB_WINDOWS = 8, 32    # fixed-base table: 8-bit windows, 32 of them cove
 
 
 SCATTER_WINDOWS = 1
-"""Windows per ``msm_scatter`` launch (0: all W in one): one, so a launch's bucket tails stay in
-L2 (``msm.cu``; G1 2^27 random 864 against 920 ms, 2^24 122 against 128 ms, G2 2^25 762 against
-774 ms on the H200: benchmarks/results/2026-12-04-h200-stop36/call2). Read at each MSM."""
+"""Windows per ``msm_scatter`` launch (0: all W in one) where at least ``SCATTER_BUSY`` of the
+scalars are other than 0 and 1: one, so a launch's bucket tails stay in L2 (``msm.cu``; G1 2^27
+random 864 against 920 ms, 2^24 122 against 128 ms, G2 2^25 762 against 774 ms on the H200:
+benchmarks/results/2026-12-04-h200-stop36/call2). Read at each MSM."""
+SCATTER_BUSY = 0.25
+"""Below this fraction of busy scalars all windows are scattered in one launch: every launch walks
+the n flags, which cost more than the L2 saves when few entries are written (G1 2^27 with 2 %
+random scalars: a 22 ms sort by windows against 7 ms, benchmarks/results/2026-12-04-h200-stop36/
+call4 and stop35/call3). The fraction is where a window launch's walk (about 1 ms at 2^27)
+equals what it saves: 32 ps per entry written in the random case (56 ms over 1.74e9 entries)."""
 
 
 def _f2_mul(a, b):
@@ -364,9 +371,9 @@ class CUDAMSMContext(MSMContext):
                 clock[0] = t
 
         sc, flags, busy = self._scalars_device(scalars)
+        busy = int(busy[0])
         if c is None:
-            c = msm_window(n, self.group, int(busy[0]) if window_by_scalars(n, self.group) else None)
-        del busy
+            c = msm_window(n, self.group, busy if window_by_scalars(n, self.group) else None)
         W = -(-255 // c)
         NB = 1 << (c - 1)
         B = W * NB
@@ -378,7 +385,7 @@ class CUDAMSMContext(MSMContext):
         offs[1:] = cp.cumsum(counts, dtype=cp.uint32)
         cursor = offs[:-1].copy()
         vals = cp.empty(max(1, n * W), dtype=cp.uint32)
-        step = SCATTER_WINDOWS or W
+        step = (SCATTER_WINDOWS or W) if busy >= n * SCATTER_BUSY else W
         for w0 in range(0, W, step):
             self._k("msm_scatter")((_grid(n, 256),), (256,),
                                    (sc, flags, _u64(n), _i32(c), _i32(w0), _i32(min(W, w0 + step)), cursor, vals))

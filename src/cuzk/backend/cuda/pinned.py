@@ -53,9 +53,9 @@ def _touch(view: np.ndarray) -> None:
     """Fault every page of ``view`` in (zeros), in parallel: the registration then only locks them.
     Writing zeros, not ``madvise(MADV_POPULATE_WRITE)``: on the H200 host (4 GiB, 8 threads) the
     advice was no faster with 4 KiB pages (11.3-11.8 GB/s both) and slower with huge pages (21.6
-    against 28-30 GB/s), and the cold 24 GiB point's 4 KiB-page regions took 0.6-1.4 s each
-    against 0.5-0.9 s (benchmarks/results/2026-12-04-h200-stop36/call1; it was 1.6x faster on the
-    2-core development machine, benchmarks/results/2026-12-04-local/populate)."""
+    against 28-30 GB/s; benchmarks/results/2026-12-04-h200-stop36/call1 popbench), though 1.6x
+    faster on the 2-core development machine (benchmarks/results/2026-12-04-local/populate). The
+    cold first limited point's 4 KiB-page regions took 0.8-1.4 s each either way (call1, call4)."""
     run_threaded(lambda a: view[a : a + _TOUCH_BYTES].fill(0), range(0, view.shape[0], _TOUCH_BYTES))
 
 
