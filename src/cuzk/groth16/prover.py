@@ -9,7 +9,8 @@ Source: Groth 2016 §3.2 and bellperson ``groth16::prover``.
 
 The quotient is pluggable, as ark-groth16's ``R1CSToQAP`` type parameter is: the default,
 ``CosetQuotient``, is bellperson's (Filecoin's) — a, b, c = A·w, B·w, C·w by sparse products,
-h = coset-iNTT((coset-NTT(a)·coset-NTT(b) − coset-NTT(c)) / Z) (``Backend.compute_h``), a
+h = coset-iNTT((coset-NTT(a)·coset-NTT(b) − coset-NTT(c)) / Z) (``Backend.compute_h``; the cuda
+backend gets the same h with c's coset transforms replaced by one inverse NTT), a
 witness that violates a constraint refused (``Unsatisfied``) before any MSM; snarkjs' odd-coset
 H, for its ``.zkey`` files, is ``cuzk.formats.zkey_prover.OddCosetQuotient``.
 
