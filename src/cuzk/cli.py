@@ -11,6 +11,7 @@ import sys
 import time
 
 from . import __version__, pipeline
+from .backend import BACKENDS
 from .bench import (
     CIRCUIT_HELP,
     bench_circuit,
@@ -36,7 +37,7 @@ from .r1cs.poseidon_path import POSEIDON_PATHS
 from .r1cs.sha_path import SHA_PATHS
 
 BACKEND_HELP = "where to compute: cpu, cuda, or auto (cuda when CuPy sees a GPU, else cpu; default auto)"
-BACKEND_CHOICES = ["auto", "cpu", "cuda"]
+BACKEND_CHOICES = list(BACKENDS)
 
 BENCH_PROVE_HELP = """\
 Build a random satisfiable circuit, run the development setup, prove and verify once, and print
@@ -458,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="comma-separated sizes N = QAP domain, N - 3 constraints (default 1024,16384,65536; 2^k accepted)")
     bs.add_argument("--threads", "-t", type=int, default=None,
                     help="cuzk threads/worker processes, setup included (default: all CPUs available)")
-    bs.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="cpu", help="cuzk backend (default cpu)")
+    bs.add_argument("--backend", choices=BACKEND_CHOICES, default="cpu", help="cuzk backend (default cpu)")
     bs.add_argument("--json", help="write the result JSON here")
     bs.add_argument("--workdir", help="keep circuits, keys and proofs here and reuse them (default: a temp dir)")
     bs.add_argument("--repeat", type=int, default=1,
