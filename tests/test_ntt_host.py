@@ -5,7 +5,8 @@ launches (its pass plan, flags, twiddles and factor tables), against a naive O(n
 Python: y_j = Σ_i x_i·ω^(±ij), ω = FR.root_of_unity(n), or above 2^8 the cpu backend's NTT
 (``workers.ntt``: decimation in time, another algorithm). CPU-only CI thus covers the kernels'
 index arithmetic: every pass split, each flag, batches of rows, passes run in place, each
-variant's plans (``NTT_VARIANTS``) and radix rounds of every length and block shape."""
+variant's plans (``NTT_VARIANTS``) and radix rounds of every length and block shape, and
+compute_h's six-NTT schedule against the CPU backend's quotient."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ import pytest
 import numpy as np
 
 from cuzk.backend import workers
-from cuzk.backend.cuda.ntt import NTT_VARIANTS, _NTT_INV, _NTT_LAST, _NTT_POST, _NTT_POST_LO, _NTT_PRE, _NTT_PRE_LO, _NTT_SUB
+from cuzk.backend.cpu import CPUBackend
+from cuzk.backend.cuda.ntt import NTT_VARIANTS, h_factors, _NTT_INV, _NTT_LAST, _NTT_POST, _NTT_POST_LO, _NTT_PRE, _NTT_PRE_LO, _NTT_SUB
 from cuzk.backend.cuda.plan import _ntt_plan
 from cuzk.field import FR
 
@@ -221,3 +223,23 @@ def test_ntt_pass_sub(host_ntt, kernel, k, rows, block_log, max_t):
         want = [(v - w) % R for v, w in zip(reference(x, k, rows, inverse, None, post), m)]
         got = host_ntt(x, k, inverse, None, post, rows, block_log, max_t, kernel=kernel, plan=plan, minuend=m)
         assert got == want, inverse
+
+
+@pytest.mark.parametrize("k", [1, 3, 9])
+def test_six_ntt_quotient_equals_the_cpu_backends(host_ntt, k):
+    """compute_h's six-NTT schedule (``_h_fused``, ``compute_h_ab``) run with the host build of the
+    pass kernel and ``h_factors``' tables: a's and b's inverse NTTs times m⁻¹·g^i and forward
+    NTTs (coset evaluations), their product, c's inverse NTT times m⁻¹·Z(g)⁻¹, and the product's
+    inverse NTT times m⁻¹·Z(g)⁻¹·g^(−i) less c's coefficients (SUB): the H scalars the CPU backend
+    computes by bellperson's seven transforms (or, small, by Kronecker multiplication), for
+    unrelated a, b, c and for a satisfied c = a·b; 2^9 in two passes."""
+    m = 1 << k
+    to_coset, from_coset, c_coef = h_factors(m, m)
+    a, b = ([RNG.randrange(R) for _ in range(m)] for _ in range(2))
+    for c in ([RNG.randrange(R) for _ in range(m)], [x * y % R for x, y in zip(a, b)]):
+        ev = [host_ntt(host_ntt(x, k, True, post=to_coset, block_log=8), k, block_log=8) for x in (a, b)]
+        coef = host_ntt(c, k, True, post=c_coef, block_log=8)
+        h = host_ntt([x * y % R for x, y in zip(*ev)], k, True, post=from_coset, block_log=8, minuend=coef)
+        with CPUBackend(threads=1) as cpu:
+            want = [int(v) for v in cpu.compute_h(*(np.array(x, dtype=object) for x in (a, b, c)), m)]
+        assert h[: m - 1] == want

@@ -8,7 +8,7 @@ What each kind times (``repeat`` calls per size after a warm-up; minimum and med
   iNTT(NTT(x)) == x. On cuda the seconds come from CUDA events around the call.
 * ``compute-h``: ``compute_h`` (the Groth16 H step: on cpu three inverse NTTs, three coset NTTs,
   a·b − c and the coset inverse NTT; on cuda c's coset NTT is not needed, six NTTs in all:
-  ``NTTOps._h_tables``; fused as the backend schedules them) on random a, b and c = a·b (a
+  ``ntt.h_factors``; fused as the backend schedules them) on random a, b and c = a·b (a
   satisfied system), after ``prepare_h``; checked by H(x)·Z(x) = A(x)·B(x) − C(x) on the coset
   (Z(gω^j) = g^n − 1). On cuda timed by CUDA events, with the schedule used.
 * ``msm-g1``, ``msm-g2``: an MSM over random bases and scalars, wall-clock around

@@ -85,6 +85,24 @@ def _pass_kernel(cp, var: NTTVariant, plan):
     return fn
 
 
+
+def h_factors(m: int, n: int) -> tuple:
+    """compute_h's three factors f(i) = c·x^i for a domain of m = 2^k elements (Z(x) = x^n − 1,
+    g = ``FR.generator``), as (x, c) pairs of ints: m⁻¹·g^i into the coset (the last pass of each
+    input's inverse NTT), m⁻¹·Z(g)⁻¹·g^(−i) out of it (the last pass of the product's coset
+    inverse NTT) and m⁻¹·Z(g)⁻¹ for c's coefficients.
+
+    Why c takes one inverse NTT: on the coset Z is the constant Z(g) = g^n − 1, so
+    h = coset-iNTT(A·B − C)/Z(g) = (coset-iNTT(A·B) − coset-iNTT(C))/Z(g), and C has degree below
+    m: the coset inverse NTT of its coset evaluations is its coefficients, the inverse NTT of c.
+    Six NTTs of m, not seven (bellperson's ``groth16::prover`` evaluates c on the coset too).
+    """
+    g = FR.generator
+    minv = pow(m, -1, _R)
+    zinv = pow(pow(g, n, _R) - 1, -1, _R)
+    return (g, minv), (pow(g, -1, _R), minv * zinv % _R), (1, minv * zinv % _R)
+
+
 class NTTOps(DeviceRuntime):
     """NTT, coset NTT and ``compute_h`` of ``CUDABackend`` (a mixin), with the factor tables and
     twiddles they cache (``_tables``, ``_tw``)."""
@@ -474,18 +492,9 @@ class NTTOps(DeviceRuntime):
         return out
 
     def _h_tables(self, m: int, n: int, k: int):
-        """compute_h's factor tables for 2^k = m elements: m⁻¹·g^i into the coset,
-        m⁻¹·Z(g)⁻¹·g^(−i) out of it (Z(x) = x^n − 1) and m⁻¹·Z(g)⁻¹ for c's coefficients.
-
-        Why c takes one inverse NTT: on the coset Z is the constant Z(g) = g^n − 1, so
-        h = coset-iNTT(A·B − C)/Z(g) = (coset-iNTT(A·B) − coset-iNTT(C))/Z(g), and C has degree
-        below m: the coset inverse NTT of its coset evaluations is its coefficients, the inverse
-        NTT of c. Six NTTs of m, not seven (bellperson evaluates c on the coset too)."""
-        g = FR.generator
-        minv = pow(m, -1, _R)
-        zinv = pow(pow(g, n, _R) - 1, -1, _R)
-        return (self._factor_tables(g, minv, k), self._factor_tables(pow(g, -1, _R), minv * zinv % _R, k),
-                self._factor_tables(1, minv * zinv % _R, k))
+        """compute_h's factor tables for 2^k = m elements (``h_factors``: into the coset, out of
+        it, c's coefficients), on the device."""
+        return tuple(self._factor_tables(x, c, k) for x, c in h_factors(m, n))
 
     @_guard("compute_h")
     def prepare_h(self, n: int) -> None:
@@ -499,7 +508,7 @@ class NTTOps(DeviceRuntime):
         """``Backend.compute_h_ab`` on the GPU: c = a·b (one kernel), then a's and b's coset
         evaluations each made in its own buffer through one spare array (the inverse NTT's passes
         in place, its last pass into the spare; the forward NTT back into the input's buffer), a·b
-        in a's buffer, c's coefficients (one inverse NTT, ``_h_tables``) through b's buffer into
+        in a's buffer, c's coefficients (one inverse NTT, ``h_factors``) through b's buffer into
         the spare, and the coset inverse NTT of a less them into the spare, which holds the
         result. Four arrays of n at the peak; three with ``stage_c``, c's values waiting in
         pinned host memory until b's buffer is free (two more arrays over the bus). Same values
@@ -570,7 +579,7 @@ class NTTOps(DeviceRuntime):
         """Groth16 quotient as ``Backend.compute_h`` (same result): for a and b one inverse NTT
         whose last pass multiplies by n⁻¹·g^i (so the next forward NTT evaluates on the coset), one
         forward NTT; their product in one kernel; c's coefficients by one inverse NTT times
-        n⁻¹·Z(g)⁻¹ (``_h_tables`` says why c needs no coset evaluations); then the product's coset
+        n⁻¹·Z(g)⁻¹ (``h_factors`` says why c needs no coset evaluations); then the product's coset
         inverse NTT with n⁻¹·Z(g)⁻¹·g^(−i) applied in its last pass, which also subtracts c's
         coefficients. Returns the first n − 1 coefficients (a view of an array of len(a) elements).
 
