@@ -32,12 +32,6 @@ extern "C" __global__ void fr_scale(const uint4* __restrict__ a, const uint4* __
     GRID_STRIDE(i, n) fp_store(out, i, fp_mul(fp_load<FrParams>(a, i), kk));
 }
 
-// out[i] = a[i] * b[i] - c[i]   (the Groth16 H numerator on the coset)
-extern "C" __global__ void fr_mul_sub(const uint4* __restrict__ a, const uint4* __restrict__ b, const uint4* __restrict__ c,
-                                      uint4* __restrict__ out, u64 n) {
-    GRID_STRIDE(i, n) fp_store(out, i, fp_sub(fp_mul(fp_load<FrParams>(a, i), fp_load<FrParams>(b, i)), fp_load<FrParams>(c, i)));
-}
-
 // x[i] *= c w^e in place, for x a grid of rows of 2^lc elements, i = r 2^lc + col, R = row0 + r and
 // e = (R (p col + q) + s col) mod 2^K: the split NTT's twiddles w^(R col) (p = 1, q = s = 0) and its
 // input/output factors at the global index R + s col (p = 0, q = 1). c w^e = hi[e >> m] * lo[e & (2^m - 1)],
