@@ -535,8 +535,10 @@ class CPUBackend(Backend):
         and when a·b = c on H (a satisfied system, checked here: n products) C = P_lo + P_hi,
         so h = P_hi and C is not needed. This computes h from two (three if a·b ≠ c) inverse
         NTTs and one Kronecker multiplication (``_poly_mul``) instead of seven NTTs. Above
-        n = 2^KRONECKER_MAX_LOG (GMP's integer size limit, memory) it takes the base class's
-        route: iNTT then coset NTT of each input, a·b − c, /Z, coset iNTT.
+        n = 2^KRONECKER_MAX_LOG (GMP's integer size limit, memory) it takes NTTs: iNTT then
+        coset NTT of a and b, the coset iNTT of their product, less C's coefficients (the iNTT
+        of c: the coset iNTT of C's coset evaluations is C, of degree < n), /Z(g); six NTTs where
+        the base class takes seven (as the cuda backend: ``cuda.ntt.h_factors``).
 
         With threads > 1 and n ≥ MIN_POOL_NTT the independent per-input NTT chains run in the
         worker pool in parallel (32-byte LE values through the pipes; each worker caches its
@@ -559,10 +561,11 @@ class CPUBackend(Backend):
             raise ValueError(f"compute_h: expected length n={n}, got {[len(x) for x in arrs]}")
         gn = pow(FR.generator, n, _R)
         zinv = _MPZ(pow(gn - 1, -1, _R))
-        if n.bit_length() - 1 > KRONECKER_MAX_LOG:
-            A, B, C = map(workers.fr_from_bytes, self._ntt_chains(arrs, ("intt", "coset_ntt")))
-            h = workers.ntt_chain(np.mod(np.mod(A * B - C, _RZ) * zinv, _RZ), ("coset_intt",), self._twiddles)
-            return h[: n - 1].copy()
+        if n.bit_length() - 1 > KRONECKER_MAX_LOG:   # c: its coefficients, not its coset evaluations
+            chains = [("intt", "coset_ntt")] * 2 + [("intt",)]
+            A, B, C = map(workers.fr_from_bytes, self._ntt_chains(arrs, chains))
+            h = workers.ntt_chain(np.mod(A * B, _RZ), ("coset_intt",), self._twiddles)
+            return np.mod((h[: n - 1] - C[: n - 1]) * zinv, _RZ)
         satisfied = not (np.mod(arrs[0] * arrs[1] - arrs[2], _RZ) != 0).any()
         coeffs = self._ntt_chains(arrs[:2] if satisfied else arrs, ("intt",))
         p = _poly_mul(coeffs[0], coeffs[1])  # 2n − 1 coefficients: P_lo = p[:n], P_hi = p[n:]
@@ -580,22 +583,25 @@ class CPUBackend(Backend):
         data = kernel if isinstance(kernel, (bytes, bytearray)) else workers.scalars_to_bytes(self._check(kernel))
         return CyclicConvolution(bytes(data))
 
-    def _ntt_chains(self, arrays: list, steps: tuple) -> list[bytes]:
-        """``workers.ntt_chain(x, steps)`` for each array, as 32-byte LE bytes (the transport
-        form, which ``_poly_mul`` packs directly), in the worker pool when it pays.
+    def _ntt_chains(self, arrays: list, steps) -> list[bytes]:
+        """``workers.ntt_chain(x, steps)`` for each array (``steps``: one tuple for all, or a list
+        of one per array), as 32-byte LE bytes (the transport form, which ``_poly_mul`` packs
+        directly), in the worker pool when it pays.
 
         Up to pool-size arrays go to the workers (one each); the rest run here while they work.
         """
+        per = list(steps) if isinstance(steps, list) else [steps] * len(arrays)
 
-        def here(xs):
-            return [workers.scalars_to_bytes(workers.ntt_chain(x, steps, self._twiddles)) for x in xs]
+        def here(xs, sts):
+            return [workers.scalars_to_bytes(workers.ntt_chain(x, st, self._twiddles)) for x, st in zip(xs, sts)]
 
         if self.threads == 1 or len(arrays[0]) < MIN_POOL_NTT:
-            return here(arrays)
+            return here(arrays, per)
         pool = self._worker_pool()
-        remote, local = arrays[: pool.size], arrays[pool.size :]
+        k = pool.size
+        remote, local = arrays[:k], arrays[k:]
         replies, local_out = pool.run_overlapped(
-            "ntt", [(steps, workers.scalars_to_bytes(x)) for x in remote], lambda: here(local)
+            "ntt", [(st, workers.scalars_to_bytes(x)) for x, st in zip(remote, per)], lambda: here(local, per[k:])
         )
         return [data for _, data in replies] + local_out
 
