@@ -6,9 +6,11 @@ Usage: python benchmarks/msm_sort/scatter.py OUT.json [G1:27,G1:24,G2:25] [0,1,2
 For each group:log2(n) (distinct device bases as the kernel benchmark makes them; random scalars on
 the device, Montgomery form) and each SCATTER[:C] entry, windows per scatter launch
 (``msm.SCATTER_WINDOWS``; 0 = all W windows in one launch, the stop-35 kernel) and the window
-width (default ``msm_window``): the MSM first checked equal to the first entry's, then one profiled run's phases (``msm_device``: prep, hist,
-sort, buckets, reduce, ones) and the median wall seconds of 3 runs. Prints a line per run and the
-peaks; writes OUT.json (rows, peak host RSS, peak GPU pool bytes).
+width (default ``msm_window``): the MSM first checked equal to the first entry's, then one
+profiled run's phases (``msm_device``: prep, hist, sort, buckets, reduce, ones) and the median
+wall seconds of 3 runs. Prints a line per run and the peaks; writes OUT.json (rows, peak host
+RSS, peak GPU pool bytes). Call2 of benchmarks/results/2026-12-04-h200-stop36 ran the first
+version (HIST:SCATTER[:C] entries, commit 8025c3d).
 """
 
 import json
