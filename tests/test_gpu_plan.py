@@ -12,7 +12,7 @@ from cuzk.backend.cuda.plan import compute_h_ab_device_bytes, compute_h_device_b
 from cuzk.circuits.registry import shape_by_name
 from cuzk.errors import CuzkError
 from cuzk.backend.cuda.pieces import STAGING_BYTES
-from cuzk.memory.gpu_plan import RUNTIME_SLACK, h_phase_bytes, plan_prove, plan_setup
+from cuzk.memory.gpu_plan import RUNTIME_SLACK, h_phase_bytes, host_csr_bytes, plan_prove, plan_setup
 from cuzk.memory.model import predict_step_bytes
 
 GIB = 1 << 30
@@ -147,7 +147,7 @@ def _host(stats, p, known=False) -> int:
         own = 2 * ((nv - 1) // 2)
     per = 32 * (nv + own + n - 1) if p.compact_w is None else 32 * (n - 1)   # compact: only H waits there
     nnz = stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]
-    csr = 8 * nnz + 24 * (stats["constraints"] + 1)   # row offsets, columns, coefficient ids
+    csr = 8 * nnz + 12 * (stats["constraints"] + 1)   # uint32 row offsets, columns, coefficient ids
     host_h = {"host": 3 * 32 * n + csr, "lean": csr + (32 * n if p.h_schedule[0] == "lean_staged" else 0)}.get(p.h_phase, 0)
     rows = 0
     if p.compact_w is not None:   # A's and B's selected rows as uint32 (a query over every variable: none)
@@ -401,3 +401,19 @@ def test_device_h_schedule_traffic_is_counted():
             per += 32 * (nv + db + n - 1) + 32 * (nv + 2 * db + aux + n - 1)
         assert p.transfer_bytes == key + 10 * (per + arrays * n * 32), (gib, p.h_schedule)
     assert "split" in seen or "staged" in seen
+
+
+def test_host_csr_bytes_in_the_streamed_widths():
+    """The streamed matrices' host bytes (and each partition's bus bytes for them): uint32 row
+    offsets below 2^32 entries, uint32 columns, uint16 coefficient ids for a table of at most 2^16
+    (the PCE's ``ncoeffs`` given as ``coeffs``), uint32 ids when the table is not known; int64
+    offsets from 2^32 entries. The 32 GiB partition with its 1,526 coefficients: the 5.9 GB its
+    first lean sparse product moved over the bus on the H200
+    (benchmarks/results/2026-12-04-h200-stop36/call4/limits.log, "spmv … bus 5.9 GB")."""
+    st = {"constraints": 9, "nnz_a": 100, "nnz_b": 50, "nnz_c": 7}
+    assert host_csr_bytes(st | {"coeffs": 1 << 16}) == 3 * 4 * 10 + 6 * 157
+    assert host_csr_bytes(st | {"coeffs": (1 << 16) + 1}) == host_csr_bytes(st) == 3 * 4 * 10 + 8 * 157
+    big = st | {"nnz_a": 1 << 32, "coeffs": 5}
+    assert host_csr_bytes(big) == 8 * 10 + 2 * 4 * 10 + 6 * ((1 << 32) + 57)
+    s32 = shape_by_name("porep-32GiB").stats()
+    assert abs(host_csr_bytes(s32 | {"coeffs": 1526}) / 1e9 - 5.9) < 0.05

@@ -38,6 +38,7 @@ from ..backend.cuda.plan import (
     compute_h_bus_arrays,
     compute_h_device_bytes,
     compute_h_memory_plan,
+    csr_width_bytes,
     fixed_base_slice,
     largest_fitting,
     msm_device_bytes,
@@ -264,10 +265,18 @@ def host_h_bus_arrays(h_schedule: tuple) -> int:
 def host_csr_bytes(stats: dict) -> int:
     """Host bytes of the matrices A, B, C as the "host" and "lean" H phases upload their row
     blocks from (``CUDABackend._host_csr32``, pinned), and what each partition's blocks move
-    over the bus, at the widest widths (int64 row offsets, uint32 columns and coefficient ids:
-    8 bytes per row of each matrix and per non-zero): an upper estimate, the arrays are narrower
-    where they fit (``spmv.csr_widths``; PoRep 4 and 6 bytes)."""
-    return 8 * (stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]) + 3 * 8 * (stats["constraints"] + 1)
+    over the bus: per matrix its row offsets and per non-zero a uint32 column and a coefficient
+    id, in ``csr_width_bytes``' widths (PoRep: 4 bytes per row, 6 per non-zero). The coefficient
+    table's length is ``stats["coeffs"]`` where the caller knows it (the PCE header's
+    ``ncoeffs``: the prove step), else taken as over 2^16 (4-byte ids: an upper estimate, as at
+    DAG build, before the PCE exists)."""
+    ncoeffs = stats.get("coeffs", (1 << 16) + 1)
+    total = 0
+    for m in "abc":
+        nnz = stats[f"nnz_{m}"]
+        ob, ib = csr_width_bytes(nnz, ncoeffs)
+        total += ob * (stats["constraints"] + 1) + (4 + ib) * nnz
+    return total
 
 
 def spmv_block_bytes(rows: int, nnz: int) -> int:

@@ -207,6 +207,13 @@ def fixed_base_slice(k: int, avail: int | None) -> int:
     return max(1024, min(_FB_SLICE, (avail - _POOL_SLACK) // per_point))
 
 
+def csr_width_bytes(nnz: int, ncoeffs: int) -> tuple[int, int]:
+    """(bytes per row offset, bytes per coefficient id) of a matrix's streamed arrays (the "lean"
+    and "host" H phases': ``SpMVOps._host_csr32``): 4-byte offsets below 2^32 entries (else 8),
+    2-byte ids for tables of at most 2^16 coefficients (else 4). PoRep's tables hold about 1,500."""
+    return (4 if nnz < 1 << 32 else 8), (2 if ncoeffs <= 1 << 16 else 4)
+
+
 _FR_BYTES = 32              # one Fr element on the device: (4,) uint64, Montgomery
 _STAGE_CHUNK = 1 << 20      # elements per host → device slice when compute_h streams staged evaluations
 _SPLIT_MAX_CHUNK = 1 << 22  # elements per column/row block of a split NTT (larger blocks gain little)

@@ -13,6 +13,7 @@ import numpy as np
 from ..base import CSRMatrix
 from ...fileio import read_rows, release_pages
 from .pieces import COPY_THREADS, feed_pieces, run_threaded
+from .plan import csr_width_bytes
 from .runtime import DeviceRuntime, HostFr, _grid, _guard, _i32, _kernel, _u64
 
 _SPMV_T_ROW = 4096   # most entries one lane group sums in ``spmv_t`` (longer columns are split)
@@ -40,9 +41,10 @@ _SPMV_KERNELS = {("int64", "uint32"): "spmv_csr", ("int64", "uint16"): "spmv_csr
 
 def csr_widths(nnz: int, ncoeffs: int) -> tuple:
     """(row offsets dtype, coefficient ids dtype) of a matrix's streamed host arrays
-    (``SpMVOps._host_csr32``): uint32 offsets below 2^32 entries (else int64), uint16 ids for
-    tables of at most 2^16 coefficients (else uint32). PoRep's tables hold about 1,500."""
-    return (np.uint32 if nnz < 1 << 32 else np.int64), (np.uint16 if ncoeffs <= 1 << 16 else np.uint32)
+    (``SpMVOps._host_csr32``) in ``plan.csr_width_bytes``' widths: uint32 or int64 offsets,
+    uint16 or uint32 ids."""
+    ob, ib = csr_width_bytes(nnz, ncoeffs)
+    return (np.uint32 if ob == 4 else np.int64), (np.uint16 if ib == 2 else np.uint32)
 
 
 def _index_arrays(m: CSRMatrix) -> tuple:
