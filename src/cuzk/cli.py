@@ -37,7 +37,6 @@ from .r1cs.poseidon_path import POSEIDON_PATHS
 from .r1cs.sha_path import SHA_PATHS
 
 BACKEND_HELP = "where to compute: cpu, cuda, or auto (cuda when CuPy sees a GPU, else cpu; default auto)"
-BACKEND_CHOICES = list(BACKENDS)
 
 BENCH_PROVE_HELP = """\
 Build a random satisfiable circuit, run the development setup, prove and verify once, and print
@@ -103,7 +102,7 @@ def _steps(sub) -> None:
         sp.set_defaults(func=lambda a: (fn(a), 0)[1])
 
     req = {"required": True}
-    be = (("--backend",), {"choices": BACKEND_CHOICES, "default": "auto", "help": BACKEND_HELP})
+    be = (("--backend",), {"choices": BACKENDS, "default": "auto", "help": BACKEND_HELP})
     th = (("--threads", "-t"), {"type": int, "default": 1, "help": "CPU worker processes (default 1)"})
     shape = (("--shape",), {**req, "help": "circuit shape by name (`cuzk shapes --all` lists them)"})
     pce = (("--pce",), {**req, "help": "the shape's PCE file (`cuzk pce-extract`)"})
@@ -340,7 +339,7 @@ def _check_params_parser(sub) -> None:
     cp.add_argument("--c1", help="the input in cuzk's form: a C1 (cuzk c1 convert) or, for a PoSt shape, a vanilla "
                     "PoSt file (cuzk post convert); default synthetic (a CC sector; PoSt over synthetic sectors)")
     cp.add_argument("--workdir", help="where the scratch folder goes (default: the system's temporary folder)")
-    cp.add_argument("--backend", choices=BACKEND_CHOICES, default="auto", help=BACKEND_HELP)
+    cp.add_argument("--backend", choices=BACKENDS, default="auto", help=BACKEND_HELP)
     cp.add_argument("--threads", type=int, default=1, help="worker processes of the cpu backend's prove (default 1)")
     cp.add_argument("--full-check", action="store_true", help="check every point of the .params (curve and "
                     "subgroup) too, not only its BLAKE2b digest")
@@ -417,7 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--constraints", "-n", type=int, required=True, help="N: circuit constraints before the input rows")
     bp.add_argument("--inputs", type=int, default=4, help="public inputs besides ONE (default 4)")
     bp.add_argument("--bit-share", type=float, default=0.9, help="share of bit-valued aux variables (default 0.9)")
-    bp.add_argument("--backend", choices=BACKEND_CHOICES, default="auto", help=BACKEND_HELP)
+    bp.add_argument("--backend", choices=BACKENDS, default="auto", help=BACKEND_HELP)
     bp.add_argument("--threads", "-t", type=int, default=1, help="CPU worker processes (default 1)")
     bp.add_argument("--seed", type=int, default=0, help="witness seed (r, s are always fresh)")
     bp.add_argument("--json", help="write the result JSON here")
@@ -430,7 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
         if what == "msm":
             bk.add_argument("--windows", default="", help="cuda: also time each size at these window widths")
         bk.add_argument("--log-sizes", default="10,14,16", help="comma-separated exponents k (default 10,14,16)")
-        bk.add_argument("--backend", choices=BACKEND_CHOICES, default="auto", help=BACKEND_HELP)
+        bk.add_argument("--backend", choices=BACKENDS, default="auto", help=BACKEND_HELP)
         bk.add_argument("--threads", "-t", type=int, default=1, help="CPU worker processes (default 1)")
         bk.add_argument("--repeat", type=int, default=3, help="timed calls per size after a warm-up")
         bk.add_argument("--budget", type=float, default=None, help="skip sizes not started within this many seconds")
@@ -443,7 +442,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="largest sector (bytes) sealed for real; larger ones are sparse synthetic (default 8 MiB)")
     bc.add_argument("--phases", default="input,pce,witness",
                     help="subset of input,pce,witness,prove (prove: resident development setup + proofs of partition 0)")
-    bc.add_argument("--backend", default="auto", choices=BACKEND_CHOICES, help="where the prove phase runs")
+    bc.add_argument("--backend", default="auto", choices=BACKENDS, help="where the prove phase runs")
     bc.add_argument("--repeat", type=int, default=2, help="proofs in the prove phase (the first includes compilation)")
     bc.add_argument("--parallel", action="store_true", help="run the pce and witness phases at the same time")
     bc.add_argument("--sha", default="auto", help="SHA-256 witness paths of the witness phase, comma-separated, "
@@ -459,7 +458,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="comma-separated sizes N = QAP domain, N - 3 constraints (default 1024,16384,65536; 2^k accepted)")
     bs.add_argument("--threads", "-t", type=int, default=None,
                     help="cuzk threads/worker processes, setup included (default: all CPUs available)")
-    bs.add_argument("--backend", choices=BACKEND_CHOICES, default="cpu", help="cuzk backend (default cpu)")
+    bs.add_argument("--backend", choices=BACKENDS, default="cpu", help="cuzk backend (default cpu)")
     bs.add_argument("--json", help="write the result JSON here")
     bs.add_argument("--workdir", help="keep circuits, keys and proofs here and reuse them (default: a temp dir)")
     bs.add_argument("--repeat", type=int, default=1,
