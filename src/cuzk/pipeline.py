@@ -671,8 +671,7 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
                 # scalars expanded per piece): the largest one's size, from the headers
                 compact = max(witness_compact_bytes(partition_witness(witness_dirs[i], k)) for i, k in jobs)
                 # the PCE's coefficient count: the streamed matrices' id width (``host_csr_bytes``)
-                ncoeffs = read_pce_header(pce).get("ncoeffs")
-                stats = shape.stats() | ({} if ncoeffs is None else {"coeffs": int(ncoeffs)})
+                stats = shape.stats() | {"coeffs": int(read_pce_header(pce)["ncoeffs"])}
                 plan = plan_prove(stats, len(pk.a), len(pk.b_g1), len(jobs), limit, host_limit=host_limit,
                                   compact_w=compact)
                 rec.gpu_predicted_bytes = plan.peak
