@@ -562,12 +562,12 @@ class CPUBackend(Backend):
         gn = pow(FR.generator, n, _R)
         zinv = _MPZ(pow(gn - 1, -1, _R))
         if n.bit_length() - 1 > KRONECKER_MAX_LOG:   # c: its coefficients, not its coset evaluations
-            chains = [("intt", "coset_ntt")] * 2 + [("intt",)]
-            A, B, C = map(workers.fr_from_bytes, self._ntt_chains(arrs, chains))
+            A, B, C = map(workers.fr_from_bytes, self._ntt_chains(arrs, [("intt", "coset_ntt")] * 2 + [("intt",)]))
             h = workers.ntt_chain(np.mod(A * B, _RZ), ("coset_intt",), self._twiddles)
             return np.mod((h[: n - 1] - C[: n - 1]) * zinv, _RZ)
         satisfied = not (np.mod(arrs[0] * arrs[1] - arrs[2], _RZ) != 0).any()
-        coeffs = self._ntt_chains(arrs[:2] if satisfied else arrs, ("intt",))
+        todo = arrs[:2] if satisfied else arrs
+        coeffs = self._ntt_chains(todo, [("intt",)] * len(todo))
         p = _poly_mul(coeffs[0], coeffs[1])  # 2n − 1 coefficients: P_lo = p[:n], P_hi = p[n:]
         if satisfied:
             return np.mod(p[n:], _RZ)
@@ -583,25 +583,24 @@ class CPUBackend(Backend):
         data = kernel if isinstance(kernel, (bytes, bytearray)) else workers.scalars_to_bytes(self._check(kernel))
         return CyclicConvolution(bytes(data))
 
-    def _ntt_chains(self, arrays: list, steps) -> list[bytes]:
-        """``workers.ntt_chain(x, steps)`` for each array (``steps``: one tuple for all, or a list
-        of one per array), as 32-byte LE bytes (the transport form, which ``_poly_mul`` packs
+    def _ntt_chains(self, arrays: list, steps: list[tuple]) -> list[bytes]:
+        """``workers.ntt_chain(x, s)`` for each array x and its steps s (``steps[i]`` for
+        ``arrays[i]``), as 32-byte LE bytes (the transport form, which ``_poly_mul`` packs
         directly), in the worker pool when it pays.
 
         Up to pool-size arrays go to the workers (one each); the rest run here while they work.
         """
-        per = list(steps) if isinstance(steps, list) else [steps] * len(arrays)
 
         def here(xs, sts):
             return [workers.scalars_to_bytes(workers.ntt_chain(x, st, self._twiddles)) for x, st in zip(xs, sts)]
 
         if self.threads == 1 or len(arrays[0]) < MIN_POOL_NTT:
-            return here(arrays, per)
+            return here(arrays, steps)
         pool = self._worker_pool()
         k = pool.size
         remote, local = arrays[:k], arrays[k:]
         replies, local_out = pool.run_overlapped(
-            "ntt", [(st, workers.scalars_to_bytes(x)) for x, st in zip(remote, per)], lambda: here(local, per[k:])
+            "ntt", [(st, workers.scalars_to_bytes(x)) for x, st in zip(remote, steps)], lambda: here(local, steps[k:])
         )
         return [data for _, data in replies] + local_out
 
