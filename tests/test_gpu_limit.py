@@ -85,7 +85,7 @@ def test_limited_proofs_equal_unlimited(tmp_path, monkeypatch):
     for j, (i, a) in enumerate(wits):   # the same witnesses as files store them (stage_compact)
         write_witness(tmp_path / f"{j}.wit", np.array(i, dtype=object), np.array(a, dtype=object))
         cws.append(read_witness_compact(tmp_path / f"{j}.wit"))
-    for mib in (60, 72, 96, 192, 512):
+    for k, mib in enumerate((60, 72, 96, 192, 512)):
         limit = mib * MIB
         with get_backend("cuda", gpu_mem_limit=limit) as bk:
             sp = plan_setup(st, limit)
@@ -93,15 +93,19 @@ def test_limited_proofs_equal_unlimited(tmp_path, monkeypatch):
             key = _key(r1cs, bk, sp)
             assert all((getattr(key, q) == getattr(pk, q)).all() for q in ("h", "l", "a", "b_g1", "b_g2"))
             # w as limbs, then as stored (A's, B's and L's scalars expanded from it per piece)
-            for compact in (None, cws[0].nbytes):   # the H buffers pinned all first, then one ahead
+            # each limit and each form of w once with the group's H MSMs sharing a walk of the bases
+            # and once with each partition's own, right after its quotient (ProvePlan.h_shared)
+            for j, compact in enumerate((None, cws[0].nbytes)):   # the H buffers pinned all first, then one ahead
                 monkeypatch.setattr(prover_module, "PIN_AHEAD", compact is not None)
-                plan = plan_prove(st, len(pk.a), len(pk.b_g1), len(wits), limit, compact_w=compact)
-                seen.add((plan.h_phase, plan.scalars_on_host, plan.streamed))
+                plan = plan_prove(st, len(pk.a), len(pk.b_g1), len(wits), limit, compact_w=compact,
+                                  h_sharing=((j + k) % 2 == 0,))
+                seen.add((plan.h_phase, plan.scalars_on_host, plan.streamed, plan.h_shared))
                 got = [p.to_bytes() for p in _prove_all(key, r1cs, bk, wits, plan, cws if compact else None)]
                 assert got == want, (mib, plan)
                 assert bk.gpu_peak_bytes <= limit, (mib, compact, bk.gpu_peak_bytes)
     assert any(s[2] for s in seen)   # some limit streamed the key
     assert {s[0] for s in seen} == {"host", "lean", "device"}
+    assert {s[3] for s in seen if s[2]} == {True, False}
 
 
 def test_limit_below_one_chunk_then_next_job():

@@ -27,11 +27,12 @@ def _peak(stats, p) -> int:
     nnz = stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]
     pts = {q.name: q.points for q in p.queries}
     assert pts["h"] == n - 1 and pts["l"] == stats["aux"] and pts["b_g1"] == pts["b_g2"]
-    vec = (pts["a"] + pts["b_g1"] + pts["l"] + pts["h"] + 1) * 32   # H: a view of an array of n
+    h_vec = (pts["h"] + 1) * 32 if p.h_shared else 0   # H: a view of an array of n, waiting for the group's walk
+    vec = (pts["a"] + pts["b_g1"] + pts["l"]) * 32 + h_vec
     held = RUNTIME_SLACK + n // 4 * 32                  # and the pool's fragments: a quarter of a domain array
     cw = p.compact_w
     if cw is not None:   # w's compact form per partition in flight; A, B, L expanded from it per piece
-        vec = (pts["h"] + 1) * 32
+        vec = h_vec
         held += p.in_flight * (cw + 3 + 4 * (-(-stats["aux"] // 32)))   # mask in 32-bit words, rank table
     held += sum(q.points * 96 * (2 if q.name == "b_g2" else 1) for q in p.queries if q.resident)
     if not p.scalars_on_host:
@@ -58,7 +59,9 @@ def _peak(stats, p) -> int:
         k = 2 if q.name == "b_g2" else 1
         step = msm_device_bytes(q.piece, k, host_scalars=False)
         step += 0 if q.resident else 2 * q.piece * 96 * k
-        if cw is not None and q.name != "h":   # the piece, and A's and B's rows (uint32 indices)
+        if q.name == "h" and not p.h_shared:   # right after the quotient: its n scalars on the device
+            step += n * 32
+        elif cw is not None and q.name != "h":   # the piece, and A's and B's rows (uint32 indices)
             step += q.piece * 32 + (0 if q.name == "l" else 4 * q.piece)
         else:
             step += q.piece * 32 * (2 if q.name == "h" else 1) if p.scalars_on_host else 0   # H's next slice prefetched
@@ -137,7 +140,7 @@ def test_setup_plans():
 
 def _host(stats, p, known=False) -> int:
     """The plan's host bytes written out: two staging buffers; per partition in flight w and the
-    H scalars, and A's and B's own copies unless ``known`` densities cover every variable (then
+    H scalars (unless each partition's H MSM runs at once: not ``h_shared``), and A's and B's own copies unless ``known`` densities cover every variable (then
     views of w, as L is) or at least half of them (picked from w per piece on the device); the
     host H phase's a, b, c padded to n and the matrices' uint32 columns and coefficient ids."""
     nv, n = stats["inputs"] + stats["aux"], stats["domain"]
@@ -145,7 +148,8 @@ def _host(stats, p, known=False) -> int:
         own = sum(q.points for q in p.queries if q.name in ("a", "b_g1") and 2 * q.points < nv)
     else:   # densities unknown: each query's largest own copy, just under half of w
         own = 2 * ((nv - 1) // 2)
-    per = 32 * (nv + own + n - 1) if p.compact_w is None else 32 * (n - 1)   # compact: only H waits there
+    h = 32 * (n - 1) if p.h_shared else 0
+    per = 32 * (nv + own) + h if p.compact_w is None else h   # compact: only H waits there
     nnz = stats["nnz_a"] + stats["nnz_b"] + stats["nnz_c"]
     csr = 8 * nnz + 12 * (stats["constraints"] + 1)   # uint32 row offsets, columns, coefficient ids
     host_h = {"host": 3 * 32 * n + csr, "lean": csr + (32 * n if p.h_schedule[0] == "lean_staged" else 0)}.get(p.h_phase, 0)
@@ -208,7 +212,7 @@ def test_prove_plan_host_bytes_within_host_limit(shape):
                 prev = p.in_flight
             base = predict_step_bytes("prove", stats, backend="cuda", partitions=10)
             nv = stats["inputs"] + stats["aux"]   # w and, densities unknown, two copies just under half of it
-            per_worst = 32 * (nv + 2 * ((nv - 1) // 2) + stats["domain"] - 1)
+            per_worst = 32 * (nv + 2 * ((nv - 1) // 2) + (stats["domain"] - 1 if p.h_shared else 0))
             slack = per_worst if p.scalars_on_host and p.in_flight < 10 else 0
             assert predict_step_bytes("prove", stats, backend="cuda", partitions=10, gpu_mem_limit=int(gib * GIB),
                                       host_limit=hl) == base + p.host_bytes + slack
@@ -295,8 +299,8 @@ def _live_arrays(stats, p) -> dict:
     pts = {q.name: q.points for q in p.queries}
     da, db, aux = pts["a"], pts["b_g1"], pts["l"]
     live = sum(q.points * 96 * (2 if q.name == "b_g2" else 1) for q in p.queries if q.resident)
-    if not p.scalars_on_host:   # earlier partitions' a, b, L and h (a view of n), this one's a, b, L
-        live += (p.in_flight - 1) * (da + db + aux + n) * fr + (da + db + aux) * fr
+    if not p.scalars_on_host:   # earlier partitions' a, b, L and h (a view of n, unless its MSM ran), this one's a, b, L
+        live += (p.in_flight - 1) * (da + db + aux + (n if p.h_shared else 0)) * fr + (da + db + aux) * fr
     if p.h_phase in ("device", "lean"):
         live += n // 2 * fr     # twiddles an earlier partition's unsplit NTT cached
     # a selection's byte mask of w, and its values unless they are counted with the held scalars
@@ -393,12 +397,14 @@ def test_device_h_schedule_traffic_is_counted():
         arrays = {"fused": 0, "staged": 4, "split": 12}[p.h_schedule[0]]
         nv, (da, db), aux = stats["inputs"] + stats["aux"], POREP_32_DENSITIES, stats["aux"]
         passes = -(-10 // p.in_flight)
-        key = sum(q.points * 96 * (2 if q.name == "b_g2" else 1) * (1 if q.resident else passes) for q in p.queries)
+        walks = {q.name: 1 if q.resident else 10 if q.name == "h" and not p.h_shared else passes for q in p.queries}
+        key = sum(q.points * 96 * (2 if q.name == "b_g2" else 1) * walks[q.name] for q in p.queries)
         per = 32 * nv                                            # w up
         if p.scalars_on_host:   # down: w, B's own selection (A covers more than half of w: picked from
-            # w's span per piece on the device), H; up: A's span (all of w), B twice, L, H
+            # w's span per piece on the device), H; up: A's span (all of w), B twice, L, H (H: where shared)
             assert 2 * da >= nv > da and 2 * db < nv
-            per += 32 * (nv + db + n - 1) + 32 * (nv + 2 * db + aux + n - 1)
+            h = n - 1 if p.h_shared else 0
+            per += 32 * (nv + db + h) + 32 * (nv + 2 * db + aux + h)
         assert p.transfer_bytes == key + 10 * (per + arrays * n * 32), (gib, p.h_schedule)
     assert "split" in seen or "staged" in seen
 
@@ -417,3 +423,31 @@ def test_host_csr_bytes_in_the_streamed_widths():
     assert host_csr_bytes(big) == 8 * 10 + 2 * 4 * 10 + 6 * ((1 << 32) + 57)
     s32 = shape_by_name("porep-32GiB").stats()
     assert abs(host_csr_bytes(s32 | {"coeffs": 1526}) / 1e9 - 5.9) < 0.05
+
+
+def test_own_h_walks_where_host_memory_bounds_the_group():
+    """Each partition's H MSM over its own walk of H's bases (``h_shared`` False) leaves no H
+    scalars waiting on the host: where a 40 GiB host limit holds a 24 GiB plan of a 32 GiB sector
+    (compact assignments, the PCE's 1,526 coefficients) to 7 partitions in flight with them, all 10
+    share the other queries' walks without them, moving fewer bytes over the bus (written out here:
+    H's bases once per partition, the others' once, per partition its compact assignment, A's and
+    B's row indices, the matrices' row blocks); without a host limit sharing moves fewer and is
+    kept; at 16 GiB H's extra walks cost more than they save and sharing is kept."""
+    stats = shape_by_name("porep-32GiB").stats() | {"coeffs": 1526}
+    da, db = POREP_32_DENSITIES
+    n, cw = stats["domain"], 86_709_551
+    kw = {"host_limit": 40 * GIB, "compact_w": cw}
+    own = plan_prove(stats, da, db, 10, 24 * GIB, **kw)
+    shared = plan_prove(stats, da, db, 10, 24 * GIB, h_sharing=(True,), **kw)
+    assert not own.h_shared and own.in_flight == 10 and shared.h_shared and shared.in_flight == 7
+    assert own.peak <= 24 * GIB and own.parts["h_own"] > 0 == shared.parts["h_own"]
+    assert own.transfer_bytes < shared.transfer_bytes
+    assert shared.host_bytes - own.host_bytes >= 7 * (n - 1) * 32
+    walks = {q.name: 1 if q.resident else 10 if q.name == "h" else 1 for q in own.queries}
+    key = sum(q.points * 96 * (2 if q.name == "b_g2" else 1) * walks[q.name] for q in own.queries)
+    assert own.h_phase == "lean" and own.h_schedule[0] == "lean"
+    per = cw + 4 * (da + 2 * db) + host_csr_bytes(stats)
+    assert own.transfer_bytes == key + 10 * per
+    roomy = plan_prove(stats, da, db, 10, 24 * GIB, compact_w=cw)
+    assert roomy.h_shared and roomy.in_flight == 10
+    assert plan_prove(stats, da, db, 10, 16 * GIB, **kw).h_shared

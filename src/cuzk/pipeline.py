@@ -676,8 +676,9 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
                                   compact_w=compact)
                 rec.gpu_predicted_bytes = plan.peak
                 progress.info("prove: under the %.2f GiB GPU limit, %d partition(s) share each pass over the key "
-                              "(%s resident), predicted peak %.2f GiB", limit / 2**30, plan.in_flight,
-                              ", ".join(q.name for q in plan.queries if q.resident) or "none", plan.peak / 2**30)
+                              "(%s resident; H's %s), predicted peak %.2f GiB", limit / 2**30, plan.in_flight,
+                              ", ".join(q.name for q in plan.queries if q.resident) or "none",
+                              "shared" if plan.h_shared else "walked per partition", plan.peak / 2**30)
             # on the GPU the matrices are uploaded from the mapped file slice by slice (8.7 GB
             # at 32 GiB never resident on the host); the CPU backend indexes them on the host
             r1cs, _ = read_pce(pce, mapped=bk.name == "cuda")

@@ -582,7 +582,8 @@ class Prover(ResidentBases):
         """Prove several staged assignments together by a ``ProvePlan`` (``cuzk.memory.gpu_plan``):
         each one's H phase ("device", "lean" or "host") and MSM scalars in turn (moved to host memory as
         they appear when ``plan.scalars_on_host``; its w dropped after), then each query's MSMs
-        of all of them over one walk of its bases in the plan's pieces (``MSMContext.msm_many``).
+        of all of them over one walk of its bases in the plan's pieces (``MSMContext.msm_many``);
+        without ``plan.h_shared`` each one's H MSM right after its quotient, over its own walk.
         With ``plan.compact_w``, A's, B's and L's scalars are expanded piece by piece from w's
         compact form (``Backend.compact_of``) where the upload left one, not copied from w.
         ``host_buffers`` (``Backend.host_buffers``): where the j-th assignment's H scalars are
@@ -639,7 +640,12 @@ class Prover(ResidentBases):
             else:
                 h = self.quotient.h_scalars(bk, wd, tm, t)
                 del wd
-            if plan.scalars_on_host:
+            if not plan.h_shared:   # its own walk of H's bases now: the scalars never leave the device
+                t = time.perf_counter()
+                h = self.ctx["h"].msm_many([h], piece=plan.query("h").piece)[0]
+                tm.add("msm_h", time.perf_counter() - t)
+                tm.msms += 1
+            elif plan.scalars_on_host:
                 t = time.perf_counter()
                 out = host_buffers.take(len(vecs)) if host_buffers is not None else None
                 tm.add("pin_wait", time.perf_counter() - t)
@@ -648,8 +654,10 @@ class Prover(ResidentBases):
             one["h"] = h
             del h
             vecs.append(one)
-        msm = {}
+        msm = {} if plan.h_shared else {"h": [v.pop("h") for v in vecs]}
         for name in ("h", self.private, "a", "b_g1", "b_g2"):
+            if name in msm:
+                continue
             t = time.perf_counter()
             key = "b" if name.startswith("b_") else name
             q = plan.query("l" if name == self.private else name)
@@ -678,7 +686,7 @@ class Prover(ResidentBases):
         # conversion and before the first H phase, or (``PIN_AHEAD``) each while the partition
         # before it runs its NTTs; never beside the conversion (``HostBuffers``)
         bufs = None
-        if plan.scalars_on_host and groups:
+        if plan.scalars_on_host and plan.h_shared and groups:
             t = time.perf_counter()
             bufs = self.backend.host_buffers(max(map(len, groups)), (self.n, 4), ahead=PIN_AHEAD)
             self.times.add("pin", time.perf_counter() - t)

@@ -20,7 +20,10 @@ the bus once per group of partitions, not once per partition):
 2. per query: its bases resident, or sent from host memory in pieces of ``piece`` points through
    two device buffers (the next piece's copy on a side stream while this one is used); each
    piece (or resident chunk) serves the MSMs of every partition of the group, whose partial sums
-   are added across pieces.
+   are added across pieces. Without ``h_shared`` the H query is the exception: each partition's
+   H MSM runs right after its quotient, over its own walk of the bases, its scalars never leaving
+   the device (no host array of n per partition in flight: more partitions share the other
+   queries' passes where host memory bounds the group).
 
 Sizes are points, elements or bytes.
 """
@@ -151,6 +154,9 @@ class ProvePlan:
             flight (with its rank table: ``compact_device_bytes``), A's, B's and L's scalars expanded
             from it piece by piece (``CUDABackend.compact_of``); None: w's limbs are selected
             and sliced into those scalars (offloaded with ``scalars_on_host``).
+        h_shared: the H MSMs of a group share one walk of H's bases (their scalars wait, on the
+            host with ``scalars_on_host``); False: each partition's H MSM runs over its own walk
+            right after its quotient, from the device (``h_own_bytes``).
     """
 
     limit: int | None
@@ -167,6 +173,7 @@ class ProvePlan:
     transfer_bytes: int = 0
     host_bytes: int = 0
     compact_w: int | None = None
+    h_shared: bool = True
 
     def query(self, name: str) -> QueryPlan:
         """The ``QueryPlan`` named ``name``."""
@@ -220,20 +227,21 @@ def _own_selections(c: dict, density_a: int | None, density_b: int | None) -> in
 
 
 def host_scalar_bytes(stats: dict, density_a: int | None = None, density_b: int | None = None,
-                      compact_w: int | None = None) -> int:
+                      compact_w: int | None = None, h_shared: bool = True) -> int:
     """Host bytes one partition's MSM scalars take while they wait there (``scalars_on_host``):
     w (L's scalars, and A's and B's when their query covers every variable, are views of it;
     ``Prover.prove_group``), A's and B's own selections otherwise (``_own_selections``), and the
-    n − 1 H scalars; with ``compact_w`` (``ProvePlan``) the H scalars only."""
+    n − 1 H scalars where ``h_shared`` (``ProvePlan``); with ``compact_w`` the H scalars only."""
     c = _counts(stats, density_a, density_b, compact_w)
+    h = (c["n"] - 1) * _FR_BYTES if h_shared else 0
     if compact_w is not None:
-        return (c["n"] - 1) * _FR_BYTES
-    return (c["nv"] + _own_selections(c, density_a, density_b) + c["n"] - 1) * _FR_BYTES
+        return h
+    return (c["nv"] + _own_selections(c, density_a, density_b)) * _FR_BYTES + h
 
 
 def prove_host_bytes(stats: dict, density_a: int | None, density_b: int | None, in_flight: int,
                      scalars_on_host: bool, h_phase: str, h_schedule: tuple = ("fused", 0),
-                     compact_w: int | None = None) -> int:
+                     compact_w: int | None = None, h_shared: bool = True) -> int:
     """Host bytes a device-limited prove adds on the cuda backend, beside what every prove holds
     (``cuzk.memory.model``): the two pinned staging buffers bases go through (the key itself stays
     in its mapped file, pages handed back per chunk), ``in_flight`` partitions' waiting scalars
@@ -245,7 +253,7 @@ def prove_host_bytes(stats: dict, density_a: int | None, density_b: int | None, 
     c = _counts(stats, density_a, density_b)
     total = 2 * _pieces.STAGING_BYTES
     if scalars_on_host:
-        total += in_flight * host_scalar_bytes(stats, density_a, density_b, compact_w)
+        total += in_flight * host_scalar_bytes(stats, density_a, density_b, compact_w, h_shared)
     if compact_w is not None:   # A's and B's row indices (page-locked uint32), once per batch
         total += 4 * sum(c[k] for k in ("da", "db") if c[k] != c["nv"])
     if h_phase == "host":
@@ -303,6 +311,13 @@ def msm_step_bytes(q: QueryPlan, scalars_on_host: bool, compact: bool = False) -
     return bufs + sc + msm_device_bytes(m, q.words, host_scalars=False)
 
 
+def h_own_bytes(q: QueryPlan, n: int, compact: bool = False) -> int:
+    """Device bytes a partition's own H MSM step allocates besides the held parts (``ProvePlan``
+    without ``h_shared``): its n H scalars as the quotient left them (the steps slice them) and
+    ``msm_step_bytes`` of H's piece with its scalars on the device."""
+    return n * _FR_BYTES + msm_step_bytes(q, False, compact)
+
+
 def h_phase_bytes(stats: dict, density_a: int | None, density_b: int | None, h_phase: str, h_schedule: tuple,
                   spmv_rows: int, spmv_block_nnz: int) -> dict:
     """Device bytes of the H phase of one partition beside the held parts, step by step as
@@ -342,22 +357,25 @@ def h_phase_bytes(stats: dict, density_a: int | None, density_b: int | None, h_p
 
 def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queries, scalars_on_host: bool,
                 in_flight: int, h_phase: str, h_schedule: tuple, spmv_rows: int, spmv_block_nnz: int,
-                compact_w: int | None = None) -> dict:
+                compact_w: int | None = None, h_shared: bool = True) -> dict:
     """Device bytes of each part of a prove plan and its "peak".
 
     Held throughout: "resident" (resident bases), "scalars" (``in_flight`` partitions' A, B, L, H
-    scalar vectors when not on the host; H's only with ``compact_w``), "compact" (``in_flight``
+    scalar vectors when not on the host; H's only with ``compact_w``; never H's without
+    ``h_shared``), "compact" (``in_flight``
     compact assignments, ``ProvePlan.compact_w``), "twiddles" (the unsplit NTT's cached table, n/2
     elements, "device" H phase only), "fragments" (``POOL_FRAGMENT_ARRAYS``) and
     ``RUNTIME_SLACK``. Then the largest of the phases: "select" (w beside its canonical copy
     while it is uploaded, or beside one selected scalar vector and its byte mask, or L's
-    copy), "h" (``h_phase_bytes``), "msm" (the largest ``msm_step_bytes``).
+    copy), "h" (``h_phase_bytes``), "msm" (the largest ``msm_step_bytes`` of the shared
+    walks), "h_own" (without ``h_shared``: ``h_own_bytes``, else 0).
     """
     c = _counts(stats, density_a, density_b, compact_w)
     n, w = c["n"], c["nv"] * _FR_BYTES
-    vec = (c["da"] + c["db"] + c["aux"] + n) * _FR_BYTES   # H's n − 1 scalars: a view of compute_h's n
+    h_vec = n * _FR_BYTES if h_shared else 0   # H's n − 1 scalars: a view of compute_h's n
+    vec = (c["da"] + c["db"] + c["aux"]) * _FR_BYTES + h_vec
     if compact_w is not None:   # A's, B's and L's expanded per piece from the compact assignments
-        vec = n * _FR_BYTES
+        vec = h_vec
     held = {
         "resident": sum(q.nbytes for q in queries if q.resident),
         "scalars": 0 if scalars_on_host else in_flight * vec,
@@ -371,9 +389,11 @@ def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queri
     if compact_w is not None:   # w expanded beside its compact form (held), nothing selected yet
         select = w
     hp = h_phase_bytes(stats, density_a, density_b, h_phase, h_schedule, spmv_rows, spmv_block_nnz)
-    msm = max(msm_step_bytes(q, scalars_on_host, compact_w is not None) for q in queries)
-    parts = dict(held, select=select, h=hp["h"], h_held_at_quotient=hp["held_at_quotient"], msm=msm)
-    parts["peak"] = base + max(select, hp["h"], msm)
+    compact = compact_w is not None
+    msm = max(msm_step_bytes(q, scalars_on_host, compact) for q in queries if h_shared or q.name != "h")
+    own = 0 if h_shared else h_own_bytes(next(q for q in queries if q.name == "h"), n, compact)
+    parts = dict(held, select=select, h=hp["h"], h_held_at_quotient=hp["held_at_quotient"], msm=msm, h_own=own)
+    parts["peak"] = base + max(select, hp["h"], msm, own)
     return parts
 
 
@@ -386,21 +406,23 @@ def _device_h_schedule(stats, density_a, density_b, room) -> tuple | None:
 
 
 def _phases_peak(parts: dict) -> int:
-    return max(parts["select"], parts["h"], parts["msm"])
+    return max(parts["select"], parts["h"], parts["msm"], parts["h_own"])
 
 
 def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bool, h_phase: str,
-               own: int = 0, h_schedule: tuple = ("fused", 0)) -> int:
+               own: int = 0, h_schedule: tuple = ("fused", 0), h_shared: bool = True) -> int:
     passes = -(-batch // in_flight)
-    key = sum(q.nbytes * (1 if q.resident else passes) for q in queries)
+    key = sum(q.nbytes * (1 if q.resident else batch if q.name == "h" and not h_shared else passes)
+              for q in queries)
+    h_wait = (c["n"] - 1) * _FR_BYTES if scalars_on_host and h_shared else 0   # H's scalars down and up
     per = c["nv"] * _FR_BYTES
     if c["cw"] is not None:   # the compact assignment up once, A's and B's row indices per query (B's
         # twice); only H's scalars wait on the host
-        per = c["cw"] + 4 * (c["da"] + 2 * c["db"]) + (2 * (c["n"] - 1) * _FR_BYTES if scalars_on_host else 0)
+        per = c["cw"] + 4 * (c["da"] + 2 * c["db"]) + 2 * h_wait
     elif scalars_on_host:   # down once (w shared, ``own`` selections: host_scalar_bytes), up per query (B's twice)
-        per += (c["nv"] + own + c["n"] - 1) * _FR_BYTES
+        per += (c["nv"] + own) * _FR_BYTES + h_wait
         up = {k: (c["nv"] if lazy_selection(c[k], c["nv"]) else c[k]) for k in ("da", "db")}   # a lazy one: w's span
-        per += (up["da"] + 2 * up["db"] + c["aux"] + c["n"] - 1) * _FR_BYTES
+        per += (up["da"] + 2 * up["db"] + c["aux"]) * _FR_BYTES + h_wait
     if h_phase != "device":   # the matrices' row blocks up
         per += c["csr"]
     if h_phase == "host":
@@ -414,7 +436,7 @@ def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bo
 
 def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch: int, limit: int | None,
                host_limit: int | None = None, step: str = "prove", h_phases: tuple = H_PHASES,
-               compact_w: int | None = None) -> ProvePlan:
+               compact_w: int | None = None, h_sharing: tuple = (True, False)) -> ProvePlan:
     """The prove schedule of ``batch`` partitions of a shape under a device limit.
 
     Among the schedules whose peak fits ``limit`` (which queries resident, scalars on the device
@@ -434,6 +456,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         step: named in the error.
         h_phases: the H phases (``H_PHASES``) it may choose among (benchmarks compare them at
             one limit).
+        h_sharing: the ``ProvePlan.h_shared`` values it may choose among (likewise).
         compact_w: bytes of one partition's compact assignment (``witness_compact_bytes`` of its
             witness file) when the prover keeps it on the device and expands A's, B's and
             L's scalars from it per piece (cuda with compact witnesses); None: w's limbs.
@@ -452,7 +475,6 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         parts = prove_parts(stats, density_a, density_b, qs, False, 1, "device", ("fused", 0), 0, 0)
         return ProvePlan(None, batch, 1, qs, False, "device", ("fused", 0), 0, 0, parts, parts["peak"],
                          _transfers(c, qs, batch, 1, False, "device"))
-    per_host = host_scalar_bytes(stats, density_a, density_b, compact_w)
     own = _own_selections(c, density_a, density_b)
     split_min = ntt_split(n)[0] if n >= 4 else 0
     mean_row = -(-max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"]) // max(1, c["rows"]))
@@ -461,10 +483,11 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
     for mask in range(1 << len(QUERIES)):
         resident = {q for i, q in enumerate(QUERIES) if mask >> i & 1}
         key_host = sum(pts[q] * POINT_BYTES * GROUP_WORDS[q] for q in QUERIES if q not in resident)
-        for on_host, h_phase in itertools.product((False, True), h_phases):
+        for on_host, h_phase, h_shared in itertools.product((False, True), h_phases, h_sharing):
             if on_host:
                 fixed = prove_host_bytes(stats, density_a, density_b, 0, True, h_phase, LEAN_SCHEDULES[-1], compact_w)
-                cap = batch if host_limit is None else max(1, int((host_limit - fixed) // per_host))
+                per_host = host_scalar_bytes(stats, density_a, density_b, compact_w, h_shared)
+                cap = batch if host_limit is None or not per_host else max(1, int((host_limit - fixed) // per_host))
                 flights = [min(batch, cap)]
             else:
                 flights = range(batch, 0, -1)
@@ -476,7 +499,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
                 # compute_h_ab's / compute_h_host's schedules, most memory first (device: decided below)
                 for sched in scheds[h_phase]:
                     parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b,
-                                        rows_b * mean_row, compact_w)
+                                        rows_b * mean_row, compact_w, h_shared)
                     if parts["peak"] <= limit:
                         break
                 if h_phase == "device":   # the schedule compute_h picks in the room the held parts leave
@@ -484,15 +507,16 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
                     sched = _device_h_schedule(stats, density_a, density_b, limit - held)
                     if sched is None:
                         continue
-                    parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b, 0, compact_w)
+                    parts = prove_parts(stats, density_a, density_b, qs, on_host, P, h_phase, sched, rows_b, 0, compact_w,
+                                        h_shared)
                 peak = parts["peak"]
                 if smallest is None or peak < smallest:
                     smallest = peak
                 if peak > limit:
                     continue
-                cand = (_transfers(c, qs, batch, P, on_host, h_phase, own, sched), key_host, peak)
+                cand = (_transfers(c, qs, batch, P, on_host, h_phase, own, sched, h_shared), key_host, peak)
                 if best_key is None or cand < best_key:
-                    best_key, best = cand, (resident, on_host, h_phase, P, sched)
+                    best_key, best = cand, (resident, on_host, h_phase, P, sched, h_shared)
                 break   # the largest P that fits
     if best is None:
         raise GPUMemoryError(step, smallest, limit,
@@ -503,7 +527,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
 
 
 def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, h_phase, P, sched,
-          mean_row) -> ProvePlan:
+          h_shared, mean_row) -> ProvePlan:
     cw = c["cw"]
     """The chosen schedule with its pieces, blocks and chunks as large as the limit allows."""
     n, rows = c["n"], c["rows"]
@@ -514,7 +538,8 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
     rows_b = min(rows, MIN_SPMV_ROWS) if h_phase != "device" else 0
 
     def parts_of(qs_, sched_, rows_):
-        return prove_parts(stats, density_a, density_b, tuple(qs_), on_host, P, h_phase, sched_, rows_, rows_ * mean_row, cw)
+        return prove_parts(stats, density_a, density_b, tuple(qs_), on_host, P, h_phase, sched_, rows_, rows_ * mean_row, cw,
+                           h_shared)
 
     base = parts_of(qs, sched, rows_b)
     held = base["peak"] - _phases_peak(base)
@@ -522,8 +547,13 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
     for i, q in enumerate(qs):   # each query's piece: the largest whose step fits the room
         if q.piece == q.points:
             continue
-        m = largest_fitting(q.points, lambda m, q=q: msm_step_bytes(
-            QueryPlan(q.name, q.points, q.words, q.resident, m), on_host, cw is not None), room)
+        def step(m, q=q):
+            qm = QueryPlan(q.name, q.points, q.words, q.resident, m)
+            if q.name == "h" and not h_shared:
+                return h_own_bytes(qm, n, cw is not None)
+            return msm_step_bytes(qm, on_host, cw is not None)
+
+        m = largest_fitting(q.points, step, room)
         qs[i] = QueryPlan(q.name, q.points, q.words, q.resident, max(m, q.piece))
     if h_phase == "host" and sched[0] == "split":
         blk = split_min
@@ -539,8 +569,9 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
     parts = parts_of(qs, sched, rows_b)
     qs = tuple(qs)
     return ProvePlan(limit, batch, P, qs, on_host, h_phase, sched, rows_b, rows_b * mean_row, parts, parts["peak"],
-                     _transfers(c, qs, batch, P, on_host, h_phase, _own_selections(c, density_a, density_b), sched),
-                     prove_host_bytes(stats, density_a, density_b, P, on_host, h_phase, sched, cw), cw)
+                     _transfers(c, qs, batch, P, on_host, h_phase, _own_selections(c, density_a, density_b), sched,
+                                h_shared),
+                     prove_host_bytes(stats, density_a, density_b, P, on_host, h_phase, sched, cw, h_shared), cw, h_shared)
 
 
 # --- setup ----------------------------------------------------------------------------------

@@ -246,7 +246,7 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
         if p is not None:
             # the step plans with the key's densities: its smaller partitions may fill the host
             # room one partition further than these
-            total += p.host_bytes + (host_scalar_bytes(stats) if p.scalars_on_host and p.in_flight < jobs else 0)
+            total += p.host_bytes + (host_scalar_bytes(stats, h_shared=p.h_shared) if p.scalars_on_host and p.in_flight < jobs else 0)
     if step == "setup" and on_gpu and gpu_mem_limit is not None and "domain" in stats:
         try:
             total += setup_host_bytes(stats, plan_setup(stats, gpu_mem_limit))

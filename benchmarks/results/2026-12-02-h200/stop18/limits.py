@@ -24,7 +24,10 @@ PARTS = int(os.environ.get("PARTS", "10"))
 # (stop 32) and/or "+compact": pinned.COMPACT on for that point (make_room may compact the host's memory)
 PINS = {"ahead": True, "all": False}
 _RAW = os.environ.get("LIMITS", "24 16").split()
+# (stop 37) and/or "+shared" or "+own": plan_prove's h_sharing (the group's H MSMs share a walk, or each its own)
 COMPACTS = ["+compact" in x for x in _RAW]
+SHARING = [(True,) if "+shared" in x else (False,) if "+own" in x else None for x in _RAW]
+_RAW = [x.replace("+shared", "").replace("+own", "") for x in _RAW]
 _POINTS = [(x.split("+")[0], PINS[x.split("+")[1]] if "+" in x else None) for x in (y.replace("+compact", "") for y in _RAW)]
 STAGING = {x: int(x.split("@")[1]) << 20 for x, _ in _POINTS if "@" in x}
 LIMITS = [(float(x.split("/")[0].split(":")[0]), tuple(x.split("/")[0].split(":")[1].split(",")) if ":" in x else None,
@@ -158,7 +161,7 @@ def run(label, bk, prover, plan, vk, points_left):
     if plan is not None:
         p = plan.parts
         pt["planned"] = {"compact_w": plan.compact_w, "peak": plan.peak, "in_flight": plan.in_flight, "h_phase": plan.h_phase,
-                         "h_schedule": list(plan.h_schedule), "scalars_on_host": plan.scalars_on_host,
+                         "h_shared": plan.h_shared, "h_schedule": list(plan.h_schedule), "scalars_on_host": plan.scalars_on_host,
                          "bus_bytes_per_proof": plan.transfer_bytes_per_proof, "host_bytes": plan.host_bytes,
                          "resident": [q.name for q in plan.queries if q.resident],
                          "pieces": {q.name: q.piece for q in plan.queries}, "parts": dict(p)}
@@ -219,12 +222,15 @@ from cuzk.backend.cuda import pinned as _pinned
 _AHEAD0 = _prover.PIN_AHEAD
 for i, (L, phases, compact, staging, pin) in enumerate(LIMITS):
     kw = {} if phases is None else {"h_phases": phases}
+    if SHARING[i] is not None:
+        kw["h_sharing"] = SHARING[i]
     _pieces.STAGING_BYTES = staging or _STAGING0
     _prover.PIN_AHEAD = _AHEAD0 if pin is None else pin
     _pinned.COMPACT = COMPACTS[i]
     plan = plan_prove(st, len(pk.a), len(pk.b_g1), PARTS, int(L * GIB), host_limit=HOST_LIMIT,
                       compact_w=cw.nbytes if compact else None, **kw)
-    print(f"L={L:g} GiB plan (compact w {plan.compact_w}): in flight {plan.in_flight}, h {plan.h_phase} {plan.h_schedule}, scalars on host "
+    print(f"L={L:g} GiB plan (compact w {plan.compact_w}): in flight {plan.in_flight}, h {plan.h_phase} {plan.h_schedule} "
+          f"{'shared' if plan.h_shared else 'own'}, scalars on host "
           f"{plan.scalars_on_host}, resident {[q.name for q in plan.queries if q.resident]}, pieces "
           f"{ {q.name: q.piece for q in plan.queries} }, peak {plan.peak / GIB:.2f} GiB, host {plan.host_bytes / GIB:.2f} GiB, "
           f"bus {plan.transfer_bytes_per_proof / 1e9:.1f} GB/proof", flush=True)
@@ -239,6 +245,8 @@ for i, (L, phases, compact, staging, pin) in enumerate(LIMITS):
             label = f"{label}+{'ahead' if pin else 'all'}"
         if COMPACTS[i]:
             label = f"{label}+compact"
+        if SHARING[i] is not None:
+            label = f"{label}+{'shared' if SHARING[i][0] else 'own'}"
         getattr(_pinned, "regions", []).clear()
         run(label, bk, pr, plan, pk.vk, len(LIMITS) - i)
         # (stop 33) each new pinned region: seconds faulting in, registering, huge pages asked
