@@ -73,6 +73,14 @@ its live arrays at 48 GiB (benchmarks/results/2026-12-02-h200/smallgpu-try2): lo
 group's compact assignments, cached tables) carved from a freed w's chunk. They now get chunks of
 their own (``DeviceRuntime._own_chunks``), so a quarter of an array is kept. An allowance, not a
 bound."""
+KEY_BYTES_PER_S = 10e9
+"""Rate the key crosses from its file to the device (read into the pinned staging buffers by
+``pieces.COPY_THREADS`` threads, then sent): about 10 GB/s on the H200 host for the streamed queries
+(benchmarks/results/2026-12-02-h200/stop17; 2026-12-04-h200-stop37/call1: a partition's own walk
+of H's 12.9 GB of bases took 1.6-1.8 s, its MSM 0.86 s)."""
+PINNED_BYTES_PER_S = 50e9
+"""Rate of copies between the device and page-locked host arrays (scalars, matrices' row blocks,
+staged NTT arrays): 55 GB/s measured on the H200 (``cuzk.backend.cuda.pinned``)."""
 MIN_SPMV_ROWS = 1 << 10
 """Fewest rows of a sparse-product block of the "host" H phase."""
 _SPMV_T_NNZ_BYTES = 64
@@ -157,6 +165,8 @@ class ProvePlan:
         h_shared: the H MSMs of a group share one walk of H's bases (their scalars wait, on the
             host with ``scalars_on_host``); False: each partition's H MSM runs over its own walk
             right after its quotient, from the device (``h_own_bytes``).
+        bus_seconds: predicted seconds of the batch's bus traffic (``bus_seconds``), which the
+            planner minimises.
     """
 
     limit: int | None
@@ -174,6 +184,7 @@ class ProvePlan:
     host_bytes: int = 0
     compact_w: int | None = None
     h_shared: bool = True
+    bus_seconds: float = 0.0
 
     def query(self, name: str) -> QueryPlan:
         """The ``QueryPlan`` named ``name``."""
@@ -410,7 +421,9 @@ def _phases_peak(parts: dict) -> int:
 
 
 def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bool, h_phase: str,
-               own: int = 0, h_schedule: tuple = ("fused", 0), h_shared: bool = True) -> int:
+               own: int = 0, h_schedule: tuple = ("fused", 0), h_shared: bool = True) -> tuple:
+    """(key bytes, other bytes) over the bus for the batch: the key's walks, and the scalars',
+    witnesses', matrices' and staged arrays' copies to and from page-locked host memory."""
     passes = -(-batch // in_flight)
     key = sum(q.nbytes * (1 if q.resident else batch if q.name == "h" and not h_shared else passes)
               for q in queries)
@@ -431,7 +444,13 @@ def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bo
         per += 2 * c["n"] * _FR_BYTES if h_schedule[0] == "lean_staged" else 0
     else:   # the device H phase's compute_h: what its schedule stages on the host
         per += compute_h_bus_arrays(h_schedule[0]) * c["n"] * _FR_BYTES
-    return key + batch * per
+    return key, batch * per
+
+
+def bus_seconds(key_bytes: int, other_bytes: int) -> float:
+    """Predicted seconds of a batch's bus traffic: the key at ``KEY_BYTES_PER_S``, the rest at
+    ``PINNED_BYTES_PER_S`` (what ``plan_prove`` minimises: the key's bytes cost five times as much)."""
+    return key_bytes / KEY_BYTES_PER_S + other_bytes / PINNED_BYTES_PER_S
 
 
 def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch: int, limit: int | None,
@@ -440,10 +459,11 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
     """The prove schedule of ``batch`` partitions of a shape under a device limit.
 
     Among the schedules whose peak fits ``limit`` (which queries resident, scalars on the device
-    or the host, the H phase on the device or the host, partitions in flight), the one moving the
-    fewest bytes over the bus per batch (ties: the fewest bytes streamed, then the lowest peak); then the largest pieces, blocks
-    and chunks that fit. A larger limit never gives more transfers (the schedules that fit a
-    smaller limit fit it too). Without a limit: everything resident, on the device, one partition
+    or the host, the H phase on the device or the host, partitions in flight, H's MSMs sharing a
+    walk or not), the one with the fewest seconds of bus traffic per batch (``bus_seconds``; ties:
+    the fewest bytes streamed, then the lowest peak), those within ``host_limit`` first; then the
+    largest pieces, blocks and chunks that fit. A larger limit never gives more bus seconds (the schedules that fit a smaller limit
+    fit it too). Without a limit: everything resident, on the device, one partition
     at a time (today's ``Prover.prove``).
 
     Args:
@@ -473,8 +493,9 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
     if limit is None:
         qs = tuple(QueryPlan(q, pts[q], GROUP_WORDS[q], True, max(pts[q], 1)) for q in QUERIES)
         parts = prove_parts(stats, density_a, density_b, qs, False, 1, "device", ("fused", 0), 0, 0)
-        return ProvePlan(None, batch, 1, qs, False, "device", ("fused", 0), 0, 0, parts, parts["peak"],
-                         _transfers(c, qs, batch, 1, False, "device"))
+        key, other = _transfers(c, qs, batch, 1, False, "device")
+        return ProvePlan(None, batch, 1, qs, False, "device", ("fused", 0), 0, 0, parts, parts["peak"], key + other,
+                         bus_seconds=bus_seconds(key, other))
     own = _own_selections(c, density_a, density_b)
     split_min = ntt_split(n)[0] if n >= 4 else 0
     mean_row = -(-max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"]) // max(1, c["rows"]))
@@ -514,7 +535,10 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
                     smallest = peak
                 if peak > limit:
                     continue
-                cand = (_transfers(c, qs, batch, P, on_host, h_phase, own, sched, h_shared), key_host, peak)
+                over = host_limit is not None and prove_host_bytes(
+                    stats, density_a, density_b, P, on_host, h_phase, sched, compact_w, h_shared) > host_limit
+                cand = (over, bus_seconds(*_transfers(c, qs, batch, P, on_host, h_phase, own, sched, h_shared)), key_host,
+                        peak)
                 if best_key is None or cand < best_key:
                     best_key, best = cand, (resident, on_host, h_phase, P, sched, h_shared)
                 break   # the largest P that fits
@@ -568,10 +592,10 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
         rows_b = r
     parts = parts_of(qs, sched, rows_b)
     qs = tuple(qs)
+    key, other = _transfers(c, qs, batch, P, on_host, h_phase, _own_selections(c, density_a, density_b), sched, h_shared)
     return ProvePlan(limit, batch, P, qs, on_host, h_phase, sched, rows_b, rows_b * mean_row, parts, parts["peak"],
-                     _transfers(c, qs, batch, P, on_host, h_phase, _own_selections(c, density_a, density_b), sched,
-                                h_shared),
-                     prove_host_bytes(stats, density_a, density_b, P, on_host, h_phase, sched, cw, h_shared), cw, h_shared)
+                     key + other, prove_host_bytes(stats, density_a, density_b, P, on_host, h_phase, sched, cw, h_shared),
+                     cw, h_shared, bus_seconds(key, other))
 
 
 # --- setup ----------------------------------------------------------------------------------

@@ -530,7 +530,7 @@ class CUDAMSMContext(MSMContext):
                 src.append(_CanonLimbs(limbs))
         accs = [self.group.identity() for _ in lst]
         pieces = self._resident_pieces(m) if self._bases is not None else self._streamed_pieces(m)
-        side = cp.cuda.Stream(non_blocking=True) if prefetch else None
+        side = self._be.side_stream() if prefetch else None
         ahead = {}   # (lo, i) → (device slice, its copy's event), queued on the side stream
 
         def fetch(lo, i):   # a HostFr's slice lo: lo + m on the side stream, before the MSM it follows
@@ -577,7 +577,7 @@ class CUDAMSMContext(MSMContext):
         """
         cp = self._be.cp
         host, aw = self._host, self._aw
-        side = cp.cuda.Stream(non_blocking=True)
+        side = self._be.side_stream()
         nb = min(2, max(1, -(-self.size // m)))
         bufs = [cp.empty((m, aw), dtype=cp.uint32) for _ in range(nb)]
         err = cp.zeros(1, dtype=cp.uint32)

@@ -391,6 +391,12 @@ class HostSelection:
         return int(self.rows.shape[0])
 
 
+SIDE_PRIORITY = True
+"""Side streams (``DeviceRuntime.side_stream``: the next key piece's copy and decode, the next
+scalar slice, the next matrix block, uploads) run at the device's highest stream priority, so
+their short kernels are scheduled ahead of the compute stream's waiting blocks instead of after
+the MSM kernel in flight. Read when a stream is made."""
+
 PIN_THREADS = 2
 """Buffers ``HostBuffers`` makes at once ahead (one thread each). With one, the first limited point
 of a run whose host had few free 2 MiB blocks (no huge pages) made each 4.3 GB buffer in 1.1 s
@@ -829,11 +835,22 @@ class DeviceRuntime:
                 rows if rows is not None else np.uint64(0), _u64(cwd.start + lo), out, _u64(m)))
         return out
 
+    def side_stream(self):
+        """A new non-blocking CUDA stream, at the device's highest priority where
+        ``SIDE_PRIORITY`` (``cudaDeviceGetStreamPriorityRange``'s greatest)."""
+        cp = self.cp
+        if SIDE_PRIORITY:
+            try:
+                return cp.cuda.Stream(non_blocking=True, priority=cp.cuda.runtime.deviceGetStreamPriorityRange()[1])
+            except (AttributeError, TypeError):   # a CuPy without stream priorities
+                pass
+        return cp.cuda.Stream(non_blocking=True)
+
     def _side_stream(self):
-        """The non-blocking CUDA stream of this backend's asynchronous uploads (made on first use)."""
+        """The side stream of this backend's asynchronous uploads (``side_stream``, made on first use)."""
         st = getattr(self, "_upload_stream", None)
         if st is None:
-            st = self._upload_stream = self.cp.cuda.Stream(non_blocking=True)
+            st = self._upload_stream = self.side_stream()
         return st
 
     def _upload_async(self, limbs: np.ndarray, stream) -> "_PendingCUDAUpload":

@@ -400,7 +400,7 @@ class SpMVOps(DeviceRuntime):
         nb = min(2, len(blocks))
         bufs = [[(cp.empty(most_rows + 1, dtype=hip.dtype), cp.empty(max(e, 1), dtype=cp.uint32),
                   cp.empty(max(e, 1), dtype=ids.dtype)) for e, (hip, _, ids) in zip(most, host32)] for _ in range(nb)]
-        side, dev, copied = cp.cuda.Stream(non_blocking=True), self._device_id, [None] * nb
+        side, dev, copied = self.side_stream(), self._device_id, [None] * nb
 
         def load(b, j, _):
             (r0, r1), span = blocks[j], spans[j]
