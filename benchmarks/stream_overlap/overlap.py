@@ -1,0 +1,147 @@
+"""How much of a streamed key's transfer hides behind the MSMs over it (issue 14: at 24 GiB each
+streamed query's time looked like its transfer plus its compute; benchmarks/results/
+2026-12-04-h200-stop37/call2).
+
+Usage: python benchmarks/stream_overlap/overlap.py OUT.json [LOG_N] [LOG_PIECES] [VECTORS]
+
+2^LOG_N distinct G1 bases (``device_bases``) written as uncompressed encodings to a file in
+/dev/shm and mapped (``fileio.map_readonly``: read by pread, as the prover reads a key), random
+device scalars. For each piece size (2^LOG_PIECES, comma list) and vector count (VECTORS, comma
+list) and each side-stream kind (CuPy's default priority; the device's highest priority, made by
+the driver's ``cuStreamCreateWithPriority`` and wrapped as a CuPy ``ExternalStream``): the seconds
+of the stream alone (pieces loaded and decoded, nothing computed), of the MSMs over the same
+pieces of resident bases, and of the streamed MSMs (``msm_many``), the streamed result checked
+equal to the resident one first. Overlap = (stream + compute − both) / min(stream, compute): 1 when
+the shorter one hides fully, 0 when they run one after the other. Prints a line per case and the
+peaks; writes OUT.json.
+"""
+
+import ctypes
+import json
+import os
+import resource
+import sys
+import time
+
+import cupy as cp
+import numpy as np
+
+from cuzk.backend.cuda import CUDABackend, CUDAMSMContext
+from cuzk.bench.kernels import _rand_device, device_bases
+from cuzk.curve import G1
+from cuzk.fileio import map_readonly
+
+
+def prio_streams():
+    """A maker of non-blocking streams at the device's highest priority, and the range."""
+    lib = ctypes.CDLL("libcuda.so.1")
+    lo, hi = ctypes.c_int(), ctypes.c_int()
+    assert lib.cuCtxGetStreamPriorityRange(ctypes.byref(lo), ctypes.byref(hi)) == 0
+
+    def make():
+        h = ctypes.c_void_p()
+        rc = lib.cuStreamCreateWithPriority(ctypes.byref(h), 1, hi.value)   # CU_STREAM_NON_BLOCKING
+        assert rc == 0, rc
+        return cp.cuda.ExternalStream(h.value, cp.cuda.runtime.getDevice())
+
+    return make, (lo.value, hi.value)
+
+
+def timed(f):
+    cp.cuda.Device().synchronize()
+    t = time.perf_counter()
+    out = f()
+    cp.cuda.Device().synchronize()
+    return time.perf_counter() - t, out
+
+
+def main():
+    out_path = sys.argv[1]
+    k = int(sys.argv[2]) if len(sys.argv) > 2 else 26
+    pieces = [int(x) for x in (sys.argv[3] if len(sys.argv) > 3 else "24,25").split(",")]
+    vectors = [int(x) for x in (sys.argv[4] if len(sys.argv) > 4 else "1,5").split(",")]
+    n = 1 << k
+    be = CUDABackend()
+    dev = device_bases(be, G1, n)
+    rctx = CUDAMSMContext.from_device_affine(be, dev, G1)
+    path = f"/dev/shm/overlap-{os.getpid()}.bin"
+    t = time.perf_counter()
+    with open(path, "wb") as f:
+        for lo in range(0, n, 1 << 22):
+            f.write(np.ascontiguousarray(rctx.encoded(lo, min(n, lo + (1 << 22)))).tobytes())
+    print(f"2^{k} encodings written in {time.perf_counter() - t:.1f} s ({n * 96 / 1e9:.1f} GB)", flush=True)
+    mm = map_readonly(path)
+    host = np.frombuffer(mm, dtype=np.uint8).reshape(n, 96)
+    sctx = be.msm_context(G1, host, resident=False)
+    scalars = [_rand_device(n) for _ in range(max(vectors))]
+    make_prio, prange = prio_streams()
+    plain = be.side_stream
+    rows = []
+    try:
+        for lp in pieces:
+            m = 1 << lp
+            for prio in (False, True):
+                be.side_stream = make_prio if prio else plain
+
+                def stream_only():
+                    for _lo, _b in sctx._streamed_pieces(m):
+                        pass
+                ts, _ = timed(stream_only)
+                ts, _ = timed(stream_only)   # the second: staging buffers pinned already
+                for v in vectors:
+                    tc, want = timed(lambda: rctx.msm_many(scalars[:v], piece=m))
+                    tc, want = timed(lambda: rctx.msm_many(scalars[:v], piece=m))
+                    tb, got = timed(lambda: sctx.msm_many(scalars[:v], piece=m))
+                    equal = got == want
+                    tb, got = timed(lambda: sctx.msm_many(scalars[:v], piece=m))
+                    overlap = (ts + tc - tb) / min(ts, tc)
+                    row = {"log_n": k, "log_piece": lp, "vectors": v, "priority": prio, "stream_s": ts,
+                           "compute_s": tc, "both_s": tb, "overlap": overlap, "equal": bool(equal),
+                           "stream_gbps": n * 96 / ts / 1e9}
+                    rows.append(row)
+                    print(f"2^{k} pieces 2^{lp} x{v} {'prio' if prio else 'plain'}: stream {ts:.3f} s "
+                          f"({row['stream_gbps']:.1f} GB/s), compute {tc:.3f}, both {tb:.3f}, overlap {overlap:.2f}, "
+                          f"equal {equal}", flush=True)
+        # the stream alone in a thread beside resident MSMs (no dependency between them), with and
+        # without its decode kernels: does anything but the decode keep them apart?
+        import threading
+        m, v = 1 << pieces[-1], vectors[-1]
+        for decode in (True, False):
+            if not decode:
+                sctx._decode = lambda *a, **kw: None
+                sctx._check_decoded = lambda *a, **kw: None
+            side_t = {}
+
+            def side_run():
+                t0 = time.perf_counter()
+                for _lo, _b in sctx._streamed_pieces(m):
+                    pass
+                side_t["s"] = time.perf_counter() - t0
+            ts, _ = timed(lambda: [x for x in sctx._streamed_pieces(m)] and None)
+            tc, _ = timed(lambda: rctx.msm_many(scalars[:v], piece=m))
+            th = threading.Thread(target=side_run)
+            t0 = time.perf_counter()
+            th.start()
+            rctx.msm_many(scalars[:v], piece=m)
+            cp.cuda.Device().synchronize()
+            tm = time.perf_counter() - t0
+            th.join()
+            tb = time.perf_counter() - t0
+            row = {"log_n": k, "log_piece": pieces[-1], "vectors": v, "concurrent": True, "decode": decode,
+                   "stream_s": ts, "compute_s": tc, "both_s": tb, "msm_beside_s": tm, "stream_beside_s": side_t["s"],
+                   "overlap": (ts + tc - tb) / min(ts, tc)}
+            rows.append(row)
+            print(f"concurrent decode={decode}: stream {ts:.3f}, compute {tc:.3f}; together {tb:.3f} (msm {tm:.3f}, "
+                  f"stream {side_t['s']:.3f}), overlap {row['overlap']:.2f}", flush=True)
+    finally:
+        be.side_stream = plain
+        os.unlink(path)
+    peak = {"host_rss_peak_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+            "gpu_pool_peak_bytes": cp.get_default_memory_pool().total_bytes(), "priority_range": prange}
+    print(peak)
+    with open(out_path, "w") as f:
+        json.dump({"rows": rows, **peak}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
