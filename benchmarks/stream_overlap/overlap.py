@@ -60,6 +60,7 @@ def main():
     k = int(sys.argv[2]) if len(sys.argv) > 2 else 26
     pieces = [int(x) for x in (sys.argv[3] if len(sys.argv) > 3 else "24,25").split(",")]
     vectors = [int(x) for x in (sys.argv[4] if len(sys.argv) > 4 else "1,5").split(",")]
+    sweep = os.environ.get("SWEEP", "1") == "1"   # 0: only the stream beside unrelated MSMs
     n = 1 << k
     be = CUDABackend()
     dev = device_bases(be, G1, n)
@@ -78,7 +79,7 @@ def main():
     plain = be.side_stream
     rows = []
     try:
-        for lp in pieces:
+        for lp in pieces if sweep else ():
             m = 1 << lp
             for prio in (False, True):
                 be.side_stream = make_prio if prio else plain
@@ -105,6 +106,7 @@ def main():
         # the stream alone in a thread beside resident MSMs (no dependency between them), with and
         # without its decode kernels: does anything but the decode keep them apart?
         import threading
+        be.side_stream = plain   # CuPy's streams: the driver's need this thread's context current
         m, v = 1 << pieces[-1], vectors[-1]
         for decode in (True, False):
             if not decode:
@@ -113,6 +115,7 @@ def main():
             side_t = {}
 
             def side_run():
+                cp.cuda.Device(be._device_id).use()
                 t0 = time.perf_counter()
                 for _lo, _b in sctx._streamed_pieces(m):
                     pass
