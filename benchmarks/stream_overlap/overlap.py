@@ -55,6 +55,62 @@ def timed(f):
     return time.perf_counter() - t, out
 
 
+SPIN = r"""extern "C" __global__ void spin(long long cycles) {
+    long long t = clock64();
+    while (clock64() - t < cycles) {}
+}"""
+
+
+def spin_cases(sctx, m, rows):
+    """The stream in a thread while the main thread keeps every SM busy for 2 s with a spinning
+    kernel and then either sleeps (no CUDA call) or waits in a CUDA call (stream or device
+    synchronize), on the legacy NULL stream or a non-blocking one; decode kernels off (they would
+    wait for free SMs) except in the last case. Which host call, if any, keeps the stream out."""
+    import threading
+    kern = cp.RawKernel(SPIN, "spin")
+    rate = cp.cuda.runtime.getDeviceProperties(0)["clockRate"] * 1e3   # Hz
+    sms = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
+    cycles = int(2.0 * rate)
+    decode_fn, check_fn = sctx._decode, sctx._check_decoded
+    import cupyx
+    small = cp.zeros(16, dtype=cp.uint32)
+    for case in ("sleep-null", "sync-null", "sync-own", "devsync-null", "get-null", "getpinned-null",
+                 "sleep-null-decode"):
+        if case.endswith("decode"):
+            sctx.__dict__.pop("_decode", None)
+            sctx.__dict__.pop("_check_decoded", None)
+        side_t = {}
+
+        def side_run():
+            cp.cuda.Device(0).use()
+            t0 = time.perf_counter()
+            for _lo, _b in sctx._streamed_pieces(m):
+                pass
+            side_t["s"] = time.perf_counter() - t0
+        st = cp.cuda.Stream.null if "null" in case else cp.cuda.Stream(non_blocking=True)
+        cp.cuda.Device().synchronize()
+        t0 = time.perf_counter()
+        kern((sms * 8,), (256,), (np.int64(cycles),), stream=st)
+        th = threading.Thread(target=side_run)
+        th.start()
+        if case.startswith("sleep"):
+            time.sleep(2.3)
+        elif case.startswith("devsync"):
+            cp.cuda.Device().synchronize()
+        elif case.startswith("getpinned"):   # a read after the kernel into page-locked memory
+            small.get(out=cupyx.empty_pinned(small.shape, dtype=small.dtype))
+        elif case.startswith("get"):   # into pageable memory
+            small.get()
+        else:
+            st.synchronize()
+        t_main = time.perf_counter() - t0
+        th.join()
+        cp.cuda.Device().synchronize()
+        rows.append({"spin_case": case, "main_s": t_main, "stream_beside_s": side_t["s"]})
+        print(f"spin {case}: main {t_main:.3f} s, stream beside it {side_t['s']:.3f} s", flush=True)
+    sctx._decode, sctx._check_decoded = decode_fn, check_fn
+
+
 def main():
     out_path = sys.argv[1]
     k = int(sys.argv[2]) if len(sys.argv) > 2 else 26
@@ -108,7 +164,9 @@ def main():
         import threading
         be.side_stream = plain   # CuPy's streams: the driver's need this thread's context current
         m, v = 1 << pieces[-1], vectors[-1]
-        for decode in (True, False):
+        from cuzk.backend.cuda import runtime as rt
+        for decode, pinned in ((True, False), (True, True), (False, False), (False, True)):
+            rt.PINNED_READS = pinned
             if not decode:
                 sctx._decode = lambda *a, **kw: None
                 sctx._check_decoded = lambda *a, **kw: None
@@ -131,11 +189,14 @@ def main():
             th.join()
             tb = time.perf_counter() - t0
             row = {"log_n": k, "log_piece": pieces[-1], "vectors": v, "concurrent": True, "decode": decode,
+                   "pinned_reads": pinned,
                    "stream_s": ts, "compute_s": tc, "both_s": tb, "msm_beside_s": tm, "stream_beside_s": side_t["s"],
                    "overlap": (ts + tc - tb) / min(ts, tc)}
             rows.append(row)
-            print(f"concurrent decode={decode}: stream {ts:.3f}, compute {tc:.3f}; together {tb:.3f} (msm {tm:.3f}, "
+            print(f"concurrent decode={decode} pinned_reads={pinned}: stream {ts:.3f}, compute {tc:.3f}; together {tb:.3f} (msm {tm:.3f}, "
                   f"stream {side_t['s']:.3f}), overlap {row['overlap']:.2f}", flush=True)
+        if os.environ.get("SPIN", "0") == "1":
+            spin_cases(sctx, m, rows)
     finally:
         be.side_stream = plain
         os.unlink(path)

@@ -145,7 +145,7 @@ class CUDAMSMContext(MSMContext):
     def _check_decoded(self, err, stream=None) -> None:
         """ValueError when ``_decode`` saw a compressed encoding (waits for ``stream``: default
         the current one)."""
-        if int(err.get(stream=stream)[0]):
+        if int(self._be.read_back(err, stream)[0]):
             raise ValueError(f"{self.group.name} bases: compressed encoding in an uncompressed array")
 
     def _upload_encoded(self, raw: np.ndarray):
@@ -254,8 +254,8 @@ class CUDAMSMContext(MSMContext):
         if B == 0:
             return buckets
         counts = (offs[1:] - offs[:-1]).reshape(W, NB)
-        most = counts.max(axis=1).get()
-        edges = offs[::NB].get().astype(np.int64)              # W + 1 window edges into vals
+        most = np.array(self._be.read_back(counts.max(axis=1)))
+        edges = self._be.read_back(offs[::NB]).astype(np.int64)   # W + 1 window edges into vals
         tot = edges[1:] - edges[:-1]
         skewed = most > 2 * (tot // NB) + 64
         w0 = 0
@@ -371,7 +371,7 @@ class CUDAMSMContext(MSMContext):
                 clock[0] = t
 
         sc, flags, busy = self._scalars_device(scalars)
-        busy = int(busy[0])
+        busy = int(self._be.read_back(busy)[0])
         if c is None:
             c = msm_window(n, self.group, busy if window_by_scalars(n, self.group) else None)
         W = -(-255 // c)
@@ -643,7 +643,7 @@ class MSMOps(DeviceRuntime):
         m = pts.shape[0]
         canon = cp.empty_like(pts)
         _kernel("msm.cu", "fq_from_mont", group.name)((_grid(4 * k * m, 256),), (256,), (pts, canon, _u64(4 * k * m)))
-        vals = _limbs_to_ints(canon.get().view(np.uint64).reshape(4 * k * m, 6))
+        vals = _limbs_to_ints(np.array(self.read_back(canon)).view(np.uint64).reshape(4 * k * m, 6))
         out = []
         for i in range(m):
             v = vals[4 * k * i : 4 * k * (i + 1)]

@@ -397,6 +397,11 @@ scalar slice, the next matrix block, uploads) run at the device's highest stream
 their short kernels are scheduled ahead of the compute stream's waiting blocks instead of after
 the MSM kernel in flight. Read when a stream is made."""
 
+PINNED_READS = True
+"""Small device arrays read back mid-computation (an MSM's scalar count, bucket counts, window
+sums; a decoded piece's error flag) go through page-locked memory (``DeviceRuntime.read_back``):
+an asynchronous copy and a wait on the stream. Read at call time."""
+
 PIN_THREADS = 2
 """Buffers ``HostBuffers`` makes at once ahead (one thread each). With one, the first limited point
 of a run whose host had few free 2 MiB blocks (no huge pages) made each 4.3 GB buffer in 1.1 s
@@ -834,6 +839,21 @@ class DeviceRuntime:
                 cwd.inputs, _u64(cwd.ni), cwd.mask, cwd.cumw, cwd.bits, cwd.wide,
                 rows if rows is not None else np.uint64(0), _u64(cwd.start + lo), out, _u64(m)))
         return out
+
+    def read_back(self, arr, stream=None) -> np.ndarray:
+        """``arr.get(stream=stream)`` into page-locked memory where ``PINNED_READS`` (CuPy's
+        pinned pool; ``arr`` made contiguous first): a copy into pageable memory is synchronous
+        in the driver, and while the main thread's MSM waited in such reads a helper thread's
+        copies of the next key piece waited with it (benchmarks/stream_overlap, 2026-12-04-h200-
+        stop37/call3). Returns a host array of ``arr``'s shape and dtype (valid until the next
+        small pinned allocation reuses it: copy what is kept)."""
+        if not PINNED_READS:
+            return arr.get(stream=stream)
+        import cupyx  # part of CuPy (optional): imported on use
+
+        arr = self.cp.ascontiguousarray(arr)
+        out = cupyx.empty_pinned(arr.shape, dtype=arr.dtype)
+        return arr.get(stream=stream, out=out)
 
     def side_stream(self):
         """A new non-blocking CUDA stream, at the device's highest priority where
