@@ -32,6 +32,10 @@ from cuzk.curve import G1
 from cuzk.fileio import map_readonly
 
 
+class _Skip(Exception):
+    """CONC=0: the cases after the sweep are skipped."""
+
+
 def prio_streams():
     """A maker of non-blocking streams at the device's highest priority, and the range."""
     lib = ctypes.CDLL("libcuda.so.1")
@@ -162,6 +166,8 @@ def main():
         # the stream alone in a thread beside resident MSMs (no dependency between them), with and
         # without its decode kernels: does anything but the decode keep them apart?
         import threading
+        if os.environ.get("CONC", "1") != "1":
+            raise _Skip
         be.side_stream = plain   # CuPy's streams: the driver's need this thread's context current
         m, v = 1 << pieces[-1], vectors[-1]
         from cuzk.backend.cuda import runtime as rt
@@ -197,6 +203,8 @@ def main():
                   f"stream {side_t['s']:.3f}), overlap {row['overlap']:.2f}", flush=True)
         if os.environ.get("SPIN", "0") == "1":
             spin_cases(sctx, m, rows)
+    except _Skip:
+        pass
     finally:
         be.side_stream = plain
         os.unlink(path)

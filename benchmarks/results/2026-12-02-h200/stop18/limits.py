@@ -27,9 +27,9 @@ _RAW = os.environ.get("LIMITS", "24 16").split()
 # (stop 37) and/or "+shared" or "+own": plan_prove's h_sharing (the group's H MSMs share a walk, or each its own)
 COMPACTS = ["+compact" in x for x in _RAW]
 SHARING = [(True,) if "+shared" in x else (False,) if "+own" in x else None for x in _RAW]
-# (stop 37) and/or "+lowprio": side streams at the default priority (runtime.SIDE_PRIORITY off)
-LOWPRIO = ["+lowprio" in x for x in _RAW]
-_RAW = [x.replace("+shared", "").replace("+own", "").replace("+lowprio", "") for x in _RAW]
+# (stop 37, call 2 only) "+lowprio" named points meant to run without a side-stream priority
+# that CuPy 14 never gave: every point of that call ran on CuPy's plain streams
+_RAW = [x.replace("+shared", "").replace("+own", "") for x in _RAW]
 _POINTS = [(x.split("+")[0], PINS[x.split("+")[1]] if "+" in x else None) for x in (y.replace("+compact", "") for y in _RAW)]
 STAGING = {x: int(x.split("@")[1]) << 20 for x, _ in _POINTS if "@" in x}
 LIMITS = [(float(x.split("/")[0].split(":")[0]), tuple(x.split("/")[0].split(":")[1].split(",")) if ":" in x else None,
@@ -221,7 +221,6 @@ from cuzk.backend.cuda import pieces as _pieces
 _STAGING0 = _pieces.STAGING_BYTES
 from cuzk.groth16 import prover as _prover
 from cuzk.backend.cuda import pinned as _pinned
-from cuzk.backend.cuda import runtime as _runtime
 _AHEAD0 = _prover.PIN_AHEAD
 for i, (L, phases, compact, staging, pin) in enumerate(LIMITS):
     kw = {} if phases is None else {"h_phases": phases}
@@ -230,7 +229,6 @@ for i, (L, phases, compact, staging, pin) in enumerate(LIMITS):
     _pieces.STAGING_BYTES = staging or _STAGING0
     _prover.PIN_AHEAD = _AHEAD0 if pin is None else pin
     _pinned.COMPACT = COMPACTS[i]
-    _runtime.SIDE_PRIORITY = not LOWPRIO[i]
     plan = plan_prove(st, len(pk.a), len(pk.b_g1), PARTS, int(L * GIB), host_limit=HOST_LIMIT,
                       compact_w=cw.nbytes if compact else None, **kw)
     print(f"L={L:g} GiB plan (compact w {plan.compact_w}): in flight {plan.in_flight}, h {plan.h_phase} {plan.h_schedule} "
@@ -251,8 +249,6 @@ for i, (L, phases, compact, staging, pin) in enumerate(LIMITS):
             label = f"{label}+compact"
         if SHARING[i] is not None:
             label = f"{label}+{'shared' if SHARING[i][0] else 'own'}"
-        if LOWPRIO[i]:
-            label = f"{label}+lowprio"
         getattr(_pinned, "regions", []).clear()
         run(label, bk, pr, plan, pk.vk, len(LIMITS) - i)
         # (stop 33) each new pinned region: seconds faulting in, registering, huge pages asked

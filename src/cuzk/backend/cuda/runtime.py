@@ -391,12 +391,6 @@ class HostSelection:
         return int(self.rows.shape[0])
 
 
-SIDE_PRIORITY = True
-"""Side streams (``DeviceRuntime.side_stream``: the next key piece's copy and decode, the next
-scalar slice, the next matrix block, uploads) run at the device's highest stream priority, so
-their short kernels are scheduled ahead of the compute stream's waiting blocks instead of after
-the MSM kernel in flight. Read when a stream is made."""
-
 PINNED_READS = True
 """Small device arrays read back mid-computation (an MSM's scalar count, bucket counts, window
 sums; a decoded piece's error flag) go through page-locked memory (``DeviceRuntime.read_back``):
@@ -856,15 +850,11 @@ class DeviceRuntime:
         return arr.get(stream=stream, out=out)
 
     def side_stream(self):
-        """A new non-blocking CUDA stream, at the device's highest priority where
-        ``SIDE_PRIORITY`` (``cudaDeviceGetStreamPriorityRange``'s greatest)."""
-        cp = self.cp
-        if SIDE_PRIORITY:
-            try:
-                return cp.cuda.Stream(non_blocking=True, priority=cp.cuda.runtime.deviceGetStreamPriorityRange()[1])
-            except (AttributeError, TypeError):   # a CuPy without stream priorities
-                pass
-        return cp.cuda.Stream(non_blocking=True)
+        """A new non-blocking CUDA stream (the next key piece's copy and decode, the next scalar
+        slice, the next matrix block). At the device's highest priority (made by the driver;
+        CuPy 14 has no stream priorities) the streamed MSMs overlapped their pieces' transfers
+        little better (benchmarks/stream_overlap, 2026-12-04-h200-stop37/call3), so CuPy's own."""
+        return self.cp.cuda.Stream(non_blocking=True)
 
     def _side_stream(self):
         """The side stream of this backend's asynchronous uploads (``side_stream``, made on first use)."""
