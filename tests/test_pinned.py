@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from cuzk.backend.cuda import pinned
-from cuzk.backend.cuda.runtime import HostBuffers
+from cuzk.backend.cuda.pinned import HostBuffers
 
 
 class _Runtime:

@@ -20,9 +20,7 @@ import functools
 import gc
 import hashlib
 import os
-import time
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
 import gmpy2
@@ -395,78 +393,6 @@ PINNED_READS = True
 """Small device arrays read back mid-computation (an MSM's scalar count, bucket counts, window
 sums; a decoded piece's error flag) go through page-locked memory (``DeviceRuntime.read_back``):
 an asynchronous copy and a wait on the stream. Read at call time."""
-
-PIN_THREADS = 2
-"""Buffers ``HostBuffers`` makes at once ahead (one thread each). With one, the first limited point
-of a run whose host had few free 2 MiB blocks (no huge pages) made each 4.3 GB buffer in 1.1 s
-against a 0.6 s partition cycle and waited 2.6-2.75 s for them (benchmarks/results/
-2026-12-03-h200/call9, call12); two let one buffer's registration overlap the next one's page
-faults. Read when a ``HostBuffers`` is made."""
-
-
-class HostBuffers:
-    """``count`` page-locked host arrays of ``shape`` (uint64) (``CUDABackend.host_buffers``:
-    ``host_empty``, mapped and registered, 0.3-0.4 s per 4.3 GB on the H200 host), handed out
-    by index (``take``), each reused by the caller for a partition of every group.
-
-    Made at once by default: ``Prover.prove_groups`` makes them after the matrices' conversion
-    and before the first H phase, since made beside either in a background thread they slowed it
-    (the conversion 10.3 s against 2.0 s, benchmarks/results/2026-12-03-h200/call4; the first
-    spmv phase 1.98 s, 2026-12-02-h200/stop20/call1). With ``ahead``, none is made until
-    ``make_ahead(j)`` queues buffers 0…j + ``threads`` − 1 on ``threads`` background threads
-    (``cuzk-pin``, default ``PIN_THREADS``): the prover asks for j+1 while partition j's NTTs
-    run, when the host has nothing else to do. (Asking for the first ones as a group starts
-    removed the first wait, 1.07 s, but slowed the first spmv beside them from 0.27 to 1.32 s:
-    no gain, benchmarks/results/2026-12-04-h200-stop35/call5.)
-    """
-
-    def __init__(self, backend: "DeviceRuntime", count: int, shape: tuple, ahead: bool = False,
-                 threads: int | None = None):
-        self._backend, self._count, self._shape = backend, count, shape
-        self.seconds: list[float] = []   # each buffer's making, in the order made
-        self._pool = None
-        self._threads = max(1, PIN_THREADS if threads is None else int(threads))
-        if ahead:
-            self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="cuzk-pin")
-            self._have: list = []
-        else:
-            self._have = [self._make() for _ in range(count)]
-
-    def _make(self) -> np.ndarray:
-        t = time.perf_counter()
-        with self._backend.cp.cuda.Device(self._backend._device_id):
-            out = self._backend.host_empty(self._shape)
-        self.seconds.append(time.perf_counter() - t)
-        return out
-
-    def make_ahead(self, j: int) -> None:
-        """Queue buffers up to ``j`` + threads − 1 (capped at count − 1) on the background
-        threads (``ahead``; else nothing to do)."""
-        if self._pool is not None:
-            while len(self._have) <= min(j + self._threads - 1, self._count - 1):
-                self._have.append(self._pool.submit(self._make))
-
-    def take(self, j: int) -> np.ndarray:
-        """Buffer ``j`` (< count), waiting for it if it is being made.
-
-        Raises:
-            IndexError: j ≥ count. What making it raised (a CUDA error, MemoryError).
-        """
-        if not 0 <= j < self._count:
-            raise IndexError(f"HostBuffers: buffer {j} of {self._count}")
-        self.make_ahead(j)
-        got = self._have[j]
-        if not isinstance(got, np.ndarray):
-            got = self._have[j] = got.result()
-        return got
-
-    def close(self) -> None:
-        """Drop the buffers (their pinned regions are kept for reuse: ``pinned``); queued ones
-        not yet begun are cancelled, the one being made is waited for."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-        self._have.clear()
-
 
 RESTORABLE = (HostFr, HostSelection, CompactW)
 """Scalar vectors that wait off the device (or compact on it) and come back a piece at a time
@@ -892,11 +818,11 @@ class DeviceRuntime:
                 ev.synchronize()
         return _PendingCUDAUpload(self, out, None, done)
 
-    def host_buffers(self, count: int, shape: tuple, ahead: bool = False) -> HostBuffers:
+    def host_buffers(self, count: int, shape: tuple, ahead: bool = False) -> "pinned.HostBuffers":
         """``Backend.host_buffers``: ``count`` page-locked (``host_empty``) uint64 arrays of
         ``shape`` (``HostBuffers``; ``ahead``: made on a background thread as ``make_ahead``
         asks)."""
-        return HostBuffers(self, count, shape, ahead)
+        return pinned.HostBuffers(self, count, shape, ahead)
 
     def make_room(self, nbytes: int) -> float:
         """``Backend.make_room``: ``pinned.make_room(nbytes)`` (seconds)."""
