@@ -764,9 +764,9 @@ class DeviceRuntime:
         """``arr.get(stream=stream)`` into page-locked memory where ``PINNED_READS`` (CuPy's
         pinned pool; ``arr`` made contiguous first): a copy into pageable memory is synchronous
         in the driver, and while the main thread's MSM waited in such reads a helper thread's
-        copies of the next key piece waited with it (benchmarks/stream_overlap, 2026-12-04-h200-
-        stop37/call3). Returns a host array of ``arr``'s shape and dtype (valid until the next
-        small pinned allocation reuses it: copy what is kept)."""
+        copies of the next key piece waited with it (beside a kernel holding every SM, 2.3 s
+        against 0.3 s: benchmarks/stream_overlap, 2026-12-04-h200-stop37/call4). Returns a host
+        array of ``arr``'s shape and dtype (CuPy's pinned memory, held while referenced)."""
         if not PINNED_READS:
             return arr.get(stream=stream)
         import cupyx  # part of CuPy (optional): imported on use
