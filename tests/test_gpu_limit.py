@@ -63,7 +63,7 @@ def _prove_all(pk, r1cs, bk, wits, plan, cws=None):
         p = plan.parts       # the lean one's a and b are compute_h_ab's own: it consumes them)
         assert len(seen) == len(wits)
         ab = 2 * 32 * _stats(r1cs)["domain"] if plan.h_phase == "lean" else 0
-        assert max(live for live, _ in seen) <= (p["resident"] + p["scalars"] + p["compact"] + p["twiddles"]
+        assert max(live for live, _ in seen) <= (p["cache"] + p["resident"] + p["scalars"] + p["compact"] + p["twiddles"]
                                                  + p["h_held_at_quotient"] + p["slack"] + ab), (seen, p)
     return [x.proof for x in out]
 

@@ -329,6 +329,13 @@ def h_own_bytes(q: QueryPlan, n: int, compact: bool = False) -> int:
     return n * _FR_BYTES + msm_step_bytes(q, False, compact)
 
 
+def csr_cache_bytes(c: dict) -> int:
+    """Device bytes of the matrices the "device" H phase caches for the whole job
+    (``Backend.prepare_spmv``: int64 row offsets, uint32 columns and coefficient ids), from
+    ``_counts``."""
+    return c["nnz"] * 8 + 3 * (c["rows"] + 1) * 8
+
+
 def h_phase_bytes(stats: dict, density_a: int | None, density_b: int | None, h_phase: str, h_schedule: tuple,
                   spmv_rows: int, spmv_block_nnz: int) -> dict:
     """Device bytes of the H phase of one partition beside the held parts, step by step as
@@ -350,7 +357,7 @@ def h_phase_bytes(stats: dict, density_a: int | None, density_b: int | None, h_p
     n, rows, w = c["n"], c["rows"], c["nv"] * _FR_BYTES
     sched, block = h_schedule
     if h_phase == "device":
-        csr = c["nnz"] * 8 + 3 * (rows + 1) * 8
+        csr = csr_cache_bytes(c)
         upload = min(max(c["nnz"], rows), 1 << 25) * 8          # one slice of an index array in flight
         at = csr + 3 * n * _FR_BYTES
         out = {"cache": csr + upload, "products": w + csr + 3 * rows * _FR_BYTES,
@@ -371,15 +378,16 @@ def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queri
                 compact_w: int | None = None, h_shared: bool = True) -> dict:
     """Device bytes of each part of a prove plan and its "peak".
 
-    Held throughout: "resident" (resident bases), "scalars" (``in_flight`` partitions' A, B, L, H
+    Held throughout: "cache" (the "device" H phase's cached matrices, ``csr_cache_bytes``: live
+    from before the first upload through the last MSM), "resident" (resident bases), "scalars" (``in_flight`` partitions' A, B, L, H
     scalar vectors when not on the host; H's only with ``compact_w``; never H's without
     ``h_shared``), "compact" (``in_flight``
     compact assignments, ``ProvePlan.compact_w``), "twiddles" (the unsplit NTT's cached table, n/2
     elements, "device" H phase only), "fragments" (``POOL_FRAGMENT_ARRAYS``) and
     ``RUNTIME_SLACK``. Then the largest of the phases: "select" (w beside its canonical copy
     while it is uploaded, or beside one selected scalar vector and its byte mask, or L's
-    copy), "h" (``h_phase_bytes``), "msm" (the largest ``msm_step_bytes`` of the shared
-    walks), "h_own" (without ``h_shared``: ``h_own_bytes``, else 0).
+    copy), "h" (``h_phase_bytes`` beyond the cache), "msm" (the largest ``msm_step_bytes`` of the
+    shared walks), "h_own" (without ``h_shared``: ``h_own_bytes``, else 0).
     """
     c = _counts(stats, density_a, density_b, compact_w)
     n, w = c["n"], c["nv"] * _FR_BYTES
@@ -387,7 +395,9 @@ def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queri
     vec = (c["da"] + c["db"] + c["aux"]) * _FR_BYTES + h_vec
     if compact_w is not None:   # A's, B's and L's expanded per piece from the compact assignments
         vec = h_vec
+    cache = csr_cache_bytes(c) if h_phase == "device" else 0
     held = {
+        "cache": cache,
         "resident": sum(q.nbytes for q in queries if q.resident),
         "scalars": 0 if scalars_on_host else in_flight * vec,
         "compact": in_flight * compact_device_bytes(compact_w, c["aux"]) if compact_w is not None else 0,
@@ -403,16 +413,18 @@ def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queri
     compact = compact_w is not None
     msm = max(msm_step_bytes(q, scalars_on_host, compact) for q in queries if h_shared or q.name != "h")
     own = 0 if h_shared else h_own_bytes(next(q for q in queries if q.name == "h"), n, compact)
-    parts = dict(held, select=select, h=hp["h"], h_held_at_quotient=hp["held_at_quotient"], msm=msm, h_own=own)
-    parts["peak"] = base + max(select, hp["h"], msm, own)
+    h = hp["h"] - cache
+    parts = dict(held, select=select, h=h, h_held_at_quotient=hp["held_at_quotient"] - cache, msm=msm, h_own=own)
+    parts["peak"] = base + max(select, h, msm, own)
     return parts
 
 
 def _device_h_schedule(stats, density_a, density_b, room) -> tuple | None:
     """The schedule ``compute_h`` picks in the "device" H phase with ``room`` bytes beside the held
-    parts (what the H phase holds when it starts, ``h_phase_bytes``' "held_at_quotient", taken
-    off first)."""
+    parts, the cached matrices among them (what else the H phase holds when it starts,
+    ``h_phase_bytes``' "held_at_quotient", taken off first)."""
     at = h_phase_bytes(stats, density_a, density_b, "device", ("fused", 0), 0, 0)["held_at_quotient"]
+    at -= csr_cache_bytes(_counts(stats, density_a, density_b))
     return compute_h_memory_plan(stats["domain"], None if room is None else room - at, twiddles=False)
 
 
