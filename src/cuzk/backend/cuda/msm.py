@@ -328,7 +328,7 @@ class CUDAMSMContext(MSMContext):
         count = cp.zeros(1, dtype=cp.uint32)
         idx = cp.empty(n, dtype=cp.uint32)
         self._k("msm_ones_list")((_grid(n, 256),), (256,), (flags, _u64(n), count, idx))
-        k = int(count[0])
+        k = int(self._be.read_back(count)[0])
         if not k:
             return None
         ones = cp.empty((1, self._xw), dtype=cp.uint32)

@@ -390,9 +390,9 @@ class HostSelection:
 
 
 PINNED_READS = True
-"""Small device arrays read back mid-computation (an MSM's scalar count, bucket counts, window
-sums; a decoded piece's error flag) go through page-locked memory (``DeviceRuntime.read_back``):
-an asynchronous copy and a wait on the stream. Read at call time."""
+"""Small device arrays read back mid-computation (an MSM's scalar and ones counts, bucket counts,
+window sums; a decoded piece's error flag) go through page-locked memory
+(``DeviceRuntime.read_back``): an asynchronous copy and a wait on the stream. Read at call time."""
 
 RESTORABLE = (HostFr, HostSelection, CompactW)
 """Scalar vectors that wait off the device (or compact on it) and come back a piece at a time
