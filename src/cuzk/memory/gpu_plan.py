@@ -379,10 +379,10 @@ def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queri
     """Device bytes of each part of a prove plan and its "peak".
 
     Held throughout: "cache" (the "device" H phase's cached matrices, ``csr_cache_bytes``: live
-    from before the first upload through the last MSM), "resident" (resident bases), "scalars" (``in_flight`` partitions' A, B, L, H
-    scalar vectors when not on the host; H's only with ``compact_w``; never H's without
-    ``h_shared``), "compact" (``in_flight``
-    compact assignments, ``ProvePlan.compact_w``), "twiddles" (the unsplit NTT's cached table, n/2
+    from before the first upload through the last MSM), "resident" (resident bases), "scalars"
+    (``in_flight`` partitions' A, B, L, H scalar vectors when not on the host; H's only with
+    ``compact_w``; never H's without ``h_shared``), "compact" (``in_flight`` compact
+    assignments, ``ProvePlan.compact_w``), "twiddles" (the unsplit NTT's cached table, n/2
     elements, "device" H phase only), "fragments" (``POOL_FRAGMENT_ARRAYS``) and
     ``RUNTIME_SLACK``. Then the largest of the phases: "select" (w beside its canonical copy
     while it is uploaded, or beside one selected scalar vector and its byte mask, or L's
@@ -474,8 +474,9 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
     or the host, the H phase on the device or the host, partitions in flight, H's MSMs sharing a
     walk or not), the one with the fewest seconds of bus traffic per batch (``bus_seconds``; ties:
     the fewest bytes streamed, then the lowest peak), those within ``host_limit`` first; then the
-    largest pieces, blocks and chunks that fit. A larger limit never gives more bus seconds (the schedules that fit a smaller limit
-    fit it too). Without a limit: everything resident, on the device, one partition
+    largest pieces, blocks and chunks that fit. A larger limit never gives more bus seconds
+    (the schedules that fit a smaller limit fit it too), unless it brings the first schedule
+    within the host limit. Without a limit: everything resident, on the device, one partition
     at a time (today's ``Prover.prove``).
 
     Args:
