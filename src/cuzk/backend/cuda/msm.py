@@ -277,7 +277,7 @@ class CUDAMSMContext(MSMContext):
         (``_chunk_len``) and writes one partial sum per bucket it touches, then one thread per
         bucket adds its partial sums. ``offs`` (B + 1) starts at 0."""
         cp = self._be.cp
-        total = int(offs[-1])
+        total = int(self._be.read_back(offs[-1:])[0])
         L = _chunk_len(total, B)
         nchunks = -(-total // L)
         part = cp.empty((B + nchunks, self._xw), dtype=cp.uint32)
@@ -293,13 +293,13 @@ class CUDAMSMContext(MSMContext):
         per thread until each bucket has one. ``offs`` (B + 1) starts at 0."""
         cp = self._be.cp
         counts = offs[1:] - offs[:-1]
-        maxc = int(counts.max())
+        maxc = int(self._be.read_back(counts.max().reshape(1))[0])
         src, L, level = None, _CHUNK0, 0
         while True:
             nch = (counts + (L - 1)) // L
             ch_off = cp.zeros(B + 1, dtype=cp.uint32)
             ch_off[1:] = cp.cumsum(nch, dtype=cp.uint32)
-            nchunks = int(ch_off[-1])
+            nchunks = int(self._be.read_back(ch_off[-1:])[0])
             chunk_bucket = cp.searchsorted(ch_off[1:], cp.arange(nchunks, dtype=cp.uint32), side="right").astype(cp.uint32)
             out = cp.empty((max(1, nchunks), self._xw), dtype=cp.uint32)
             if level == 0:

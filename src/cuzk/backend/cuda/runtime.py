@@ -390,8 +390,8 @@ class HostSelection:
 
 
 PINNED_READS = True
-"""Small device arrays read back mid-computation (an MSM's scalar and ones counts, bucket counts,
-window sums; a decoded piece's error flag) go through page-locked memory
+"""Small device arrays read back mid-computation (an MSM's scalar and ones counts, bucket counts
+and totals, window sums; a decoded piece's error flag) go through page-locked memory
 (``DeviceRuntime.read_back``): an asynchronous copy and a wait on the stream. Read at call time."""
 
 RESTORABLE = (HostFr, HostSelection, CompactW)
