@@ -120,6 +120,9 @@ def test_prove_plan_choices():
     assert lim.in_flight < 10 and lim.passes > 1 and lim.transfer_bytes > p16.transfer_bytes
     with pytest.raises(ValueError):
         plan_prove(st, None, None, 0, GIB)
+    for bad in ((), ("yes",)):
+        with pytest.raises(ValueError, match="h_sharing"):
+            plan_prove(st, None, None, 1, GIB, h_sharing=bad)
 
 
 def test_setup_plans():

@@ -591,7 +591,8 @@ class Prover(ResidentBases):
         The same proofs as ``prove`` for the same r, s.
 
         Raises:
-            WitnessError, Unsatisfied: as ``prove`` (before any MSM).
+            WitnessError, Unsatisfied: as ``prove``: before any MSM of the group's shared walks
+                (without ``plan.h_shared``, after the earlier partitions' own H MSMs).
             ValueError: an assignment of another Prover, or a "host" or "lean" H phase without
                 ``CosetQuotient``.
         """

@@ -489,17 +489,20 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         step: named in the error.
         h_phases: the H phases (``H_PHASES``) it may choose among (benchmarks compare them at
             one limit).
-        h_sharing: the ``ProvePlan.h_shared`` values it may choose among (likewise).
+        h_sharing: the ``ProvePlan.h_shared`` values it may choose among (likewise; without a
+            limit one partition runs at a time and the plan says shared).
         compact_w: bytes of one partition's compact assignment (``witness_compact_bytes`` of its
             witness file) when the prover keeps it on the device and expands A's, B's and
             L's scalars from it per piece (cuda with compact witnesses); None: w's limbs.
 
     Raises:
         GPUMemoryError: not even the smallest schedule fits (op = step; requested = its peak).
-        ValueError: batch < 1.
+        ValueError: batch < 1, or ``h_sharing`` empty or other than booleans.
     """
     if batch < 1:
         raise ValueError(f"batch must be ≥ 1, got {batch}")
+    if not h_sharing or not set(h_sharing) <= {True, False}:
+        raise ValueError(f"h_sharing must hold True and/or False, got {h_sharing!r}")
     c = _counts(stats, density_a, density_b, compact_w)
     pts = query_points(stats, density_a, density_b)
     n = c["n"]
