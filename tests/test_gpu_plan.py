@@ -39,11 +39,11 @@ def _peak(stats, p) -> int:
         held += p.in_flight * vec
     if p.h_phase == "device":
         held += n // 2 * 32                              # the unsplit NTT's cached twiddles
-        csr = 8 * nnz + 24 * (rows + 1)
-        h = max(csr + min(max(nnz, rows), 1 << 25) * 8,  # matrices uploaded before any w
-                32 * nv + csr + 96 * rows,               # w, the matrices, A·w, B·w, C·w
-                csr + 32 * rows + 96 * n,                # w dropped, padded one by one
-                csr + 96 * n + compute_h_device_bytes(n, *p.h_schedule, twiddles=False))
+        held += 8 * nnz + 24 * (rows + 1)                # the matrices, cached before the first upload to the last MSM
+        h = max(min(max(nnz, rows), 1 << 25) * 8,        # one slice in flight while they are uploaded
+                32 * nv + 96 * rows,                     # w, A·w, B·w, C·w
+                32 * rows + 96 * n,                      # w dropped, padded one by one
+                96 * n + compute_h_device_bytes(n, *p.h_schedule, twiddles=False))
     elif p.h_phase == "lean":
         held += n // 2 * 32                              # the unsplit NTT's cached twiddles
         blk = 3 * (2 * ((p.spmv_rows + 1) * 8 + p.spmv_block_nnz * 8) + p.spmv_rows * 32)   # next block's arrive
@@ -70,8 +70,6 @@ def _peak(stats, p) -> int:
     select = 32 * nv + max(32 * nv, 32 * max(pts["a"], pts["b_g1"]) + nv, 32 * pts["l"])
     if cw is not None:   # w expanded beside its compact form: nothing selected from it
         select = 32 * nv
-    if p.h_phase == "device":   # the matrices stay cached from before the first upload to the last MSM
-        select, msm = select + csr, msm + csr
     return held + max(select, h, msm)
 
 
@@ -354,19 +352,17 @@ def test_plan_parts_cover_the_arrays_live_in_the_h_phase(shape, densities, limit
             parts = p.parts
             assert p.peak <= limit
             assert parts["fragments"] == n // 4 * 32 and parts["slack"] == RUNTIME_SLACK
-            arrays = parts["resident"] + parts["scalars"] + parts["twiddles"]
+            arrays = parts["cache"] + parts["resident"] + parts["scalars"] + parts["twiddles"]
             live = _live_arrays(stats, p)
             where = (shape, gib, batch, host_limit, p.h_phase, p.scalars_on_host, p.in_flight)
             steps = h_phase_bytes(stats, *densities, p.h_phase, p.h_schedule, p.spmv_rows, p.spmv_block_nnz)
-            # the device H phase's cached matrices are a held part ("cache"), in the steps' live set
-            assert parts["h"] + parts["cache"] == steps["h"]
-            assert parts["h_held_at_quotient"] + parts["cache"] == steps["held_at_quotient"]
+            assert parts["h"] == steps["h"] and parts["h_held_at_quotient"] == steps["held_at_quotient"]
             for step in ("products", "pad", "quotient"):
                 if step in live:
                     assert live[step] <= arrays + steps[step], (step, where)
-            assert live["quotient_start"] <= arrays + parts["cache"] + parts["h_held_at_quotient"], where
+            assert live["quotient_start"] <= arrays + parts["h_held_at_quotient"], where
             for step in ("upload", "select"):
-                assert live[step] <= arrays + parts["cache"] + parts["select"], (step, where)
+                assert live[step] <= arrays + parts["select"], (step, where)
             assert max(live.values()) + parts["fragments"] + parts["slack"] <= p.peak <= limit, where
 
 

@@ -342,11 +342,11 @@ def h_phase_bytes(stats: dict, density_a: int | None, density_b: int | None, h_p
     ``Prover.prove_group`` runs it (``CosetQuotient.products`` then ``quotient``; w, A·w, B·w and
     C·w of the constraint rows, their zero-padded copies of the domain's n).
 
-    "device": "cache" (the matrices' index arrays uploaded before any w, one slice of an index
-    array in flight: ``Backend.prepare_spmv``), "products" (w, the cached matrices, a, b, c),
-    "pad" (w dropped; each of a, b, c replaced by its padded copy in turn: at most one unpadded
-    one beside three padded), "quotient" (the matrices, the padded a, b, c and ``compute_h`` by
-    ``h_schedule``); "held_at_quotient" is what is live when ``compute_h`` starts.
+    "device" (beside the cached matrices, a held part: ``csr_cache_bytes``): "cache" (one slice of
+    an index array in flight while they are uploaded before any w: ``Backend.prepare_spmv``),
+    "products" (w, a, b, c), "pad" (w dropped; each of a, b, c replaced by its padded copy in
+    turn: at most one unpadded one beside three padded), "quotient" (the padded a, b, c and
+    ``compute_h`` by ``h_schedule``); "held_at_quotient" is what is live when ``compute_h`` starts.
     "lean": "products" (w, a and b of the domain's n, one row block), "quotient" (w dropped:
     ``compute_h_ab`` by ``h_schedule``, a and b included; the twiddles are a held part);
     "host": "products" (w and one sparse-product row block, ``spmv_block_bytes``), "quotient"
@@ -357,11 +357,9 @@ def h_phase_bytes(stats: dict, density_a: int | None, density_b: int | None, h_p
     n, rows, w = c["n"], c["rows"], c["nv"] * _FR_BYTES
     sched, block = h_schedule
     if h_phase == "device":
-        csr = csr_cache_bytes(c)
         upload = min(max(c["nnz"], rows), 1 << 25) * 8          # one slice of an index array in flight
-        at = csr + 3 * n * _FR_BYTES
-        out = {"cache": csr + upload, "products": w + csr + 3 * rows * _FR_BYTES,
-               "pad": csr + rows * _FR_BYTES + 3 * n * _FR_BYTES,
+        at = 3 * n * _FR_BYTES
+        out = {"cache": upload, "products": w + 3 * rows * _FR_BYTES, "pad": rows * _FR_BYTES + at,
                "quotient": at + compute_h_device_bytes(n, sched, block, twiddles=False), "held_at_quotient": at}
     elif h_phase == "lean":
         out = {"products": w + 2 * n * _FR_BYTES + spmv_block_bytes(spmv_rows, spmv_block_nnz),
@@ -386,7 +384,7 @@ def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queri
     elements, "device" H phase only), "fragments" (``POOL_FRAGMENT_ARRAYS``) and
     ``RUNTIME_SLACK``. Then the largest of the phases: "select" (w beside its canonical copy
     while it is uploaded, or beside one selected scalar vector and its byte mask, or L's
-    copy), "h" (``h_phase_bytes`` beyond the cache), "msm" (the largest ``msm_step_bytes`` of the
+    copy), "h" (``h_phase_bytes``), "msm" (the largest ``msm_step_bytes`` of the
     shared walks), "h_own" (without ``h_shared``: ``h_own_bytes``, else 0).
     """
     c = _counts(stats, density_a, density_b, compact_w)
@@ -413,9 +411,8 @@ def prove_parts(stats: dict, density_a: int | None, density_b: int | None, queri
     compact = compact_w is not None
     msm = max(msm_step_bytes(q, scalars_on_host, compact) for q in queries if h_shared or q.name != "h")
     own = 0 if h_shared else h_own_bytes(next(q for q in queries if q.name == "h"), n, compact)
-    h = hp["h"] - cache
-    parts = dict(held, select=select, h=h, h_held_at_quotient=hp["held_at_quotient"] - cache, msm=msm, h_own=own)
-    parts["peak"] = base + max(select, h, msm, own)
+    parts = dict(held, select=select, h=hp["h"], h_held_at_quotient=hp["held_at_quotient"], msm=msm, h_own=own)
+    parts["peak"] = base + max(select, hp["h"], msm, own)
     return parts
 
 
@@ -424,7 +421,6 @@ def _device_h_schedule(stats, density_a, density_b, room) -> tuple | None:
     parts, the cached matrices among them (what else the H phase holds when it starts,
     ``h_phase_bytes``' "held_at_quotient", taken off first)."""
     at = h_phase_bytes(stats, density_a, density_b, "device", ("fused", 0), 0, 0)["held_at_quotient"]
-    at -= csr_cache_bytes(_counts(stats, density_a, density_b))
     return compute_h_memory_plan(stats["domain"], None if room is None else room - at, twiddles=False)
 
 
