@@ -28,8 +28,8 @@ _RAW = os.environ.get("LIMITS", "24 16").split()
 COMPACTS = ["+compact" in x for x in _RAW]
 SHARING = [(True,) if "+shared" in x else (False,) if "+own" in x else None for x in _RAW]
 # (stop 37, call 2 only) "+lowprio" named points meant to run without a side-stream priority
-# that CuPy 14 never gave: every point of that call ran on CuPy's plain streams
-_RAW = [x.replace("+shared", "").replace("+own", "") for x in _RAW]
+# that CuPy 14 never gave: every point of that call ran on CuPy's plain streams (read, ignored)
+_RAW = [x.replace("+shared", "").replace("+own", "").replace("+lowprio", "") for x in _RAW]
 _POINTS = [(x.split("+")[0], PINS[x.split("+")[1]] if "+" in x else None) for x in (y.replace("+compact", "") for y in _RAW)]
 STAGING = {x: int(x.split("@")[1]) << 20 for x, _ in _POINTS if "@" in x}
 LIMITS = [(float(x.split("/")[0].split(":")[0]), tuple(x.split("/")[0].split(":")[1].split(",")) if ":" in x else None,

@@ -254,7 +254,7 @@ class CUDAMSMContext(MSMContext):
         if B == 0:
             return buckets
         counts = (offs[1:] - offs[:-1]).reshape(W, NB)
-        most = np.array(self._be.read_back(counts.max(axis=1)))
+        most = self._be.read_back(counts.max(axis=1))
         edges = self._be.read_back(offs[::NB]).astype(np.int64)   # W + 1 window edges into vals
         tot = edges[1:] - edges[:-1]
         skewed = most > 2 * (tot // NB) + 64
@@ -646,7 +646,7 @@ class MSMOps(DeviceRuntime):
         m = pts.shape[0]
         canon = cp.empty_like(pts)
         _kernel("msm.cu", "fq_from_mont", group.name)((_grid(4 * k * m, 256),), (256,), (pts, canon, _u64(4 * k * m)))
-        vals = _limbs_to_ints(np.array(self.read_back(canon)).view(np.uint64).reshape(4 * k * m, 6))
+        vals = _limbs_to_ints(self.read_back(canon).view(np.uint64).reshape(4 * k * m, 6))
         out = []
         for i in range(m):
             v = vals[4 * k * i : 4 * k * (i + 1)]
