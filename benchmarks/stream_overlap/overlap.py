@@ -21,6 +21,7 @@ import json
 import os
 import resource
 import sys
+import threading
 import time
 
 import cupy as cp
@@ -32,8 +33,58 @@ from cuzk.curve import G1
 from cuzk.fileio import map_readonly
 
 
-class _Skip(Exception):
-    """CONC=0: the cases after the sweep are skipped."""
+def walk(sctx, m: int, in_thread: bool = False) -> float:
+    """Seconds to walk the streamed context's pieces of m points with nothing computed (from a
+    helper thread: ``in_thread``, the device made current there first)."""
+    if in_thread:
+        cp.cuda.Device(sctx._be._device_id).use()
+    t0 = time.perf_counter()
+    for _lo, _b in sctx._streamed_pieces(m):
+        pass
+    return time.perf_counter() - t0
+
+
+def concurrent_cases(be, sctx, rctx, scalars, k: int, lp: int, rows: list) -> None:
+    """The stream alone in a thread beside resident MSMs of ``scalars`` over pieces of 2^lp (no
+    dependency between them), its decode kernels on and off, the MSM's small reads pageable and
+    page-locked (``runtime.PINNED_READS``): does anything but the decode keep them apart?"""
+    from cuzk.backend.cuda import runtime as rt
+
+    m, v = 1 << lp, len(scalars)
+    for decode, pinned in ((True, False), (True, True), (False, False), (False, True)):
+        rt.PINNED_READS = pinned
+        decodes(sctx, decode)
+        side_t = {}
+
+        def side_run():
+            side_t["s"] = walk(sctx, m, in_thread=True)
+        ts, _ = timed(lambda: walk(sctx, m))
+        tc, _ = timed(lambda: rctx.msm_many(scalars, piece=m))
+        th = threading.Thread(target=side_run)
+        t0 = time.perf_counter()
+        th.start()
+        rctx.msm_many(scalars, piece=m)
+        cp.cuda.Device().synchronize()
+        tm = time.perf_counter() - t0
+        th.join()
+        tb = time.perf_counter() - t0
+        row = {"log_n": k, "log_piece": lp, "vectors": v, "concurrent": True, "decode": decode, "pinned_reads": pinned,
+               "stream_s": ts, "compute_s": tc, "both_s": tb, "msm_beside_s": tm, "stream_beside_s": side_t["s"],
+               "overlap": (ts + tc - tb) / min(ts, tc)}
+        rows.append(row)
+        print(f"concurrent decode={decode} pinned_reads={pinned}: stream {ts:.3f}, compute {tc:.3f}; together "
+              f"{tb:.3f} (msm {tm:.3f}, stream {side_t['s']:.3f}), overlap {row['overlap']:.2f}", flush=True)
+    rt.PINNED_READS = True
+    decodes(sctx, True)
+
+
+def decodes(sctx, on: bool) -> None:
+    """The streamed context's piece decodes (and their check) on, or replaced by nothing."""
+    for name in ("_decode", "_check_decoded"):
+        if on:
+            sctx.__dict__.pop(name, None)
+        else:
+            setattr(sctx, name, lambda *a, **kw: None)
 
 
 def prio_streams():
@@ -70,27 +121,19 @@ def spin_cases(sctx, m, rows):
     kernel and then either sleeps (no CUDA call) or waits in a CUDA call (stream or device
     synchronize), on the legacy NULL stream or a non-blocking one; decode kernels off (they would
     wait for free SMs) except in the last case. Which host call, if any, keeps the stream out."""
-    import threading
     kern = cp.RawKernel(SPIN, "spin")
     rate = cp.cuda.runtime.getDeviceProperties(0)["clockRate"] * 1e3   # Hz
     sms = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
     cycles = int(2.0 * rate)
-    decode_fn, check_fn = sctx._decode, sctx._check_decoded
     import cupyx
     small = cp.zeros(16, dtype=cp.uint32)
     for case in ("sleep-null", "sync-null", "sync-own", "devsync-null", "get-null", "getpinned-null",
                  "sleep-null-decode"):
-        if case.endswith("decode"):
-            sctx.__dict__.pop("_decode", None)
-            sctx.__dict__.pop("_check_decoded", None)
+        decodes(sctx, case.endswith("decode"))
         side_t = {}
 
         def side_run():
-            cp.cuda.Device(0).use()
-            t0 = time.perf_counter()
-            for _lo, _b in sctx._streamed_pieces(m):
-                pass
-            side_t["s"] = time.perf_counter() - t0
+            side_t["s"] = walk(sctx, m, in_thread=True)
         st = cp.cuda.Stream.null if "null" in case else cp.cuda.Stream(non_blocking=True)
         cp.cuda.Device().synchronize()
         t0 = time.perf_counter()
@@ -112,7 +155,7 @@ def spin_cases(sctx, m, rows):
         cp.cuda.Device().synchronize()
         rows.append({"spin_case": case, "main_s": t_main, "stream_beside_s": side_t["s"]})
         print(f"spin {case}: main {t_main:.3f} s, stream beside it {side_t['s']:.3f} s", flush=True)
-    sctx._decode, sctx._check_decoded = decode_fn, check_fn
+    decodes(sctx, True)
 
 
 def main():
@@ -144,11 +187,8 @@ def main():
             for prio in (False, True):
                 be.side_stream = make_prio if prio else plain
 
-                def stream_only():
-                    for _lo, _b in sctx._streamed_pieces(m):
-                        pass
-                ts, _ = timed(stream_only)
-                ts, _ = timed(stream_only)   # the second: staging buffers pinned already
+                ts, _ = timed(lambda: walk(sctx, m))
+                ts, _ = timed(lambda: walk(sctx, m))   # the second: staging buffers pinned already
                 for v in vectors:
                     tc, want = timed(lambda: rctx.msm_many(scalars[:v], piece=m))
                     tc, want = timed(lambda: rctx.msm_many(scalars[:v], piece=m))
@@ -163,48 +203,12 @@ def main():
                     print(f"2^{k} pieces 2^{lp} x{v} {'prio' if prio else 'plain'}: stream {ts:.3f} s "
                           f"({row['stream_gbps']:.1f} GB/s), compute {tc:.3f}, both {tb:.3f}, overlap {overlap:.2f}, "
                           f"equal {equal}", flush=True)
-        # the stream alone in a thread beside resident MSMs (no dependency between them), with and
-        # without its decode kernels: does anything but the decode keep them apart?
-        import threading
-        if os.environ.get("CONC", "1") != "1":
-            raise _Skip
         be.side_stream = plain   # CuPy's streams: the driver's need this thread's context current
-        m, v = 1 << pieces[-1], vectors[-1]
-        from cuzk.backend.cuda import runtime as rt
-        for decode, pinned in ((True, False), (True, True), (False, False), (False, True)):
-            rt.PINNED_READS = pinned
-            if not decode:
-                sctx._decode = lambda *a, **kw: None
-                sctx._check_decoded = lambda *a, **kw: None
-            side_t = {}
-
-            def side_run():
-                cp.cuda.Device(be._device_id).use()
-                t0 = time.perf_counter()
-                for _lo, _b in sctx._streamed_pieces(m):
-                    pass
-                side_t["s"] = time.perf_counter() - t0
-            ts, _ = timed(lambda: [x for x in sctx._streamed_pieces(m)] and None)
-            tc, _ = timed(lambda: rctx.msm_many(scalars[:v], piece=m))
-            th = threading.Thread(target=side_run)
-            t0 = time.perf_counter()
-            th.start()
-            rctx.msm_many(scalars[:v], piece=m)
-            cp.cuda.Device().synchronize()
-            tm = time.perf_counter() - t0
-            th.join()
-            tb = time.perf_counter() - t0
-            row = {"log_n": k, "log_piece": pieces[-1], "vectors": v, "concurrent": True, "decode": decode,
-                   "pinned_reads": pinned,
-                   "stream_s": ts, "compute_s": tc, "both_s": tb, "msm_beside_s": tm, "stream_beside_s": side_t["s"],
-                   "overlap": (ts + tc - tb) / min(ts, tc)}
-            rows.append(row)
-            print(f"concurrent decode={decode} pinned_reads={pinned}: stream {ts:.3f}, compute {tc:.3f}; together {tb:.3f} (msm {tm:.3f}, "
-                  f"stream {side_t['s']:.3f}), overlap {row['overlap']:.2f}", flush=True)
+        m = 1 << pieces[-1]
+        if os.environ.get("CONC", "1") == "1":
+            concurrent_cases(be, sctx, rctx, scalars[: vectors[-1]], k, pieces[-1], rows)
         if os.environ.get("SPIN", "0") == "1":
             spin_cases(sctx, m, rows)
-    except _Skip:
-        pass
     finally:
         be.side_stream = plain
         os.unlink(path)
