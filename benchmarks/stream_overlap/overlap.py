@@ -16,6 +16,7 @@ the shorter one hides fully, 0 when they run one after the other. Prints a line 
 peaks; writes OUT.json.
 """
 
+import contextlib
 import ctypes
 import json
 import os
@@ -36,12 +37,15 @@ from cuzk.fileio import map_readonly
 def walk(sctx, m: int, in_thread: bool = False) -> float:
     """Seconds to walk the streamed context's pieces of m points with nothing computed (from a
     helper thread: ``in_thread``, the device made current there first)."""
-    if in_thread:
+    if in_thread:   # its decodes on a stream of its own, not the NULL stream the MSMs run on
         cp.cuda.Device(sctx._be._device_id).use()
-    t0 = time.perf_counter()
-    for _lo, _b in sctx._streamed_pieces(m):
-        pass
-    return time.perf_counter() - t0
+    st = cp.cuda.Stream(non_blocking=True) if in_thread else cp.cuda.get_current_stream()
+    with st:
+        t0 = time.perf_counter()
+        for _lo, _b in sctx._streamed_pieces(m):
+            pass
+        st.synchronize()
+        return time.perf_counter() - t0
 
 
 def concurrent_cases(be, sctx, rctx, scalars, k: int, lp: int, rows: list) -> None:
@@ -58,24 +62,63 @@ def concurrent_cases(be, sctx, rctx, scalars, k: int, lp: int, rows: list) -> No
 
         def side_run():
             side_t["s"] = walk(sctx, m, in_thread=True)
-        ts, _ = timed(lambda: walk(sctx, m))
+        with staging_timers() as alone:
+            ts, _ = timed(lambda: walk(sctx, m))
         tc, _ = timed(lambda: rctx.msm_many(scalars, piece=m))
         th = threading.Thread(target=side_run)
-        t0 = time.perf_counter()
-        th.start()
-        rctx.msm_many(scalars, piece=m)
-        cp.cuda.Device().synchronize()
-        tm = time.perf_counter() - t0
-        th.join()
-        tb = time.perf_counter() - t0
+        with staging_timers() as beside:
+            t0 = time.perf_counter()
+            th.start()
+            rctx.msm_many(scalars, piece=m)
+            cp.cuda.Device().synchronize()
+            tm = time.perf_counter() - t0
+            th.join()
+            tb = time.perf_counter() - t0
         row = {"log_n": k, "log_piece": lp, "vectors": v, "concurrent": True, "decode": decode, "pinned_reads": pinned,
                "stream_s": ts, "compute_s": tc, "both_s": tb, "msm_beside_s": tm, "stream_beside_s": side_t["s"],
-               "overlap": (ts + tc - tb) / min(ts, tc)}
+               "overlap": (ts + tc - tb) / min(ts, tc), "staging_alone_s": alone, "staging_beside_s": beside}
         rows.append(row)
         print(f"concurrent decode={decode} pinned_reads={pinned}: stream {ts:.3f}, compute {tc:.3f}; together "
-              f"{tb:.3f} (msm {tm:.3f}, stream {side_t['s']:.3f}), overlap {row['overlap']:.2f}", flush=True)
+              f"{tb:.3f} (msm {tm:.3f}, stream {side_t['s']:.3f}), overlap {row['overlap']:.2f}; staging s alone "
+              f"{ {a: round(b, 3) for a, b in alone.items()} }, beside {({a: round(b, 3) for a, b in beside.items()})}",
+              flush=True)
     rt.PINNED_READS = True
     decodes(sctx, True)
+
+
+@contextlib.contextmanager
+def staging_timers():
+    """Seconds the streamed walk's staging spends in each step (summed over chunks, any thread):
+    reading the file into a pinned buffer (``copy_rows``), queuing its copy (``send``: the
+    ``cudaMemcpyAsync`` call and an event record), waiting for a buffer's last copy (``wait``), the
+    piece's decode on the caller's stream and the wait for the caller's use of a slot. Which one
+    grows beside MSMs says what holds the stream up (the GIL, a driver lock, the copy engine)."""
+    from cuzk.backend.cuda import msm as msm_mod
+    from cuzk.backend.cuda import pieces
+
+    acc = {"copy_rows": 0.0, "send": 0.0, "wait": 0.0, "decode": 0.0}
+    lock = threading.Lock()
+
+    def timing(name, f):
+        def g(*a, **kw):
+            t = time.perf_counter()
+            try:
+                return f(*a, **kw)
+            finally:
+                with lock:
+                    acc[name] += time.perf_counter() - t
+        return g
+
+    real_stage, real_copy, real_decode = msm_mod.stage_rows, pieces.copy_rows, msm_mod.CUDAMSMContext._decode
+
+    def stage(src, lo, hi, staging, send, wait, pending):
+        return real_stage(src, lo, hi, staging, timing("send", send), timing("wait", wait), pending)
+    msm_mod.stage_rows, pieces.copy_rows = stage, timing("copy_rows", real_copy)
+    msm_mod.CUDAMSMContext._decode = timing("decode", real_decode)
+    try:
+        yield acc
+    finally:
+        msm_mod.stage_rows, pieces.copy_rows, msm_mod.CUDAMSMContext._decode = real_stage, real_copy, real_decode
 
 
 def decodes(sctx, on: bool) -> None:

@@ -566,17 +566,19 @@ class CUDAMSMContext(MSMContext):
 
     def _streamed_pieces(self, m: int):
         """(lo, device bases) per piece of m points of the host encodings, double-buffered
-        (``pieces.feed_pieces``): a helper thread stages piece j + 1 (``_stage``: the mapped file
+        (``pieces.feed_pieces``): a helper thread copies piece j + 1 (``_stage``: the mapped file
         through two pinned buffers, pages handed back) into the other device buffer on a side
-        stream and decodes it there (``_decode``) while the caller uses piece j on its stream. A
-        device buffer is reloaded only after the caller's work on it (an event recorded when the
-        caller asks for the next piece). The decode kernel waits for free SMs behind the caller's
-        MSM and holds the next copies up meanwhile (a stream beside a kernel holding every SM: 0.3 s
-        without its decodes, 2.2 s with them; benchmarks/stream_overlap, 2026-12-04-h200-stop37/
-        call4): decoding on the caller's stream instead is not yet measured.
+        stream while the caller uses piece j on its stream; each piece is decoded (``_decode``)
+        on the caller's stream before the caller gets it. Decoded on the side stream, a piece's
+        kernel waited for free SMs behind the caller's MSM and held the next copies with it (a
+        stream beside a kernel holding every SM: 0.3 s alone, 2.2 s with its decodes;
+        benchmarks/stream_overlap, 2026-12-04-h200-stop37/call4). A device buffer is reloaded
+        only after the caller's work on it (an event recorded when the caller asks for the next
+        piece).
 
         Raises:
-            ValueError: a compressed encoding in a piece (before the caller gets it).
+            ValueError: a compressed encoding in some piece, after the last piece (the caller's
+                work on the points it decoded to is never returned).
         """
         cp = self._be.cp
         host, aw = self._host, self._aw
@@ -587,13 +589,10 @@ class CUDAMSMContext(MSMContext):
         copied, sent, pending, staging = [None] * nb, [0] * nb, [None, None], self._staging_buffers(m)
         dev = self._be._device_id
 
-        def load(b, lo, hi):
+        def load(b, lo, hi):   # copies only: a decode kernel here waits for the caller's MSM blocks
             with cp.cuda.Device(dev):
                 sent[b] = self._stage(host, lo, hi, bufs[b], side, staging, pending)
-                with side:
-                    self._decode(bufs[b][: hi - lo], err)
                 copied[b] = side.record()
-                self._check_decoded(err, side)   # before the caller's MSM meets a garbage point
 
         def used(b):
             return cp.cuda.get_current_stream().record()
@@ -602,10 +601,12 @@ class CUDAMSMContext(MSMContext):
             with gil_switch():   # the readers get the GIL back at once after each pread
                 for b, lo, hi in feed_pieces(self.size, m, load, used, lambda ev: ev.synchronize(), nb):
                     cp.cuda.get_current_stream().wait_event(copied[b])
+                    self._decode(bufs[b][: hi - lo], err)   # on the caller's stream, before its work
                     self._be.bus_bytes += sent[b]   # counted in this thread (restore() counts here too)
                     yield lo, bufs[b][: hi - lo]
         finally:
             side.synchronize()
+        self._check_decoded(err)   # no walk's result is returned past a compressed encoding
 
     def _combine(self, wins, ones, c: int, profile: dict | None):
         """Window sums (and the ones sum) from ``msm_device`` → the MSM's point (host, arkworks)."""
