@@ -75,9 +75,14 @@ their own (``DeviceRuntime._own_chunks``), so a quarter of an array is kept. An 
 bound."""
 KEY_BYTES_PER_S = 10e9
 """Rate the key crosses from its file to the device (read into the pinned staging buffers by
-``pieces.COPY_THREADS`` threads, then sent): about 10 GB/s on the H200 host for the streamed queries
-(benchmarks/results/2026-12-02-h200/stop17; 2026-12-04-h200-stop37/call1: a partition's own walk
-of H's 12.9 GB of bases took 1.6-1.8 s, its MSM 0.86 s)."""
+``pieces.COPY_THREADS`` threads, then sent): 10-20 GB/s on the H200 host for the streamed queries
+(benchmarks/results/2026-12-02-h200/stop17; 2026-12-04-h200-stop38/call3: a partition's own walk
+of H's 12.9 GB of bases beside its MSMs 1.13 s, five vectors' walk of L's 12.5 GB 0.73 s)."""
+MSM_SECONDS_PER_POINT = {"h": 7.0e-9, "l": 0.5e-9, "a": 0.5e-9, "b_g1": 1.1e-9, "b_g2": 3.1e-9}
+"""GPU seconds per point of one MSM of each query: a 32 GiB PoRep partition's on the H200 (H's
+2^27 random scalars 0.86 s whole, 0.95-0.99 s in pieces of 2^25; L's and A's 130 M mostly-bit
+scalars 0.063 and 0.067 s; B's 33 M in G1 0.035 s and in G2 0.102 s: benchmarks/results/
+2026-12-04-h200-stop38/call3). What a walk's copies hide behind (``plan_seconds``)."""
 PINNED_BYTES_PER_S = 50e9
 """Rate of copies between the device and page-locked host arrays (scalars, matrices' row blocks,
 staged NTT arrays): 55 GB/s measured on the H200 (``cuzk.backend.cuda.pinned``)."""
@@ -165,8 +170,9 @@ class ProvePlan:
         h_shared: the H MSMs of a group share one walk of H's bases (their scalars wait, on the
             host with ``scalars_on_host``); False: each partition's H MSM runs over its own walk
             right after its quotient, from the device (``h_own_bytes``).
-        bus_seconds: predicted seconds of the batch's bus traffic (``bus_seconds``), which the
-            planner minimises.
+        bus_seconds: predicted seconds of the batch's bus traffic alone (``bus_seconds``).
+        seconds: predicted seconds of the batch's MSMs and bus traffic (``plan_seconds``), which
+            the planner minimises.
     """
 
     limit: int | None
@@ -185,6 +191,7 @@ class ProvePlan:
     compact_w: int | None = None
     h_shared: bool = True
     bus_seconds: float = 0.0
+    seconds: float = 0.0
 
     def query(self, name: str) -> QueryPlan:
         """The ``QueryPlan`` named ``name``."""
@@ -456,9 +463,39 @@ def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bo
 
 
 def bus_seconds(key_bytes: int, other_bytes: int) -> float:
-    """Predicted seconds of a batch's bus traffic: the key at ``KEY_BYTES_PER_S``, the rest at
-    ``PINNED_BYTES_PER_S`` (what ``plan_prove`` minimises: the key's bytes cost five times as much)."""
+    """Predicted seconds of a batch's bus traffic alone: the key at ``KEY_BYTES_PER_S``, the rest
+    at ``PINNED_BYTES_PER_S``."""
     return key_bytes / KEY_BYTES_PER_S + other_bytes / PINNED_BYTES_PER_S
+
+
+def plan_seconds(queries, batch: int, in_flight: int, h_shared: bool, other_bytes: int) -> float:
+    """Predicted seconds of a batch's MSMs and bus traffic (what ``plan_prove`` minimises): each
+    walk of a streamed query's bases the longer of its key bytes' transfer (``KEY_BYTES_PER_S``)
+    and its MSMs' compute (``MSM_SECONDS_PER_POINT`` × points × the vectors it serves), since the
+    next piece is copied while the MSMs run over this one (``CUDAMSMContext._streamed_pieces``); a
+    resident query its MSMs alone; the other copies (``other_bytes``, at ``PINNED_BYTES_PER_S``)
+    added, not hidden. By bus seconds alone a partition's own walk of H looked slower than the
+    shared one at 24 GiB; measured side by side it was faster (2.22 against 2.29-2.51 s per proof,
+    benchmarks/results/2026-12-04-h200-stop38/call3): its ten partitions share one walk of the
+    other queries, and H's MSMs hide most of its copies.
+
+    Args:
+        queries: the plan's ``QueryPlan``s.
+        batch, in_flight: partitions proved together, and at once.
+        h_shared: ``ProvePlan.h_shared`` (False: H's bases walked once per partition).
+        other_bytes: the batch's bytes other than the key's (``_transfers``).
+    """
+    passes = -(-batch // in_flight)
+    t = other_bytes / PINNED_BYTES_PER_S
+    for q in queries:
+        one = q.points * MSM_SECONDS_PER_POINT[q.name]
+        if q.resident:
+            t += batch * one
+        elif q.name == "h" and not h_shared:
+            t += batch * max(q.nbytes / KEY_BYTES_PER_S, one)
+        else:   # max(passes × transfer, batch × compute): more in flight never costs more
+            t += passes * max(q.nbytes / KEY_BYTES_PER_S, batch / passes * one)
+    return t
 
 
 def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch: int, limit: int | None,
@@ -468,9 +505,10 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
 
     Among the schedules whose peak fits ``limit`` (which queries resident, scalars on the device
     or the host, the H phase on the device or the host, partitions in flight, H's MSMs sharing a
-    walk or not), the one with the fewest seconds of bus traffic per batch (``bus_seconds``; ties:
-    the fewest bytes streamed, then the lowest peak), those within ``host_limit`` first; then the
-    largest pieces, blocks and chunks that fit. A larger limit never gives more bus seconds
+    walk or not), the one with the fewest predicted seconds per batch (``plan_seconds``: its
+    MSMs and bus traffic; ties: the fewest bytes streamed, then the lowest peak), those within
+    ``host_limit`` first; then the largest pieces, blocks and chunks that fit. A larger limit
+    never gives more predicted seconds
     (the schedules that fit a smaller limit fit it too), unless it brings the first schedule
     within the host limit. Without a limit: everything resident, on the device, one partition
     at a time (today's ``Prover.prove``).
@@ -507,7 +545,7 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
         parts = prove_parts(stats, density_a, density_b, qs, False, 1, "device", ("fused", 0), 0, 0)
         key, other = _transfers(c, qs, batch, 1, False, "device")
         return ProvePlan(None, batch, 1, qs, False, "device", ("fused", 0), 0, 0, parts, parts["peak"], key + other,
-                         bus_seconds=bus_seconds(key, other))
+                         bus_seconds=bus_seconds(key, other), seconds=plan_seconds(qs, batch, 1, True, other))
     own = _own_selections(c, density_a, density_b)
     split_min = ntt_split(n)[0] if n >= 4 else 0
     mean_row = -(-max(stats["nnz_a"], stats["nnz_b"], stats["nnz_c"]) // max(1, c["rows"]))
@@ -549,8 +587,8 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
                     continue
                 over = host_limit is not None and prove_host_bytes(
                     stats, density_a, density_b, P, on_host, h_phase, sched, compact_w, h_shared) > host_limit
-                cand = (over, bus_seconds(*_transfers(c, qs, batch, P, on_host, h_phase, own, sched, h_shared)), key_host,
-                        peak)
+                other = _transfers(c, qs, batch, P, on_host, h_phase, own, sched, h_shared)[1]
+                cand = (over, plan_seconds(qs, batch, P, h_shared, other), key_host, peak)
                 if best_key is None or cand < best_key:
                     best_key, best = cand, (resident, on_host, h_phase, P, sched, h_shared)
                 break   # the largest P that fits
@@ -607,7 +645,7 @@ def _grow(stats, density_a, density_b, batch, limit, c, pts, resident, on_host, 
     key, other = _transfers(c, qs, batch, P, on_host, h_phase, _own_selections(c, density_a, density_b), sched, h_shared)
     return ProvePlan(limit, batch, P, qs, on_host, h_phase, sched, rows_b, rows_b * mean_row, parts, parts["peak"],
                      key + other, prove_host_bytes(stats, density_a, density_b, P, on_host, h_phase, sched, cw, h_shared),
-                     cw, h_shared, bus_seconds(key, other))
+                     cw, h_shared, bus_seconds(key, other), plan_seconds(qs, batch, P, h_shared, other))
 
 
 # --- setup ----------------------------------------------------------------------------------
@@ -729,6 +767,6 @@ def plan_setup(stats: dict, limit: int | None, step: str = "setup") -> SetupPlan
     return SetupPlan(limit, ntt, sl, parts, parts["peak"], *(blocks or (0, 0, 0)))
 
 
-__all__ = ["GROUP_WORDS", "H_PHASES", "LEAN_SCHEDULES", "POINT_BYTES", "POOL_FRAGMENT_ARRAYS", "ProvePlan", "QUERIES", "QueryPlan", "RUNTIME_SLACK",
+__all__ = ["GROUP_WORDS", "MSM_SECONDS_PER_POINT", "H_PHASES", "LEAN_SCHEDULES", "POINT_BYTES", "POOL_FRAGMENT_ARRAYS", "ProvePlan", "QUERIES", "QueryPlan", "RUNTIME_SLACK",
            "SetupPlan", "h_phase_bytes", "host_csr_bytes", "host_h_bus_arrays", "lazy_selection", "host_scalar_bytes", "setup_host_bytes", "msm_step_bytes", "plan_prove", "plan_setup", "prove_host_bytes",
            "prove_parts", "query_points", "setup_parts", "spmv_block_bytes", "spmv_t_block_bytes"]

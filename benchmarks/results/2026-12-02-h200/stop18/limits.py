@@ -261,7 +261,8 @@ for i, (L, phases, compact, staging, pin) in enumerate(LIMITS):
           f"{'shared' if plan.h_shared else 'own'}, scalars on host "
           f"{plan.scalars_on_host}, resident {[q.name for q in plan.queries if q.resident]}, pieces "
           f"{ {q.name: q.piece for q in plan.queries} }, peak {plan.peak / GIB:.2f} GiB, host {plan.host_bytes / GIB:.2f} GiB, "
-          f"bus {plan.transfer_bytes_per_proof / 1e9:.1f} GB/proof", flush=True)
+          f"bus {plan.transfer_bytes_per_proof / 1e9:.1f} GB/proof, predicted {getattr(plan, 'seconds', 0):.1f} s "
+          f"(bus alone {plan.bus_seconds:.1f} s)", flush=True)
     with get_backend("cuda", gpu_mem_limit=int(L * GIB)) as bk, Prover(pk, r1cs, bk, plan=plan) as pr:
         mem = {ln.split(":")[0]: int(ln.split()[1]) << 10 for ln in open("/proc/meminfo")}
         mark(f"L={L:g}: prover ready; free 2 MiB blocks {_pinned.free_huge_bytes(open('/proc/buddyinfo').read()) / GIB:.1f} GiB, "
