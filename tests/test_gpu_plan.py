@@ -438,9 +438,10 @@ def test_own_h_walks_where_they_save_time():
     here: each streamed walk the longer of its transfer at 10 GB/s and its MSMs, a resident query
     its MSMs, the other copies at 50 GB/s added) pick the own walks, as the H200 measured (2.22 s
     per proof against 2.29-2.51 shared, benchmarks/results/2026-12-04-h200-stop38/call2-3). At
-    16 GiB sharing stays (H's pieces half the size, nine in flight: 2.60 own against 2.29-2.31
-    shared once warm). At 48 GiB H's bases fit on the device beside one partition's scalars only
-    when none wait: own walks win and the host holds no H scalars."""
+    16 GiB the prediction keeps sharing (H's pieces half the size, nine in flight); measured cold,
+    neither clearly wins (2.60 own against 2.53-2.72 shared). At 48 GiB H's bases fit on the
+    device beside one partition's scalars only when none wait: own walks win and the host holds
+    no H scalars."""
     stats = shape_by_name("porep-32GiB").stats() | {"coeffs": 1526}
     da, db = POREP_32_DENSITIES
     n, cw = stats["domain"], 86_709_551

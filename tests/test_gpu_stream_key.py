@@ -71,9 +71,15 @@ def test_streamed_msm_many_from_a_mapped_file(bk, group, tmp_path):
     assert np.array_equal(ctx.encoded(3, 9), raw[3:9])
 
 
-def test_streamed_compressed_encoding_refused(bk, tmp_path):
+@pytest.mark.parametrize("garbage", [False, True])
+def test_streamed_compressed_encoding_refused(bk, tmp_path, garbage):
+    """A compressed flag in one streamed row is refused as such; with garbage coordinates (a
+    compressed point's 48 bytes followed by another's, as a compressed file read as uncompressed
+    rows gives) too, before any MSM over the decoded piece fails off the curve."""
     _, raw = _points(G1, 40, 3)
     raw = raw.copy()
+    if garbage:
+        raw[17, 48:] = raw[18, :48]
     raw[17, 0] |= 0x80
     ctx = bk.msm_context(G1, _mapped(tmp_path, raw, "bad"), resident=False)
     with pytest.raises(ValueError, match="compressed"):

@@ -90,8 +90,8 @@ def concurrent_cases(be, sctx, rctx, scalars, k: int, lp: int, rows: list) -> No
 def staging_timers():
     """Seconds the streamed walk's staging spends in each step (summed over chunks, any thread):
     reading the file into a pinned buffer (``copy_rows``), queuing its copy (``send``: the
-    ``cudaMemcpyAsync`` call and an event record), waiting for a buffer's last copy (``wait``), the
-    piece's decode on the caller's stream and the wait for the caller's use of a slot. Which one
+    ``cudaMemcpyAsync`` call and an event record), waiting for a buffer's last copy (``wait``) and
+    the piece's decode on the caller's stream. Which one
     grows beside MSMs says what holds the stream up (the GIL, a driver lock, the copy engine)."""
     from cuzk.backend.cuda import msm as msm_mod
     from cuzk.backend.cuda import pieces

@@ -172,7 +172,7 @@ class ProvePlan:
             right after its quotient, from the device (``h_own_bytes``).
         bus_seconds: predicted seconds of the batch's bus traffic alone (``bus_seconds``).
         seconds: predicted seconds of the batch's MSMs and bus traffic (``plan_seconds``), which
-            the planner minimises.
+            the planner minimises; the resident queries' upload (once per Prover) not counted.
     """
 
     limit: int | None
@@ -505,9 +505,9 @@ def plan_prove(stats: dict, density_a: int | None, density_b: int | None, batch:
 
     Among the schedules whose peak fits ``limit`` (which queries resident, scalars on the device
     or the host, the H phase on the device or the host, partitions in flight, H's MSMs sharing a
-    walk or not), the one with the fewest predicted seconds per batch (``plan_seconds``: its
-    MSMs and bus traffic; ties: the fewest bytes streamed, then the lowest peak), those within
-    ``host_limit`` first; then the largest pieces, blocks and chunks that fit. A larger limit
+    walk or not), each with the most partitions in flight that fit, the one with the fewest
+    predicted seconds per batch (``plan_seconds``: its MSMs and bus traffic; ties: the fewest
+    bytes streamed, then the lowest peak), those within ``host_limit`` first; then the largest pieces, blocks and chunks that fit. A larger limit
     never gives more predicted seconds
     (the schedules that fit a smaller limit fit it too), unless it brings the first schedule
     within the host limit. Without a limit: everything resident, on the device, one partition

@@ -577,8 +577,8 @@ class CUDAMSMContext(MSMContext):
         piece).
 
         Raises:
-            ValueError: a compressed encoding in some piece, after the last piece (the caller's
-                work on the points it decoded to is never returned).
+            ValueError: a compressed encoding in a piece, before the caller gets it (checked on
+                the caller's stream right after the decode: the caller's MSM waits for it anyway).
         """
         cp = self._be.cp
         host, aw = self._host, self._aw
@@ -602,11 +602,11 @@ class CUDAMSMContext(MSMContext):
                 for b, lo, hi in feed_pieces(self.size, m, load, used, lambda ev: ev.synchronize(), nb):
                     cp.cuda.get_current_stream().wait_event(copied[b])
                     self._decode(bufs[b][: hi - lo], err)   # on the caller's stream, before its work
+                    self._check_decoded(err)   # before an MSM meets a garbage point (it would fail off the curve)
                     self._be.bus_bytes += sent[b]   # counted in this thread (restore() counts here too)
                     yield lo, bufs[b][: hi - lo]
         finally:
             side.synchronize()
-        self._check_decoded(err)   # no walk's result is returned past a compressed encoding
 
     def _combine(self, wins, ones, c: int, profile: dict | None):
         """Window sums (and the ones sum) from ``msm_device`` → the MSM's point (host, arkworks)."""

@@ -776,7 +776,7 @@ class DeviceRuntime:
         return arr.get(stream=stream, out=out)
 
     def side_stream(self):
-        """A new non-blocking CUDA stream (the next key piece's copy and decode, the next scalar
+        """A new non-blocking CUDA stream (the next key piece's copy, the next scalar
         slice, the next matrix block). At the device's highest priority (made by the driver;
         CuPy 14 has no stream priorities) the streamed MSMs overlapped their pieces' transfers
         little better (benchmarks/stream_overlap, 2026-12-04-h200-stop37/call3), so CuPy's own."""
