@@ -37,8 +37,9 @@ from cuzk.fileio import map_readonly
 def walk(sctx, m: int, in_thread: bool = False) -> float:
     """Seconds to walk the streamed context's pieces of m points with nothing computed (from a
     helper thread: ``in_thread``, the device made current there first)."""
-    if in_thread:   # its decodes on a stream of its own, not the NULL stream the MSMs run on
+    if in_thread:
         cp.cuda.Device(sctx._be._device_id).use()
+    # in a thread, its decodes on a stream of its own: on the NULL stream they wait for the MSMs
     st = cp.cuda.Stream(non_blocking=True) if in_thread else cp.cuda.get_current_stream()
     with st:
         t0 = time.perf_counter()
@@ -91,8 +92,8 @@ def staging_timers():
     """Seconds the streamed walk's staging spends in each step (summed over chunks, any thread):
     reading the file into a pinned buffer (``copy_rows``), queuing its copy (``send``: the
     ``cudaMemcpyAsync`` call and an event record), waiting for a buffer's last copy (``wait``) and
-    the piece's decode on the caller's stream. Which one
-    grows beside MSMs says what holds the stream up (the GIL, a driver lock, the copy engine)."""
+    queuing the piece's decode on the caller's stream. Which one grows beside MSMs says what
+    holds the stream up (the GIL, a driver lock, the copy engine)."""
     from cuzk.backend.cuda import msm as msm_mod
     from cuzk.backend.cuda import pieces
 

@@ -142,10 +142,9 @@ class CUDAMSMContext(MSMContext):
             words = self._aw // 12 * m          # Fq elements
             self._k("fq_to_mont")((_grid(words, 256),), (256,), (buf, buf, _u64(words)))
 
-    def _check_decoded(self, err, stream=None) -> None:
-        """ValueError when ``_decode`` saw a compressed encoding (waits for ``stream``: default
-        the current one)."""
-        if int(self._be.read_back(err, stream)[0]):
+    def _check_decoded(self, err) -> None:
+        """ValueError when ``_decode`` saw a compressed encoding (waits for the current stream)."""
+        if self._be.read_int(err):
             raise ValueError(f"{self.group.name} bases: compressed encoding in an uncompressed array")
 
     def _upload_encoded(self, raw: np.ndarray):
@@ -277,7 +276,7 @@ class CUDAMSMContext(MSMContext):
         (``_chunk_len``) and writes one partial sum per bucket it touches, then one thread per
         bucket adds its partial sums. ``offs`` (B + 1) starts at 0."""
         cp = self._be.cp
-        total = int(self._be.read_back(offs[-1:])[0])
+        total = self._be.read_int(offs[-1:])
         L = _chunk_len(total, B)
         nchunks = -(-total // L)
         part = cp.empty((B + nchunks, self._xw), dtype=cp.uint32)
@@ -293,13 +292,13 @@ class CUDAMSMContext(MSMContext):
         per thread until each bucket has one. ``offs`` (B + 1) starts at 0."""
         cp = self._be.cp
         counts = offs[1:] - offs[:-1]
-        maxc = int(self._be.read_back(counts.max().reshape(1))[0])
+        maxc = self._be.read_int(counts.max())
         src, L, level = None, _CHUNK0, 0
         while True:
             nch = (counts + (L - 1)) // L
             ch_off = cp.zeros(B + 1, dtype=cp.uint32)
             ch_off[1:] = cp.cumsum(nch, dtype=cp.uint32)
-            nchunks = int(self._be.read_back(ch_off[-1:])[0])
+            nchunks = self._be.read_int(ch_off[-1:])
             chunk_bucket = cp.searchsorted(ch_off[1:], cp.arange(nchunks, dtype=cp.uint32), side="right").astype(cp.uint32)
             out = cp.empty((max(1, nchunks), self._xw), dtype=cp.uint32)
             if level == 0:
@@ -328,7 +327,7 @@ class CUDAMSMContext(MSMContext):
         count = cp.zeros(1, dtype=cp.uint32)
         idx = cp.empty(n, dtype=cp.uint32)
         self._k("msm_ones_list")((_grid(n, 256),), (256,), (flags, _u64(n), count, idx))
-        k = int(self._be.read_back(count)[0])
+        k = self._be.read_int(count)
         if not k:
             return None
         ones = cp.empty((1, self._xw), dtype=cp.uint32)
@@ -371,7 +370,7 @@ class CUDAMSMContext(MSMContext):
                 clock[0] = t
 
         sc, flags, busy = self._scalars_device(scalars)
-        busy = int(self._be.read_back(busy)[0])
+        busy = self._be.read_int(busy)
         if c is None:
             c = msm_window(n, self.group, busy if window_by_scalars(n, self.group) else None)
         W = -(-255 // c)

@@ -760,20 +760,25 @@ class DeviceRuntime:
                 rows if rows is not None else np.uint64(0), _u64(cwd.start + lo), out, _u64(m)))
         return out
 
-    def read_back(self, arr, stream=None) -> np.ndarray:
-        """``arr.get(stream=stream)`` into page-locked memory where ``PINNED_READS`` (CuPy's
-        pinned pool; ``arr`` made contiguous first): a copy into pageable memory is synchronous
+    def read_back(self, arr) -> np.ndarray:
+        """``arr.get()`` (on the current stream) into page-locked memory where ``PINNED_READS``
+        (CuPy's pinned pool; ``arr`` made contiguous first): a copy into pageable memory is synchronous
         in the driver, and while the main thread's MSM waited in such reads a helper thread's
         copies of the next key piece waited with it (beside a kernel holding every SM, 2.3 s
         against 0.3 s: benchmarks/stream_overlap, 2026-12-04-h200-stop37/call4). Returns a host
         array of ``arr``'s shape and dtype (CuPy's pinned memory, held while referenced)."""
         if not PINNED_READS:
-            return arr.get(stream=stream)
+            return arr.get()
         import cupyx  # part of CuPy (optional): imported on use
 
         arr = self.cp.ascontiguousarray(arr)
         out = cupyx.empty_pinned(arr.shape, dtype=arr.dtype)
-        return arr.get(stream=stream, out=out)
+        return arr.get(out=out)
+
+    def read_int(self, arr) -> int:
+        """The one element of a device array (shape () or (1,): a count, a total, a flag) as a
+        Python int, read through ``read_back``."""
+        return int(self.read_back(arr.reshape(1))[0])
 
     def side_stream(self):
         """A new non-blocking CUDA stream (the next key piece's copy, the next scalar
