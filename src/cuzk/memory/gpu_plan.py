@@ -199,8 +199,8 @@ class ProvePlan:
 
     @property
     def passes(self) -> int:
-        """Passes over the streamed queries per batch: ⌈batch / in_flight⌉."""
-        return -(-self.batch // self.in_flight)
+        """Passes over the streamed queries per batch (``_passes``)."""
+        return _passes(self.batch, self.in_flight)
 
     @property
     def transfer_bytes_per_proof(self) -> float:
@@ -435,11 +435,16 @@ def _phases_peak(parts: dict) -> int:
     return max(parts["select"], parts["h"], parts["msm"], parts["h_own"])
 
 
+def _passes(batch: int, in_flight: int) -> int:
+    """Walks of each streamed query per batch: ⌈batch / in_flight⌉."""
+    return -(-batch // in_flight)
+
+
 def _transfers(c: dict, queries, batch: int, in_flight: int, scalars_on_host: bool, h_phase: str,
                own: int = 0, h_schedule: tuple = ("fused", 0), h_shared: bool = True) -> tuple:
     """(key bytes, other bytes) over the bus for the batch: the key's walks, and the scalars',
     witnesses', matrices' and staged arrays' copies to and from page-locked host memory."""
-    passes = -(-batch // in_flight)
+    passes = _passes(batch, in_flight)
     key = sum(q.nbytes * (1 if q.resident else batch if q.name == "h" and not h_shared else passes)
               for q in queries)
     h_wait = (c["n"] - 1) * _FR_BYTES if scalars_on_host and h_shared else 0   # H's scalars down and up
@@ -485,7 +490,7 @@ def plan_seconds(queries, batch: int, in_flight: int, h_shared: bool, other_byte
         h_shared: ``ProvePlan.h_shared`` (False: H's bases walked once per partition).
         other_bytes: the batch's bytes other than the key's (``_transfers``).
     """
-    passes = -(-batch // in_flight)
+    passes = _passes(batch, in_flight)
     t = other_bytes / PINNED_BYTES_PER_S
     for q in queries:
         one = q.points * MSM_SECONDS_PER_POINT[q.name]
