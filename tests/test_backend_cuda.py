@@ -561,6 +561,49 @@ def test_msm_skewed_buckets_and_windows(gpu, monkeypatch):
             assert calls == [("_uniform_sums", (W - 1) * NB), ("_skewed_sums", NB)], (c, calls)
 
 
+@GROUPS
+def test_msm_sort_ahead_on_a_side_stream(gpu, group, monkeypatch):
+    """With ``OVERLAP_SORT`` forced on (from 1 point), each later window is scattered on the sort
+    stream while earlier windows' bucket sums run, window by window, on two streams: the same
+    sums as arkworks' MSM, for random scalars, at widths whose top window is crowded (skewed
+    path) and for scalars that send whole windows down the skewed path; and the path was taken
+    (every window a run of its own, all but the first scattered ahead)."""
+    import cuzk.backend.cuda.msm as cb
+
+    monkeypatch.setitem(cb.OVERLAP_SORT, group.name, 1)
+    ahead, runs = [], []
+    real_scatter, real_sums = cb.CUDAMSMContext._scatter, cb.CUDAMSMContext._bucket_sums
+
+    def scatter(self, *a):
+        ahead.append(a[-1])
+        return real_scatter(self, *a)
+
+    def sums(self, vals, offs, NB, W, rs, ready=None):
+        runs.append((W, [r[:2] for r in rs], ready is not None))
+        return real_sums(self, vals, offs, NB, W, rs, ready)
+
+    monkeypatch.setattr(cb.CUDAMSMContext, "_scatter", scatter)
+    monkeypatch.setattr(cb.CUDAMSMContext, "_bucket_sums", sums)
+    n = 3000 if group is G1 else 1200
+    dev, arr, pts = _grid_points(gpu, n, group)
+    ctx = CUDAMSMContext.from_device_affine(gpu, dev, group)
+    k = RNG.randrange(2, R)
+    for sc, widths in ((rand_fr(n), (6, 12, 13)), ([k if i % 3 else R - k for i in range(n)], (None,))):
+        ref = group.msm(pts, sc)
+        for c in widths:
+            ahead.clear()
+            runs.clear()
+            assert ctx.msm(sc, c=c) == ref, c
+            W = runs[0][0]
+            assert runs == [(W, [(w, w + 1) for w in range(W)], True)], c
+            assert ahead == [False] + [True] * (W - 1), c
+    monkeypatch.setitem(cb.OVERLAP_SORT, group.name, n + 1)     # below the threshold: one stream
+    runs.clear()
+    sc = rand_fr(n)
+    assert ctx.msm(sc) == group.msm(pts, sc)
+    assert not runs[0][2]
+
+
 @pytest.mark.parametrize("group, logn", [(G1, 18), (G2, 16)], ids=["G1", "G2"])
 def test_msm_linear_large(gpu, group, logn):
     """MSM(s) + MSM(t) == MSM(s + t) at n = 2^18 (G1) / 2^16 (G2), where the CPU reference would

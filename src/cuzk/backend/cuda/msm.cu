@@ -152,7 +152,10 @@ extern "C" __global__ void msm_hist(const u32* __restrict__ sc, const unsigned c
 // windows at once spread the writes over W times as many. On the H200 (G1 2^27, c = 20) the
 // scatter took 94 ms against 150 ms (benchmarks/results/2026-12-04-h200-stop36/call2); counting
 // by window (msm_hist) was slower (30 against 18 ms): its counters stay in L2 either way.
-extern "C" __global__ void msm_scatter(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c,
+// At most 32 registers (launch bounds): a 128-thread block then fits beside three blocks of
+// msm_bucket_chunks (154 registers, 160 allocated: 61,440 of an SM's 65,536), so the next
+// window's scatter runs on a side stream during this window's bucket sums (msm.py OVERLAP_SORT).
+extern "C" __global__ void __launch_bounds__(256, 8) msm_scatter(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c,
                                        int w0, int w1, u32* __restrict__ cursor, u32* __restrict__ vals) {
     const u32 NB = 1u << (c - 1);
     GRID_STRIDE(i, n) {

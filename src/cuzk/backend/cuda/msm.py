@@ -60,6 +60,16 @@ SCATTER_WINDOWS = 1
 scalars are other than 0 and 1: one, so a launch's bucket tails stay in L2 (``msm.cu``; G1 2^27
 random 864 against 920 ms, 2^24 122 against 128 ms, G2 2^25 762 against 774 ms on the H200:
 benchmarks/results/2026-12-04-h200-stop36/call2). Read at each MSM."""
+OVERLAP_SORT = {"G1": 1 << 24, "G2": 0}
+"""Per group, the fewest points from which an MSM sorted one window per launch sorts window w + 1
+on a side stream while window w's bucket sums run (0: never). The scatter kernel's 32 registers
+let one 128-thread block sit beside three G1 bucket-sum blocks on an SM (``msm.cu``); G2's bucket
+blocks fill the register file, so there the two would only take turns. The bucket sums then run
+window by window, alternating over two streams so that one window's last wave overlaps the next
+window's first. On the H200 (benchmarks/results/2026-12-04-h200-stop39/call2, random scalars,
+ahead against inline alternated): 2^27 799 against 861 ms, 2^26 412 / 444, 2^24 117.5 / 121.3,
+but 2^22 35.4 / 34.4 and 2^20 12.3 / 11.8: from 2^24 points. Read at each MSM."""
+
 SCATTER_BUSY = 0.25
 """Below this fraction of busy scalars all windows are scattered in one launch: every launch walks
 the n flags, which cost more than the L2 saves when few entries are written (G1 2^27 with 2 %
@@ -238,45 +248,88 @@ class CUDAMSMContext(MSMContext):
             self._k("msm_prep")((_grid(n, 256),), (256,), (src, _i32(from_mont), sc_can, flags, _u64(n), busy))
         return sc_can, flags, busy
 
-    def _bucket_sums(self, vals, offs, NB: int, W: int):
-        """(W·NB, xw) XYZZ bucket sums from the sorted entries ``vals`` and offsets ``offs``
-        (W·NB + 1), window by window: runs of consecutive windows whose largest bucket is at most
-        twice their average (+64) take ``_uniform_sums``, the others (skewed scalars: equal values;
-        the short top window of a wide c) ``_skewed_sums``. Deciding per window, not for the whole
-        MSM, keeps a wide window's crowded top window from sending every window down the slower
-        chunked path (2^27 at c = 20: 0.976 s whole-MSM chunked against 0.978 s at c = 17, though
-        13 windows are 13/15 of the additions: benchmarks/results/2026-12-04-h200/call1).
+    def _window_runs(self, counts, offs, NB: int, W: int, split: bool = False) -> list:
+        """The bucket-sum paths by window, as runs (w0, w1, o0, o1, skewed) of consecutive windows
+        [w0, w1) whose entries are vals[o0:o1]: a run whose largest bucket is at most twice its
+        average (+64) takes ``_uniform_sums``, the others (skewed scalars: equal values; the short
+        top window of a wide c) ``_skewed_sums``. Deciding per window, not for the whole MSM, keeps
+        a wide window's crowded top window from sending every window down the slower chunked path
+        (2^27 at c = 20: 0.976 s whole-MSM chunked against 0.978 s at c = 17, though 13 windows are
+        13/15 of the additions: benchmarks/results/2026-12-04-h200/call1). ``split``: every window
+        a run of its own (``OVERLAP_SORT``). Reads the per-window largest counts and the window
+        edges back (waits for the hist and the offsets).
         """
-        cp = self._be.cp
-        B = W * NB
-        buckets = cp.empty((B, self._xw), dtype=cp.uint32)
-        if B == 0:
-            return buckets
-        counts = (offs[1:] - offs[:-1]).reshape(W, NB)
-        most = self._be.read_back(counts.max(axis=1))
+        if W * NB == 0:
+            return []
+        most = self._be.read_back(counts.reshape(W, NB).max(axis=1))
         edges = self._be.read_back(offs[::NB]).astype(np.int64)   # W + 1 window edges into vals
-        tot = edges[1:] - edges[:-1]
-        skewed = most > 2 * (tot // NB) + 64
-        w0 = 0
+        skewed = most > 2 * ((edges[1:] - edges[:-1]) // NB) + 64
+        runs, w0 = [], 0
         while w0 < W:
             w1 = w0 + 1
-            while w1 < W and skewed[w1] == skewed[w0]:
+            while w1 < W and skewed[w1] == skewed[w0] and not split:
                 w1 += 1
-            o0, o1 = int(edges[w0]), int(edges[w1])
-            of = offs[w0 * NB : w1 * NB + 1]
-            if o0:
-                of = of - cp.uint32(o0)                       # the run's entries from vals[o0]
-            run = (self._skewed_sums if skewed[w0] else self._uniform_sums)
-            run(vals[o0:o1] if o1 > o0 else vals[:1], of, (w1 - w0) * NB, buckets[w0 * NB : w1 * NB])
+            runs.append((w0, w1, int(edges[w0]), int(edges[w1]), bool(skewed[w0])))
             w0 = w1
+        return runs
+
+    def _stream(self, name: str):
+        """This context's side stream ``name`` ("sort", "buckets"; ``side_stream``, made on first use)."""
+        streams = self.__dict__.setdefault("_streams", {})
+        if name not in streams:
+            streams[name] = self._be.side_stream()
+        return streams[name]
+
+    def _scatter(self, sc, flags, n: int, c: int, w0: int, w1: int, cursor, vals, ahead: bool):
+        """``msm_scatter`` of windows [w0, w1). ``ahead``: on the "sort" stream (after this
+        stream's work so far), one 128-thread block per SM, so that it runs beside the bucket sums
+        of an earlier window (``OVERLAP_SORT``); returns the event the bucket sums of these windows
+        wait for. Else on the current stream, with a block per 256 scalars (returns None)."""
+        cp = self._be.cp
+        args = (sc, flags, _u64(n), _i32(c), _i32(w0), _i32(w1), cursor, vals)
+        if not ahead:
+            self._k("msm_scatter")((_grid(n, 256),), (256,), args)
+            return None
+        side = self._stream("sort")
+        side.wait_event(cp.cuda.get_current_stream().record())
+        with side:
+            self._k("msm_scatter")((self._be.sm_count(),), (128,), args)
+            return side.record()
+
+    def _bucket_sums(self, vals, offs, NB: int, W: int, runs: list, ready: list | None = None):
+        """(W·NB, xw) XYZZ bucket sums from the sorted entries ``vals`` and offsets ``offs``
+        (W·NB + 1), run by run (``_window_runs``). ``ready``: per run, the event of its scatter on
+        the sort stream (None: already ordered); the runs then alternate between the current stream
+        and the "buckets" stream, each after its event, and the current stream waits for both at
+        the end (so what the caller frees afterwards is no longer read)."""
+        cp = self._be.cp
+        buckets = cp.empty((W * NB, self._xw), dtype=cp.uint32)
+        main = cp.cuda.get_current_stream()
+        streams = [main]
+        if ready is not None:
+            streams.append(self._stream("buckets"))
+            streams[1].wait_event(main.record())     # the bases, offsets and scalars of this stream
+        for i, (w0, w1, o0, o1, skewed) in enumerate(runs):
+            st = streams[i % len(streams)]
+            with st:
+                if ready is not None and ready[i] is not None:
+                    st.wait_event(ready[i])
+                of = offs[w0 * NB : w1 * NB + 1]
+                if o0:
+                    of = of - cp.uint32(o0)                   # the run's entries from vals[o0]
+                run = self._skewed_sums if skewed else self._uniform_sums
+                run(vals[o0:o1], of, (w1 - w0) * NB, buckets[w0 * NB : w1 * NB])
+        if len(streams) > 1:
+            main.wait_event(streams[1].record())
         return buckets
 
     def _uniform_sums(self, vals, offs, B: int, buckets) -> None:
         """Bucket sums into ``buckets`` ((B, xw) view): every thread adds L sorted entries
         (``_chunk_len``) and writes one partial sum per bucket it touches, then one thread per
-        bucket adds its partial sums. ``offs`` (B + 1) starts at 0."""
+        bucket adds its partial sums. ``vals``: the run's entries, all of them (its length is their
+        number); ``offs`` (B + 1) starts at 0."""
         cp = self._be.cp
-        total = self._be.read_int(offs[-1:])
+        total = int(vals.shape[0])
         L = _chunk_len(total, B)
         nchunks = -(-total // L)
         part = cp.empty((B + nchunks, self._xw), dtype=cp.uint32)
@@ -385,13 +438,14 @@ class CUDAMSMContext(MSMContext):
         cursor = offs[:-1].copy()
         vals = cp.empty(max(1, n * W), dtype=cp.uint32)
         step = (SCATTER_WINDOWS or W) if busy >= n * SCATTER_BUSY else W
-        for w0 in range(0, W, step):
-            self._k("msm_scatter")((_grid(n, 256),), (256,),
-                                   (sc, flags, _u64(n), _i32(c), _i32(w0), _i32(min(W, w0 + step)), cursor, vals))
-        del counts, cursor
+        ahead = 0 < OVERLAP_SORT.get(self._g, 0) <= n and step < W and profile is None
+        runs = self._window_runs(counts, offs, NB, W, split=ahead)
+        del counts
+        events = [self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0)
+                  for w0 in range(0, W, step)]
         mark("sort")
-        buckets = self._bucket_sums(vals, offs, NB, W)
-        del vals, offs
+        buckets = self._bucket_sums(vals, offs, NB, W, runs, [events[r[0] // step] for r in runs] if ahead else None)
+        del vals, offs, cursor   # after the bucket sums: this stream has waited for every scatter
         mark("buckets")
         wins = self._window_sums(buckets, NB, W)
         del buckets

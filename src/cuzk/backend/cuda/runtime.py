@@ -780,6 +780,14 @@ class DeviceRuntime:
         Python int, read through ``read_back``."""
         return int(self.read_back(arr.reshape(1))[0])
 
+    def sm_count(self) -> int:
+        """Streaming multiprocessors of the current device (its ``multiProcessorCount``), read once per device."""
+        counts = self.__dict__.setdefault("_sm_counts", {})
+        dev = self.cp.cuda.runtime.getDevice()
+        if dev not in counts:
+            counts[dev] = int(self.cp.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"])
+        return counts[dev]
+
     def side_stream(self):
         """A new non-blocking CUDA stream (the next key piece's copy, the next scalar
         slice, the next matrix block). At the device's highest priority (made by the driver;
