@@ -341,6 +341,11 @@ def test_select_across_tiles(gpu, p):
     for m in (mask[:n], mask[::2]):
         got = gpu.select(d, m).get()
         assert got.shape == (int(m.sum()), 4) and np.array_equal(got, limbs[m])
+        sel = gpu.selection(m)                       # the mask kept on the device, reused
+        for _ in range(2):
+            assert np.array_equal(gpu.select(d, sel).get(), limbs[m])
+    with pytest.raises(ValueError, match="select: mask of shape"):
+        gpu.select(d[1:], gpu.selection(mask[:n]))
 
 
 def test_to_device_mixed_widths(gpu):

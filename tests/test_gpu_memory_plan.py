@@ -335,7 +335,9 @@ def test_prove_device_bytes_adds_up_its_parts():
     scalars = (n - 1 + 2 * nv + st["aux"]) * 32   # H, A, B and L scalars live through the MSMs
     assert got["msm_phase"] == scalars + max(msm_device_bytes(n - 1, G1, host_scalars=False),
                                              msm_device_bytes(nv, G2, host_scalars=False))
-    assert got["peak"] == got["bases"] + got["pce"] + got["witness"] + max(got["h_phase"], got["msm_phase"])
+    assert got["selections"] == 2 * nv        # the A and B density masks kept on the device, a byte each
+    assert got["peak"] == (got["bases"] + got["pce"] + got["witness"] + got["selections"]
+                           + max(got["h_phase"], got["msm_phase"]))
     ahead = prove_device_bytes(st, None, None, staged=True)
     assert ahead["peak"] == got["peak"] + got["witness"]
     # fewer variables in A and B: fewer bytes; the 32 GiB partition fits the H200's 139 GiB

@@ -310,11 +310,19 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def select(self, a, mask: np.ndarray):
         """The elements of ``a`` where the host bool array ``mask`` (length(a),) is True, as a new
-        device array (numpy boolean-indexing semantics).
+        device array (numpy boolean-indexing semantics). ``mask`` may also be what ``selection``
+        made of such an array.
 
         Raises:
             ValueError: the mask's length differs from a's.
         """
+
+    def selection(self, mask: np.ndarray):
+        """``mask`` (a host bool array) prepared for many ``select`` calls (a Prover's density
+        masks, the same for every proof): here the bool array itself; backends whose ``select``
+        works elsewhere keep what they can reuse (the cuda backend: the mask and its per-tile
+        counts on the device)."""
+        return np.asarray(mask, dtype=bool)
 
     @abc.abstractmethod
     def first_unsatisfied(self, a, b, c) -> int | None:

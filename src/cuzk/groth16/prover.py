@@ -113,9 +113,10 @@ class ResidentBases:
     ctx: dict
 
     def close(self) -> None:
-        """Stop MSM workers / free device bases."""
+        """Stop MSM workers / free device bases (and a Prover's device selections)."""
         for c in self.ctx.values():
             c.close()
+        self.__dict__.pop("_sel", None)
 
     def __enter__(self):
         return self
@@ -542,15 +543,28 @@ class Prover(ResidentBases):
 
         # MSM scalars stay where the backend keeps them (device arrays; on the cpu backend the
         # same int arrays as w[mask]); B's scalars serve both the G1 and the G2 MSM.
-        b_scalars = bk.select(wd, self.dens_b)
+        t = time.perf_counter()
+        sel = self._selections()
+        b_scalars = bk.select(wd, sel["b"])
+        a_scalars = bk.select(wd, sel["a"])
+        tm.add("select", time.perf_counter() - t)
         scalars = (
-            ("a", bk.select(wd, self.dens_a)),
+            ("a", a_scalars),
             ("b_g1", b_scalars),
             ("b_g2", b_scalars),
             (self.private, bk.slice(wd, self.num_inputs, staged.length)),
             ("h", h),
         )
         return finish_proof(self.key, self.ctx, scalars, self.private, r, s, tm)
+
+    def _selections(self) -> dict:
+        """The density masks as the backend selects with them ("a", "b": ``Backend.selection``),
+        made on the first proof and kept (on the cuda backend: on the device, so a proof does not
+        count and upload 2 × num_vars bytes with the GPU idle)."""
+        sel = self.__dict__.get("_sel")
+        if sel is None:
+            sel = self._sel = {"a": self.backend.selection(self.dens_a), "b": self.backend.selection(self.dens_b)}
+        return sel
 
     def prepare(self, plan) -> None:
         """Make now what ``plan``'s H phase caches (idempotent; the seconds it took go to the

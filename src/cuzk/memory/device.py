@@ -27,8 +27,9 @@ def prove_device_bytes(stats: dict, density_a: int | None = None, density_b: int
         A, B, C index arrays and row offsets kept on the device), "witness" (w, 32 B per
         variable), "h_phase" (a, b, c, their padded copies and ``compute_h``'s fused schedule),
         "msm_phase" (the largest MSM's temporaries beside the H, A, B and L scalars), "staged"
-        (a second w when ``staged``), and "peak" = bases + pce + witness + staged +
-        max(h_phase, msm_phase).
+        (a second w when ``staged``), "selections" (the A and B density masks the Prover keeps
+        on the device, 1 B per variable each: ``Prover._selections``), and "peak" = bases + pce +
+        witness + staged + selections + max(h_phase, msm_phase).
     """
     nv = stats["inputs"] + stats["aux"]
     rows, n = stats["constraints"], stats["domain"]
@@ -43,6 +44,6 @@ def prove_device_bytes(stats: dict, density_a: int | None = None, density_b: int
     msm_phase = (n - 1 + da + db + stats["aux"]) * _FR_BYTES + max(
         msm_device_bytes(n - 1, G1, host_scalars=False), msm_device_bytes(db, 2, host_scalars=False))
     out = {"bases": bases, "pce": pce, "witness": witness, "staged": witness if staged else 0,
-           "h_phase": h_phase, "msm_phase": msm_phase}
-    out["peak"] = bases + pce + witness + out["staged"] + max(h_phase, msm_phase)
+           "selections": 2 * nv, "h_phase": h_phase, "msm_phase": msm_phase}
+    out["peak"] = bases + pce + witness + out["staged"] + out["selections"] + max(h_phase, msm_phase)
     return out

@@ -160,19 +160,32 @@ def stream_rates(pk):
     return res
 
 
-# (stop 39) AB_SORT=1: the unlimited point three times, the G1 MSMs' sort ahead on a side stream
-# (msm.OVERLAP_SORT) on, off ("none-sort-inline"), on ("none-again"): the ratio side by side
-AB_SORT = os.environ.get("AB_SORT") == "1"
+# (stop 39) AB_SORT=1 (or AB=sort): the unlimited point three times, the G1 MSMs' sort ahead on a
+# side stream (msm.OVERLAP_SORT) on, off ("none-sort-inline"), on ("none-again"): the ratio side by
+# side. AB=select: the same with the Prover's device selections (Prover._selections) on, off
+# ("none-select-host": the host masks, counted and uploaded per proof as before), on.
+AB = os.environ.get("AB", "sort" if os.environ.get("AB_SORT") == "1" else "")
+
+
+def _toggle(what, on):
+    """Turn AB's feature on or off (off: what the code did before it)."""
+    if what == "sort":
+        from cuzk.backend.cuda import msm as msm_mod
+        if not hasattr(_toggle, "sort"):
+            _toggle.sort = dict(msm_mod.OVERLAP_SORT)
+        msm_mod.OVERLAP_SORT.update(_toggle.sort if on else {g: 0 for g in _toggle.sort})
+    elif what == "select":
+        if not hasattr(_toggle, "select"):
+            _toggle.select = Prover._selections
+        Prover._selections = _toggle.select if on else (lambda self: {"a": self.dens_a, "b": self.dens_b})
 
 
 def run(label, bk, prover, plan, vk, points_left):
-    if AB_SORT and label is None:
-        from cuzk.backend.cuda import msm as msm_mod
-        on = dict(msm_mod.OVERLAP_SORT)
+    if AB and label is None:
         one_batch(None, bk, prover, plan, vk, points_left + 2)
-        msm_mod.OVERLAP_SORT.update({g: 0 for g in on})
-        one_batch("none-sort-inline", bk, prover, plan, vk, points_left + 1)
-        msm_mod.OVERLAP_SORT.update(on)
+        _toggle(AB, False)
+        one_batch(f"none-{'sort-inline' if AB == 'sort' else 'select-host'}", bk, prover, plan, vk, points_left + 1)
+        _toggle(AB, True)
         return one_batch("none-again", bk, prover, plan, vk, points_left)
     if WARM:   # points_left counts points: two batches each
         one_batch(label, bk, prover, plan, vk, 2 * points_left)
@@ -192,8 +205,11 @@ def one_batch(label, bk, prover, plan, vk, points_left):
     ok = []
     reset = reset_peak(); traced(prover, bk)
     b0, t0, phases0 = bk.bus_bytes, time.perf_counter(), dict(prover.times.seconds)
+    walls = []   # (stop 39) per proof: prove's wall, its wait for the stager, check (verify) seconds
     def done(item):
         ok.append(item.verified)
+        if hasattr(item, "verify_seconds"):
+            walls.append((item.seconds, item.waited_seconds, item.verify_seconds))
         if time.time() > until and len(ok) < PARTS:
             raise OutOfTime(f"stopped after {len(ok)} proofs: this point's share of the call's time")
     args = (list(range(PARTS)), lambda j: (pub, prover.stage_compact(cw, defer=plan is not None)),
@@ -228,6 +244,7 @@ def one_batch(label, bk, prover, plan, vk, points_left):
                "live_held_trimmed_at_h_bytes": frag_all[f0:],
                "host_rss_peak_bytes": status("VmHWM"), "host_rss_peak_reset": reset,
                "bus_bytes_per_proof_measured": (bk.bus_bytes - b0) / max(1, len(ok)),
+               "prove_wait_verify_per_proof": [round(sum(w[i] for w in walls) / max(1, len(walls)), 4) for i in range(3)],
                "phases_per_proof": {k: round((v - phases0.get(k, 0)) / max(1, len(ok)), 3)
                                      for k, v in prover.times.seconds.items()}})
     out["points"].append(pt); save()
