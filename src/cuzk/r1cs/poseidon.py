@@ -80,6 +80,7 @@ __all__ = [
     "insert",
     "insert_constraints",
     "merkle_path_poseidon",
+    "gpu_poseidon",
     "native_poseidon",
     "poseidon_hash",
 ]
@@ -420,11 +421,39 @@ def native_poseidon(lib):
         _NATIVE_LIB.clear()
 
 
+GPU_CORE = "cuda"
+"""What :func:`gpu_poseidon` puts where :func:`native_poseidon` puts a library's path."""
+
+
+@contextlib.contextmanager
+def gpu_poseidon():
+    """Within the block, the values of neptune ``circuit.rs`` hashes come from the GPU kernel
+    (``cuzk.backend.cuda.poseidon``, on the current CUDA device) in this process, not from worker
+    processes: the same values (``tests/test_poseidon_gpu.py``). For benchmarks and tests: not a
+    ``synthesis_poseidon`` choice of the workflow yet.
+
+    Raises:
+        RuntimeError: a native or GPU core is already active.
+    """
+    if _NATIVE_LIB:
+        raise RuntimeError("gpu_poseidon: a native Poseidon core is already active")
+    _NATIVE_LIB.append(GPU_CORE)
+    try:
+        yield
+    finally:
+        _NATIVE_LIB.clear()
+
+
 def _legacy_limbs(inputs: np.ndarray, arity: int, tag: int, strength: str, lib: str | None = None) -> np.ndarray:
     """:func:`_legacy_hash`'s values (a synthesis worker's share, or all of them in one
     process): ``(kc, n, 4)`` uint64 input limbs → ``(kc, nops, 4)`` uint64 limbs of the op
     values; with ``lib`` (a path: it travels to the workers) from that native library
-    (``cuzk.backend.poseidon_host.legacy_limbs``), else with gmpy2."""
+    (``cuzk.backend.poseidon_host.legacy_limbs``), with :data:`GPU_CORE` from the GPU kernel,
+    else with gmpy2."""
+    if lib == GPU_CORE:
+        from ..backend.cuda.poseidon import legacy_limbs  # CuPy on use: the GPU core only
+
+        return legacy_limbs(inputs, arity, tag, strength)
     if lib is not None:
         return poseidon_host.legacy_limbs(lib, inputs, arity, tag, strength)
     kc, n, _ = inputs.shape
@@ -462,7 +491,8 @@ def _legacy_hash(cs: ConstraintSystem, x: np.ndarray, arity: int, tag: int, stre
         first, inv = _distinct_rows(xl)
         xd = xl[first]
         lib = _NATIVE_LIB[0] if _NATIVE_LIB else None
-        limbs = map_rows(_legacy_limbs, xd, arity, tag, strength, lib) if active_workers() else None
+        # the GPU core in this process: a forked worker cannot use the parent's CUDA context
+        limbs = map_rows(_legacy_limbs, xd, arity, tag, strength, lib) if active_workers() and lib != GPU_CORE else None
         if limbs is None:
             limbs = _legacy_limbs(xd, arity, tag, strength, lib)
         # as limbs, the store's form: no reduction or int check per value
