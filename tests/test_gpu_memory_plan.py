@@ -91,19 +91,19 @@ def test_chunk_points_with_fixed_window_and_small_n():
 
 
 def test_msm_window_wide_rule_and_its_bytes():
-    """c = 20 only for G1 MSMs with 2^26 or more scalars outside {0, 1}; below that, and for G2,
+    """c = 20 only for G1 MSMs with 2^25 or more scalars outside {0, 1}; below that, and for G2,
     log2(n) − 4 capped at 17. The estimate of an MSM whose width depends on its scalars covers both."""
     big = 1 << 27
-    assert [msm_window(1 << k) for k in (10, 20, 21, 25)] == [6, 16, 17, 17]
-    assert msm_window(big) == msm_window(big, G1) == msm_window(1 << 26, G1, busy=1 << 26) == 20
-    assert msm_window(big, G1, busy=(1 << 26) - 1) == msm_window(big, G1, busy=0) == 17
+    assert [msm_window(1 << k) for k in (10, 20, 21, 24)] == [6, 16, 17, 17]
+    assert msm_window(big) == msm_window(big, G1) == msm_window(1 << 25, G1, busy=1 << 25) == 20
+    assert msm_window(big, G1, busy=(1 << 25) - 1) == msm_window(big, G1, busy=0) == 17
     assert msm_window(big, G2) == msm_window(big, 2) == 17
-    assert [window_by_scalars(n, g) for n, g in ((big, G1), (1 << 26, None), ((1 << 26) - 1, G1), (big, G2))] == \
+    assert [window_by_scalars(n, g) for n, g in ((big, G1), (1 << 25, None), ((1 << 25) - 1, G1), (big, G2))] == \
         [True, True, False, False]
-    for n in (1 << 26, big):
+    for n in (1 << 25, big):
         both = [msm_device_bytes(n, G1, c=c) for c in (17, 20)]
         assert msm_device_bytes(n, G1) == max(both) > min(both)
-    assert msm_device_bytes(1 << 25, G1) == msm_device_bytes(1 << 25, G1, c=17)
+    assert msm_device_bytes((1 << 25) - 1, G1) == msm_device_bytes((1 << 25) - 1, G1, c=17)
     assert msm_device_bytes(big, G2) == msm_device_bytes(big, G2, c=17)
 
 

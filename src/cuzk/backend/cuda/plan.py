@@ -37,12 +37,12 @@ def _ntt_plan(k: int, block_log: int = _NTT_BLOCK_LOG, max_t: int = _NTT_MAX_T) 
     return plan
 
 
-_WIDE_C, _WIDE_FROM = 20, 1 << 26   # G1 at 2^26 and up: c = 20 (measured: call2 below)
+_WIDE_C, _WIDE_FROM = 20, 1 << 25   # G1 at 2^25 and up: c = 20 (measured: msm_window's docstring)
 
 
 def msm_window(n: int, group=None, busy: int | None = None) -> int:
     """Pippenger window width c for an n-point MSM: about log2(n) − 4, between 2 and 17; a G1
-    MSM with 2^26 or more scalars other than 0 and 1 (the H query of a 32 GiB partition: 2^27
+    MSM with 2^25 or more scalars other than 0 and 1 (the H query of a 32 GiB partition: 2^27
     random ones) takes c = 20. Mostly-bit scalars (the L and A queries: 0 and 1 never reach the
     buckets) keep the narrow rule: at c = 20 the 32 GiB partition's L and A MSMs took 0.135 and
     0.133 s against 0.089 and 0.094 s at c = 17 (call3 against 2026-12-03-h200/call14).
@@ -53,7 +53,10 @@ def msm_window(n: int, group=None, busy: int | None = None) -> int:
     H200 (benchmarks/results/2026-12-04-h200/call2, G1, median of 3, c = 16…22): c = 20 is 918 against
     978 ms at 2^27 and 471 against 492 ms at 2^26, a tie at 2^25 (249 ms) and slower below
     (2^24: 137 against 128 ms); for G2 c = 17 was fastest at 2^22 and 2^24 (c = 20: 408 against
-    396 ms), so G2 keeps the narrow rule. c = 21 and 22 were slower at every size.
+    396 ms), so G2 keeps the narrow rule. c = 21 and 22 were slower at every size. With the sort
+    ahead on a side stream (``msm.OVERLAP_SORT``; benchmarks/results/2026-12-04-h200-stop39/call6,
+    c = 17…22): c = 20 also wins at 2^25 (216.8 against 229.3 ms), c = 17 still at 2^24 (116.4
+    against 120.9 ms); at 2^26 and 2^27 c = 20 (411, 798 ms), c = 22 next (459, 846 ms).
 
     Args:
         n: points in the MSM (or one chunk of it).
