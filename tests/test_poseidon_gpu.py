@@ -7,6 +7,7 @@ same bytes as with gmpy2. Skipped without CuPy or a device."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 import numpy as np
@@ -29,10 +30,8 @@ from cuzk.r1cs import ConstraintSystem, parallel  # noqa: E402
 from cuzk.r1cs.parallel import synthesis_workers  # noqa: E402
 from cuzk.r1cs.poseidon import _legacy_limbs, gpu_poseidon, native_poseidon  # noqa: E402
 from cuzk.r1cs.witness import write_witness_compact  # noqa: E402
-from cuzk.sector.post import generate_post  # noqa: E402
-from cuzk.sector.post_synthetic import SyntheticSector  # noqa: E402
 from cuzk.sector.update import GEN_RANDOMNESS_TAG  # noqa: E402
-from test_poseidon_native import NEPTUNE, R, _ints  # noqa: E402
+from test_poseidon_native import NEPTUNE, R, _ints, window_post_3x2  # noqa: E402
 
 
 @pytest.mark.parametrize("strength", [P.STANDARD, P.STRENGTHENED])
@@ -73,20 +72,13 @@ def test_window_post_witness_file_is_the_same_bytes(tmp_path, monkeypatch):
     """A WindowPoSt partition over three synthetic 32 GiB sectors (two challenges each): gmpy2,
     the GPU core, and the GPU core with 2 synthesis workers active (they do not get its chunks)."""
     monkeypatch.setattr(parallel, "MIN_ROWS", 2)
-    size = 32 << 30
-    doc = generate_post("window", [SyntheticSector(900 + i, size) for i in range(3)], bytes(range(32)), bytes(32),
-                        sector_count=3, challenge_count=2)
-    shape = cp.PoStShape("test-only-window-post-32GiB-3x2", "window", size, 3, 2, test_only=True)
+    doc, shape = window_post_3x2()
     out = []
-    for name, workers, ctx in (("python", 1, None), ("gpu", 1, gpu_poseidon), ("gpu-workers", 2, gpu_poseidon)):
-        with synthesis_workers(workers):
-            if ctx is None:
-                cs = ConstraintSystem(shape=False, witness=True)
-                cp.synthesize(cs, shape, cp.values(doc, 0))
-            else:
-                with ctx():
-                    cs = ConstraintSystem(shape=False, witness=True)
-                    cp.synthesize(cs, shape, cp.values(doc, 0))
+    for name, workers, ctx in (("python", 1, contextlib.nullcontext), ("gpu", 1, gpu_poseidon),
+                               ("gpu-workers", 2, gpu_poseidon)):
+        with synthesis_workers(workers), ctx():
+            cs = ConstraintSystem(shape=False, witness=True)
+            cp.synthesize(cs, shape, cp.values(doc, 0))
         write_witness_compact(tmp_path / f"{name}.wit", cs.assignment_compact())
         out.append((tmp_path / f"{name}.wit").read_bytes())
     assert out[0] == out[1] == out[2]

@@ -162,16 +162,22 @@ def test_porep_2kib_witness_files_are_the_same_bytes(tmp_path, monkeypatch):
     assert [f.read_bytes() for f in files] == [py.read_bytes()]
 
 
+def window_post_3x2():
+    """(vanilla document, shape) of a WindowPoSt partition over three synthetic 32 GiB sectors,
+    two challenges each: a small partition whose witness is nearly all Poseidon values."""
+    size = 32 << 30
+    doc = generate_post("window", [SyntheticSector(900 + i, size) for i in range(3)], bytes(range(32)), bytes(32),
+                        sector_count=3, challenge_count=2)
+    return doc, cp.PoStShape("test-only-window-post-32GiB-3x2", "window", size, 3, 2, test_only=True)
+
+
 @needs_compiler
 def test_window_post_witness_files_are_the_same_bytes_in_workers_too(lib, tmp_path, monkeypatch):
     """A WindowPoSt partition over three synthetic 32 GiB sectors (two challenges each): the
     witness file with python, with native in this process, and with native in 2 worker
     processes (chunks of ≥ 2 rows, so the Merkle levels go to the workers)."""
     monkeypatch.setattr(parallel, "MIN_ROWS", 2)
-    size = 32 << 30
-    doc = generate_post("window", [SyntheticSector(900 + i, size) for i in range(3)], bytes(range(32)), bytes(32),
-                        sector_count=3, challenge_count=2)
-    shape = cp.PoStShape("test-only-window-post-32GiB-3x2", "window", size, 3, 2, test_only=True)
+    doc, shape = window_post_3x2()
     out = []
     for name, workers, path in (("python", 1, None), ("native", 1, lib), ("native-workers", 2, lib)):
         with synthesis_workers(workers), (native_poseidon(path) if path else contextlib.nullcontext()):

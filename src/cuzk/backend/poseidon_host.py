@@ -99,6 +99,33 @@ def constants(arity: int, tag: int, strength: str) -> np.ndarray:
     return out
 
 
+def legacy_inputs(inputs, arity: int, tag: int, what: str) -> np.ndarray:
+    """The checks every Poseidon witness core makes before its work (this library's and the GPU
+    kernel's, ``cuzk.backend.cuda.poseidon``): ``inputs`` as a contiguous ``(kc, arity, 4)``
+    uint64 array. Whether each input is below r is the core's own check (:func:`input_not_below_r`).
+
+    Raises:
+        ValueError: an arity outside 1..:data:`MAX_ARITY`, inputs of another shape, or a tag that is
+            not a canonical Fr element (messages begin with ``what``).
+    """
+    if not 1 <= arity <= MAX_ARITY:
+        raise ValueError(f"{what}: arity {arity} is outside 1..{MAX_ARITY}")
+    x = np.ascontiguousarray(inputs, dtype=np.uint64)
+    if x.ndim != 3 or x.shape[1:] != (arity, FR.limbs):
+        raise ValueError(f"{what}: inputs must have shape (kc, {arity}, {FR.limbs}), got {x.shape}")
+    if not 0 <= tag < R:
+        raise ValueError(f"{what}: domain tag {tag:#x} is not a canonical Fr element")
+    return x
+
+
+def input_not_below_r(x: np.ndarray, flat: int, what: str) -> ValueError:
+    """The error for input ``flat`` (hash·arity + position) of ``x`` ((kc, arity, 4) limbs), which is
+    not below r: it names the hash, the position and the value."""
+    h, j = divmod(flat, x.shape[1])
+    v = sum(int(w) << (64 * i) for i, w in enumerate(x[h, j]))
+    return ValueError(f"{what}: input {j} of hash {h} is {v:#x}, not below r")
+
+
 def legacy_limbs(lib: str | os.PathLike, inputs: np.ndarray, arity: int, tag: int, strength: str) -> np.ndarray:
     """neptune ``circuit.rs`` ``poseidon_hash`` values of kc hashes, as
     ``cuzk.r1cs.poseidon._legacy_limbs``: every op value of its walk in order (per S-box the
@@ -119,22 +146,14 @@ def legacy_limbs(lib: str | os.PathLike, inputs: np.ndarray, arity: int, tag: in
             canonical by construction (``ConstraintSystem.value_limbs``).
         NativeBuildError: the library cannot be loaded.
     """
-    if not 1 <= arity <= MAX_ARITY:
-        raise ValueError(f"poseidon host: arity {arity} is outside 1..{MAX_ARITY}")
-    x = np.ascontiguousarray(inputs, dtype=np.uint64)
-    if x.ndim != 3 or x.shape[1:] != (arity, FR.limbs):
-        raise ValueError(f"poseidon host: inputs must have shape (kc, {arity}, {FR.limbs}), got {x.shape}")
-    if not 0 <= tag < R:
-        raise ValueError(f"poseidon host: domain tag {tag:#x} is not a canonical Fr element")
+    x = legacy_inputs(inputs, arity, tag, "poseidon host")
     kc = x.shape[0]
     rf, rp = _pos.round_numbers(arity, strength)
     out = np.empty((kc, legacy_nops(arity, strength), FR.limbs), dtype=np.uint64)
     c = constants(arity, tag, strength)
     rc = _function(str(lib))(c.ctypes.data, arity + 1, rf, rp, x.ctypes.data, kc, out.ctypes.data)
     if rc >= 0:
-        h, j = divmod(rc, arity)
-        v = sum(int(w) << (64 * i) for i, w in enumerate(x[h, j]))
-        raise ValueError(f"poseidon host: input {j} of hash {h} is {v:#x}, not below r")
+        raise input_not_below_r(x, rc, "poseidon host")
     if rc != -1:   # constants made above and a width checked by round_numbers: a library fault
         raise NativeBuildError(f"native build: {lib} refused the constants of arity {arity} (code {rc})")
     return out

@@ -65,20 +65,12 @@ def legacy_limbs(inputs: np.ndarray, arity: int, tag: int, strength: str, block:
             and the value), or ``block`` out of range.
         BackendUnavailableError: no CuPy or no device.
     """
-    if not 1 <= arity <= poseidon_host.MAX_ARITY:
-        raise ValueError(f"poseidon gpu: arity {arity} is outside 1..{poseidon_host.MAX_ARITY}")
     if not 1 <= block <= _BLOCK:
         raise ValueError(f"poseidon gpu: block must be 1 to {_BLOCK} threads, not {block}")
-    x = np.ascontiguousarray(inputs, dtype=np.uint64)
-    if x.ndim != 3 or x.shape[1:] != (arity, FR.limbs):
-        raise ValueError(f"poseidon gpu: inputs must have shape (kc, {arity}, {FR.limbs}), got {x.shape}")
-    if not 0 <= tag < _R:
-        raise ValueError(f"poseidon gpu: domain tag {tag:#x} is not a canonical Fr element")
+    x = poseidon_host.legacy_inputs(inputs, arity, tag, "poseidon gpu")
     bad = np.flatnonzero(~limbs_below_modulus(x.reshape(-1, FR.limbs), FR))
     if bad.size:
-        h, j = divmod(int(bad[0]), arity)
-        v = sum(int(w) << (64 * i) for i, w in enumerate(x[h, j]))
-        raise ValueError(f"poseidon gpu: input {j} of hash {h} is {v:#x}, not below r")
+        raise poseidon_host.input_not_below_r(x, int(bad[0]), "poseidon gpu")
     cp = _cupy()
     kc = x.shape[0]
     rf, rp = _pos.round_numbers(arity, strength)
