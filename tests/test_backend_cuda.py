@@ -571,7 +571,8 @@ def test_msm_sort_ahead_on_a_side_stream(gpu, group, monkeypatch):
     """With ``OVERLAP_SORT`` forced on (from 1 point), each later window is scattered on the sort
     stream while earlier windows' bucket sums run, window by window, on two streams: the same
     sums as arkworks' MSM, for random scalars, at widths whose top window is crowded (skewed
-    path) and for scalars that send whole windows down the skewed path; and the path was taken
+    path), for scalars that send whole windows down the skewed path and for scalars below 2^64
+    (empty windows); and the path was taken
     (every window a run of its own, all but the first scattered ahead)."""
     import cuzk.backend.cuda.msm as cb
 
@@ -593,7 +594,8 @@ def test_msm_sort_ahead_on_a_side_stream(gpu, group, monkeypatch):
     dev, arr, pts = _grid_points(gpu, n, group)
     ctx = CUDAMSMContext.from_device_affine(gpu, dev, group)
     k = RNG.randrange(2, R)
-    for sc, widths in ((rand_fr(n), (6, 12, 13)), ([k if i % 3 else R - k for i in range(n)], (None,))):
+    small = [RNG.randrange(2, 2**64) for _ in range(n)]      # every window above bit 64 empty
+    for sc, widths in ((rand_fr(n), (6, 12, 13)), ([k if i % 3 else R - k for i in range(n)], (None,)), (small, (6, 13))):
         ref = group.msm(pts, sc)
         for c in widths:
             ahead.clear()

@@ -4,13 +4,14 @@
 Usage: PYTHONPATH=src python benchmarks/witness_gpu/bench_poseidon.py OUT.json [HASHES] [SECTORS] [CHALLENGES]
 
 1. Raw values: HASHES (default 234,900: a 32 GiB WindowPoSt partition's arity-8 Merkle hashes,
-   2349 sectors × 10 challenges × 10 levels) random arity-8 hashes on the GPU (upload, kernel,
+   2349 sectors × 10 challenges × 10 levels) arity-8 hashes of random inputs (each limb below
+   2^63, the top one below 2^62: values below 2^254) on the GPU (upload, kernel,
    download: wall seconds, median of 3 after a warm-up), the native core on one core over a
    tenth of them (its seconds scaled up), values compared on that tenth.
 2. Synthesis: one WindowPoSt partition over SECTORS synthetic 32 GiB sectors (CHALLENGES each;
    default 128 × 10) with native and with the GPU core (``gpu_poseidon``), witness-only in this
    process; seconds and the SHA-256 of each witness file (they must be equal).
-Prints a line per figure, the peaks (host RSS, GPU pool); writes OUT.json.
+Prints a line per figure, the host RSS peak and the GPU pool's bytes at the end; writes OUT.json.
 """
 
 import hashlib
@@ -95,8 +96,8 @@ def main():
     res["files_identical"] = len({r["sha256"] for r in res["synthesis"]}) == 1
     res["host_rss_peak_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     res["gpu_pool_peak_bytes"] = int(cp.get_default_memory_pool().total_bytes())
-    print(f"{sectors} sectors x {challenges} challenges: files identical {res['files_identical']}; peaks: host RSS "
-          f"{res['host_rss_peak_bytes'] / 2**30:.2f} GiB, GPU pool {res['gpu_pool_peak_bytes'] / 2**30:.2f} GiB", flush=True)
+    print(f"{sectors} sectors x {challenges} challenges: files identical {res['files_identical']}; host RSS peak "
+          f"{res['host_rss_peak_bytes'] / 2**30:.2f} GiB, GPU pool at the end {res['gpu_pool_peak_bytes'] / 2**30:.2f} GiB", flush=True)
     Path(out).write_text(json.dumps(res, indent=1) + "\n")
 
 

@@ -613,6 +613,7 @@ class Prover(ResidentBases):
         bk, tm = self.backend, self.times
         if plan.h_phase != "device" and not isinstance(self.quotient, CosetQuotient):
             raise ValueError(f"the {plan.h_phase} H phase needs the CosetQuotient")
+        self.__dict__.pop("_sel", None)   # the plan does not count ``prove``'s device masks
         # how A's and B's scalars wait on the host: w itself, a lazy selection of it, or a copy
         masks = {"a": self.dens_a, "b": self.dens_b}
         held_as = {}

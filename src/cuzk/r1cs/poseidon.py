@@ -421,7 +421,14 @@ def native_poseidon(lib):
         _NATIVE_LIB.clear()
 
 
-GPU_CORE = "cuda"
+class _GpuCore:
+    """The GPU kernel in place of a native library's path (never equal to a path)."""
+
+    def __repr__(self) -> str:
+        return "GPU_CORE"
+
+
+GPU_CORE = _GpuCore()
 """What :func:`gpu_poseidon` puts where :func:`native_poseidon` puts a library's path."""
 
 
@@ -450,7 +457,7 @@ def _legacy_limbs(inputs: np.ndarray, arity: int, tag: int, strength: str, lib: 
     values; with ``lib`` (a path: it travels to the workers) from that native library
     (``cuzk.backend.poseidon_host.legacy_limbs``), with :data:`GPU_CORE` from the GPU kernel,
     else with gmpy2."""
-    if lib == GPU_CORE:
+    if lib is GPU_CORE:
         from ..backend.cuda.poseidon import legacy_limbs  # CuPy on use: the GPU core only
 
         return legacy_limbs(inputs, arity, tag, strength)
@@ -492,7 +499,7 @@ def _legacy_hash(cs: ConstraintSystem, x: np.ndarray, arity: int, tag: int, stre
         xd = xl[first]
         lib = _NATIVE_LIB[0] if _NATIVE_LIB else None
         # the GPU core in this process: a forked worker cannot use the parent's CUDA context
-        limbs = map_rows(_legacy_limbs, xd, arity, tag, strength, lib) if active_workers() and lib != GPU_CORE else None
+        limbs = map_rows(_legacy_limbs, xd, arity, tag, strength, lib) if active_workers() and lib is not GPU_CORE else None
         if limbs is None:
             limbs = _legacy_limbs(xd, arity, tag, strength, lib)
         # as limbs, the store's form: no reduction or int check per value

@@ -67,8 +67,9 @@ let one 128-thread block sit beside three G1 bucket-sum blocks on an SM (``msm.c
 blocks fill the register file, so there the two would only take turns. The bucket sums then run
 window by window, alternating over two streams so that one window's last wave overlaps the next
 window's first. On the H200 (benchmarks/results/2026-12-04-h200-stop39/call2, random scalars,
-ahead against inline alternated): 2^27 799 against 861 ms, 2^26 412 / 444, 2^24 117.5 / 121.3,
-but 2^22 35.4 / 34.4 and 2^20 12.3 / 11.8: from 2^24 points. Read at each MSM."""
+ahead against inline alternated): 2^27 799 against 861 ms, 2^26 412 / 444, 2^24 117.5 / 121.3.
+Below 2^24 that run compared the inline path with itself (the threshold was already 2^24 there:
+12.3 / 11.8 ms at 2^20 is its noise); from 2^24, the smallest size measured faster. Read at each MSM."""
 
 SCATTER_BUSY = 0.25
 """Below this fraction of busy scalars all windows are scattered in one launch: every launch walks
@@ -273,24 +274,19 @@ class CUDAMSMContext(MSMContext):
             w0 = w1
         return runs
 
-    def _stream(self, name: str):
-        """This context's side stream ``name`` ("sort", "buckets"; ``side_stream``, made on first use)."""
-        streams = self.__dict__.setdefault("_streams", {})
-        if name not in streams:
-            streams[name] = self._be.side_stream()
-        return streams[name]
-
     def _scatter(self, sc, flags, n: int, c: int, w0: int, w1: int, cursor, vals, ahead: bool):
-        """``msm_scatter`` of windows [w0, w1). ``ahead``: on the "sort" stream (after this
-        stream's work so far), one 128-thread block per SM, so that it runs beside the bucket sums
-        of an earlier window (``OVERLAP_SORT``); returns the event the bucket sums of these windows
-        wait for. Else on the current stream, with a block per 256 scalars (returns None)."""
+        """``msm_scatter`` of windows [w0, w1). ``ahead``: on the backend's "msm-sort" stream
+        (``named_stream``: one per backend and device, so the chunks and pieces of an MSM, each a
+        context of its own, reuse its pool arena), after this stream's work so far, one 128-thread
+        block per SM, so that it runs beside the bucket sums of an earlier window
+        (``OVERLAP_SORT``); returns the event the bucket sums of these windows wait for. Else on
+        the current stream, with a block per 256 scalars (returns None)."""
         cp = self._be.cp
         args = (sc, flags, _u64(n), _i32(c), _i32(w0), _i32(w1), cursor, vals)
         if not ahead:
             self._k("msm_scatter")((_grid(n, 256),), (256,), args)
             return None
-        side = self._stream("sort")
+        side = self._be.named_stream("msm-sort")
         side.wait_event(cp.cuda.get_current_stream().record())
         with side:
             self._k("msm_scatter")((self._be.sm_count(),), (128,), args)
@@ -300,14 +296,15 @@ class CUDAMSMContext(MSMContext):
         """(W·NB, xw) XYZZ bucket sums from the sorted entries ``vals`` and offsets ``offs``
         (W·NB + 1), run by run (``_window_runs``). ``ready``: per run, the event of its scatter on
         the sort stream (None: already ordered); the runs then alternate between the current stream
-        and the "buckets" stream, each after its event, and the current stream waits for both at
-        the end (so what the caller frees afterwards is no longer read)."""
+        and the backend's "msm-buckets" stream, each after its event, and the current stream waits
+        for the buckets stream at the end (the sort stream's work is behind the runs' events; the
+        caller's ``finally`` waits for both when a run fails)."""
         cp = self._be.cp
         buckets = cp.empty((W * NB, self._xw), dtype=cp.uint32)
         main = cp.cuda.get_current_stream()
         streams = [main]
         if ready is not None:
-            streams.append(self._stream("buckets"))
+            streams.append(self._be.named_stream("msm-buckets"))
             streams[1].wait_event(main.record())     # the bases, offsets and scalars of this stream
         for i, (w0, w1, o0, o1, skewed) in enumerate(runs):
             st = streams[i % len(streams)]
@@ -441,10 +438,16 @@ class CUDAMSMContext(MSMContext):
         ahead = 0 < OVERLAP_SORT.get(self._g, 0) <= n and step < W and profile is None
         runs = self._window_runs(counts, offs, NB, W, split=ahead)
         del counts
-        events = [self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0)
-                  for w0 in range(0, W, step)]
-        mark("sort")
-        buckets = self._bucket_sums(vals, offs, NB, W, runs, [events[r[0] // step] for r in runs] if ahead else None)
+        try:
+            events = [self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0)
+                      for w0 in range(0, W, step)]
+            mark("sort")
+            buckets = self._bucket_sums(vals, offs, NB, W, runs, [events[r[0] // step] for r in runs] if ahead else None)
+        finally:
+            if ahead:   # also when a run fails (out of memory: retried in chunks on this stream)
+                main = cp.cuda.get_current_stream()
+                for name in ("msm-sort", "msm-buckets"):
+                    main.wait_event(self._be.named_stream(name).record())
         del vals, offs, cursor   # after the bucket sums: this stream has waited for every scatter
         mark("buckets")
         wins = self._window_sums(buckets, NB, W)

@@ -70,7 +70,7 @@ def msm_window(n: int, group=None, busy: int | None = None) -> int:
 
 def window_by_scalars(n: int, group=None) -> bool:
     """Whether an n-point MSM's width depends on how many of its scalars are 0 or 1
-    (:func:`msm_window`'s ``busy``): a G1 MSM of 2^26 points or more."""
+    (:func:`msm_window`'s ``busy``): a G1 MSM of 2^25 points or more."""
     return msm_window(n, group) != msm_window(n, group, busy=0)
 
 

@@ -788,6 +788,16 @@ class DeviceRuntime:
             counts[dev] = int(self.cp.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"])
         return counts[dev]
 
+    def named_stream(self, name: str):
+        """A ``side_stream`` kept per backend, device and ``name`` (the MSMs' "msm-sort" and
+        "msm-buckets"), made on first use: CuPy's pool caches the blocks freed on a stream for that
+        stream alone, so a stream made per call would strand its blocks until the pool is emptied."""
+        streams = self.__dict__.setdefault("_named_streams", {})
+        key = (name, self.cp.cuda.runtime.getDevice())
+        if key not in streams:
+            streams[key] = self.side_stream()
+        return streams[key]
+
     def side_stream(self):
         """A new non-blocking CUDA stream (the next key piece's copy, the next scalar
         slice, the next matrix block). At the device's highest priority (made by the driver;
