@@ -16,32 +16,27 @@ missing). Prints a line per run and the peaks (host RSS, GPU pool); writes OUT.j
 """
 
 import contextlib
-import hashlib
 import json
 import os
 import resource
 import sys
-import tempfile
 import time
 from pathlib import Path
-
-import cupy as cp
 
 from cuzk import pipeline
 from cuzk.backend.cuda.witness import gpu_compute
 from cuzk.circuits.registry import shape_by_name
-from cuzk.r1cs import ConstraintSystem
 from cuzk.r1cs.poseidon import gpu_poseidon
 from cuzk.r1cs.poseidon_path import choose_poseidon
 from cuzk.r1cs.sha_calls import delegate_compressions
 from cuzk.r1cs.sha_path import choose_sha
-from cuzk.r1cs.witness import write_witness_compact
+from alternate import witness_runs   # this folder's (the script's directory is on sys.path)
 
 
 def main():
     shape_name, d, out = sys.argv[1], sys.argv[2], sys.argv[3]
     repeat = int(sys.argv[4]) if len(sys.argv) > 4 else 3
-    res = {"shape": shape_name, "partition": 0, "runs": []}
+    res = {"shape": shape_name, "partition": 0}
     c1, rec = os.path.join(d, "c1.json"), os.path.join(d, "checked.json")
     if not os.path.exists(rec):
         os.makedirs(d, exist_ok=True)
@@ -65,23 +60,8 @@ def main():
         with delegate_compressions(gpu_compute()), gpu_poseidon():
             yield
 
-    with tempfile.TemporaryDirectory() as tmp:
-        for i in range(repeat + 1):
-            for name, active in (("cpu", cpu), ("gpu", gpu)):
-                t = time.perf_counter()
-                cs = ConstraintSystem(shape=False, witness=True, aux_capacity=naux)
-                with active():
-                    fam.synthesize(cs, shape, fam.values(inp, 0))
-                cw = cs.assignment_compact()
-                secs = time.perf_counter() - t
-                f = Path(tmp) / f"{name}.wit"
-                write_witness_compact(f, cw)
-                run = {"path": name, "warmup": i == 0, "seconds": secs, "aux": cw.num_aux,
-                       "sha256": hashlib.sha256(f.read_bytes()).hexdigest(),
-                       "gpu_pool_bytes": int(cp.get_default_memory_pool().total_bytes())}   # before the frees
-                res["runs"].append(run)
-                print(json.dumps(run), flush=True)
-                del cs, cw
+    res["runs"] = witness_runs({"cpu": cpu, "gpu": gpu}, lambda cs: fam.synthesize(cs, shape, fam.values(inp, 0)),
+                               repeat + 1, aux_capacity=naux)
     timed = {p: sorted(r["seconds"] for r in res["runs"] if r["path"] == p and not r["warmup"]) for p in ("cpu", "gpu")}
     res["median_s"] = {p: v[len(v) // 2] for p, v in timed.items()}
     res["files_identical"] = len({r["sha256"] for r in res["runs"]}) == 1

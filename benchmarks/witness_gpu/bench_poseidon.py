@@ -11,15 +11,13 @@ Usage: PYTHONPATH=src python benchmarks/witness_gpu/bench_poseidon.py OUT.json [
 2. Synthesis: one WindowPoSt partition over SECTORS synthetic 32 GiB sectors (CHALLENGES each;
    default 128 × 10) with native and with the GPU core (``gpu_poseidon``), witness-only in this
    process; seconds and the SHA-256 of each witness file (they must be equal).
-Prints a line per figure, the host RSS peak and the GPU pool's bytes at the end; writes OUT.json.
+Prints a line per figure, the peaks (host RSS, GPU pool); writes OUT.json.
 """
 
-import hashlib
 import json
 import resource
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -31,12 +29,11 @@ from cuzk.backend.cuda.poseidon import legacy_limbs
 from cuzk.circuits import post as cpost
 from cuzk.field import FR
 from cuzk.hash import poseidon as P
-from cuzk.r1cs import ConstraintSystem
 from cuzk.r1cs.poseidon import gpu_poseidon
 from cuzk.r1cs.poseidon_path import choose_poseidon
-from cuzk.r1cs.witness import write_witness_compact
 from cuzk.sector.post import generate_post
 from cuzk.sector.post_synthetic import SyntheticSector
+from alternate import witness_runs   # this folder's (the script's directory is on sys.path)
 
 
 def main():
@@ -78,26 +75,12 @@ def main():
                             challenges, test_only=True)
     res["input_seconds"] = time.perf_counter() - t
     paths = {"native": choose_poseidon("native").active, "gpu": gpu_poseidon}
-    res["synthesis"] = []
-    with tempfile.TemporaryDirectory() as d:
-        for i in range(3):
-            for name, active in paths.items():
-                t = time.perf_counter()
-                cs = ConstraintSystem(shape=False, witness=True)
-                with active():
-                    cpost.synthesize(cs, shape, cpost.values(doc, 0))
-                cw = cs.assignment_compact()
-                secs = time.perf_counter() - t
-                f = Path(d) / f"{name}.wit"
-                write_witness_compact(f, cw)
-                run = {"path": name, "warmup": i == 0, "seconds": secs, "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
-                res["synthesis"].append(run)
-                print(json.dumps(run), flush=True)
+    res["synthesis"] = witness_runs(paths, lambda cs: cpost.synthesize(cs, shape, cpost.values(doc, 0)), 3)
     res["files_identical"] = len({r["sha256"] for r in res["synthesis"]}) == 1
     res["host_rss_peak_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    res["gpu_pool_peak_bytes"] = int(cp.get_default_memory_pool().total_bytes())
+    res["gpu_pool_peak_bytes"] = max(r["gpu_pool_bytes"] for r in res["synthesis"])
     print(f"{sectors} sectors x {challenges} challenges: files identical {res['files_identical']}; host RSS peak "
-          f"{res['host_rss_peak_bytes'] / 2**30:.2f} GiB, GPU pool at the end {res['gpu_pool_peak_bytes'] / 2**30:.2f} GiB", flush=True)
+          f"{res['host_rss_peak_bytes'] / 2**30:.2f} GiB, GPU pool {res['gpu_pool_peak_bytes'] / 2**30:.2f} GiB", flush=True)
     Path(out).write_text(json.dumps(res, indent=1) + "\n")
 
 

@@ -113,10 +113,9 @@ class ResidentBases:
     ctx: dict
 
     def close(self) -> None:
-        """Stop MSM workers / free device bases (and a Prover's device selections)."""
+        """Stop MSM workers / free device bases."""
         for c in self.ctx.values():
             c.close()
-        self.__dict__.pop("_sel", None)
 
     def __enter__(self):
         return self
@@ -422,6 +421,7 @@ class Prover(ResidentBases):
         self.backend, self.key, self.quotient = backend, key, quotient
         self._sizes = (num_inputs, num_aux)
         self.dens_a, self.dens_b = dens_a, dens_b
+        self._sel = None   # the masks as the backend selects with them (``_selections``)
         self.times = PhaseTimes()
 
     @property
@@ -561,10 +561,14 @@ class Prover(ResidentBases):
         """The density masks as the backend selects with them ("a", "b": ``Backend.selection``),
         made on the first proof and kept (on the cuda backend: on the device, so a proof does not
         count and upload 2 × num_vars bytes with the GPU idle)."""
-        sel = self.__dict__.get("_sel")
-        if sel is None:
-            sel = self._sel = {"a": self.backend.selection(self.dens_a), "b": self.backend.selection(self.dens_b)}
-        return sel
+        if self._sel is None:
+            self._sel = {"a": self.backend.selection(self.dens_a), "b": self.backend.selection(self.dens_b)}
+        return self._sel
+
+    def close(self) -> None:
+        """``ResidentBases.close``, and the device selections freed."""
+        super().close()
+        self._sel = None
 
     def prepare(self, plan) -> None:
         """Make now what ``plan``'s H phase caches (idempotent; the seconds it took go to the
@@ -613,7 +617,7 @@ class Prover(ResidentBases):
         bk, tm = self.backend, self.times
         if plan.h_phase != "device" and not isinstance(self.quotient, CosetQuotient):
             raise ValueError(f"the {plan.h_phase} H phase needs the CosetQuotient")
-        self.__dict__.pop("_sel", None)   # the plan does not count ``prove``'s device masks
+        self._sel = None   # the plan does not count ``prove``'s device masks
         # how A's and B's scalars wait on the host: w itself, a lazy selection of it, or a copy
         masks = {"a": self.dens_a, "b": self.dens_b}
         held_as = {}

@@ -296,9 +296,9 @@ class CUDAMSMContext(MSMContext):
         """(W·NB, xw) XYZZ bucket sums from the sorted entries ``vals`` and offsets ``offs``
         (W·NB + 1), run by run (``_window_runs``). ``ready``: per run, the event of its scatter on
         the sort stream (None: already ordered); the runs then alternate between the current stream
-        and the backend's "msm-buckets" stream, each after its event, and the current stream waits
-        for the buckets stream at the end (the sort stream's work is behind the runs' events; the
-        caller's ``finally`` waits for both when a run fails)."""
+        and the backend's "msm-buckets" stream, each after its event. The caller makes the current
+        stream wait for the sort and buckets streams before it uses the sums or frees the entries
+        (``msm_device``'s ``finally``: also when a run fails)."""
         cp = self._be.cp
         buckets = cp.empty((W * NB, self._xw), dtype=cp.uint32)
         main = cp.cuda.get_current_stream()
@@ -316,8 +316,6 @@ class CUDAMSMContext(MSMContext):
                     of = of - cp.uint32(o0)                   # the run's entries from vals[o0]
                 run = self._skewed_sums if skewed else self._uniform_sums
                 run(vals[o0:o1], of, (w1 - w0) * NB, buckets[w0 * NB : w1 * NB])
-        if len(streams) > 1:
-            main.wait_event(streams[1].record())
         return buckets
 
     def _uniform_sums(self, vals, offs, B: int, buckets) -> None:
@@ -444,7 +442,7 @@ class CUDAMSMContext(MSMContext):
             mark("sort")
             buckets = self._bucket_sums(vals, offs, NB, W, runs, [events[r[0] // step] for r in runs] if ahead else None)
         finally:
-            if ahead:   # also when a run fails (out of memory: retried in chunks on this stream)
+            if ahead:   # the sums are used, the entries freed, on this stream; also when a run fails
                 main = cp.cuda.get_current_stream()
                 for name in ("msm-sort", "msm-buckets"):
                     main.wait_event(self._be.named_stream(name).record())

@@ -715,7 +715,7 @@ class DeviceRuntime:
 
     def _compact_upload(self, cw, stream) -> "_PendingCUDAUpload":
         cp = self.cp
-        stream = self._side_stream() if stream is None else stream
+        stream = self.named_stream("upload") if stream is None else stream
         words = -(-cw.num_aux // 32)
         self._own_chunks()   # the compact form lives through the group's H phases and MSMs
         with stream:  # allocations and copies on the side stream (see _upload_async)
@@ -789,8 +789,8 @@ class DeviceRuntime:
         return counts[dev]
 
     def named_stream(self, name: str):
-        """A ``side_stream`` kept per backend, device and ``name`` (the MSMs' "msm-sort" and
-        "msm-buckets"), made on first use: CuPy's pool caches the blocks freed on a stream for that
+        """A ``side_stream`` kept per backend, device and ``name`` (the asynchronous uploads'
+        "upload", the MSMs' "msm-sort" and "msm-buckets"), made on first use: CuPy's pool caches the blocks freed on a stream for that
         stream alone, so a stream made per call would strand its blocks until the pool is emptied."""
         streams = self.__dict__.setdefault("_named_streams", {})
         key = (name, self.cp.cuda.runtime.getDevice())
@@ -805,19 +805,12 @@ class DeviceRuntime:
         little better (benchmarks/stream_overlap, 2026-12-04-h200-stop37/call3), so CuPy's own."""
         return self.cp.cuda.Stream(non_blocking=True)
 
-    def _side_stream(self):
-        """The side stream of this backend's asynchronous uploads (``side_stream``, made on first use)."""
-        st = getattr(self, "_upload_stream", None)
-        if st is None:
-            st = self._upload_stream = self.side_stream()
-        return st
-
     def _upload_async(self, limbs: np.ndarray, stream) -> "_PendingCUDAUpload":
         """Queue ``limbs`` ((n, 4) uint64 canonical, host) on ``stream`` (see ``to_device_async``)."""
         import cupyx  # part of CuPy (optional): imported on use
 
         cp = self.cp
-        stream = self._side_stream() if stream is None else stream
+        stream = self.named_stream("upload") if stream is None else stream
         n = limbs.shape[0]
         rows = max(1, _UPLOAD_CHUNK_BYTES // 32)
         with stream:  # allocations belong to the stream that writes them (CuPy's per-stream arenas)
