@@ -540,9 +540,9 @@ def test_msm_skewed_buckets_and_windows(gpu, monkeypatch):
     for name in ("_uniform_sums", "_skewed_sums"):
         real = getattr(cb.CUDAMSMContext, name)
 
-        def spy(self, vals, offs, B, buckets, real=real, name=name):
+        def spy(self, vals, offs, B, buckets, *rest, real=real, name=name):
             calls.append((name, B))
-            return real(self, vals, offs, B, buckets)
+            return real(self, vals, offs, B, buckets, *rest)
 
         monkeypatch.setattr(cb.CUDAMSMContext, name, spy)
     n = 3000
@@ -584,9 +584,9 @@ def test_msm_sort_ahead_on_a_side_stream(gpu, group, monkeypatch):
         ahead.append(a[-1])
         return real_scatter(self, *a)
 
-    def sums(self, vals, offs, NB, W, rs, ready=None):
+    def sums(self, vals, offs, NB, W, rs, ready=None, affine=False):
         runs.append((W, [r[:2] for r in rs], ready is not None))
-        return real_sums(self, vals, offs, NB, W, rs, ready)
+        return real_sums(self, vals, offs, NB, W, rs, ready, affine)
 
     monkeypatch.setattr(cb.CUDAMSMContext, "_scatter", scatter)
     monkeypatch.setattr(cb.CUDAMSMContext, "_bucket_sums", sums)
@@ -609,6 +609,49 @@ def test_msm_sort_ahead_on_a_side_stream(gpu, group, monkeypatch):
     sc = rand_fr(n)
     assert ctx.msm(sc) == group.msm(pts, sc)
     assert not runs[0][2]
+
+
+@GROUPS
+def test_msm_batch_affine_levels(gpu, group, monkeypatch):
+    """With ``AFFINE`` forced on (from 1 point, levels down to 2 entries a bucket, 4 slots a
+    thread), uniform runs start with batch-affine pair levels: the same sums as arkworks' MSM for
+    random scalars at several widths, for scalars with many equal values (doublings and a point
+    added to its negation inside a bucket), over structured bases (A_i + B_j: equal partial sums)
+    and with the sort ahead; the levels ran; without the room for them the XYZZ path is taken."""
+    import cuzk.backend.cuda.msm as cb
+    import cuzk.backend.cuda.plan as cplan
+
+    monkeypatch.setitem(cb.AFFINE, group.name, 1)
+    monkeypatch.setattr(cplan, "AFFINE_K", 4)
+    monkeypatch.setattr(cplan, "AFFINE_MIN_THREADS", 1)
+    monkeypatch.setattr(cplan, "AFFINE_MIN_MEAN", 2)
+    taken = []
+    real = cb.CUDAMSMContext._affine_levels
+
+    def levels(self, vals, offs, B):
+        r = real(self, vals, offs, B)
+        taken.append(r is not None)
+        return r
+
+    monkeypatch.setattr(cb.CUDAMSMContext, "_affine_levels", levels)
+    n = 3000 if group is G1 else 1200
+    dev, arr, pts = _grid_points(gpu, n, group)
+    ctx = CUDAMSMContext.from_device_affine(gpu, dev, group)
+    k = RNG.randrange(2, R)
+    few = [RNG.choice((k, R - k, 2 * k % R, 7)) for _ in range(n)]   # equal digits: P + P, P + (-P)
+    for sc, widths in ((rand_fr(n), (5, 8, 11)), (few, (4, 9))):
+        ref = group.msm(pts, sc)
+        for c in widths:
+            taken.clear()
+            assert ctx.msm(sc, c=c) == ref, c
+            assert any(taken), c
+    monkeypatch.setitem(cb.OVERLAP_SORT, group.name, 1)
+    sc = rand_fr(n)
+    taken.clear()
+    assert ctx.msm(sc, c=7) == group.msm(pts, sc) and any(taken)
+    monkeypatch.setattr(cb.CUDAMSMContext, "_affine_room", lambda self, need: False)   # XYZZ only
+    taken.clear()
+    assert ctx.msm(sc, c=7) == group.msm(pts, sc) and taken and not any(taken)
 
 
 @pytest.mark.parametrize("group, logn", [(G1, 18), (G2, 16)], ids=["G1", "G2"])

@@ -164,7 +164,10 @@ def stream_rates(pk):
 # side stream (msm.OVERLAP_SORT) on, off ("none-sort-inline"), on ("none-again"): the ratio side by
 # side. AB=select: the same with the Prover's device selections (Prover._selections) on, off
 # ("none-select-host": the host masks, counted and uploaded per proof as before), on.
+# (stop 40) AB=affine: the G1 MSMs' batch-affine pair levels (msm.AFFINE) from 2^20 points on, off
+# ("none-xyzz"), on.
 AB = os.environ.get("AB", "sort" if os.environ.get("AB_SORT") == "1" else "")
+_AB_OFF = {"sort": "sort-inline", "select": "select-host", "affine": "xyzz"}
 
 
 def _toggle(what, on):
@@ -178,13 +181,18 @@ def _toggle(what, on):
         if not hasattr(_toggle, "select"):
             _toggle.select = Prover._selections
         Prover._selections = _toggle.select if on else (lambda self: {"a": self.dens_a, "b": self.dens_b})
+    elif what == "affine":
+        from cuzk.backend.cuda import msm as msm_mod
+        msm_mod.AFFINE["G1"] = (1 << 20) if on else 0
 
 
 def run(label, bk, prover, plan, vk, points_left):
     if AB and label is None:
+        if AB == "affine":
+            _toggle(AB, True)
         one_batch(None, bk, prover, plan, vk, points_left + 2)
         _toggle(AB, False)
-        one_batch(f"none-{'sort-inline' if AB == 'sort' else 'select-host'}", bk, prover, plan, vk, points_left + 1)
+        one_batch(f"none-{_AB_OFF[AB]}", bk, prover, plan, vk, points_left + 1)
         _toggle(AB, True)
         return one_batch("none-again", bk, prover, plan, vk, points_left)
     if WARM:   # points_left counts points: two batches each

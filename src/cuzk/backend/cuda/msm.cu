@@ -16,6 +16,8 @@
 //                 its range touches; then one thread per bucket adds its (few) partial sums. When some
 //                 window's bucket is far above its average size: msm_chunk_acc + xyzz_chunk_sum (chunks of at
 //                 most 32, then 16, entries of one bucket per thread) + msm_bucket_gather.
+//                 Where a window's buckets average many entries and the memory is there, batch-affine
+//                 pair levels (msm_affine_level, msm_affine.cuh) first halve every bucket a few times.
 //   msm_seg_reduce  sum_b (b+1) B_b per window in levels: each thread turns a segment of SL = 4 entries
 //                 into one weighted-plus-plain sum and one (scaled) plain sum, so each level is 4x
 //                 shorter and one launch (log4(NB) levels; 2^(c-1)/4 threads per window at the first)
@@ -39,6 +41,7 @@ typedef fq_t F;
 #endif
 typedef aff_t<F> aff;
 typedef xyzz_t<F> xyzz;
+#include "msm_affine.cuh"
 
 #define GRID_STRIDE(i, n) for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (u64)blockDim.x * gridDim.x)
 
@@ -207,6 +210,14 @@ extern "C" __global__ void __launch_bounds__(128, MSM_MIN_BLOCKS) msm_bucket_chu
         }
         xyzz_store(part, (u64)b + t, acc);
     }
+}
+
+// One batch-affine pair level (msm_affine.cuh): m = oo[B] output slots, K per thread; vals null
+// past level 0 (src then the previous level's points).
+extern "C" __global__ void __launch_bounds__(128, MSM_MIN_BLOCKS) msm_affine_level(
+    const u32* __restrict__ vals, const uint4* __restrict__ src, const u32* __restrict__ oi, const u32* __restrict__ oo,
+    u32 B, u64 nthreads, u32 K, uint4* __restrict__ out) {
+    GRID_STRIDE(t, nthreads) affine_level_thread<F>(t, vals, src, oi, oo, B, K, out);
 }
 
 // bucket[b] = sum of its partial sums part[b + t], t = offs[b] / L .. (offs[b+1] - 1) / L

@@ -21,6 +21,7 @@ import numpy as np
 from ...curve import G1, Group
 from ..base import MSMContext, fixed_base_point
 from .pieces import feed_pieces, gil_switch, stage_rows, staging_rows
+from . import plan
 from .plan import (
     MIN_MSM_CHUNK,
     _CHUNK,
@@ -29,6 +30,7 @@ from .plan import (
     _UPLOAD_SLICE,
     _chunk_len,
     _coord_words,
+    affine_levels,
     fixed_base_slice,
     msm_chunk_points,
     msm_device_bytes,
@@ -70,6 +72,11 @@ window's first. On the H200 (benchmarks/results/2026-12-04-h200-stop39/call2, ra
 ahead against inline alternated): 2^27 799 against 861 ms, 2^26 412 / 444, 2^24 117.5 / 121.3.
 Below 2^24 that run compared the inline path with itself (the threshold was already 2^24 there:
 12.3 / 11.8 ms at 2^20 is its noise); from 2^24, the smallest size measured faster. Read at each MSM."""
+
+AFFINE = {"G1": 0, "G2": 0}
+"""Per group, the fewest points from which a uniform run's bucket sums start with batch-affine pair
+levels (``plan.affine_levels``, ``msm_affine.cuh``) when the device has room for two levels'
+points (0: never). Read at each MSM."""
 
 SCATTER_BUSY = 0.25
 """Below this fraction of busy scalars all windows are scattered in one launch: every launch walks
@@ -292,13 +299,14 @@ class CUDAMSMContext(MSMContext):
             self._k("msm_scatter")((self._be.sm_count(),), (128,), args)
             return side.record()
 
-    def _bucket_sums(self, vals, offs, NB: int, W: int, runs: list, ready: list | None = None):
+    def _bucket_sums(self, vals, offs, NB: int, W: int, runs: list, ready: list | None = None, affine: bool = False):
         """(W·NB, xw) XYZZ bucket sums from the sorted entries ``vals`` and offsets ``offs``
         (W·NB + 1), run by run (``_window_runs``). ``ready``: per run, the event of its scatter on
         the sort stream (None: already ordered); the runs then alternate between the current stream
         and the backend's "msm-buckets" stream, each after its event. The caller makes the current
         stream wait for the sort and buckets streams before it uses the sums or frees the entries
-        (``msm_device``'s ``finally``: also when a run fails)."""
+        (``msm_device``'s ``finally``: also when a run fails). ``affine``: uniform runs may start
+        with batch-affine pair levels (``AFFINE``)."""
         cp = self._be.cp
         buckets = cp.empty((W * NB, self._xw), dtype=cp.uint32)
         main = cp.cuda.get_current_stream()
@@ -314,25 +322,66 @@ class CUDAMSMContext(MSMContext):
                 of = offs[w0 * NB : w1 * NB + 1]
                 if o0:
                     of = of - cp.uint32(o0)                   # the run's entries from vals[o0]
-                run = self._skewed_sums if skewed else self._uniform_sums
-                run(vals[o0:o1], of, (w1 - w0) * NB, buckets[w0 * NB : w1 * NB])
+                if skewed:
+                    self._skewed_sums(vals[o0:o1], of, (w1 - w0) * NB, buckets[w0 * NB : w1 * NB])
+                else:
+                    self._uniform_sums(vals[o0:o1], of, (w1 - w0) * NB, buckets[w0 * NB : w1 * NB], affine)
         return buckets
 
-    def _uniform_sums(self, vals, offs, B: int, buckets) -> None:
+    def _uniform_sums(self, vals, offs, B: int, buckets, affine: bool = False) -> None:
         """Bucket sums into ``buckets`` ((B, xw) view): every thread adds L sorted entries
         (``_chunk_len``) and writes one partial sum per bucket it touches, then one thread per
         bucket adds its partial sums. ``vals``: the run's entries, all of them (its length is their
-        number); ``offs`` (B + 1) starts at 0."""
+        number); ``offs`` (B + 1) starts at 0. ``affine``: batch-affine pair levels first
+        (``_affine_levels``) where they apply; the XYZZ sums then add their points."""
         cp = self._be.cp
+        bases = self._bases
+        pre = self._affine_levels(vals, offs, B) if affine else None
+        if pre is not None:
+            vals, bases, offs = pre
         total = int(vals.shape[0])
         L = _chunk_len(total, B)
         nchunks = -(-total // L)
         part = cp.empty((B + nchunks, self._xw), dtype=cp.uint32)
         if nchunks:
             self._k("msm_bucket_chunks")(
-                (_grid(nchunks, 128),), (128,), (vals, offs, _u32(B), _u32(total), _u32(L), self._bases, part)
+                (_grid(nchunks, 128),), (128,), (vals, offs, _u32(B), _u32(total), _u32(L), bases, part)
             )
         self._k("msm_bucket_pieces")((_grid(B, 128),), (128,), (part, offs, _u32(B), _u32(L), buckets))
+
+    def _affine_levels(self, vals, offs, B: int):
+        """Batch-affine pair levels over a run's sorted entries (``msm_affine_level``): each level
+        replaces every pair of a bucket's points by their affine sum, ``plan.affine_levels`` of them.
+        Returns (entries, points, offsets) for the XYZZ sums (entry i is point i, unsigned), or
+        None when no level applies or the device lacks the room for two levels' points (their
+        sizes, read back once, are exact: bucket b keeps ⌈count/2^k⌉ after k levels)."""
+        cp = self._be.cp
+        levels = affine_levels(int(vals.shape[0]), B)
+        if not levels:
+            return None
+        counts = offs[1:] - offs[:-1]
+        sizes = [int(x) for x in self._be.read_back(cp.stack(
+            [((counts + cp.uint32((1 << k) - 1)) >> k).sum(dtype=cp.uint64) for k in range(1, levels + 1)]))]
+        if not self._affine_room((sizes[0] + (sizes[1] if levels > 1 else 0)) * self._aw * 4 + sizes[-1] * 4):
+            return None
+        vl, src, oi = vals, self._bases, offs
+        for k, m in enumerate(sizes, 1):
+            oo = cp.zeros(B + 1, dtype=cp.uint32)
+            oo[1:] = cp.cumsum((counts + cp.uint32((1 << k) - 1)) >> k, dtype=cp.uint32)
+            out = cp.empty((max(1, m), self._aw), dtype=cp.uint32)
+            nth = -(-m // plan.AFFINE_K)
+            self._k("msm_affine_level")(
+                (_grid(nth, 128),), (128,),
+                (vl if vl is not None else _u64(0), src, oi, oo, _u32(B), _u64(nth), _u32(plan.AFFINE_K), out))
+            vl, src, oi = None, out, oo
+        return cp.arange(sizes[-1], dtype=cp.uint32), src, oi
+
+    def _affine_room(self, need: int) -> bool:
+        """Whether ``need`` bytes (two pair levels' points and the entries after them) fit beside
+        what the device holds, with 1/8 and 256 MiB to spare: the memory plan
+        (``plan.msm_device_bytes``) counts the XYZZ path only, so the levels use room beyond it."""
+        avail = self._be._mem_avail(need)
+        return avail is None or avail >= need + need // 8 + (256 << 20)
 
     def _skewed_sums(self, vals, offs, B: int, buckets) -> None:
         """Bucket sums into ``buckets`` ((B, xw) view) for buckets far above the average: chunks
@@ -440,7 +489,8 @@ class CUDAMSMContext(MSMContext):
             events = [self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0)
                       for w0 in range(0, W, step)]
             mark("sort")
-            buckets = self._bucket_sums(vals, offs, NB, W, runs, [events[r[0] // step] for r in runs] if ahead else None)
+            buckets = self._bucket_sums(vals, offs, NB, W, runs, [events[r[0] // step] for r in runs] if ahead else None,
+                                        affine=0 < AFFINE.get(self._g, 0) <= n)
         finally:
             if ahead:   # the sums are used, the entries freed, on this stream; also when a run fails
                 main = cp.cuda.get_current_stream()

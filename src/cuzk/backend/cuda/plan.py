@@ -96,6 +96,32 @@ def _chunk_len(total: int, B: int) -> int:
     return L
 
 
+AFFINE_K = 256
+"""Output slots per thread of a batch-affine pair level (``msm_affine.cuh``): they share one
+Fermat inversion (384 squarings and 229 products in Fq), about 2.4 products a slot at 256."""
+AFFINE_MIN_THREADS = 1 << 15   # a level with fewer threads than this leaves the device half idle
+AFFINE_MIN_MEAN = 8            # buckets averaging fewer entries go straight to the XYZZ sums
+
+
+def affine_levels(total: int, B: int, K: int | None = None, min_threads: int | None = None,
+                  min_mean: int | None = None) -> int:
+    """Batch-affine pair levels to run over ``total`` bucket entries in B buckets before the XYZZ
+    bucket sums: each level halves the entries (≈ total/2 + B/2 slots, an upper estimate), and
+    runs while the buckets still average ``min_mean`` entries and the level would give at least
+    ``min_threads`` threads K slots each. 0 when none would. The defaults are this module's
+    ``AFFINE_K``, ``AFFINE_MIN_THREADS`` and ``AFFINE_MIN_MEAN``, read at each call (benchmarks
+    vary them).
+    """
+    K = K or AFFINE_K
+    min_threads = AFFINE_MIN_THREADS if min_threads is None else min_threads
+    min_mean = AFFINE_MIN_MEAN if min_mean is None else min_mean
+    levels, m = 0, total
+    while B and m >= min_mean * B and (m // 2) // K >= min_threads:
+        m = (m + B) // 2
+        levels += 1
+    return levels
+
+
 # --- device-memory planning (pure arithmetic: no CuPy, tested on the CPU) ----------------------
 
 MIN_MSM_CHUNK = 1 << 10

@@ -40,7 +40,7 @@ _RZ = _MPZ(_R)
 _MONT_R = pow(2, 256, _R)
 
 _SRC_DIR = os.path.dirname(os.path.abspath(__file__))
-_SOURCES = ("ff.cuh", "fr.cuh", "fq.cuh", "xyzz.cuh", "g1.cuh", "g2.cuh", "ntt.cuh", "ntt.cu", "ntt_radix.cu",
+_SOURCES = ("ff.cuh", "fr.cuh", "fq.cuh", "xyzz.cuh", "msm_affine.cuh", "g1.cuh", "g2.cuh", "ntt.cuh", "ntt.cu", "ntt_radix.cu",
             "msm.cu", "spmv.cu", "sha_witness.cuh", "sha_witness.cu")
 
 

@@ -1,0 +1,106 @@
+"""The G1 MSM's bucket sums with batch-affine pair levels first (``msm.AFFINE``, ``msm_affine.cuh``)
+against the XYZZ sums alone, side by side in one run (issue 17: the 2^27 H MSM's bucket sums took
+731 of 799 ms, benchmarks/results/2026-12-04-h200-stop39/call2).
+
+Usage: python benchmarks/msm_affine/affine.py OUT.json [LOG_SIZES] [REPEAT]
+
+2^max distinct G1 bases on the device (``device_bases``; smaller sizes use a prefix), random device
+scalars per size. Modes: "xyzz" (AFFINE off) and "affine K/T" for each (slots per thread
+``plan.AFFINE_K``, fewest threads per level ``plan.AFFINE_MIN_THREADS``) in CONFIGS. Per size:
+every mode's result checked equal to xyzz's first, with its profiled phases (prep, hist, sort,
+buckets, reduce, ones) and the GPU pool's bytes after it; then REPEAT runs of each mode, alternated
+(wall seconds around ``msm``, the device idle before each; the sort ahead as by default). Prints a
+line per mode; writes OUT.json with the host RSS peak. Restores the defaults after each size.
+"""
+
+import json
+import resource
+import statistics
+import sys
+import time
+
+import cupy as cp
+
+import cuzk.backend.cuda.msm as cb
+import cuzk.backend.cuda.plan as cplan
+from cuzk.backend import get_backend
+from cuzk.backend.cuda import CUDAMSMContext
+from cuzk.bench.kernels import _rand_device, device_bases
+from cuzk.curve import G1
+
+CONFIGS = [(256, 1 << 15), (256, 1 << 13), (128, 1 << 14), (512, 1 << 14)]
+
+
+def setmode(mode):
+    if mode == "xyzz":
+        cb.AFFINE["G1"] = 0
+        return
+    cb.AFFINE["G1"] = 1
+    cplan.AFFINE_K, cplan.AFFINE_MIN_THREADS = mode
+
+
+def timed(ctx, s) -> float:
+    cp.cuda.Device().synchronize()
+    t = time.perf_counter()
+    ctx.msm(s)
+    return time.perf_counter() - t
+
+
+def name(mode) -> str:
+    return mode if mode == "xyzz" else f"affine {mode[0]}/{mode[1]}"
+
+
+def main():
+    path = sys.argv[1]
+    logs = [int(x) for x in (sys.argv[2] if len(sys.argv) > 2 else "20,22,24,26,27").split(",")]
+    repeat = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+    be = get_backend("cuda")
+    defaults = (dict(cb.AFFINE), cplan.AFFINE_K, cplan.AFFINE_MIN_THREADS)
+    modes = ["xyzz"] + CONFIGS
+    pool = cp.get_default_memory_pool()
+    t = time.perf_counter()
+    bases = device_bases(be, G1, 1 << max(logs))
+    cp.cuda.Device().synchronize()
+    print(f"bases 2^{max(logs)}: {time.perf_counter() - t:.1f} s", flush=True)
+    rows = []
+    for k in logs:
+        n = 1 << k
+        ctx = CUDAMSMContext.from_device_affine(be, bases[:n], G1)
+        s = _rand_device(n)
+        setmode("xyzz")
+        want = ctx.msm(s)
+        info = {}
+        for mode in modes:
+            setmode(mode)
+            prof: dict = {}
+            pool.free_all_blocks()
+            got = ctx.msm(s, profile=prof)
+            info[name(mode)] = {"equal": bool(got == want), "phases": prof, "pool_bytes_after": int(pool.total_bytes())}
+        runs = {name(m): [] for m in modes}
+        for _ in range(repeat):
+            for mode in modes:
+                setmode(mode)
+                runs[name(mode)].append(timed(ctx, s))
+        cb.AFFINE.clear(); cb.AFFINE.update(defaults[0])
+        cplan.AFFINE_K, cplan.AFFINE_MIN_THREADS = defaults[1:]
+        base = statistics.median(runs["xyzz"])
+        for mode in modes:
+            nm = name(mode)
+            med = statistics.median(runs[nm])
+            row = {"log_n": k, "mode": nm, "runs": runs[nm], "median_s": med, "ratio_over_xyzz": med / base, **info[nm]}
+            rows.append(row)
+            print(f"G1 2^{k} {nm}: {med * 1e3:.1f} ms ({row['ratio_over_xyzz']:.3f}); phases "
+                  f"{ {p: round(v * 1e3, 1) for p, v in info[nm]['phases'].items()} } ms; pool "
+                  f"{info[nm]['pool_bytes_after'] / 2**30:.2f} GiB; equal {info[nm]['equal']}", flush=True)
+        ctx.close()
+        del s
+    peak = {"host_rss_peak_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+            "gpu_pool_bytes": int(pool.total_bytes())}
+    print(f"host RSS peak {peak['host_rss_peak_bytes'] / 2**30:.2f} GiB, GPU pool at the end "
+          f"{peak['gpu_pool_bytes'] / 2**30:.2f} GiB", flush=True)
+    with open(path, "w") as f:
+        json.dump({"rows": rows, **peak}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
