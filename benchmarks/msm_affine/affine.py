@@ -28,7 +28,7 @@ from cuzk.backend.cuda import CUDAMSMContext
 from cuzk.bench.kernels import _rand_device, device_bases
 from cuzk.curve import G1
 
-CONFIGS = [(256, 1 << 15), (256, 1 << 13), (128, 1 << 14), (512, 1 << 14)]
+CONFIGS = [(512, 1 << 15), (512, 1 << 14), (1024, 1 << 13)]
 
 
 def setmode(mode):
