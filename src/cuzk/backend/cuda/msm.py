@@ -76,7 +76,13 @@ Below 2^24 that run compared the inline path with itself (the threshold was alre
 AFFINE = {"G1": 0, "G2": 0}
 """Per group, the fewest points from which a uniform run's bucket sums start with batch-affine pair
 levels (``plan.affine_levels``, ``msm_affine.cuh``) when the device has room for two levels'
-points (0: never). Read at each MSM."""
+points (0: never). Read at each MSM. Off: slower on the H200 though each addition costs 5M + 1S
+plus a shared inversion against 8M + 2S (benchmarks/results/2026-12-04-h200-stop40, calls 2 and 3,
+G1 random scalars, side by side): 2^27 938-952 against 800 ms, 2^26 496 against 411 ms; one
+level at 2^24 (merged windows, profiled) 158 against 106 ms of bucket sums; a 32 GiB proof 1.61-1.67
+against 1.45 s. A level's two passes each make two dependent random reads per one to five
+products, which 3 blocks an SM do not hide; L2 prefetches 4 slots ahead made it slower still
+(2^27 1,072 ms). Kept, tested, for a cheaper inversion or a layout that reads in order."""
 
 SCATTER_BUSY = 0.25
 """Below this fraction of busy scalars all windows are scattered in one launch: every launch walks

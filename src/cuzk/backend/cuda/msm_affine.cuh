@@ -14,9 +14,6 @@
 // Source: the batch-affine bucket accumulation of e.g. gnark-crypto's MSM (Montgomery's trick:
 // P. Montgomery, "Speeding the Pollard and elliptic curve methods of factorization", 1987).
 #pragma once
-#ifndef AFFINE_AHEAD
-#define AFFINE_AHEAD 4   // slots between a prefetch and its use (0: none)
-#endif
 
 template <class F>
 __device__ __forceinline__ aff_t<F> affine_in(const u32* __restrict__ vals, const uint4* __restrict__ src, u64 j) {
@@ -30,18 +27,6 @@ __device__ __forceinline__ aff_t<F> affine_in(const u32* __restrict__ vals, cons
 template <class F>
 __device__ __forceinline__ F affine_in_x(const u32* __restrict__ vals, const uint4* __restrict__ src, u64 j) {
     return F::load(src, 2 * (vals == nullptr ? j : (u64)(vals[j] & 0x7fffffffu)));
-}
-
-// Ask L2 for the point of entry j (both lines of its 2 F words), a hint that is dropped past the end:
-// each slot's inputs are dependent random reads, too few in flight at 3 blocks an SM to hide DRAM.
-template <class F>
-__device__ __forceinline__ void affine_prefetch(const u32* __restrict__ vals, const uint4* __restrict__ src, u64 j, u64 end) {
-#ifndef CUZK_HOST_EMULATION
-    if (j >= end) return;
-    const char* p = (const char*)(src + 2 * F::WORDS * (vals == nullptr ? j : (u64)(vals[j] & 0x7fffffffu)));
-    asm volatile("prefetch.global.L2 [%0];" :: "l"(p));
-    asm volatile("prefetch.global.L2 [%0];" :: "l"(p + 32 * F::WORDS - 1));
-#endif
 }
 
 // 0: copy or infinity (no inversion), 1: addition (d = x2 - x1), 2: doubling (d = 2 y1)
@@ -79,10 +64,6 @@ __device__ __forceinline__ void affine_level_thread(u64 t, const u32* __restrict
         while (oo[b + 1] <= i) b++;
         const u64 j = oi[b] + 2 * (i - oo[b]);
         const bool pair = j + 1 < oi[b + 1];
-        if (AFFINE_AHEAD) {   // the entries about AFFINE_AHEAD slots on (same bucket or not: a hint)
-            affine_prefetch<F>(vals, src, j + 2 * AFFINE_AHEAD, oi[B]);
-            affine_prefetch<F>(vals, src, j + 2 * AFFINE_AHEAD + 1, oi[B]);
-        }
         if (pair) {   // x alone decides unless it is 0 (a point at infinity?) or shared (doubling?)
             const F x1 = affine_in_x<F>(vals, src, j), x2 = affine_in_x<F>(vals, src, j + 1);
             F d;
@@ -96,10 +77,6 @@ __device__ __forceinline__ void affine_level_thread(u64 t, const u32* __restrict
         while (oo[b] > i) b--;
         const u64 j = oi[b] + 2 * (i - oo[b]);
         const bool pair = j + 1 < oi[b + 1];
-        if (AFFINE_AHEAD && j >= 2 * AFFINE_AHEAD) {
-            affine_prefetch<F>(vals, src, j - 2 * AFFINE_AHEAD, oi[B]);
-            affine_prefetch<F>(vals, src, j - 2 * AFFINE_AHEAD + 1, oi[B]);
-        }
         const aff_t<F> p = affine_in<F>(vals, src, j);
         aff_t<F> r;
         if (!pair) {
