@@ -91,6 +91,29 @@ def test_gpu_jobs_declare_a_gpu_and_the_gpu_memory_model(snakemake_cli, default_
     assert r.returncode == 0 and warn not in r.stdout + r.stderr
 
 
+def test_gpu_synthesis_declares_a_gpu(snakemake_cli, default_config):
+    """synthesis_poseidon: gpu (backend cpu: a dry run needs no device): the synthesize jobs declare
+    gpu=1, other CPU steps none, and without --resources gpu=N the DAG build warns; by default
+    synthesize declares no GPU."""
+    def synth(cfg, *extra):
+        r = subprocess.run(["snakemake", "-n", "--cores", "2", *extra, "--configfile", str(cfg)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr + r.stdout
+        jobs = [b for b in r.stdout.split("\nrule ") if b.startswith("synthesize:")]
+        pce = [b for b in r.stdout.split("\nrule ") if b.startswith("pce_extract:")]
+        assert jobs and pce
+        return jobs, pce, r.stdout + r.stderr
+
+    warn = "--resources gpu=N is not set"
+    cfg = default_config({"backend: auto": "backend: cpu", "synthesis_poseidon: auto": "synthesis_poseidon: gpu"},
+                         name="gpu-synth.yaml")
+    jobs, pce, out = synth(cfg)
+    assert all("gpu=1" in j for j in jobs) and not any("gpu=1" in j for j in pce) and warn in out
+    assert warn not in synth(cfg, "--resources", "gpu=1")[2]
+    jobs, _, out = synth(default_config({"backend: auto": "backend: cpu"}, name="cpu.yaml"))
+    assert not any("gpu=1" in j for j in jobs) and warn not in out
+
+
 def test_snakemake_small_job(snakemake_cli, default_config, tmp_path):
     cfg = default_config({"constraints: [1024, 16384]": "constraints: [32]"})
     res = tmp_path / "r"

@@ -118,9 +118,26 @@ def test_unknown_value_is_a_typed_error_naming_the_key():
     schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
     assert cfg["synthesis_poseidon"] == "auto"
-    for value in ("native", "python"):
+    for value in ("native", "python", "gpu"):
         assert config_problems(cfg | {"synthesis_poseidon": value}, schema) == []
-    assert any(p.startswith("  synthesis_poseidon:") for p in config_problems(cfg | {"synthesis_poseidon": "gpu"}, schema))
+    assert any(p.startswith("  synthesis_poseidon:") for p in config_problems(cfg | {"synthesis_poseidon": "cuda"}, schema))
+
+
+def test_gpu_without_a_device_is_refused_when_chosen(monkeypatch):
+    """``gpu`` checks for CuPy and a device when chosen (a synthesize step: before its input is
+    read); with one it is the GPU core in place of a library."""
+    from cuzk.backend import BackendUnavailableError
+    from cuzk.backend.cuda import runtime
+    from cuzk.r1cs.poseidon import GPU_CORE
+
+    def no_device():
+        raise BackendUnavailableError("backend 'cuda' is not available: CuPy sees no CUDA device")
+
+    monkeypatch.setattr(runtime, "_cupy", no_device)
+    with pytest.raises(BackendUnavailableError, match="no CUDA device"):
+        choose_poseidon("gpu")
+    monkeypatch.setattr(runtime, "_cupy", lambda: None)
+    assert choose_poseidon("gpu") == ("gpu", GPU_CORE)
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from cuzk import pipeline
+from cuzk.backend import BackendUnavailableError
 from cuzk.backend.native import NativeBuildError
 from cuzk.configcheck import config_problems
 from cuzk.r1cs import sha_path
@@ -69,7 +70,23 @@ def test_config_refuses_native_with_upstream_order():
     probs = config_problems(cfg | {"synthesis_sha": "native", "upstream_order": True}, schema)
     assert len(probs) == 1 and "synthesis_sha: native" in probs[0]
     assert config_problems(cfg | {"synthesis_sha": "auto", "upstream_order": True}, schema) == []
-    assert any(p.startswith("  synthesis_sha:") for p in config_problems(cfg | {"synthesis_sha": "gpu"}, schema))
+    assert any(p.startswith("  synthesis_sha:") for p in config_problems(cfg | {"synthesis_sha": "cuda"}, schema))
+    assert config_problems(cfg | {"synthesis_sha": "gpu"}, schema) == []
+    probs = config_problems(cfg | {"synthesis_sha": "gpu", "upstream_order": True}, schema)
+    assert len(probs) == 1 and "synthesis_sha: gpu" in probs[0]
+
+
+def test_gpu_is_refused_in_upstream_order_and_without_a_device(monkeypatch):
+    with pytest.raises(ShaPathError, match="gpu computes the SHA-256 witness in cuzk's block order only"):
+        choose_sha("gpu", upstream_order=True)
+    from cuzk.backend.cuda import witness
+
+    def no_device():
+        raise BackendUnavailableError("backend 'cuda' is not available: CuPy sees no CUDA device")
+
+    monkeypatch.setattr(witness, "_cupy", no_device)
+    with pytest.raises(BackendUnavailableError, match="no CUDA device"):
+        choose_sha("gpu")
 
 
 def _header_pce(path: Path, upstream: bool = False) -> Path:

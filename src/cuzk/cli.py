@@ -142,10 +142,12 @@ def _steps(sub) -> None:
         (("--out", "-o"), {**req, "help": "witness directory"}), th,
         (("--sha",), {"choices": list(SHA_PATHS), "default": "auto",
                       "help": "who computes the SHA-256 witness bits: native (C++ core, built once and cached), "
-                              "numpy, or auto (default: native when it builds, else numpy); same witness"}),
+                              "numpy, gpu (the CUDA kernel, on a free GPU), or auto (default: native when it "
+                              "builds, else numpy); same witness"}),
         (("--poseidon",), {"choices": list(POSEIDON_PATHS), "default": "auto",
                            "help": "who computes the Poseidon witness values: native (C++ core, built once and "
-                                   "cached), python, or auto (default: native when it builds, else python); same witness"}))
+                                   "cached), python, gpu (the CUDA kernel, on a free GPU, in this process), or auto "
+                                   "(default: native when it builds, else python); same witness"}))
     add("prove", "prove a batch of sectors of one shape", lambda a: pipeline.prove_batch(
         a.pce, a.params, a.c1, a.witness, a.out, a.backend, a.threads, a.mem_json, gpu_mem_limit_gb=a.gpu_mem_limit_gb),
         pce, (("--params",), {**req, "help": "the shape's proving key (`cuzk setup`)"}),

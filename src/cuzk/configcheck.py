@@ -5,8 +5,8 @@ parses all three), and a path may be empty or the file system's root: each would
 schema and fail late (``threads: 2.0`` reaching a worker pool), or worse (``results: /``).
 :func:`config_problems` validates with integers that are Python ints (not bools, not floats),
 finite numbers, and the configured paths (``results``, sectors' ``data`` and ``c1``) non-empty
-and not a root, and ``synthesis_sha: native`` not with ``upstream_order: true`` (the native
-SHA-256 witness is in block order only: ``cuzk.r1cs.sha_path``); it returns one line per
+and not a root, and ``synthesis_sha: native`` or ``gpu`` not with ``upstream_order: true`` (the native
+and GPU SHA-256 witness is in block order only: ``cuzk.r1cs.sha_path``); it returns one line per
 problem, with its place in the config.
 """
 
@@ -49,8 +49,9 @@ def config_problems(config: dict, schema: dict) -> list[str]:
         why = _path_problem(value)
         if why and value is not None:
             out.append((place, f"  {'.'.join(place)}: {value!r} is {why}"))
-    if config.get("synthesis_sha") == "native" and config.get("upstream_order") is True:
-        out.append((["synthesis_sha"], "  synthesis_sha: native computes the SHA-256 witness in block order only; "
+    sha = config.get("synthesis_sha")
+    if sha in ("native", "gpu") and config.get("upstream_order") is True:
+        out.append((["synthesis_sha"], f"  synthesis_sha: {sha} computes the SHA-256 witness in block order only; "
                                        "with upstream_order: true use auto (numpy there) or numpy"))
     return [line for _, line in sorted(out, key=lambda t: t[0])]
 

@@ -504,14 +504,35 @@ def _witness_paths(sha: str, poseidon: str, upstream: bool):
     return path, ppath
 
 
+@contextmanager
+def _synthesis_gpu(path, ppath):
+    """Where a witness path runs on the GPU (``synthesis_sha`` or ``synthesis_poseidon`` ``gpu``):
+    the first visible GPU no other cuzk step holds (``cuzk.backend.gpus.claim``: waits while all
+    are held) is CuPy's current device for the block, and is logged. Else nothing.
+
+    Raises:
+        BackendUnavailableError: a gpu path and no visible device.
+        GPULockError: the lock directory cannot be used.
+    """
+    if "gpu" not in (path.name, ppath.name):
+        yield None
+        return
+    from .backend.cuda.runtime import _cupy   # CuPy on use: the GPU paths only
+
+    cp = _cupy()
+    with claim(visible_gpus()) as gpu, cp.cuda.Device(gpu.index):
+        log.info("synthesize: on GPU %d (%s)", gpu.index, gpu.name)
+        yield gpu
+
+
 def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=None, mem_gb=None,
                          sha: str = "auto", poseidon: str = "auto") -> Path:
     """One partition's witness file of a checked input (a sector's C1): a job of its own, so a
     32 GiB sector's ten partitions run as ten jobs, as many at once as cores and ``mem_gb`` allow.
-    ``sha``: who computes the SHA-256 compressions' bits (``synthesis_sha``: auto, native or
-    numpy; ``cuzk.r1cs.sha_path``) and the Poseidon values (``poseidon``, ``synthesis_poseidon``:
-    auto, native or python; ``cuzk.r1cs.poseidon_path``), chosen before the input is read; the
-    file is the same.
+    ``sha``: who computes the SHA-256 compressions' bits (``synthesis_sha``: auto, native, numpy
+    or gpu; ``cuzk.r1cs.sha_path``) and the Poseidon values (``poseidon``, ``synthesis_poseidon``:
+    auto, native, python or gpu; ``cuzk.r1cs.poseidon_path``), chosen before the input is read;
+    the file is the same. A gpu path runs on a GPU the step claims (``_synthesis_gpu``).
 
     Raises:
         C1Error: the file changed since its check, or has no such partition.
@@ -519,6 +540,7 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
         ShaPathError: an unknown ``sha``, or native with an upstream-order PCE.
         PoseidonPathError: an unknown ``poseidon``.
         NativeBuildError: ``sha`` or ``poseidon`` is ``"native"`` and its native core cannot be built.
+        BackendUnavailableError: ``sha`` or ``poseidon`` is ``"gpu"`` and there is no CUDA device.
     """
     shape = shape_of_pce(pce)
     fam = family_of(shape)
@@ -532,7 +554,7 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
     with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats), mem_gb):
         cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"], upstream_order=upstream)
         with bars.watch(lambda: cs.num_aux, stats["aux"], f"synthesize {Path(c1_path).name} partition {partition}", "aux"), \
-                path.active(), ppath.active():
+                _synthesis_gpu(path, ppath), path.active(), ppath.active():
             fam.synthesize(cs, shape, fam.values(inp, partition))
         write_witness_compact(out, cs.assignment_compact(), pce_digest(pce))
     return Path(out)
@@ -545,18 +567,22 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked
     the file is trusted by its SHA-256 instead of being checked again; None checks it fully.
     ``threads`` > 1 computes the Poseidon values in that many worker processes
     (``cuzk.r1cs.parallel``): a PoSt partition is nearly all of them. ``sha``, ``poseidon``: as
-    in :func:`synthesize_partition` (the workers take the path chosen here).
+    in :func:`synthesize_partition` (the workers take the path chosen here; with ``poseidon``
+    gpu the hashes run in this process on the GPU, and ``threads`` starts no workers).
 
     Raises:
         C1Error, PoStError: the input file is malformed or inconsistent, or changed since its
             check record was written.
         ShapeMismatchError: the input file is for another sector size or proof setting.
-        ShaPathError, PoseidonPathError, NativeBuildError: as in :func:`synthesize_partition`.
+        ShaPathError, PoseidonPathError, NativeBuildError, BackendUnavailableError: as in
+            :func:`synthesize_partition`.
     """
     shape = shape_of_pce(pce)
     fam = family_of(shape)
     upstream = pce_upstream_order(pce)
     path, ppath = _witness_paths(sha, poseidon, upstream)
+    if ppath.name == "gpu":
+        threads = 1   # the kernel takes the hashes the workers would share
     # the workers fork first, while this process is small (no input read yet) and runs no
     # sampler or progress thread: a child's RSS counts the parent's pages it was forked with
     with synthesis_workers(threads):
@@ -567,7 +593,7 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked
         done = [0, None]   # aux of the partitions written, the current constraint system
         with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, threads=threads, partitions=n),
                       mem_gb), \
-                atomic_dir(out_dir) as tmp, \
+                atomic_dir(out_dir) as tmp, _synthesis_gpu(path, ppath), \
                 bars.watch(lambda: done[0] + (done[1].num_aux if done[1] else 0), n * stats["aux"],
                            f"synthesize {Path(c1_path).name}", "aux"):
             for k in range(n):

@@ -39,6 +39,8 @@ UPSTREAM_ORDER = bool(config.get("upstream_order", False))
 SYNTHESIS_SHA = config.get("synthesis_sha", "auto")
 # who computes the Poseidon hashes' witness values in synthesis (cuzk.r1cs.poseidon_path)
 SYNTHESIS_POSEIDON = config.get("synthesis_poseidon", "auto")
+# GPUs a synthesize job takes: 1 where a witness path is gpu (it claims a free GPU, as prove does)
+SYNTHESIS_GPUS = int("gpu" in (SYNTHESIS_SHA, SYNTHESIS_POSEIDON))
 # Filecoin's parameter files (None: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters)
 PARAMS_DIR = config.get("params_dir")
 CIRCUIT = config.get("circuit", "porep")
@@ -367,7 +369,10 @@ def post_shape(wc):
 
 def post_synthesis_threads(wc):
     """Cores of a PoSt target's synthesis: THREADS when its Merkle levels split over workers
-    (cuzk.r1cs.parallel), else 1."""
+    (cuzk.r1cs.parallel), else 1 (also when the GPU computes the Poseidon values: no workers).
+    """
+    if SYNTHESIS_POSEIDON == "gpu":
+        return 1
     return useful_workers(shape_by_name(post_shape(wc)).challenges, THREADS)
 
 
@@ -743,9 +748,13 @@ def gpu_limit_unset():
     (cuzk.backend.gpus). A cluster executor (the SLURM profile) asks for a GPU per job instead:
     no warning there, in a dry run either.
     """
-    if JOB_GPUS and not cluster_executor() and _global_resource("gpu") is None:
+    if (
+        (JOB_GPUS or SYNTHESIS_GPUS)
+        and not cluster_executor()
+        and _global_resource("gpu") is None
+    ):
         logger.warning(
-            "cuzk: setup and prove run on the GPU (gpu=1 each) but --resources gpu=N is not set: "
+            "cuzk: setup, prove or synthesize jobs run on the GPU (gpu=1 each) but --resources gpu=N is not set: "
             "they may all start at once and wait for a free GPU; pass --resources gpu=<number of GPUs>"
         )
         return True

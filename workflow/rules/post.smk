@@ -107,6 +107,7 @@ for _kind in POST_KINDS:
                 threads=post_synthesis_threads,
                 partitions=post_partitions,
             ),
+            gpu=SYNTHESIS_GPUS,
         params:
             sha=SYNTHESIS_SHA,
             poseidon=SYNTHESIS_POSEIDON,

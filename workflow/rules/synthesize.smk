@@ -19,6 +19,7 @@ rule synthesize:
         "../envs/cuzk.yaml"
     resources:
         **job_memory("synthesize", "synthesize", shape=sector_shape),
+        gpu=SYNTHESIS_GPUS,
     params:
         sha=SYNTHESIS_SHA,
         poseidon=SYNTHESIS_POSEIDON,

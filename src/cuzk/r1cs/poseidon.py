@@ -436,8 +436,8 @@ GPU_CORE = _GpuCore()
 def gpu_poseidon():
     """Within the block, the values of neptune ``circuit.rs`` hashes come from the GPU kernel
     (``cuzk.backend.cuda.poseidon``, on the current CUDA device) in this process, not from worker
-    processes: the same values (``tests/test_poseidon_gpu.py``). For benchmarks and tests: not a
-    ``synthesis_poseidon`` choice of the workflow yet.
+    processes: the same values (``tests/test_poseidon_gpu.py``); ``synthesis_poseidon: gpu``
+    (``cuzk.r1cs.poseidon_path``).
 
     Raises:
         RuntimeError: a native or GPU core is already active.

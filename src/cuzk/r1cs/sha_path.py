@@ -8,11 +8,17 @@
   handed each call through ``cuzk.r1cs.sha_calls.delegate_compressions``; the witness is byte
   for byte the numpy path's (``tests/test_sha_path.py``). The build, or its failure
   (``NativeBuildError``), happens when the path is chosen, before any synthesis work.
-- ``auto``: ``native`` when it builds, else ``numpy`` with one warning per process.
+- ``gpu``: the SHA-256 kernel itself (``cuzk.backend.cuda.witness.gpu_compute``: one launch per
+  call, its bits downloaded into the same value store) on the GPU the synthesize step claims
+  (``cuzk.pipeline``); the same bytes (``tests/test_synthesis_gpu.py``). Without CuPy or a device
+  it is refused when chosen (``BackendUnavailableError``), before any synthesis work.
+- ``auto``: ``native`` when it builds, else ``numpy`` with one warning per process (never ``gpu``:
+  a 32 GiB partition's witness took 1.16 s with both kernels against 1.09 s with both native
+  cores on the H200 host, benchmarks/results/2026-12-04-h200-stop39/call5).
 
 Delegation works in block order only (upstream order permutes the compressions' bit loops): with
-an upstream-order PCE (``upstream_order: true``) ``auto`` takes ``numpy`` and ``native`` is
-refused (:class:`ShaPathError`).
+an upstream-order PCE (``upstream_order: true``) ``auto`` takes ``numpy`` and ``native`` and
+``gpu`` are refused (:class:`ShaPathError`).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from ..errors import CuzkError
 from .native_path import built_once, choose_native
 from .sha_calls import delegate_compressions
 
-SHA_PATHS = ("auto", "native", "numpy")
+SHA_PATHS = ("auto", "native", "numpy", "gpu")
 """The values of ``synthesis_sha`` (``auto`` first: the default)."""
 
 CONFIG_KEY = "synthesis_sha"
@@ -41,8 +47,8 @@ class NativeShaFallbackWarning(UserWarning):
 
 
 class ShaPath(NamedTuple):
-    """A chosen path: ``name`` (``"native"`` or ``"numpy"``) and ``compute`` (the delegate for
-    ``delegate_compressions``, None for numpy)."""
+    """A chosen path: ``name`` (``"native"``, ``"gpu"`` or ``"numpy"``) and ``compute`` (the
+    delegate for ``delegate_compressions``, None for numpy)."""
 
     name: str
     compute: Callable | None
@@ -65,15 +71,20 @@ def choose_sha(choice: str = "auto", upstream_order: bool = False) -> ShaPath:
 
     Raises:
         ShaPathError: ``choice`` is not one of :data:`SHA_PATHS` (the message names
-            ``synthesis_sha``), or is ``native`` with ``upstream_order``.
+            ``synthesis_sha``), or is ``native`` or ``gpu`` with ``upstream_order``.
         NativeBuildError: ``native`` and the core cannot be built (no compiler, a failed build:
             the message names the compiler, the source and the compiler's output).
+        BackendUnavailableError: ``gpu`` without CuPy or a CUDA device.
     """
     if choice in SHA_PATHS and choice != "numpy" and upstream_order:
-        if choice == "native":
-            raise ShaPathError(f"{CONFIG_KEY}: native computes the SHA-256 witness in cuzk's block order only; this "
+        if choice in ("native", "gpu"):
+            raise ShaPathError(f"{CONFIG_KEY}: {choice} computes the SHA-256 witness in cuzk's block order only; this "
                                f"PCE is in rust-fil-proofs' order (upstream_order: true): use auto or numpy")
         return ShaPath("numpy", None)
+    if choice == "gpu":
+        from ..backend.cuda.witness import gpu_compute   # CuPy on use: the GPU path only
+
+        return ShaPath("gpu", gpu_compute())
     return ShaPath(*choose_native(choice, key=CONFIG_KEY, values=SHA_PATHS, fallback="numpy", build=_native,
                                   error=ShaPathError, warning=NativeShaFallbackWarning, warned=_WARNED,
                                   what="SHA-256 core"))

@@ -12,8 +12,9 @@ carry-chain model) and compares its values with the native core's and gmpy2's by
 ``tests/test_poseidon_gpu.py`` does the same for the kernel on a device;
 ``benchmarks/witness_gpu/bench_poseidon.py`` times it against the native core.
 
-Not yet a ``synthesis_poseidon`` choice of the workflow (a synthesize job would then need the
-GPU beside the prove jobs: the scheduling and the memory model are not there).
+The workflow's ``synthesis_poseidon: gpu`` (``cuzk.r1cs.poseidon_path``): its synthesize jobs then
+take a GPU as setup and prove jobs do (``gpu=1``: ``--resources gpu=N`` runs them in turn with
+those, each on a GPU of its own, ``cuzk.backend.gpus``).
 """
 
 from __future__ import annotations
