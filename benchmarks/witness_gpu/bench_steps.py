@@ -7,7 +7,7 @@ Usage: PYTHONPATH=src:tests python benchmarks/witness_gpu/bench_steps.py DIR OUT
 SHAPES (comma-separated; default porep-32GiB,window-post-32GiB): a PoRep shape's partition 0 of a
 synthetic sector (``synthesize_partition``, one job per partition in the workflow); a WindowPoSt
 shape's whole target over synthetic sectors (``synthesize_sector``, native with THREADS workers,
-default 16, and gpu, which starts none). The PCE is a header-only file (what synthesis reads of
+default 16, and gpu, which starts none; GPU_FIRST=1 runs gpu first). The PCE is a header-only file (what synthesis reads of
 it: ``tests/pce_util.py``). Cases alternate, REPEAT (default 2) times; each run's wall seconds,
 the step's sampled host RSS peak (its memory record) and its witness files' SHA-256 (all runs of a
 shape must agree). Prints a line per case; writes OUT.json.
@@ -15,6 +15,7 @@ shape must agree). Prints a line per case; writes OUT.json.
 
 import hashlib
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -63,7 +64,10 @@ def main():
             pipeline.check_input(src, rec, name)
         header_pce(pce, name)
         inputs_s = time.perf_counter() - t
+        print(f"{name}: inputs {inputs_s:.0f} s", flush=True)
         cases = [("native", "native", threads if post else 1), ("native" if post else "gpu", "gpu", 1)]
+        if os.environ.get("GPU_FIRST") == "1":
+            cases.reverse()
         runs = {f"{s}/{p}": [] for s, p, _ in cases}
         for r in range(repeat):
             for sha, pos, th in cases:
