@@ -159,6 +159,28 @@ def test_synthesize_model_covers_the_partition_peaks():
             assert pred <= 1.15 * peak, (shape, pred / peak)
 
 
+def test_synthesize_model_counts_the_gpu_paths_runtime():
+    """A synthesize step with its witness kernels on the GPU (``synthesis_sha``/``poseidon: gpu``)
+    also holds the CUDA runtime: on the H200 a 32 GiB PoRep partition's step peaked 0.30 GiB above
+    the native cores' (benchmarks/results/2026-12-04-h200-stop40/call4/steps.log, each step a fresh
+    process): the model adds SYNTH_GPU_BYTES, at least that, and covers the GPU step's peak."""
+    import re
+    from pathlib import Path
+
+    from cuzk.circuits.registry import shape_by_name
+    from cuzk.memory.model import SYNTH_GPU_BYTES, predict_step_bytes
+
+    log = Path(__file__).resolve().parents[1] / "benchmarks/results/2026-12-04-h200-stop40/call4/steps.log"
+    peaks: dict = {}
+    for m in re.finditer(r"porep-32GiB (\S+) \(threads 1\) run \d: .* RSS peak ([\d.]+) GiB", log.read_text()):
+        peaks.setdefault(m[1], []).append(float(m[2]) * 2**30)
+    assert set(peaks) == {"native/native", "gpu/gpu"}
+    stats = shape_by_name("porep-32GiB").stats()
+    cpu, gpu = (predict_step_bytes("synthesize", stats, backend=b) for b in ("cpu", "cuda"))
+    assert gpu - cpu == SYNTH_GPU_BYTES >= max(peaks["gpu/gpu"]) - min(peaks["native/native"])
+    assert gpu >= max(peaks["gpu/gpu"]) and cpu >= max(peaks["native/native"])
+
+
 # A step in a fresh process (its kernel peak starts from nothing): 400 MiB allocated and filled in
 # one numpy call, and a worker that peaks at 300 MiB and exits, both between two samples (an
 # interval of 60 s stands for a native call holding the GIL, which stops the sampler thread).

@@ -504,6 +504,11 @@ def _witness_paths(sha: str, poseidon: str, upstream: bool):
     return path, ppath
 
 
+def _synthesis_kind(path, ppath) -> str:
+    """The memory model's backend of a synthesize step: "cuda" where a witness path is gpu."""
+    return "cuda" if "gpu" in (path.name, ppath.name) else "cpu"
+
+
 @contextmanager
 def _synthesis_gpu(path, ppath):
     """Where a witness path runs on the GPU (``synthesis_sha`` or ``synthesis_poseidon`` ``gpu``):
@@ -514,7 +519,7 @@ def _synthesis_gpu(path, ppath):
         BackendUnavailableError: a gpu path and no visible device.
         GPULockError: the lock directory cannot be used.
     """
-    if "gpu" not in (path.name, ppath.name):
+    if _synthesis_kind(path, ppath) == "cpu":
         yield None
         return
     from .backend.cuda.runtime import _cupy   # CuPy on use: the GPU paths only
@@ -551,7 +556,8 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
     if not 0 <= partition < n:
         raise fam.error(c1_path, "partitions", f"has {n} partition(s), partition {partition} was asked for")
     stats = shape.stats()
-    with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats), mem_gb):
+    with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, backend=_synthesis_kind(path, ppath)),
+                  mem_gb):
         cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"], upstream_order=upstream)
         with bars.watch(lambda: cs.num_aux, stats["aux"], f"synthesize {Path(c1_path).name} partition {partition}", "aux"), \
                 _synthesis_gpu(path, ppath), path.active(), ppath.active():
@@ -591,7 +597,8 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked
         n = fam.partitions(inp)
         stats = shape.stats()
         done = [0, None]   # aux of the partitions written, the current constraint system
-        with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, threads=threads, partitions=n),
+        with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, threads=threads, partitions=n,
+                                                                 backend=_synthesis_kind(path, ppath)),
                       mem_gb), \
                 atomic_dir(out_dir) as tmp, _synthesis_gpu(path, ppath), \
                 bars.watch(lambda: done[0] + (done[1].num_aux if done[1] else 0), n * stats["aux"],

@@ -591,9 +591,11 @@ SETUP_SHAPES_RE = rf"(?!(?:{OFFICIAL_SHAPES_RE})(?![\w-]))[\w-]+"
 
 def _declared(step, shape, threads, batch, partitions=1):
     """Whole GB a job of ``step`` declares: the memory model's prediction with headroom (setup
-    and prove on the GPU when the backend resolves to cuda)."""
+    and prove on the GPU when the backend resolves to cuda, synthesize when a witness path is
+    gpu)."""
     stats = shape_by_name(shape).stats() if shape else None
-    kind = "cuda" if JOB_GPUS else "cpu"
+    on_gpu = SYNTHESIS_GPUS if step == "synthesize" else JOB_GPUS
+    kind = "cuda" if on_gpu else "cpu"
     budget_gb = _budget_gb()
     predicted = predict_step_bytes(
         step,

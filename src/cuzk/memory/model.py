@@ -120,6 +120,12 @@ STEPS_WITH_WORKERS = ("setup", "prove")
 # ``parallel.MAX_ROWS`` (1,024) rows. Measured 98 MiB at 240-row chunks (2-core machine).
 SYNTH_WORKER_BYTES = 256 << 20
 
+# A synthesize step whose SHA-256 or Poseidon witness runs on the GPU (``synthesis_sha: gpu``,
+# ``synthesis_poseidon: gpu``) also holds the CUDA runtime and CuPy: a 32 GiB PoRep partition's
+# step peaked at 0.62 GiB against 0.32 with the native cores (H200, benchmarks/results/
+# 2026-12-04-h200-stop40/call4); the rest of its memory is the CPU path's.
+SYNTH_GPU_BYTES = 384 << 20
+
 # Host side of setup and prove on the cuda backend (no worker processes; the NTT domain, the
 # MSMs and the key's points live on the GPU, and the key never lives on the host: setup writes it
 # from the GPU in slices, prove maps its file and streams it to the GPU, handing the pages back).
@@ -199,7 +205,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
             each sector's input file (it multiplies the "input_values" term).
         backend: "cpu" or "cuda" (what ``cuzk.backend.backend_kind`` resolves the step's backend
             to): setup and prove on cuda use ``STEP_COEFFICIENTS_CUDA``; a PoSt shape's steps
-            listed in ``POST_COEFFICIENTS`` use those.
+            listed in ``POST_COEFFICIENTS`` use those; synthesize on cuda (a witness path on the
+            GPU) adds ``SYNTH_GPU_BYTES``.
         partitions: partitions of the PoSt target the step reads the vanilla file of (it holds
             all of them): multiplies the "post_path_values" term.
         gpu_mem_limit: the cuda backend's device limit (bytes; None: none). A cuda prove under
@@ -230,6 +237,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
         total += threads * WORKER_PROCESS_BYTES
     if step == "synthesize" and threads > 1:
         total += threads * SYNTH_WORKER_BYTES
+    if step == "synthesize" and backend == "cuda":
+        total += SYNTH_GPU_BYTES
     for key, c in coeffs.items():
         total += c * stats.get(key, 0) * (max(1, partitions) if key == "post_path_values" else
                                           max(1, batch) if key == "input_values" else 1)
