@@ -13,11 +13,8 @@ buckets, reduce, ones) and the GPU pool's bytes after it; then REPEAT runs of ea
 line per mode; writes OUT.json with the host RSS peak. Restores the defaults after each size.
 """
 
-import json
-import resource
 import statistics
 import sys
-import time
 
 import cupy as cp
 
@@ -25,7 +22,7 @@ import cuzk.backend.cuda.msm as cb
 import cuzk.backend.cuda.plan as cplan
 from cuzk.backend import get_backend
 from cuzk.backend.cuda import CUDAMSMContext
-from cuzk.bench.kernels import _rand_device, device_bases
+from cuzk.bench.kernels import _rand_device, bench_bases, timed_msm, write_rows
 from cuzk.curve import G1
 
 CONFIGS = [(512, 1 << 15), (512, 1 << 14), (1024, 1 << 13)]
@@ -37,13 +34,6 @@ def setmode(mode):
         return
     cb.AFFINE["G1"] = 1
     cplan.AFFINE_K, cplan.AFFINE_MIN_THREADS = mode
-
-
-def timed(ctx, s) -> float:
-    cp.cuda.Device().synchronize()
-    t = time.perf_counter()
-    ctx.msm(s)
-    return time.perf_counter() - t
 
 
 def name(mode) -> str:
@@ -58,10 +48,7 @@ def main():
     defaults = (dict(cb.AFFINE), cplan.AFFINE_K, cplan.AFFINE_MIN_THREADS)
     modes = ["xyzz"] + CONFIGS
     pool = cp.get_default_memory_pool()
-    t = time.perf_counter()
-    bases = device_bases(be, G1, 1 << max(logs))
-    cp.cuda.Device().synchronize()
-    print(f"bases 2^{max(logs)}: {time.perf_counter() - t:.1f} s", flush=True)
+    bases = bench_bases(be, G1, max(logs))
     rows = []
     for k in logs:
         n = 1 << k
@@ -80,7 +67,7 @@ def main():
         for _ in range(repeat):
             for mode in modes:
                 setmode(mode)
-                runs[name(mode)].append(timed(ctx, s))
+                runs[name(mode)].append(timed_msm(ctx, s))
         cb.AFFINE.clear(); cb.AFFINE.update(defaults[0])
         cplan.AFFINE_K, cplan.AFFINE_MIN_THREADS = defaults[1:]
         base = statistics.median(runs["xyzz"])
@@ -94,12 +81,7 @@ def main():
                   f"{info[nm]['pool_bytes_after'] / 2**30:.2f} GiB; equal {info[nm]['equal']}", flush=True)
         ctx.close()
         del s
-    peak = {"host_rss_peak_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-            "gpu_pool_bytes": int(pool.total_bytes())}
-    print(f"host RSS peak {peak['host_rss_peak_bytes'] / 2**30:.2f} GiB, GPU pool at the end "
-          f"{peak['gpu_pool_bytes'] / 2**30:.2f} GiB", flush=True)
-    with open(path, "w") as f:
-        json.dump({"rows": rows, **peak}, f, indent=1)
+    write_rows(path, rows)
 
 
 if __name__ == "__main__":

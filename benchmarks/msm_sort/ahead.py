@@ -13,26 +13,16 @@ buckets, reduce, ones). Prints a line per case; writes OUT.json with the host RS
 pool's bytes at the end. Restores the default table (msm.OVERLAP_SORT) after each case.
 """
 
-import json
-import resource
 import statistics
 import sys
-import time
 
 import cupy as cp
 
 import cuzk.backend.cuda.msm as cb
 from cuzk.backend import get_backend
 from cuzk.backend.cuda import CUDAMSMContext
-from cuzk.bench.kernels import _rand_device, device_bases
+from cuzk.bench.kernels import _rand_device, bench_bases, timed_msm, write_rows
 from cuzk.curve import G1
-
-
-def timed(ctx, s) -> float:
-    cp.cuda.Device().synchronize()
-    t = time.perf_counter()
-    ctx.msm(s)
-    return time.perf_counter() - t
 
 
 def mostly_bits(n: int):
@@ -53,10 +43,7 @@ def main():
     # ahead at every size (stop 39's call 2 took the default table: below 2^24 both modes ran inline)
     on = {g: (1 if g == "G1" else 0) for g in default}
     off = {g: 0 for g in on}
-    t = time.perf_counter()
-    bases = device_bases(be, G1, 1 << max(logs))
-    cp.cuda.Device().synchronize()
-    print(f"bases 2^{max(logs)}: {time.perf_counter() - t:.1f} s", flush=True)
+    bases = bench_bases(be, G1, max(logs))
     rows = []
     for k in logs:
         n = 1 << k
@@ -78,7 +65,7 @@ def main():
             for _ in range(repeat):
                 for mode, table in (("ahead", on), ("inline", off)):
                     cb.OVERLAP_SORT.update(table)
-                    runs[mode].append(timed(ctx, s))
+                    runs[mode].append(timed_msm(ctx, s))
             cb.OVERLAP_SORT.update(default)
             med = {m: statistics.median(v) for m, v in runs.items()}
             row = {"log_n": k, "case": name, "equal": bool(equal), "runs": runs, "median_s": med,
@@ -89,12 +76,7 @@ def main():
                   f"{ {p: round(v * 1e3, 1) for p, v in prof.items()} } ms; equal {equal}", flush=True)
         ctx.close()
         del cases
-    peak = {"host_rss_peak_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-            "gpu_pool_bytes": int(cp.get_default_memory_pool().total_bytes())}
-    print(f"host RSS peak {peak['host_rss_peak_bytes'] / 2**30:.2f} GiB, GPU pool at the end "
-          f"{peak['gpu_pool_bytes'] / 2**30:.2f} GiB", flush=True)
-    with open(path, "w") as f:
-        json.dump({"rows": rows, **peak}, f, indent=1)
+    write_rows(path, rows)
 
 
 if __name__ == "__main__":

@@ -233,6 +233,39 @@ def device_bases(be, group, n: int):
     return be.points_sum_grid(group, chains[0], chains[1], n)
 
 
+def bench_bases(be, group, log_n: int):
+    """``device_bases`` of 2^log_n points, their making's seconds printed (the benchmarks' prefix
+    slices serve the smaller sizes)."""
+    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
+
+    t = time.perf_counter()
+    bases = device_bases(be, group, 1 << log_n)
+    cp.cuda.Device().synchronize()
+    print(f"bases 2^{log_n}: {time.perf_counter() - t:.1f} s", flush=True)
+    return bases
+
+
+def timed_msm(ctx, scalars) -> float:
+    """Wall seconds of one ``ctx.msm(scalars)``, the device idle before it."""
+    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
+
+    cp.cuda.Device().synchronize()
+    t = time.perf_counter()
+    ctx.msm(scalars)
+    return time.perf_counter() - t
+
+
+def write_rows(path, rows: list) -> dict:
+    """Print the host RSS peak and the GPU pool's bytes at the end, and write {"rows": rows, and
+    those two} to ``path`` as JSON (the benchmarks' closing lines); returns the two."""
+    peak = {"host_rss_peak_bytes": _rss_peak(), "gpu_pool_bytes": _pool_bytes()}
+    print(f"host RSS peak {peak['host_rss_peak_bytes'] / 2**30:.2f} GiB, GPU pool at the end "
+          f"{peak['gpu_pool_bytes'] / 2**30:.2f} GiB", flush=True)
+    with open(path, "w") as f:
+        json.dump({"rows": rows, **peak}, f, indent=1)
+    return peak
+
+
 def _msm_cuda(be, group, k: int, repeat: int, windows=()) -> dict:
     """One MSM size on device bases and scalars: median wall seconds at ``msm_window``'s width and,
     for each width in ``windows``, the same MSM at that width (its result compared with the
