@@ -59,7 +59,8 @@ POST_VANILLA_BYTES_PER_VALUE = 883.0
 # and 5,186,304 aux (WindowPoSt partitions of 24 and 96 synthetic 32 GiB sectors, one process,
 # 2-core machine, after the synthcpu change, the vanilla file read whole too;
 # benchmarks/results/postscale/measure_post_synthesize.py -> measure_post_synthesize-synthcpu.jsonl):
-# (260.5 MB - 2.5 B x 3.89 M aux - 883 B x 51,840 values) / 3.85 M wide = 53.3 B
+# (260.5 MB - 2.5 B x 3.89 M aux - 883 B x 51,840 values) / 3.85 M wide = 53.3 B. The store's
+# slot of a wide value is 4 bytes since stop 40 (8 before): kept at 53, not refitted (over by 4).
 WIDE_AUX_SYNTH = 53.0
 # post_vanilla over synthetic sectors: bytes per 32-byte value of the file made. A full 32 GiB
 # WindowPoSt partition (2,349 distinct synthetic sectors, 1,691,280 values, 202.7 MB of JSON)

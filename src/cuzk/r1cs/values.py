@@ -12,6 +12,7 @@ from ..field import FR, from_limbs, to_limbs
 R = FR.modulus
 _MPZ = gmpy2.mpz
 _U64_LIMIT = 1 << 64
+_U32_SLOTS = (1 << 32) - 1
 
 
 WIDE = 255
@@ -103,7 +104,9 @@ class ValueStore:
     def __init__(self, capacity: int = 1024):
         self.n = 0
         self._s = np.empty(capacity, dtype=np.uint8)
-        self._ws = np.empty(capacity, dtype=np.int64)              # slots of the wide values
+        # slots of the wide values: uint32 (every shape's aux count is far below 2^32: a 32 GiB
+        # WindowPoSt partition writes 127 M of them, 0.5 GB of fresh pages less than int64)
+        self._ws = np.empty(capacity, dtype=np.uint32)
         self._wl = np.empty((capacity, FR.limbs), dtype=np.uint64)  # their limbs; pages cost once written
         self._nw = 0
 
@@ -111,6 +114,8 @@ class ValueStore:
         """Slots ``codes`` (uint8, :data:`WIDE` at the positions ``wide_at``) and the limb rows
         ``wide`` of those positions."""
         lo, hi = self.n, self.n + codes.shape[0]
+        if hi > _U32_SLOTS and self._ws.dtype != np.int64:
+            self._ws = self._ws.astype(np.int64)   # past 2^32 slots (no shape comes near)
         self._s = _grown(self._s, lo, hi)
         self._s[lo:hi] = codes
         m, nw = wide_at.shape[0], self._nw
@@ -151,7 +156,8 @@ class ValueStore:
 
     def _rows(self, idx: np.ndarray) -> np.ndarray:
         """Limb rows of the wide values at slots idx."""
-        return self._wl[np.searchsorted(self._ws[: self._nw], idx)]
+        ws = self._ws[: self._nw]
+        return self._wl[ws.searchsorted(np.asarray(idx).astype(ws.dtype, copy=False))]   # no copy of ws
 
     def slots(self) -> np.ndarray:
         """The ``(n,)`` uint8 slot codes (a view): a value below 255 itself, else :data:`WIDE`."""
