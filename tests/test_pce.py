@@ -277,6 +277,45 @@ def test_witness_limbs_equal_witness_ints_and_range_is_checked(tmp_path):
     assert str(q) in str(e.value)
 
 
+@pytest.mark.parametrize("small", [False, True])
+def test_alloc_aux_limbs_rows_are_the_expanded_values(tmp_path, monkeypatch, small):
+    """``alloc_aux_limbs(shape, limbs, rows)`` (a gadget's distinct results expanded by the store:
+    ``ValueStore._put_wide`` when every value is ≥ 2^64, else the general path with a small value
+    among them) stores what ``alloc_aux_limbs(shape, limbs[rows])`` stores: the same values read
+    back, the same witness file; wrong rows are refused."""
+    from cuzk.r1cs import values
+    from cuzk.r1cs.witness import write_witness_compact
+
+    wide = []
+    real = values.ValueStore._put_wide
+    monkeypatch.setattr(values.ValueStore, "_put_wide", lambda self, *a: wide.append(a[1] is not None) or real(self, *a))
+    rng = np.random.default_rng()
+    r = FR.modulus
+    vals = [int(x) for x in rng.integers(1, 2**62, size=5 * 3)]
+    distinct = [v * 2**190 % r + 2**64 for v in vals]            # all ≥ 2^64
+    if small:
+        distinct[4] = 7                                           # one value kept in its slot
+    limbs = to_limbs(distinct, 4).reshape(5, 3, 4)
+    rows = np.array([4, 0, 0, 2, 1, 4, 3], dtype=np.int64)
+    files = []
+    for form in ("rows", "expanded"):
+        cs = ConstraintSystem(shape=False, witness=True, aux_capacity=4)   # the store grows too
+        cs.alloc_aux((2,), np.array([1, 300], dtype=np.uint64))
+        refs = (cs.alloc_aux_limbs((7, 3), limbs, rows=rows) if form == "rows"
+                else cs.alloc_aux_limbs((7, 3), limbs[rows]))
+        cs.alloc_aux((1,), np.array([2**70], dtype=object))
+        assert np.array_equal(cs.value_limbs(refs), limbs[rows])
+        assert [int(v) for v in cs.value(refs.reshape(-1), dtype=object)] == [distinct[3 * i + j] for i in rows for j in range(3)]
+        write_witness_compact(tmp_path / f"{form}.wit", cs.assignment_compact(), pce_digest="d")
+        files.append((tmp_path / f"{form}.wit").read_bytes())
+    assert files[0] == files[1]
+    assert wide == ([] if small else [True, False])   # the fast path with rows, then without
+    cs = ConstraintSystem(shape=False, witness=True)
+    for bad in (np.array([0, 5]), np.array([0, -1]), np.array([0])):
+        with pytest.raises(ValueError, match="rows"):
+            cs.alloc_aux_limbs((2, 3), limbs, rows=bad)
+
+
 @pytest.mark.parametrize("as_limbs,chunk", [(False, None), (True, None), (False, 8), (True, 24)])
 def test_compact_assignment_writes_the_same_file(tmp_path, monkeypatch, as_limbs, chunk):
     """``write_witness_compact(cs.assignment_compact())`` (no Python int per value: what the

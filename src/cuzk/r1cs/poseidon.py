@@ -503,7 +503,7 @@ def _legacy_hash(cs: ConstraintSystem, x: np.ndarray, arity: int, tag: int, stre
         if limbs is None:
             limbs = _legacy_limbs(xd, arity, tag, strength, lib)
         # as limbs, the store's form: no reduction or int check per value
-        out = cs.alloc_aux_limbs((k, nops), limbs[inv])
+        out = cs.alloc_aux_limbs((k, nops), limbs, rows=inv)
     refs = np.concatenate([x, out], axis=1)
     if k:
         def rows():

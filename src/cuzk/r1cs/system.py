@@ -449,32 +449,40 @@ class ConstraintSystem:
         self.num_aux += n
         return start
 
-    def alloc_aux_limbs(self, shape, limbs: np.ndarray) -> np.ndarray:
+    def alloc_aux_limbs(self, shape, limbs: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Allocate aux variables whose values come as limbs (what synthesis workers return: no
         Python int per value on either side).
 
         Args:
             shape: int or tuple, the shape of the returned ref array.
-            limbs: ``shape + (4,)`` uint64 canonical little-endian limbs of Fr values.
+            limbs: ``shape + (4,)`` uint64 canonical little-endian limbs of Fr values; with
+                ``rows``, ``(m,) + shape[1:] + (4,)``: the values are ``limbs[rows]``.
+            rows: optional ``(shape[0],)`` int indices into limbs' first axis (distinct results
+                expanded by the store itself: checked below r once each, no expanded copy).
 
         Returns:
             int64 array of refs j (the new aux indices), in C order, of the given shape.
 
         Raises:
             RuntimeError: the system keeps no witness. ValueError: limbs of another shape or
-            dtype, or a value not below r.
+            dtype, rows of another length or out of range, or a value not below r.
         """
         if not self.has_values:
             raise RuntimeError("alloc_aux_limbs(): this ConstraintSystem keeps no witness (witness=False)")
         shape = self._shape(shape)
-        if not (isinstance(limbs, np.ndarray) and limbs.dtype == np.uint64 and limbs.shape == shape + (FR.limbs,)):
-            raise ValueError(f"alloc_aux_limbs: limbs must be a uint64 array of shape {shape + (FR.limbs,)}, got "
+        want = shape + (FR.limbs,) if rows is None else (getattr(limbs, "shape", (0,))[0],) + shape[1:] + (FR.limbs,)
+        if not (isinstance(limbs, np.ndarray) and limbs.dtype == np.uint64 and limbs.shape == want):
+            raise ValueError(f"alloc_aux_limbs: limbs must be a uint64 array of shape {want}, got "
                              f"{getattr(limbs, 'dtype', type(limbs))} {getattr(limbs, 'shape', '')}")
+        if rows is not None:
+            rows = np.asarray(rows)
+            if rows.shape != shape[:1] or (rows.size and not (0 <= rows.min() and rows.max() < limbs.shape[0])):
+                raise ValueError(f"alloc_aux_limbs: rows must be {shape[:1]} indices below {limbs.shape[0]}")
         flat = limbs.reshape(-1, FR.limbs)
         if not below_r(flat).all():
             raise ValueError("alloc_aux_limbs: a value is not below r")
-        start, n = self.num_aux, flat.shape[0]
-        self._aux_vals.append_limbs(flat)
+        start, n = self.num_aux, int(np.prod(shape, dtype=np.int64))
+        self._aux_vals.append_limbs(flat if rows is None else limbs, rows)
         if self._order is not None:
             self._order.alloc(start, n)
         self.num_aux += n

@@ -148,11 +148,44 @@ class ValueStore:
             wide = to_limbs(vals[at], FR.limbs) if at.shape[0] else _NO_LIMBS
         self._put(codes, at, wide)
 
-    def append_limbs(self, limbs: np.ndarray) -> None:
-        """limbs: ``(n, 4)`` uint64 canonical little-endian limbs (checked < r by the caller)."""
+    def append_limbs(self, limbs: np.ndarray, rows: np.ndarray | None = None) -> None:
+        """limbs: ``(n, 4)`` uint64 canonical little-endian limbs (checked < r by the caller); with
+        ``rows`` (1-D int), the values are ``limbs[rows]`` of an ``(m, w, 4)`` limbs, w per row (a
+        gadget's distinct results, expanded here: no ``limbs[rows]`` copy when all are wide; the
+        caller checks the rows are in range: ``ConstraintSystem.alloc_aux_limbs``)."""
+        if limbs[..., 1:].any(axis=-1).all():   # every value ≥ 2^64: all wide, none in a slot
+            self._put_wide(limbs, rows)
+            return
+        if rows is not None:
+            limbs = limbs[rows].reshape(-1, FR.limbs)
         fits = ~limbs[:, 1:].any(axis=1) & (limbs[:, 0] < WIDE)
         at = np.flatnonzero(~fits)
         self._put(np.where(fits, limbs[:, 0], WIDE), at, limbs if at.shape[0] == limbs.shape[0] else limbs[at])
+
+    def _put_wide(self, limbs: np.ndarray, rows: np.ndarray | None) -> None:
+        """Values that are all limb rows (``append_limbs``'s arguments), written straight into the
+        store: the slots' codes, their slot numbers and the rows, without the n-long temporaries of
+        :meth:`_put` (a 32 GiB WindowPoSt partition's 127 M values: GBs of fresh pages)."""
+        n = limbs.shape[0] if rows is None else rows.shape[0] * limbs.shape[1]
+        lo, hi, nw = self.n, self.n + n, self._nw
+        if hi > _U32_SLOTS and self._ws.dtype != np.int64:
+            self._ws = self._ws.astype(np.int64)
+        self._s = _grown(self._s, lo, hi)
+        self._s[lo:hi] = WIDE
+        self._ws = _grown(self._ws, nw, nw + n)
+        self._wl = _grown(self._wl, nw, nw + n)
+        ws = self._ws[nw:nw + n]
+        for a in range(0, n, COMPACT_CHUNK):   # slot numbers lo.., in chunks: no n-long arange
+            b = min(n, a + COMPACT_CHUNK)
+            ws[a:b] = np.arange(lo + a, lo + b, dtype=ws.dtype)
+        out = self._wl[nw:nw + n]
+        if rows is None:
+            out[:] = limbs
+        else:
+            # mode "clip": with "raise" numpy buffers out (a second n-long array); rows are in range
+            np.take(limbs, rows, axis=0, out=out.reshape((rows.shape[0],) + limbs.shape[1:]), mode="clip")
+        self._nw += n
+        self.n = hi
 
     def _rows(self, idx: np.ndarray) -> np.ndarray:
         """Limb rows of the wide values at slots idx."""
