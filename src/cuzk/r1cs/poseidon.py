@@ -490,6 +490,7 @@ def _legacy_hash(cs: ConstraintSystem, x: np.ndarray, arity: int, tag: int, stre
     native core within :func:`native_poseidon`."""
     k, n = x.shape
     nops = hash_constraints(arity, strength, legacy=True)   # an op a constraint; no program built
+    start, out = cs.num_aux, None   # the k·nops new aux are start.. in C order (alloc_aux's refs)
     if not cs.has_values:
         out = cs.alloc_aux((k, nops))
     else:
@@ -502,17 +503,21 @@ def _legacy_hash(cs: ConstraintSystem, x: np.ndarray, arity: int, tag: int, stre
         limbs = map_rows(_legacy_limbs, xd, arity, tag, strength, lib) if active_workers() and lib is not GPU_CORE else None
         if limbs is None:
             limbs = _legacy_limbs(xd, arity, tag, strength, lib)
-        # as limbs, the store's form: no reduction or int check per value
-        out = cs.alloc_aux_limbs((k, nops), limbs, rows=inv)
-    refs = np.concatenate([x, out], axis=1)
+        # as limbs, the store's form: no reduction or int check per value; the (k, nops) refs
+        # only where the constraints are built (below: a witness-only system never builds them)
+        out = cs.alloc_aux_limbs((k, nops), limbs, rows=inv, refs=cs.has_shape)
     if k:
         def rows():
+            own = out if out is not None else np.arange(start, start + k * nops, dtype=np.int64).reshape(k, nops)
+            refs = np.concatenate([x, own], axis=1)
             for i, (a, b, c) in enumerate(_legacy_program(arity, tag, strength).ops):
                 yield (_program_lc(cs, refs, a), _program_lc(cs, refs, b),
                        lc(refs[:, n + i]) + _program_lc(cs, refs, c) if c else lc(refs[:, n + i]))
 
         cs.enforce_lazy(nops * k, rows, gadget=f"{gadget}/sbox")
-    return out[:, -1]
+    if out is not None:
+        return out[:, -1]
+    return start + np.arange(k, dtype=np.int64) * nops + (nops - 1)   # each hash's digest: its last op
 
 
 def poseidon_hash(cs: ConstraintSystem, inputs_refs, arity: int, domain_tag: int | None = None,

@@ -449,7 +449,8 @@ class ConstraintSystem:
         self.num_aux += n
         return start
 
-    def alloc_aux_limbs(self, shape, limbs: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    def alloc_aux_limbs(self, shape, limbs: np.ndarray, rows: np.ndarray | None = None,
+                        refs: bool = True) -> np.ndarray | None:
         """Allocate aux variables whose values come as limbs (what synthesis workers return: no
         Python int per value on either side).
 
@@ -459,9 +460,12 @@ class ConstraintSystem:
                 ``rows``, ``(m,) + shape[1:] + (4,)``: the values are ``limbs[rows]``.
             rows: optional ``(shape[0],)`` int indices into limbs' first axis (distinct results
                 expanded by the store itself: checked below r once each, no expanded copy).
+            refs: False returns None (the refs are ``num_aux`` before the call onwards, in C
+                order: a caller that needs few of them spares an n-long int64 array).
 
         Returns:
-            int64 array of refs j (the new aux indices), in C order, of the given shape.
+            int64 array of refs j (the new aux indices), in C order, of the given shape (None
+            when ``refs`` is False).
 
         Raises:
             RuntimeError: the system keeps no witness. ValueError: limbs of another shape or
@@ -486,7 +490,7 @@ class ConstraintSystem:
         if self._order is not None:
             self._order.alloc(start, n)
         self.num_aux += n
-        return np.arange(start, start + n, dtype=np.int64).reshape(shape)
+        return np.arange(start, start + n, dtype=np.int64).reshape(shape) if refs else None
 
     def _check_refs(self, refs: np.ndarray) -> None:
         if refs.size == 0:
