@@ -31,7 +31,7 @@ from ..errors import CuzkError
 from ..field.sparse import CSRMatrix
 from ..field import FR, to_limbs
 from .order import OrderTracker, inverse, permute_csr
-from .values import ValueStore, below_r, u64_to_int_array
+from .values import ValueStore, u64_to_int_array
 
 R = FR.modulus
 _MPZ = gmpy2.mpz
@@ -456,16 +456,13 @@ class ConstraintSystem:
 
         Args:
             shape: int or tuple, the shape of the returned ref array.
-            limbs: ``shape + (4,)`` uint64 canonical little-endian limbs of Fr values; with
-                ``rows``, ``(m,) + shape[1:] + (4,)``: the values are ``limbs[rows]``.
-            rows: optional ``(shape[0],)`` int indices into limbs' first axis (distinct results
-                expanded by the store itself: checked below r once each, no expanded copy).
-            refs: False returns None (the refs are ``num_aux`` before the call onwards, in C
-                order: a caller that needs few of them spares an n-long int64 array).
+            limbs: ``shape + (4,)`` uint64 canonical little-endian limbs of Fr values, or with
+                ``rows`` (``(shape[0],)`` ints) ``(m,) + shape[1:] + (4,)`` whose ``limbs[rows]``
+                are the values (expanded by the store, ``ValueStore.append_limbs``: no copy).
+            refs: False returns None instead of the refs (``num_aux`` onwards, in C order).
 
         Returns:
-            int64 array of refs j (the new aux indices), in C order, of the given shape (None
-            when ``refs`` is False).
+            int64 refs j (the new aux indices) in C order, of the given shape, or None.
 
         Raises:
             RuntimeError: the system keeps no witness. ValueError: limbs of another shape or
@@ -478,15 +475,8 @@ class ConstraintSystem:
         if not (isinstance(limbs, np.ndarray) and limbs.dtype == np.uint64 and limbs.shape == want):
             raise ValueError(f"alloc_aux_limbs: limbs must be a uint64 array of shape {want}, got "
                              f"{getattr(limbs, 'dtype', type(limbs))} {getattr(limbs, 'shape', '')}")
-        if rows is not None:
-            rows = np.asarray(rows)
-            if rows.shape != shape[:1] or (rows.size and not (0 <= rows.min() and rows.max() < limbs.shape[0])):
-                raise ValueError(f"alloc_aux_limbs: rows must be {shape[:1]} indices below {limbs.shape[0]}")
-        flat = limbs.reshape(-1, FR.limbs)
-        if not below_r(flat).all():
-            raise ValueError("alloc_aux_limbs: a value is not below r")
-        start, n = self.num_aux, int(np.prod(shape, dtype=np.int64))
-        self._aux_vals.append_limbs(flat if rows is None else limbs, rows)
+        start, n = self.num_aux, int(np.prod(shape, dtype=np.int64))   # the store checks the values and rows
+        self._aux_vals.append_limbs(limbs.reshape(-1, FR.limbs) if rows is None else limbs, rows, n)
         if self._order is not None:
             self._order.alloc(start, n)
         self.num_aux += n
@@ -497,9 +487,7 @@ class ConstraintSystem:
             return
         lo, hi = int(refs.min()), int(refs.max())
         if lo < -self.num_inputs or hi >= self.num_aux:
-            raise IndexError(
-                f"variable ref out of range [{-self.num_inputs}, {self.num_aux}): min {lo}, max {hi}"
-            )
+            raise IndexError(f"variable ref out of range [{-self.num_inputs}, {self.num_aux}): min {lo}, max {hi}")
 
     # --- values ------------------------------------------------------------------------------
 

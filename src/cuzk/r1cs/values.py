@@ -148,11 +148,24 @@ class ValueStore:
             wide = to_limbs(vals[at], FR.limbs) if at.shape[0] else _NO_LIMBS
         self._put(codes, at, wide)
 
-    def append_limbs(self, limbs: np.ndarray, rows: np.ndarray | None = None) -> None:
-        """limbs: ``(n, 4)`` uint64 canonical little-endian limbs (checked < r by the caller); with
-        ``rows`` (1-D int), the values are ``limbs[rows]`` of an ``(m, w, 4)`` limbs, w per row (a
-        gadget's distinct results, expanded here: no ``limbs[rows]`` copy when all are wide; the
-        caller checks the rows are in range: ``ConstraintSystem.alloc_aux_limbs``)."""
+    def append_limbs(self, limbs: np.ndarray, rows: np.ndarray | None = None, n: int | None = None) -> None:
+        """limbs: ``(n, 4)`` uint64 canonical little-endian limbs; with ``rows`` (1-D int, n / w
+        of them), the values are ``limbs[rows]`` of an ``(m, w, 4)`` limbs, w per row (a gadget's
+        distinct results, expanded here: no ``limbs[rows]`` copy when all are wide).
+
+        Raises:
+            ValueError: a value not below r (each row of limbs checked once), rows out of range
+                or not n / w of them (n given).
+        """
+        if not below_r(limbs.reshape(-1, FR.limbs)).all():
+            raise ValueError("alloc_aux_limbs: a value is not below r")
+        if rows is not None:
+            rows = np.asarray(rows)
+            w = int(np.prod(limbs.shape[1:-1], dtype=np.int64))
+            if (rows.ndim != 1 or (n is not None and rows.shape[0] * w != n)
+                    or (rows.size and not (0 <= rows.min() and rows.max() < limbs.shape[0]))):
+                raise ValueError(f"alloc_aux_limbs: rows must be {n // max(w, 1) if n is not None else 'm'} "
+                                 f"indices below {limbs.shape[0]}")
         if limbs[..., 1:].any(axis=-1).all():   # every value ≥ 2^64: all wide, none in a slot
             self._put_wide(limbs, rows)
             return
