@@ -110,24 +110,30 @@ class ValueStore:
         self._wl = np.empty((capacity, FR.limbs), dtype=np.uint64)  # their limbs; pages cost once written
         self._nw = 0
 
-    def _put(self, codes: np.ndarray, wide_at: np.ndarray, wide: np.ndarray) -> None:
-        """Slots ``codes`` (uint8, :data:`WIDE` at the positions ``wide_at``) and the limb rows
-        ``wide`` of those positions."""
-        lo, hi = self.n, self.n + codes.shape[0]
-        if hi > _U32_SLOTS and self._ws.dtype != np.int64:
+    def _reserve(self, n: int, m: int) -> tuple[int, int]:
+        """Room for n more slots, m of them wide; returns (first slot, first wide row). The
+        caller writes them, then advances ``n`` and ``_nw``."""
+        lo, nw = self.n, self._nw
+        if lo + n > _U32_SLOTS and self._ws.dtype != np.int64:
             self._ws = self._ws.astype(np.int64)   # past 2^32 slots (no shape comes near)
-        self._s = _grown(self._s, lo, hi)
-        self._s[lo:hi] = codes
-        m, nw = wide_at.shape[0], self._nw
-        if m != wide.shape[0]:
-            raise AssertionError("value store: limb rows and wide values disagree")
+        self._s = _grown(self._s, lo, lo + n)
         if m:
             self._ws = _grown(self._ws, nw, nw + m)
             self._wl = _grown(self._wl, nw, nw + m)
-            self._ws[nw:nw + m] = lo + wide_at
-            self._wl[nw:nw + m] = wide
-            self._nw += m
-        self.n = hi
+        return lo, nw
+
+    def _put(self, codes: np.ndarray, wide_at: np.ndarray, wide: np.ndarray) -> None:
+        """Slots ``codes`` (uint8, :data:`WIDE` at the positions ``wide_at``) and the limb rows
+        ``wide`` of those positions."""
+        n, m = codes.shape[0], wide_at.shape[0]
+        if m != wide.shape[0]:
+            raise AssertionError("value store: limb rows and wide values disagree")
+        lo, nw = self._reserve(n, m)
+        self._s[lo:lo + n] = codes
+        self._ws[nw:nw + m] = lo + wide_at
+        self._wl[nw:nw + m] = wide
+        self._nw += m
+        self.n = lo + n
 
     def append(self, vals: np.ndarray) -> None:
         """vals: 1-D unsigned integer array (uint8 … uint64), or object array of canonical ints
@@ -180,13 +186,8 @@ class ValueStore:
         store: the slots' codes, their slot numbers and the rows, without the n-long temporaries of
         :meth:`_put` (a 32 GiB WindowPoSt partition's 127 M values: GBs of fresh pages)."""
         n = limbs.shape[0] if rows is None else rows.shape[0] * limbs.shape[1]
-        lo, hi, nw = self.n, self.n + n, self._nw
-        if hi > _U32_SLOTS and self._ws.dtype != np.int64:
-            self._ws = self._ws.astype(np.int64)
-        self._s = _grown(self._s, lo, hi)
-        self._s[lo:hi] = WIDE
-        self._ws = _grown(self._ws, nw, nw + n)
-        self._wl = _grown(self._wl, nw, nw + n)
+        lo, nw = self._reserve(n, n)
+        self._s[lo:lo + n] = WIDE
         ws = self._ws[nw:nw + n]
         for a in range(0, n, COMPACT_CHUNK):   # slot numbers lo.., in chunks: no n-long arange
             b = min(n, a + COMPACT_CHUNK)
@@ -198,7 +199,7 @@ class ValueStore:
             # mode "clip": with "raise" numpy buffers out (a second n-long array); rows are in range
             np.take(limbs, rows, axis=0, out=out.reshape((rows.shape[0],) + limbs.shape[1:]), mode="clip")
         self._nw += n
-        self.n = hi
+        self.n = lo + n
 
     def _rows(self, idx: np.ndarray) -> np.ndarray:
         """Limb rows of the wide values at slots idx."""
