@@ -360,20 +360,22 @@ class CUDAMSMContext(MSMContext):
         replaces every pair of a bucket's points by their affine sum, ``plan.affine_levels`` of them.
         Returns (entries, points, offsets) for the XYZZ sums (entry i is point i, unsigned), or
         None when no level applies or the device lacks the room for two levels' points (their
-        sizes, read back once, are exact: bucket b keeps ⌈count/2^k⌉ after k levels)."""
+        sizes, the levels' last offsets read back once, are exact)."""
         cp = self._be.cp
         levels = affine_levels(int(vals.shape[0]), B)
         if not levels:
             return None
         counts = offs[1:] - offs[:-1]
-        sizes = [int(x) for x in self._be.read_back(cp.stack(
-            [((counts + cp.uint32((1 << k) - 1)) >> k).sum(dtype=cp.uint64) for k in range(1, levels + 1)]))]
+        level_offs = []   # per level k: bucket b keeps ⌈count/2^k⌉ points
+        for k in range(1, levels + 1):
+            oo = cp.zeros(B + 1, dtype=cp.uint32)
+            oo[1:] = cp.cumsum((counts + cp.uint32((1 << k) - 1)) >> k, dtype=cp.uint32)
+            level_offs.append(oo)
+        sizes = [int(x) for x in self._be.read_back(cp.stack([oo[-1] for oo in level_offs]))]
         if not self._affine_room((sizes[0] + (sizes[1] if levels > 1 else 0)) * self._aw * 4 + sizes[-1] * 4):
             return None
         vl, src, oi = vals, self._bases, offs
-        for k, m in enumerate(sizes, 1):
-            oo = cp.zeros(B + 1, dtype=cp.uint32)
-            oo[1:] = cp.cumsum((counts + cp.uint32((1 << k) - 1)) >> k, dtype=cp.uint32)
+        for m, oo in zip(sizes, level_offs):
             out = cp.empty((max(1, m), self._aw), dtype=cp.uint32)
             nth = -(-m // plan.AFFINE_K)
             self._k("msm_affine_level")(
