@@ -97,6 +97,8 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
         self._coeff_tables: dict[int, tuple] = {}
         self._fb_tables: dict[tuple, object] = {}
         self._sel_rows: dict[int, tuple] = {}   # host_select: (weakref to a mask, its set rows)
+        self._sm_counts: dict[int, int] = {}   # sm_count, per device
+        self._named_streams: dict[tuple[str, int], object] = {}   # named_stream, per name and device
         self.mem_limit: int | None = None
         self._prev_limit: int | None = None
         self._peak = 0

@@ -782,7 +782,7 @@ class DeviceRuntime:
 
     def sm_count(self) -> int:
         """Streaming multiprocessors of the current device (its ``multiProcessorCount``), read once per device."""
-        counts = self.__dict__.setdefault("_sm_counts", {})
+        counts = self._sm_counts
         dev = self.cp.cuda.runtime.getDevice()
         if dev not in counts:
             counts[dev] = int(self.cp.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"])
@@ -792,7 +792,7 @@ class DeviceRuntime:
         """A ``side_stream`` kept per backend, device and ``name`` (the asynchronous uploads'
         "upload", the MSMs' "msm-sort" and "msm-buckets"), made on first use: CuPy's pool caches the blocks freed on a stream for that
         stream alone, so a stream made per call would strand its blocks until the pool is emptied."""
-        streams = self.__dict__.setdefault("_named_streams", {})
+        streams = self._named_streams
         key = (name, self.cp.cuda.runtime.getDevice())
         if key not in streams:
             streams[key] = self.side_stream()
