@@ -140,6 +140,17 @@ def test_gpu_without_a_device_is_refused_when_chosen(monkeypatch):
     assert choose_poseidon("gpu") == ("gpu", GPU_CORE)
 
 
+def test_gpu_paths_take_a_gpu_and_gpu_poseidon_no_workers():
+    """What the workflow declares and the synthesize steps do (``native_path.synthesis_on_gpu``,
+    ``synthesis_threads``): a gpu path on either side takes a GPU; GPU Poseidon runs in the step's
+    own process, whatever the threads."""
+    from cuzk.r1cs.native_path import synthesis_on_gpu, synthesis_threads
+
+    assert synthesis_on_gpu("auto", "gpu") and synthesis_on_gpu("gpu", "native")
+    assert not synthesis_on_gpu("native", "auto")
+    assert synthesis_threads("gpu", 8) == 1 and synthesis_threads("native", 8) == 8
+
+
 @pytest.fixture
 def failing_compiler(tmp_path, monkeypatch):
     """A fresh cache, ``$CXX=/bin/false``, the once-per-process state reset."""

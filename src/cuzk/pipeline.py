@@ -40,6 +40,7 @@ from .memory.model import predict_step_bytes
 from .memory.record import set_field
 from .paths import partition_witness, proof_file
 from .r1cs import ConstraintSystem
+from .r1cs.native_path import synthesis_on_gpu, synthesis_threads
 from .r1cs.parallel import synthesis_workers
 from .r1cs.poseidon_path import choose_poseidon
 from .r1cs.sha_path import choose_sha
@@ -506,7 +507,7 @@ def _witness_paths(sha: str, poseidon: str, upstream: bool):
 
 def _synthesis_kind(path, ppath) -> str:
     """The memory model's backend of a synthesize step: "cuda" where a witness path is gpu."""
-    return "cuda" if "gpu" in (path.name, ppath.name) else "cpu"
+    return "cuda" if synthesis_on_gpu(path.name, ppath.name) else "cpu"
 
 
 @contextmanager
@@ -587,8 +588,7 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked
     fam = family_of(shape)
     upstream = pce_upstream_order(pce)
     path, ppath = _witness_paths(sha, poseidon, upstream)
-    if ppath.name == "gpu":
-        threads = 1   # the kernel takes the hashes the workers would share
+    threads = synthesis_threads(ppath.name, threads)
     # the workers fork first, while this process is small (no input read yet) and runs no
     # sampler or progress thread: a child's RSS counts the parent's pages it was forked with
     with synthesis_workers(threads):

@@ -24,6 +24,7 @@ from cuzk.pipeline import (
     damaged_files,
     stale_pce,
 )
+from cuzk.r1cs.native_path import synthesis_on_gpu, synthesis_threads
 from cuzk.r1cs.parallel import useful_workers
 from cuzk.sector import filecoin_c1
 from cuzk.sector.post import partition_count
@@ -40,7 +41,7 @@ SYNTHESIS_SHA = config.get("synthesis_sha", "auto")
 # who computes the Poseidon hashes' witness values in synthesis (cuzk.r1cs.poseidon_path)
 SYNTHESIS_POSEIDON = config.get("synthesis_poseidon", "auto")
 # GPUs a synthesize job takes: 1 where a witness path is gpu (it claims a free GPU, as prove does)
-SYNTHESIS_GPUS = int("gpu" in (SYNTHESIS_SHA, SYNTHESIS_POSEIDON))
+SYNTHESIS_GPUS = int(synthesis_on_gpu(SYNTHESIS_SHA, SYNTHESIS_POSEIDON))
 # Filecoin's parameter files (None: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters)
 PARAMS_DIR = config.get("params_dir")
 CIRCUIT = config.get("circuit", "porep")
@@ -371,9 +372,10 @@ def post_synthesis_threads(wc):
     """Cores of a PoSt target's synthesis: THREADS when its Merkle levels split over workers
     (cuzk.r1cs.parallel), else 1 (also when the GPU computes the Poseidon values: no workers).
     """
-    if SYNTHESIS_POSEIDON == "gpu":
-        return 1
-    return useful_workers(shape_by_name(post_shape(wc)).challenges, THREADS)
+    return synthesis_threads(
+        SYNTHESIS_POSEIDON,
+        useful_workers(shape_by_name(post_shape(wc)).challenges, THREADS),
+    )
 
 
 def post_sealed(wc):

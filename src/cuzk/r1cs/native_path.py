@@ -1,8 +1,10 @@
-"""The choice shared by CPU synthesis's native cores (``synthesis_sha``: ``cuzk.r1cs.sha_path``,
+"""The choice shared by synthesis's witness paths (``synthesis_sha``: ``cuzk.r1cs.sha_path``,
 ``synthesis_poseidon``: ``cuzk.r1cs.poseidon_path``): a config value among ``auto``, ``native``
 and a fallback (the Python/numpy code): ``native`` builds the core (cached per machine by
 ``cuzk.backend.native``) or raises :class:`~cuzk.backend.native.NativeBuildError`; ``auto`` builds
-it and, when that fails, takes the fallback with one warning per process and key.
+it and, when that fails, takes the fallback with one warning per process and key. Also what a
+``gpu`` value means for the step (:func:`synthesis_on_gpu`, :func:`synthesis_threads`), which the
+workflow declares and ``cuzk.pipeline`` does.
 """
 
 from __future__ import annotations
@@ -63,4 +65,17 @@ def built_once(cache: dict, build: Callable):
     return cache[key]
 
 
-__all__ = ["built_once", "choose_native"]
+def synthesis_on_gpu(sha: str, poseidon: str) -> bool:
+    """Whether a synthesize step with these ``synthesis_sha`` / ``synthesis_poseidon`` values (or
+    chosen paths' names) runs a witness kernel on the GPU: it then claims one
+    (``cuzk.pipeline._synthesis_gpu``) and the workflow declares ``gpu=1`` for it."""
+    return "gpu" in (sha, poseidon)
+
+
+def synthesis_threads(poseidon: str, threads: int) -> int:
+    """Processes of a synthesize step asked for ``threads``: 1 when the Poseidon values come from
+    the GPU kernel (``poseidon`` gpu), which runs in the step's own process."""
+    return 1 if poseidon == "gpu" else threads
+
+
+__all__ = ["built_once", "choose_native", "synthesis_on_gpu", "synthesis_threads"]
