@@ -13,7 +13,6 @@ the step's sampled host RSS peak (its memory record) and its witness files' SHA-
 shape must agree). Prints a line per case; writes OUT.json.
 """
 
-import hashlib
 import json
 import os
 import statistics
@@ -23,9 +22,11 @@ import time
 from pathlib import Path
 
 from cuzk import pipeline
+from cuzk.groth16 import file_digest
 from pce_util import header_pce
 
 STEP = """import sys; from cuzk import pipeline
+from cuzk.groth16 import file_digest
 a = sys.argv[1:]
 if a[0] == "partition":
     pipeline.synthesize_partition(a[1], a[2], a[3], 0, a[4], mem_json=a[5], sha=a[6], poseidon=a[7])
@@ -35,11 +36,9 @@ else:
 
 
 def digest(path: Path) -> str:
-    h = hashlib.sha256()
-    for f in sorted(path.rglob("*")) if path.is_dir() else [path]:
-        if f.is_file():
-            h.update(f.read_bytes())
-    return h.hexdigest()
+    """A witness file's SHA-256, or a witness directory's files' digests joined (``file_digest``)."""
+    files = sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
+    return ",".join(file_digest(f) for f in files)
 
 
 def main():
