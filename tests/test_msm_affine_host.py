@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from cuzk.backend.cuda import plan
+from cuzk.backend.cuda.runtime import _encoding_to_limbs, _limbs_to_encoding
 from cuzk.curve import G1
 from cuzk.field import FQ
 
@@ -27,31 +28,24 @@ def emu(host_build):
     return host_build("msm_affine_emu")
 
 
-def _to_mont(points) -> np.ndarray:
-    """(n, 24) uint32 Montgomery affine limbs of arkworks G1 points (infinity (0, 0))."""
-    out = np.zeros((len(points), 24), dtype=np.uint32)
-    for i, p in enumerate(points):
-        raw = G1.to_uncompressed(p)
-        if raw[0] & 0x40:
-            continue
-        x = int.from_bytes(bytes([raw[0] & 0x1F]) + raw[1:48], "big")
-        y = int.from_bytes(raw[48:], "big")
-        for k, v in enumerate((x, y)):
-            out[i, 12 * k:12 * k + 12] = np.frombuffer((v * R384 % Q).to_bytes(48, "little"), dtype=np.uint32)
+def _scaled(limbs: np.ndarray, f: int) -> np.ndarray:
+    """(n, 24) uint32 affine limbs with each 12-limb coordinate multiplied by f mod q."""
+    out = np.zeros_like(limbs)
+    for i, row in enumerate(limbs):
+        for k in (0, 12):
+            v = int.from_bytes(row[k:k + 12].tobytes(), "little") * f % Q
+            out[i, k:k + 12] = np.frombuffer(v.to_bytes(48, "little"), dtype=np.uint32)
     return out
 
 
+def _to_mont(points) -> np.ndarray:
+    """(n, 24) uint32 Montgomery affine limbs of arkworks G1 points (infinity (0, 0)), as the
+    device holds bases (``runtime._encoding_to_limbs``, then x·2^384 mod q)."""
+    return _scaled(_encoding_to_limbs(G1, G1.to_array(points)), R384 % Q)
+
+
 def _from_mont(limbs: np.ndarray) -> list:
-    inv = pow(R384, -1, Q)
-    pts = []
-    for row in limbs:
-        x = int.from_bytes(row[:12].tobytes(), "little") * inv % Q
-        y = int.from_bytes(row[12:].tobytes(), "little") * inv % Q
-        if x == 0 and y == 0:
-            pts.append(G1.identity())
-        else:
-            pts.append(G1.from_uncompressed(x.to_bytes(48, "big") + y.to_bytes(48, "big")))
-    return pts
+    return G1.from_array(_limbs_to_encoding(G1, _scaled(limbs, pow(R384, -1, Q))))
 
 
 def _level(emu, tmp_path, vals, src: np.ndarray, oi: np.ndarray, K: int):
