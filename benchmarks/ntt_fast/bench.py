@@ -17,6 +17,11 @@ device's name and the commit.
 
 Run (repository root; CuPy and a CUDA device):
     benchmarks/ntt_fast/run.sh OUT.json [--log-sizes 16-27] [--variants old,r8,r4] [--repeat 7] [--budget 130]
+
+A variant named ``NAME@B:T`` is variant NAME with blocks of 2^B elements and at most T stages per
+pass before the last (its plan: ``_ntt_plan(k, B, T)``). ``--loop L`` also times L transforms
+back to back between one pair of events (``loop_ms``: ms per transform), which leaves out the
+host's launch overhead that a single timed transform pays.
 """
 
 import argparse
@@ -49,10 +54,15 @@ ap.add_argument("--log-sizes", type=log_sizes, default=list(range(16, 28)))
 ap.add_argument("--variants", type=lambda t: t.split(","), default=list(ntt_mod.NTT_VARIANTS))
 ap.add_argument("--repeat", type=int, default=7)
 ap.add_argument("--budget", type=float, default=130.0, help="seconds for the whole run")
+ap.add_argument("--loop", type=int, default=0, help="also time this many transforms back to back")
 a = ap.parse_args()
 T0 = time.monotonic()
 variants = ["old"] + [v for v in a.variants if v != "old"]
 for v in variants:
+    base, _, plan = v.partition("@")
+    if plan and base in ntt_mod.NTT_VARIANTS:
+        bl, mt = (int(x) for x in plan.split(":"))
+        ntt_mod.NTT_VARIANTS[v] = ntt_mod.NTT_VARIANTS[base]._replace(block_log=bl, max_t=mt)
     if v not in ntt_mod.NTT_VARIANTS:
         sys.exit(f"unknown variant {v!r}; known: {', '.join(ntt_mod.NTT_VARIANTS)}")
 
@@ -73,7 +83,7 @@ except OSError:
 dev = cp.cuda.Device()
 res = {"device": cp.cuda.runtime.getDeviceProperties(dev.id)["name"].decode(), "commit": commit,
        "cupy": cp.__version__, "repeat": a.repeat, "log_sizes": a.log_sizes, "variants": variants,
-       "ms": {v: {} for v in variants}, "runs_ms": {v: {} for v in variants}, "mismatch": [], "skipped": [],
+       "ms": {v: {} for v in variants}, "loop_ms": {v: {} for v in variants}, "runs_ms": {v: {} for v in variants}, "mismatch": [], "skipped": [],
        "plans": {v: {} for v in variants}}
 pool = cp.get_default_memory_pool()
 peak = {"pool": 0, "used": 0}
@@ -134,6 +144,13 @@ for k in a.log_sizes:
                 break
         res["runs_ms"][v][str(k)] = runs
         res["ms"][v][str(k)] = statistics.median(runs)
+        if a.loop and left() > 2:
+            e0.record()
+            for _ in range(a.loop):
+                b._ntt(x, False, out=out, tmp=tmp)
+            e1.record()
+            e1.synchronize()
+            res["loop_ms"][v][str(k)] = cp.cuda.get_elapsed_time(e0, e1) / a.loop
     ntt_mod.NTT_VARIANT = "old"
     del x, out, tmp, refs
     b._tw.pop(k, None)   # this size's twiddles (2^(k-1) elements)
@@ -160,6 +177,10 @@ for k in a.log_sizes:
         t = res["ms"][v].get(str(k))
         cells.append(f"{'-':>16}" if t is None else f"{t:9.3f}" + (f" {base / t:5.2f}x" if base and v != "old" else " " * 7))
     print(f"{k:5d} " + "".join(cells) + f"  {res['best'].get(str(k), '-')}")
+if a.loop:
+    print(f"ms per transform, {a.loop} back to back")
+    for k in a.log_sizes:
+        print(f"{k:5d} " + "".join(f"{res['loop_ms'][v].get(str(k), float('nan')):16.3f}" for v in variants))
 print(f"gpu pool peak {peak['pool'] / 2**30:.2f} GiB, device used peak {peak['used'] / 2**30:.2f} GiB, "
       f"host peak RSS {res['host_peak_rss_bytes'] / 2**30:.2f} GiB, {res['wall_s']:.0f} s; JSON {a.out}")
 if res["mismatch"]:
