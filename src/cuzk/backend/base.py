@@ -14,7 +14,7 @@ import numpy as np
 
 from ..curve import Group
 from ..errors import CuzkError
-from ..field import FR, is_limb_array, limbs_below_modulus
+from ..field import FR, LimbRuns, is_limb_array, limbs_below_modulus
 from ..field.sparse import CSRMatrix
 
 
@@ -135,7 +135,9 @@ class CompactAssignment:
         mask: ``(ceil(num_aux / 8),)`` uint8, ``numpy.packbits(bitorder="little")``: bit j set
             when aux j is stored as a bit.
         bits: ``(ceil(num_bits / 8),)`` uint8, the bit-valued aux in order, packed the same way.
-        wide: ``(num_wide, 4)`` uint64 canonical limbs of the other aux values, in order.
+        wide: ``(num_wide, 4)`` uint64 canonical limbs of the other aux values, in order, or a
+            ``cuzk.field.LimbRuns`` of them (``ConstraintSystem.assignment_compact(lazy=True)``:
+            what the witness writer streams; other users read ``numpy.asarray(wide)``).
         num_aux, num_bits: counts (num_wide = num_aux − num_bits).
 
     Raises (on construction):
@@ -147,7 +149,7 @@ class CompactAssignment:
 
     def __init__(self, inputs: np.ndarray, mask: np.ndarray, bits: np.ndarray, wide: np.ndarray, num_aux: int,
                  num_bits: int):
-        if not (is_limb_array(inputs) and is_limb_array(wide)):
+        if not (is_limb_array(inputs) and (is_limb_array(wide) or isinstance(wide, LimbRuns))):
             raise ValueError("inputs and wide must be (n, 4) uint64 limb arrays")
         if mask.dtype != np.uint8 or bits.dtype != np.uint8:
             raise ValueError("mask and bits must be packed uint8 arrays")
@@ -156,7 +158,8 @@ class CompactAssignment:
         if int(_POPCOUNT8[mask].sum(dtype=np.int64)) != num_bits or (
                 num_aux % 8 and int(mask[-1]) >> (num_aux % 8)):
             raise ValueError("the bit mask disagrees with num_bits")
-        if not (limbs_below_modulus(inputs).all() and limbs_below_modulus(wide).all()):
+        if not (limbs_below_modulus(inputs).all()
+                and (wide.below_modulus() if isinstance(wide, LimbRuns) else limbs_below_modulus(wide).all())):
             raise ValueError("a value is not below the field modulus")
         self.inputs, self.mask, self.bits, self.wide = inputs, mask, bits, wide
         self.num_aux, self.num_bits = num_aux, num_bits

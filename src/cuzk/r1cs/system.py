@@ -458,7 +458,7 @@ class ConstraintSystem:
             shape: int or tuple, the shape of the returned ref array.
             limbs: ``shape + (4,)`` uint64 canonical little-endian limbs of Fr values, or with
                 ``rows`` (``(shape[0],)`` ints) ``(m,) + shape[1:] + (4,)`` whose ``limbs[rows]``
-                are the values (expanded by the store, ``ValueStore.append_limbs``: no copy).
+                are the values (kept as they are: ``ValueStore.append_limbs``; don't change them).
             refs: False returns None instead of the refs (``num_aux`` onwards, in C order).
 
         Returns:
@@ -590,11 +590,11 @@ class ConstraintSystem:
         self._value_refs((), "aux_slots")   # RuntimeError without a witness
         return self._aux_vals.slots()
 
-    def assignment_compact(self) -> CompactAssignment:
+    def assignment_compact(self, lazy: bool = False) -> CompactAssignment:
         """The witness as a witness file stores it (``cuzk.backend.CompactAssignment``: values 0
         and 1 as packed bits, the others as limbs), made from the value store without a Python
         int per value: at 32 GiB (130 M aux) seconds instead of the half minute of
-        ``assignment`` and the writer's comparisons over it.
+        ``assignment`` and the writer's comparisons over it. ``lazy``: wide may be a ``LimbRuns``.
 
         Raises:
             RuntimeError: the system keeps no witness.
@@ -602,7 +602,7 @@ class ConstraintSystem:
         if not self.has_values:
             raise RuntimeError("assignment_compact(): this ConstraintSystem keeps no witness (witness=False)")
         order = None if self._order is None else self._order.aux_pieces(self.num_aux)
-        mask, bits, nb, wide = self._aux_vals.compact(order=order)
+        mask, bits, nb, wide = self._aux_vals.compact(order=order, lazy=lazy)
         inputs = to_limbs(self._in_vals.all_ints(), FR.limbs)
         return CompactAssignment(inputs, mask, bits, wide, self._aux_vals.n, nb)
 

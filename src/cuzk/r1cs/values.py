@@ -7,7 +7,7 @@ from __future__ import annotations
 import gmpy2
 import numpy as np
 
-from ..field import FR, from_limbs, to_limbs
+from ..field import FR, LimbRuns, from_limbs, to_limbs
 
 R = FR.modulus
 _MPZ = gmpy2.mpz
@@ -92,9 +92,11 @@ def _chunks(order, n: int, chunk: int):
 class ValueStore:
     """Growable store: a uint8 slot per variable holding the value when it is below 255 (nearly
     every PoRep value: bits), else :data:`WIDE`; the other values as canonical little-endian
-    ``(m, 4)`` uint64 limbs beside (the witness file's form), in slot order, with their slots.
+    ``(m, 4)`` uint64 limbs beside (the witness file's form), in slot order, with their slots,
+    or as runs of a gadget's distinct results and their index (:meth:`append_limbs` with rows).
     About 1 byte per bit-valued variable (130 MB for a 32 GiB PoRep partition, where a uint64
-    slot per value wrote 1.2 GB of fresh pages: seconds of page faults) and 41 per wide value.
+    slot per value wrote 1.2 GB of fresh pages: seconds of page faults), 37 per wide value, and
+    1 per value of a run plus its distinct rows.
 
     Args:
         capacity: slots allocated up front. A good guess of the final count (a circuit's aux
@@ -109,6 +111,10 @@ class ValueStore:
         self._ws = np.empty(capacity, dtype=np.uint32)
         self._wl = np.empty((capacity, FR.limbs), dtype=np.uint64)  # their limbs; pages cost once written
         self._nw = 0
+        # wide values kept as a gadget's distinct results and their index (append_limbs with
+        # rows): (first slot, count, number among all wide values, limbs (m, w, 4), rows)
+        self._runs: list[tuple[int, int, int, np.ndarray, np.ndarray]] = []
+        self._nl = 0   # their count
 
     def _reserve(self, n: int, m: int) -> tuple[int, int]:
         """Room for n more slots, m of them wide; returns (first slot, first wide row). The
@@ -157,7 +163,8 @@ class ValueStore:
     def append_limbs(self, limbs: np.ndarray, rows: np.ndarray | None = None, n: int | None = None) -> None:
         """limbs: ``(n, 4)`` uint64 canonical little-endian limbs; with ``rows`` (1-D int, n / w
         of them), the values are ``limbs[rows]`` of an ``(m, w, 4)`` limbs, w per row (a gadget's
-        distinct results, expanded here: no ``limbs[rows]`` copy when all are wide).
+        distinct results). When all of those are wide the store keeps both arrays as they are (a
+        run, expanded only where read: no ``limbs[rows]`` copy), so they must not change afterwards.
 
         Raises:
             ValueError: a value not below r (each row of limbs checked once), rows out of range
@@ -184,27 +191,64 @@ class ValueStore:
     def _put_wide(self, limbs: np.ndarray, rows: np.ndarray | None) -> None:
         """Values that are all limb rows (``append_limbs``'s arguments), written straight into the
         store: the slots' codes, their slot numbers and the rows, without the n-long temporaries of
-        :meth:`_put` (a 32 GiB WindowPoSt partition's 127 M values: GBs of fresh pages)."""
+        :meth:`_put`. With ``rows`` the arrays are kept as they are (a run): nothing n-long but
+        the codes is written (a 32 GiB WindowPoSt partition's 127 M values: 4 GB of fresh pages,
+        of few distinct rows when the partition is padded)."""
         n = limbs.shape[0] if rows is None else rows.shape[0] * limbs.shape[1]
+        if rows is not None:
+            lo, _ = self._reserve(n, 0)
+            self._s[lo:lo + n] = WIDE
+            self._runs.append((lo, n, self._nw + self._nl, limbs, rows))
+            self._nl += n
+            self.n = lo + n
+            return
         lo, nw = self._reserve(n, n)
         self._s[lo:lo + n] = WIDE
         ws = self._ws[nw:nw + n]
         for a in range(0, n, COMPACT_CHUNK):   # slot numbers lo.., in chunks: no n-long arange
             b = min(n, a + COMPACT_CHUNK)
             ws[a:b] = np.arange(lo + a, lo + b, dtype=ws.dtype)
-        out = self._wl[nw:nw + n]
-        if rows is None:
-            out[:] = limbs
-        else:
-            # mode "clip": with "raise" numpy buffers out (a second n-long array); rows are in range
-            np.take(limbs, rows, axis=0, out=out.reshape((rows.shape[0],) + limbs.shape[1:]), mode="clip")
+        self._wl[nw:nw + n] = limbs
         self._nw += n
         self.n = lo + n
 
     def _rows(self, idx: np.ndarray) -> np.ndarray:
         """Limb rows of the wide values at slots idx."""
+        idx = np.asarray(idx)
         ws = self._ws[: self._nw]
-        return self._wl[ws.searchsorted(np.asarray(idx).astype(ws.dtype, copy=False))]   # no copy of ws
+        if not self._runs:
+            return self._wl[ws.searchsorted(idx.astype(ws.dtype, copy=False))]   # no copy of ws
+        starts = np.array([r[0] for r in self._runs], dtype=np.int64)
+        ends = starts + np.array([r[1] for r in self._runs], dtype=np.int64)
+        j = np.searchsorted(starts, idx, side="right") - 1
+        lazy = (j >= 0) & (idx < ends[np.maximum(j, 0)])
+        out = np.empty((idx.shape[0], FR.limbs), dtype=np.uint64)
+        dense = np.flatnonzero(~lazy)
+        if dense.shape[0]:
+            out[dense] = self._wl[ws.searchsorted(idx[dense].astype(ws.dtype, copy=False))]
+        at = np.flatnonzero(lazy)
+        at = at[np.argsort(j[at], kind="stable")]   # grouped by run
+        runs, first = np.unique(j[at], return_index=True)
+        for q, a, b in zip(runs.tolist(), first.tolist(), first[1:].tolist() + [at.shape[0]]):
+            lo, _, _, limbs, rows = self._runs[q]
+            sel = at[a:b]
+            off = idx[sel] - lo
+            out[sel] = limbs[rows[off // limbs.shape[1]], off % limbs.shape[1]]
+        return out
+
+    def _wide_runs(self) -> LimbRuns:
+        """Every wide value in slot order (the rows kept whole and the runs) without a copy."""
+        pieces, d, before = [], 0, 0   # dense rows used, run values before
+        for _, n, wrow, limbs, rows in self._runs:
+            nd = wrow - before - d   # dense rows between the previous run and this one
+            if nd:
+                pieces.append((self._wl[d:d + nd], None))
+                d += nd
+            pieces.append((limbs, rows))
+            before += n
+        if self._nw > d:
+            pieces.append((self._wl[d:self._nw], None))
+        return LimbRuns(pieces)
 
     def slots(self) -> np.ndarray:
         """The ``(n,)`` uint8 slot codes (a view): a value below 255 itself, else :data:`WIDE`."""
@@ -234,8 +278,8 @@ class ValueStore:
         out[w] = self._rows(idx[w])
         return out
 
-    def compact(self, chunk: int | None = None, order: np.ndarray | None = None
-                ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    def compact(self, chunk: int | None = None, order: np.ndarray | None = None, lazy: bool = False
+                ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray | LimbRuns]:
         """The values as a witness file stores them, with no Python int per value: (mask
         ``(ceil(n / 8),)`` uint8, bit j set when value j is 0 or 1; bits ``(ceil(nb / 8),)`` uint8,
         those values in order; nb; wide ``(n − nb, 4)`` uint64 canonical limbs of the others, in
@@ -248,15 +292,21 @@ class ValueStore:
         temporaries stay small. One gather of the slots per chunk fills all three: the count of
         bit values, which sizes ``wide``, is that of the slots in any order (a permutation), so
         it is counted first over the slots as stored. When every other value is a limb row and
-        the order is the slots' (PoSt), the wide values are the limb rows, returned without a copy.
+        the order is the slots' (PoSt), the wide values are the limb rows, returned without a copy;
+        where some are kept as runs (:meth:`append_limbs` with rows), ``lazy`` returns them as a
+        :class:`cuzk.field.LimbRuns` (for a writer that streams them) instead of expanding them.
         """
         chunk = COMPACT_CHUNK if chunk is None else chunk
         if chunk <= 0 or chunk % 8:
             raise ValueError(f"compact: chunk must be a positive multiple of 8, not {chunk}")
         n, slot = self.n, self._s[: self.n]
         nb = sum(int(np.count_nonzero(slot[lo:lo + chunk] <= 1)) for lo in range(0, n, chunk))
-        direct = order is None and n - nb == self._nw   # no value from 2 to 254 in a slot
-        wide = self._wl[: self._nw] if direct else np.zeros((n - nb, FR.limbs), dtype=np.uint64)
+        direct = order is None and n - nb == self._nw + self._nl   # no value from 2 to 254 in a slot
+        if direct:
+            wide = self._wide_runs() if self._runs else self._wl[: self._nw]
+            wide = wide if lazy or not self._runs else np.asarray(wide)
+        else:
+            wide = np.zeros((n - nb, FR.limbs), dtype=np.uint64)
         mask = np.empty((n + 7) // 8, dtype=np.uint8)
         bits = np.empty((nb + 7) // 8, dtype=np.uint8)
         carry = np.empty(0, dtype=np.uint8)   # bit values not yet packed (fewer than 8)
@@ -278,8 +328,10 @@ class ValueStore:
             part = wide[row:row + len(codes)]
             part[~w, 0] = codes[~w]
             nw = int(np.count_nonzero(w))
-            if idx is None:
+            if idx is None and not self._runs:
                 part[w] = self._wl[wrow:wrow + nw]   # the limb rows are in slot order
+            elif idx is None:
+                part[w] = self._rows(lo + np.flatnonzero(keep)[w])
             else:
                 part[w] = self._rows(idx[keep][w])
             row += len(codes)

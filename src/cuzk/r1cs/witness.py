@@ -28,7 +28,7 @@ import numpy as np
 
 from ..backend.base import CompactAssignment
 from ..errors import CuzkError
-from ..field import FR, from_limbs, to_limbs
+from ..field import FR, LimbRuns, from_limbs, to_limbs
 from ..fileio import atomic_open
 
 MAGIC = b"CUZKWIT\0"
@@ -76,7 +76,8 @@ def write_witness_compact(path, cw: CompactAssignment, pce_digest: str = "") -> 
     Python int per value) atomically, in the layout above.
 
     Args:
-        cw: the assignment (``cuzk.backend.CompactAssignment``).
+        cw: the assignment (``cuzk.backend.CompactAssignment``); a wide section given as a
+            ``cuzk.field.LimbRuns`` is written chunk by chunk, never made whole.
         pce_digest: identifies the circuit shape (e.g. SHA-256 of its PCE file), checked on read.
     """
     header = {
@@ -97,7 +98,8 @@ def write_witness_compact(path, cw: CompactAssignment, pce_digest: str = "") -> 
         head = MAGIC + struct.pack("<II", VERSION, len(hdr)) + hdr
         put(head + bytes((-len(head)) % 8))
         for arr in (cw.inputs, cw.mask, cw.bits, cw.wide):
-            put(np.ascontiguousarray(arr).astype("<u8" if arr.dtype == np.uint64 else np.uint8, copy=False).data)
+            for part in arr.chunks() if isinstance(arr, LimbRuns) else (arr,):
+                put(np.ascontiguousarray(part).astype("<u8" if part.dtype == np.uint64 else np.uint8, copy=False).data)
         f.write(h.digest())
 
 
