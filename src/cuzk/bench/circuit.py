@@ -97,7 +97,7 @@ def _phase_witness(shape_name: str, c1_path: str, path: str, sha: str = "auto", 
     cs = ConstraintSystem(shape=False, witness=True, aux_capacity=naux)
     with sha_path.active(), pos_path.active():
         fam.synthesize(cs, sh, fam.values(inp, 0))
-    cw = cs.assignment_compact()
+    cw = cs.assignment_compact(lazy=True)   # as the synthesize step writes it
     synth = time.perf_counter() - t
     write_witness_compact(path, cw)
     return {"seconds": time.perf_counter() - t, "synthesize_seconds": synth, "rss_peak_bytes": _peak(),
