@@ -23,6 +23,7 @@ from .backend import backend_kind, get_backend, gpu_mem_limit_bytes
 from .backend.gpus import claim, visible_gpus
 from .backend.workers import WorkerDiedError
 from .circuits import commd, porep
+from .circuits.post import PoStShape
 from .circuits.registry import ShapeMismatchError, family_of, shape_by_name
 from .field import from_limbs
 from .fileio import atomic_dir, atomic_write_text
@@ -597,8 +598,9 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked
         n = fam.partitions(inp)
         stats = shape.stats()
         done = [0, None]   # aux of the partitions written, the current constraint system
+        share = shape.distinct_share(len({s["id"] for s in inp["sectors"]})) if isinstance(shape, PoStShape) else 1.0
         with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, threads=threads, partitions=n,
-                                                                 backend=_synthesis_kind(path, ppath)),
+                                                                 backend=_synthesis_kind(path, ppath), distinct=share),
                       mem_gb), \
                 atomic_dir(out_dir) as tmp, _synthesis_gpu(path, ppath), \
                 bars.watch(lambda: done[0] + (done[1].num_aux if done[1] else 0), n * stats["aux"],

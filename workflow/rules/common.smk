@@ -388,14 +388,22 @@ def post_synthetic_ids(wc):
     return [int(sid) for sid in POSTS[f"{wc.kind}-{wc.size}"]["synthetic"]]
 
 
+def _post_sectors(p):
+    """Distinct sectors of a PoSt target: those sealed here and the synthetic ones."""
+    return len(p["sealed"]) + len(p["synthetic"])
+
+
 def _post_partitions(p):
     """Partitions of a PoSt target's proof (cuzk.sector.post.partition_count; WinningPoSt: 1)."""
-    params = shape_by_name(p["shape"]).params()
-    return partition_count(params, len(p["sealed"]) + len(p["synthetic"]))
+    return partition_count(shape_by_name(p["shape"]).params(), _post_sectors(p))
 
 
 def post_partitions(wc):
     return _post_partitions(POSTS[f"{wc.kind}-{wc.size}"])
+
+
+def post_sectors(wc):
+    return _post_sectors(POSTS[f"{wc.kind}-{wc.size}"])
 
 
 def post_vanilla_step(wc):
@@ -591,10 +599,11 @@ OFFICIAL_SHAPES_RE = "|".join(re.escape(s) for s in OFFICIAL_SHAPES) or "(?!)"
 SETUP_SHAPES_RE = rf"(?!(?:{OFFICIAL_SHAPES_RE})(?![\w-]))[\w-]+"
 
 
-def _declared(step, shape, threads, batch, partitions=1):
+def _declared(step, shape, threads, batch, partitions=1, sectors=None):
     """Whole GB a job of ``step`` declares: the memory model's prediction with headroom (setup
     and prove on the GPU when the backend resolves to cuda, synthesize when a witness path is
-    gpu)."""
+    gpu). ``sectors``: a PoSt target's distinct sectors (padded partitions keep less).
+    """
     stats = shape_by_name(shape).stats() if shape else None
     on_gpu = SYNTHESIS_GPUS if step == "synthesize" else JOB_GPUS
     kind = "cuda" if on_gpu else "cpu"
@@ -609,21 +618,22 @@ def _declared(step, shape, threads, batch, partitions=1):
         gpu_mem_limit=gpu_mem_limit_bytes(GPU_MEM_LIMIT_GB),
         host_limit=None if budget_gb is None else int(budget_gb * 2**30) // 2,
         upstream_order=bool(shape) and upstream_order_of(shape),
+        distinct=shape_by_name(shape).distinct_share(sectors) if sectors else 1.0,
     )
     return budget.declared_gb(predicted)
 
 
-def job_memory(rule, step, shape=None, threads=1, batch=1, partitions=1):
+def job_memory(rule, step, shape=None, threads=1, batch=1, partitions=1, sectors=None):
     """Resources {"mem_gb", "mem_mb"} of a rule, one prediction: the memory model's with headroom,
     raised per retry (attempt), refused when over --resources mem_gb (Snakemake would silently
     lower the request and run the job anyway). ``step``, ``shape``, ``threads``, ``batch``,
-    ``partitions`` (of a PoSt target): values or input functions.
+    ``partitions`` and ``sectors`` (of a PoSt target): values or input functions.
     """
 
     def gb(wildcards, attempt):
         args = [
             x(wildcards) if callable(x) else x
-            for x in (step, shape, threads, batch, partitions)
+            for x in (step, shape, threads, batch, partitions, sectors)
         ]
         declared = _declared(*args)
         return _refusal(budget.attempt_gb, rule, declared, attempt, _budget_gb())
@@ -782,7 +792,8 @@ def incomplete_batches():
 
 
 def _planned_jobs():
-    """(rule, step, shape, threads, batch, output[, partitions]) of every job this config needs."""
+    """(rule, step, shape, threads, batch, output[, partitions[, sectors]]) of every job this
+    config needs."""
     for sid, s in POREP_SECTORS.items():
         if s.get("synthetic"):
             yield "prepare_synthetic", "prepare_synthetic", s["shape"], 1, 1, R.c1(sid)
@@ -819,7 +830,7 @@ def _planned_jobs():
         threads = useful_workers(shape_by_name(p["shape"]).challenges, THREADS)
         yield rules["synthesize"], "synthesize", p["shape"], threads, 1, R.witness(
             job
-        ), n
+        ), n, _post_sectors(p)
         yield rules["prove"], "prove", p["shape"], THREADS, 1, R.proofs(job), n
         yield rules["verify"], "verify", p["shape"], 1, 1, R.verified(job), n
 

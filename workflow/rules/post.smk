@@ -106,6 +106,7 @@ for _kind in POST_KINDS:
                 shape=post_shape,
                 threads=post_synthesis_threads,
                 partitions=post_partitions,
+                sectors=post_sectors,
             ),
             gpu=SYNTHESIS_GPUS,
         params:

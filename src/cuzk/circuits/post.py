@@ -107,6 +107,14 @@ class PoStShape:
         """Challenge instances per partition, k = sector_count · challenge_count."""
         return self.sector_count * self.challenge_count
 
+    def distinct_share(self, sectors: int) -> float:
+        """Share of a partition's sector slots that hold distinct sectors, for a target of
+        ``sectors`` distinct ones: 1 when they fill a partition, else sectors / sector_count
+        (the other slots repeat a sector, as rust-fil-proofs pads a partition, and synthesis
+        keeps each distinct Poseidon row once: ``cuzk.r1cs.values`` runs). The memory model
+        scales a synthesis's Poseidon values by it."""
+        return min(1.0, max(1, sectors) / self.sector_count)
+
     def params(self, api_version: str | None = None) -> PoStParams:
         """The matching :class:`cuzk.sector.post.PoStParams`."""
         return post_params(self.kind, self.sector_size, api_version=api_version,

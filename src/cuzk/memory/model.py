@@ -193,7 +193,7 @@ UPSTREAM_ORDER_NNZ_BYTES = 36
 
 def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, batch: int = 1,
                        backend: str = "cpu", partitions: int = 1, gpu_mem_limit: int | None = None,
-                       host_limit: int | None = None, upstream_order: bool = False) -> int:
+                       host_limit: int | None = None, upstream_order: bool = False, distinct: float = 1.0) -> int:
     """Predicted peak host RSS in bytes of a workflow step (its process and children).
 
     Args:
@@ -219,6 +219,11 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
         host_limit: the ``host_limit`` of that schedule (bytes; None: any).
         upstream_order: pce_extract in rust-fil-proofs' order adds ``UPSTREAM_ORDER_NNZ_BYTES``
             a non-zero.
+        distinct: a PoSt synthesize's share of slots holding distinct sectors
+            (``PoStShape.distinct_share``): scales its "wide_aux" term, since a padded
+            partition's repeated Poseidon rows are kept once (measured: a padded 32 GiB
+            WindowPoSt synthesize peaked at 1.19 GiB for 1 distinct sector and 1.45 GiB for 200,
+            predicted 1.75 and 2.28; benchmarks/results/2026-12-04-local/lazywide).
 
     Raises:
         KeyError: unknown step.
@@ -242,7 +247,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
         total += SYNTH_GPU_BYTES
     for key, c in coeffs.items():
         total += c * stats.get(key, 0) * (max(1, partitions) if key == "post_path_values" else
-                                          max(1, batch) if key == "input_values" else 1)
+                                          max(1, batch) if key == "input_values" else
+                                          min(1.0, distinct) if key == "wide_aux" and step == "synthesize" else 1)
     if step == "pce_extract" and upstream_order:
         total += UPSTREAM_ORDER_NNZ_BYTES * stats["nnz"]
     if step == "prove" and batch > 1 and not on_gpu:   # cuda holds one partition's witness at a time
