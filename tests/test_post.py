@@ -17,6 +17,7 @@ import pytest
 
 from cuzk.backend import get_backend
 from cuzk.circuits import post as cp
+from cuzk.field import from_limbs, to_limbs
 from cuzk.groth16 import DevelopmentSetupWarning, Prover, setup, verify
 from cuzk.hash.poseidon import R, poseidon_hash
 from cuzk.r1cs import ConstraintSystem, Unsatisfied
@@ -306,7 +307,7 @@ def test_circuit_rejects_tampering(small, what, gadgets):
     if what == "leaf":
         v["leaves"][1] = (v["leaves"][1] + 1) % R
     elif what == "sibling":
-        v["siblings"][1][2, 3] = (v["siblings"][1][2, 3] + 1) % R
+        v["siblings"][1][2, 3] = to_limbs([(from_limbs(v["siblings"][1][2, 3:4])[0] + 1) % R], 4)[0]   # limbs
     elif what == "comm_c":
         v["comm_c"][0] = (v["comm_c"][0] + 1) % R
     elif what == "index":  # the path's position: the node is inserted elsewhere

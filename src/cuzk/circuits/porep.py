@@ -278,10 +278,12 @@ def _commd_inclusion(cs, leaf, depth: int, index, siblings, root, input_refs, ga
     _equal(cs, cur, np.repeat(root, k), f"{gadget}/root")
 
 
-def _poseidon_inclusion(cs, leaf, arities: list[int], index, siblings, root, input_refs, gadget: str) -> None:
+def _poseidon_inclusion(cs, leaf, arities: list[int], index, siblings, root, input_refs, gadget: str,
+                        levels=None) -> None:
     """Poseidon PoR (``PoRCircuit`` over tree_c / tree_r_last, private root), k paths.
 
-    ``siblings``: per instance a list of levels, each a list of arity − 1 Frs (witness mode);
+    ``siblings``: per instance a list of levels, each a list of arity − 1 Frs (witness mode), or
+    instead ``levels``: per level the siblings' ``(k, a − 1, 4)`` uint64 canonical limbs (PoSt);
     ``root``: (1,) ref shared by the k paths or (k,) one per path.
     """
     k = leaf.shape[0]
@@ -295,8 +297,11 @@ def _poseidon_inclusion(cs, leaf, arities: list[int], index, siblings, root, inp
         nb = nbits[level]
         bits = alloc_bits(cs, (k, nb), bits_v[:, off:off + nb] if v else None, gadget=f"{gadget}/index_bits")
         off += nb
-        sv = np.array([s[level] for s in siblings], dtype=object).reshape(k, a - 1) if v else None
-        sib = cs.alloc_aux((k, a - 1), sv)
+        if levels is not None:
+            sib = cs.alloc_aux_limbs((k, a - 1), levels[level])
+        else:
+            sv = np.array([s[level] for s in siblings], dtype=object).reshape(k, a - 1) if v else None
+            sib = cs.alloc_aux((k, a - 1), sv)
         nodes = insert(cs, cur, bits, sib, gadget=f"{gadget}/insert")
         cur = poseidon_hash(cs, nodes, a, gadget=f"{gadget}/hash", legacy=True)
         path_bits.append(bits)

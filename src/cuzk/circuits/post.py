@@ -224,13 +224,19 @@ def _int(b) -> int:
     return int.from_bytes(bytes(b), "little")
 
 
+def _limbs(hashes: list) -> np.ndarray:
+    """32-byte little-endian values (lists of byte values) → ``(n, 4)`` uint64 limbs (writable)."""
+    return np.frombuffer(b"".join(map(bytes, hashes)), dtype="<u8").reshape(-1, 4).astype(np.uint64)
+
+
 def values(vanilla: dict, partition: int) -> dict:
     """Private and public values of one partition of a vanilla proof dict (checked by ``read_post``).
 
     Returns (S circuit sectors, k = S·C challenge instances, sector-major, L tree levels):
         ``comm_r``, ``comm_c``, ``comm_r_last``: (S,) int arrays;
         ``challenges``: (k,) int64, derived from randomness (the public inputs);
-        ``leaves``: (k,) int array; ``siblings``: L arrays (k, a_l − 1) int;
+        ``leaves``: (k,) int array; ``siblings``: L arrays (k, a_l − 1, 4) uint64, canonical
+        limbs (the file's little-endian bytes as they are: no int per value);
         ``positions``: (k, L) int64, the paths' per-level indices (give the index bits).
 
     Raises:
@@ -247,7 +253,8 @@ def values(vanilla: dict, partition: int) -> dict:
         "comm_r_last": obj([_int(e["comm_r_last"]) for e in part]),
         "challenges": ch.reshape(-1),
         "leaves": obj([_int(pr["leaf"]) for pr in proofs]),
-        "siblings": [obj([[_int(h) for h in pr["path"][lvl]["hashes"]] for pr in proofs]) for lvl in range(nlev)],
+        "siblings": [_limbs([h for pr in proofs for h in pr["path"][lvl]["hashes"]]).reshape(len(proofs), -1, 4)
+                     for lvl in range(nlev)],
         "positions": np.array([[el["index"] for el in pr["path"]] for pr in proofs], dtype=np.int64),
     }
 
@@ -303,9 +310,9 @@ def synthesize(cs: ConstraintSystem, shape: PoStShape, values: dict | None = Non
         enforce_equal(cs, comm_r, h, gadget="post/comm_r")
         with cs.instances(k, "post/challenges"):
             leaf = cs.alloc_aux(k, values=values["leaves"] if v else None)
-            index = sibs = None
+            index = None
             if v:  # the private path positions give the index bits (the challenge input is public)
                 offs = np.cumsum([0] + [a.bit_length() - 1 for a in ar[:-1]])
                 index = (values["positions"] << offs).sum(axis=1)
-                sibs = [[lv[i] for lv in values["siblings"]] for i in range(k)]
-            _poseidon_inclusion(cs, leaf, ar, index, sibs, np.repeat(comm_r_last, C), ch_in, "post/tree_r_last")
+            _poseidon_inclusion(cs, leaf, ar, index, None, np.repeat(comm_r_last, C), ch_in, "post/tree_r_last",
+                                levels=values["siblings"] if v else None)
