@@ -146,3 +146,26 @@ def test_a_run_costs_the_store_no_expanded_copy():
     assert store.n == 1 << 20
     assert peak < 4 << 20, peak
     assert np.array_equal(store.gather_limbs(np.array([0, 63, 64, (1 << 20) - 1])), lm[0][[0, 63, 0, 63]])
+
+
+def test_witness_pieces_hashed_beside_the_write_give_the_file_digest(tmp_path, monkeypatch):
+    """The writer hashes each piece on a thread while writing it: with pieces of 40 bytes (many
+    per section, cut mid-value) the file still ends in the SHA-256 of everything before it, and
+    reads back."""
+    import hashlib
+
+    from cuzk.r1cs import witness
+
+    rng = np.random.default_rng()
+    lm = _wide_limbs(rng, (3, 5))
+    cs = ConstraintSystem(shape=False, witness=True)
+    cs.alloc_aux((11,), rng.integers(0, 2, size=11).astype(np.uint64))
+    cs.alloc_aux_limbs((7, 5), lm, rows=rng.integers(0, 3, size=7))
+    files = []
+    for piece in (40, 1 << 25):
+        monkeypatch.setattr(witness, "_PIECE", piece)
+        path = tmp_path / f"{piece}.wit"
+        write_witness_compact(path, cs.assignment_compact(lazy=True), pce_digest="d")
+        files.append(path.read_bytes())
+    assert files[0] == files[1] and hashlib.sha256(files[0][:-32]).digest() == files[0][-32:]
+    assert np.array_equal(read_witness_compact(tmp_path / "40.wit").wide, cs.assignment_compact().wide)
