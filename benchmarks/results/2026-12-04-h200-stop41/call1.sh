@@ -1,5 +1,6 @@
-# Stop 41, call 1 (fresh H200): (a) stop 40's device-untested commits: the GPU synthesis paths
-# through the value store's direct writes, the GPU SHA/Poseidon kernels, and the MSM tests (the
+# Stop 41, call 1 (planned; stop 41 was lent no device, so this has NOT run yet): (a) the
+# device-untested commits: the GPU synthesis paths through the value store's direct writes (stop
+# 40) and its runs (stop 41), the GPU SHA/Poseidon kernels, and the MSM tests (the
 # affine levels' offsets made once, the caches declared up front); (b) an NTT plan sweep (blocks
 # 2^B, at most T stages per pass: variant@B:T) with back-to-back timing beside the single-call
 # timing, to split launch overhead from kernel time; (c) ncu warp-stall sections of a 2^24 NTT's
