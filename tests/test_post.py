@@ -192,6 +192,47 @@ def test_tampered_window_files(window, tmp_path, what):
     assert e.value.field == field and "bad.json" in str(e.value)
 
 
+@pytest.mark.parametrize("what", ["valid", "256", "negative", "bool", "short", "long", "string", "null", "float",
+                                  "leaf", "root", "path_not_list", "proof_not_dict", "hashes_str", "bad_and_later"])
+def test_merkle_bytes_checked_at_once_judge_as_the_whole_schema(window, monkeypatch, what):
+    """The Merkle proofs' byte arrays are checked in C loops and the validator then skips their
+    bytes (``post._all_bytes32``, ``_SCHEMA_PATHS_CHECKED``): every document gets the whole
+    schema's verdict, the same error field included; a valid one is never validated byte by byte."""
+    from cuzk.sector import c1
+
+    _, doc = window
+    bad = copy.deepcopy(doc)
+    pr = bad["partitions"][0][1]["inclusion_proofs"][3]
+    h = pr["path"][0]["hashes"]
+    edit = {"256": lambda: h[1].__setitem__(5, 256), "negative": lambda: h[0].__setitem__(0, -1),
+            "bool": lambda: h[0].__setitem__(31, True), "short": lambda: h[1].pop(),
+            "long": lambda: h[1].append(0), "string": lambda: h.__setitem__(0, "00" * 32),
+            "null": lambda: h[0].__setitem__(2, None), "float": lambda: h[0].__setitem__(2, 1.0),
+            "leaf": lambda: pr["leaf"].__setitem__(0, 300), "root": lambda: pr.__setitem__("root", [0] * 33),
+            "path_not_list": lambda: pr.__setitem__("path", {"hashes": h}),
+            "proof_not_dict": lambda: bad["partitions"][0][1]["inclusion_proofs"].__setitem__(2, [h]),
+            "hashes_str": lambda: pr["path"][0].__setitem__("hashes", "x"),
+            "bad_and_later": lambda: (h[0].__setitem__(0, 999),
+                                      bad["partitions"][-1][-1]["inclusion_proofs"][-1]["path"][0].pop("index"))}
+    if what != "valid":
+        edit[what]()
+
+    def verdict(fn):
+        try:
+            fn()
+        except sp.PoStError as e:
+            return e.field
+        return None
+
+    want = verdict(lambda: c1.check_schema(bad, sp.SCHEMA, "x", error=sp.PoStError))
+    seen = []
+    real = c1._fast_validator
+    monkeypatch.setattr(c1, "_fast_validator", lambda schema: seen.append(schema is sp.SCHEMA) or real(schema))
+    assert verdict(lambda: sp._check_schema(bad, "x")) == want
+    assert (want is None) == (what in ("valid", "float"))   # fastjsonschema takes 1.0 as an integer
+    assert seen == [False] if what == "valid" else seen[-1]   # else the whole schema has the last word
+
+
 def test_schema_errors_name_the_field(window, tmp_path):
     _, doc = window
     bad = copy.deepcopy(doc)
