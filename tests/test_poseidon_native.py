@@ -33,7 +33,7 @@ from cuzk.r1cs.parallel import map_rows, synthesis_workers
 from cuzk.r1cs.poseidon import _legacy_limbs, hash_constraints, native_poseidon
 from cuzk.r1cs.poseidon_path import NativePoseidonFallbackWarning, PoseidonPathError, choose_poseidon
 from cuzk.r1cs.witness import write_witness_compact
-from cuzk.sector.post import generate_post
+from cuzk.sector.post import PoStError, generate_post, write_post
 from cuzk.sector.post_synthetic import SyntheticSector
 from cuzk.sector.update import GEN_RANDOMNESS_TAG
 from pce_util import header_pce   # a PCE of the shape's header only: what synthesize reads
@@ -188,6 +188,52 @@ def test_porep_2kib_witness_files_are_the_same_bytes(tmp_path, monkeypatch):
     assert len(calls) >= 5 and nat.read_bytes() == py.read_bytes()   # each Poseidon call of the partition
     files = pipeline.synthesize_sector(c1, pce, tmp_path / "sector", checked=rec, sha="numpy", poseidon="native")
     assert [f.read_bytes() for f in files] == [py.read_bytes()]
+
+
+@needs_compiler
+def test_merkle_tree_hashes_by_the_native_core_equal_pythons(lib, monkeypatch):
+    """``PoseidonMemo`` within ``native_poseidon`` (``cuzk.hash.poseidon.tree_hashes_by``): the
+    native core's digests of Merkle preimages of arity 2, 8 and 11 (repeats and 0 and r − 1
+    among them, more than one native call's rows) equal ``poseidon_many``'s; outside it, Python."""
+    from cuzk.r1cs import poseidon as rp
+
+    monkeypatch.setattr(rp, "_TREE_ROWS", 5)   # several calls of the core per block
+    rng = random.Random()
+    calls = []
+    real = poseidon_host.legacy_limbs
+    monkeypatch.setattr(poseidon_host, "legacy_limbs", lambda *a: calls.append(a[1].shape[0]) or real(*a))
+    for arity in (2, 8, 11):
+        rows = [tuple(rng.randrange(P.R) for _ in range(arity)) for _ in range(12)]
+        rows += [rows[3], (0,) * arity, (P.R - 1,) * arity]
+        want = [int(h) for h in P.poseidon_many([list(c) for c in zip(*rows)], arity=arity)]
+        assert P.PoseidonMemo().many(rows) == want and not calls
+        with rp.native_poseidon(lib):
+            assert P.PoseidonMemo().many(rows) == want
+        assert calls and max(calls) <= 5 and sum(calls) == len(set(rows))
+        calls.clear()
+
+
+@needs_compiler
+def test_check_input_hashes_paths_natively_and_refuses_a_bad_one(tmp_path, monkeypatch):
+    """``check_input`` checks a PoSt file's Merkle paths with the native core (counted) and still
+    refuses one whose sibling hash is changed."""
+    from cuzk.circuits import registry
+
+    doc, shape = window_post_3x2()
+    monkeypatch.setitem(registry.SHAPES, shape.name, shape)
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    write_post(good, doc)
+    calls = []
+    real = poseidon_host.legacy_limbs
+    monkeypatch.setattr(poseidon_host, "legacy_limbs", lambda *a: calls.append(a[1].shape[0]) or real(*a))
+    assert pipeline.check_input(good, tmp_path / "good.rec", shape.name)["shape"] == shape.name
+    assert calls
+    h = doc["partitions"][0][1]["inclusion_proofs"][0]["path"][2]["hashes"][4]
+    h[0] ^= 1
+    write_post(bad, doc)
+    with pytest.raises(PoStError, match="do not hash to the root"):
+        pipeline.check_input(bad, tmp_path / "bad.rec", shape.name)
+    assert not (tmp_path / "bad.rec").exists()
 
 
 def window_post_3x2():

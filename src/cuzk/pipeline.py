@@ -477,7 +477,8 @@ def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitio
         fam.check(doc, p, shape)
         return {"synthetic": bool(doc.get("synthetic", False)), "label": fam.label(doc), "shape": shape.name}
 
-    with measured("check_c1", mem_json, predict_step_bytes("check_c1", shape.stats(), partitions=partitions), mem_gb):
+    with measured("check_c1", mem_json, predict_step_bytes("check_c1", shape.stats(), partitions=partitions), mem_gb), \
+            choose_poseidon("auto").active():   # the paths' Poseidon hashes by the native core where it builds
         rec = admit(path, out, verify_and_fit, fam.error, slices=fam.slices)
     progress.info("checked %s (%s%s)", path, shape.name, ", synthetic" if rec["synthetic"] else "")
     return rec

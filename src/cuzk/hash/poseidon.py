@@ -58,6 +58,7 @@ each round step is one vectorized operation per state element over all k hashes.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -659,6 +660,28 @@ def poseidon_hash(inputs: Sequence[int], arity: int | None = None, domain_tag: i
     return int(poseidon_many(cols, arity=arity, domain_tag=domain_tag, strength=strength)[0])
 
 
+_TREE_CORE: list = []   # another hasher of Merkle-tree preimages, while tree_hashes_by is active
+
+
+@contextlib.contextmanager
+def tree_hashes_by(fn: Callable[[list, int], Sequence[int]]):
+    """Within the block, :class:`PoseidonMemo` hashes with ``fn(rows, arity)`` (k preimages of
+    ``arity`` ints → their k hashes, the same values as :func:`poseidon_many`'s) instead: the
+    native core, where ``cuzk.r1cs.poseidon.native_poseidon`` is active (the checks of C1 and
+    PoSt files' Merkle paths, ``cuzk.pipeline.check_input``).
+
+    Raises:
+        RuntimeError: another hasher is already active.
+    """
+    if _TREE_CORE:
+        raise RuntimeError("tree_hashes_by: another Merkle-tree hasher is already active")
+    _TREE_CORE.append(fn)
+    try:
+        yield
+    finally:
+        _TREE_CORE.clear()
+
+
 class PoseidonMemo:
     """Merkle-tree Poseidon hashes (arity = preimage length, tag 2^arity − 1, as
     :func:`poseidon_many`'s defaults), each distinct preimage hashed once and remembered.
@@ -684,11 +707,12 @@ class PoseidonMemo:
         for key in keys:
             if key not in self._known:
                 todo.setdefault(len(key), {})[key] = None
+        core = _TREE_CORE[0] if _TREE_CORE else None
         for arity, group in todo.items():
             rows = list(group)
             for s in range(0, len(rows), self.chunk):
                 block = rows[s : s + self.chunk]
-                out = poseidon_many([list(col) for col in zip(*block)], arity=arity)
+                out = core(block, arity) if core else poseidon_many([list(col) for col in zip(*block)], arity=arity)
                 self._known.update(zip(block, (int(h) for h in out)))
         return [self._known[key] for key in keys]
 

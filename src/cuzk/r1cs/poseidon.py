@@ -407,7 +407,8 @@ _NATIVE_LIB: list = []   # the native core's library while :func:`native_poseido
 def native_poseidon(lib):
     """Within the block, the values of neptune ``circuit.rs`` hashes come from the native core
     (``cuzk.backend.poseidon_host``, library ``lib``) instead of gmpy2: the same values
-    (``cuzk.r1cs.poseidon_path``, ``synthesis_poseidon: native``).
+    (``cuzk.r1cs.poseidon_path``, ``synthesis_poseidon: native``); so do the Merkle-tree hashes
+    of ``cuzk.hash.poseidon.PoseidonMemo`` (``tree_hashes_by``: the input files' path checks).
 
     Raises:
         RuntimeError: a native core is already active.
@@ -416,9 +417,26 @@ def native_poseidon(lib):
         raise RuntimeError("native_poseidon: a native Poseidon core is already active")
     _NATIVE_LIB.append(str(lib))
     try:
-        yield
+        with _nat.tree_hashes_by(functools.partial(_native_tree_digests, str(lib))):
+            yield
     finally:
         _NATIVE_LIB.clear()
+
+
+_TREE_ROWS = 1 << 11
+"""Merkle preimages per native call of :func:`_native_tree_digests`: the core returns every op
+value of a hash (arity 8: 505 values, 16 KB), so 2,048 at a time keep that near 33 MB."""
+
+
+def _native_tree_digests(lib: str, rows: list, arity: int) -> list:
+    """Merkle-tree hashes (tag 2^arity − 1, standard strength) of ``rows`` (preimages of arity
+    ints) by the native core: each hash's last op value is its digest (as :func:`_legacy_hash`'s)."""
+    tag = _nat.params(arity, _nat.STANDARD).merkle_tag
+    out: list = []
+    for lo in range(0, len(rows), _TREE_ROWS):
+        x = to_limbs([v for row in rows[lo:lo + _TREE_ROWS] for v in row], FR.limbs).reshape(-1, arity, FR.limbs)
+        out += from_limbs(poseidon_host.legacy_limbs(lib, x, arity, tag, _nat.STANDARD)[:, -1]).tolist()
+    return out
 
 
 class _GpuCore:
