@@ -233,6 +233,18 @@ def test_merkle_bytes_checked_at_once_judge_as_the_whole_schema(window, monkeypa
     assert seen == [False] if what == "valid" else seen[-1]   # else the whole schema has the last word
 
 
+def test_all_bytes32_checks_every_chunk():
+    arrs = [list(range(i, i + 32)) for i in range(10)]
+    assert sp._all_bytes32(arrs, chunk=3) and sp._all_bytes32([], chunk=3)
+    for bad in (256, -1, True, None, "a"):
+        for at in (0, 7, 9):
+            b = [list(a) for a in arrs]
+            b[at][31] = bad
+            assert not sp._all_bytes32(b, chunk=3), (bad, at)
+    assert not sp._all_bytes32(arrs[:9] + [arrs[9][:31]], chunk=3)
+    assert not sp._all_bytes32(arrs[:9] + [tuple(arrs[9])], chunk=3)
+
+
 def test_schema_errors_name_the_field(window, tmp_path):
     _, doc = window
     bad = copy.deepcopy(doc)
