@@ -33,7 +33,7 @@ rss_read = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 st = shape.stats()
 cs = ConstraintSystem(shape=False, witness=True, aux_capacity=st["aux"])
 cp.synthesize(cs, shape, cp.values(doc, 0))
-cw = cs.assignment_compact()
+cw = cs.assignment_compact(lazy=True)   # as the synthesize step writes it (since stop 41)
 write_witness_compact(os.path.join(out, f"S{S}.wit"), cw)
 print(json.dumps({"S": S, "aux": st["aux"], "post_challenges": shape.challenges, "num_bits": int(cw.num_bits),
                   "num_wide": len(cw.wide), "read_post_s": round(t_read, 1), "rss_after_read_bytes": rss_read,
