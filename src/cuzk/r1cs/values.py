@@ -7,7 +7,7 @@ from __future__ import annotations
 import gmpy2
 import numpy as np
 
-from ..field import FR, LimbRuns, from_limbs, to_limbs
+from ..field import FR, LimbRuns, from_limbs, limbs_below_modulus, to_limbs
 
 R = FR.modulus
 _MPZ = gmpy2.mpz
@@ -51,20 +51,6 @@ def _grown(arr: np.ndarray, used: int, need: int) -> np.ndarray:
     out = np.empty((max(need, 2 * cap),) + arr.shape[1:], dtype=arr.dtype)
     out[:used] = arr[:used]
     return out
-
-
-_R_LIMBS = to_limbs([R], FR.limbs)[0]
-
-
-def below_r(limbs: np.ndarray) -> np.ndarray:
-    """``(n, 4)`` uint64 little-endian limbs → ``(n,)`` bool: the value is below r (canonical Fr),
-    compared limb by limb from the top, vectorized."""
-    lt = np.zeros(limbs.shape[0], dtype=bool)
-    eq = np.ones(limbs.shape[0], dtype=bool)
-    for i in range(FR.limbs - 1, -1, -1):
-        lt |= eq & (limbs[:, i] < _R_LIMBS[i])
-        eq &= limbs[:, i] == _R_LIMBS[i]
-    return lt
 
 
 def _chunks(order, n: int, chunk: int):
@@ -112,9 +98,8 @@ class ValueStore:
         self._wl = np.empty((capacity, FR.limbs), dtype=np.uint64)  # their limbs; pages cost once written
         self._nw = 0
         # wide values kept as a gadget's distinct results and their index (append_limbs with
-        # rows): (first slot, count, number among all wide values, limbs (m, w, 4), rows)
+        # rows): (first slot, count, limb rows written before it, limbs (m, w, 4), rows)
         self._runs: list[tuple[int, int, int, np.ndarray, np.ndarray]] = []
-        self._nl = 0   # their count
 
     def _reserve(self, n: int, m: int) -> tuple[int, int]:
         """Room for n more slots, m of them wide; returns (first slot, first wide row). The
@@ -170,7 +155,7 @@ class ValueStore:
             ValueError: a value not below r (each row of limbs checked once), rows out of range
                 or not n / w of them (n given).
         """
-        if not below_r(limbs.reshape(-1, FR.limbs)).all():
+        if not limbs_below_modulus(limbs.reshape(-1, FR.limbs)).all():
             raise ValueError("alloc_aux_limbs: a value is not below r")
         if rows is not None:
             rows = np.asarray(rows)
@@ -198,8 +183,7 @@ class ValueStore:
         if rows is not None:
             lo, _ = self._reserve(n, 0)
             self._s[lo:lo + n] = WIDE
-            self._runs.append((lo, n, self._nw + self._nl, limbs, rows))
-            self._nl += n
+            self._runs.append((lo, n, self._nw, limbs, rows))
             self.n = lo + n
             return
         lo, nw = self._reserve(n, n)
@@ -238,14 +222,12 @@ class ValueStore:
 
     def _wide_runs(self) -> LimbRuns:
         """Every wide value in slot order (the rows kept whole and the runs) without a copy."""
-        pieces, d, before = [], 0, 0   # dense rows used, run values before
-        for _, n, wrow, limbs, rows in self._runs:
-            nd = wrow - before - d   # dense rows between the previous run and this one
-            if nd:
-                pieces.append((self._wl[d:d + nd], None))
-                d += nd
+        pieces, d = [], 0   # limb rows placed so far
+        for _, _, nw, limbs, rows in self._runs:
+            if nw > d:   # the limb rows written between the previous run and this one
+                pieces.append((self._wl[d:nw], None))
+                d = nw
             pieces.append((limbs, rows))
-            before += n
         if self._nw > d:
             pieces.append((self._wl[d:self._nw], None))
         return LimbRuns(pieces)
@@ -301,12 +283,13 @@ class ValueStore:
             raise ValueError(f"compact: chunk must be a positive multiple of 8, not {chunk}")
         n, slot = self.n, self._s[: self.n]
         nb = sum(int(np.count_nonzero(slot[lo:lo + chunk] <= 1)) for lo in range(0, n, chunk))
-        direct = order is None and n - nb == self._nw + self._nl   # no value from 2 to 254 in a slot
-        if direct:
-            wide = self._wide_runs() if self._runs else self._wl[: self._nw]
-            wide = wide if lazy or not self._runs else np.asarray(wide)
-        else:
+        direct = order is None and n - nb == self._nw + sum(r[1] for r in self._runs)   # no value 2..254 in a slot
+        if not direct:
             wide = np.zeros((n - nb, FR.limbs), dtype=np.uint64)
+        elif not self._runs:
+            wide = self._wl[: self._nw]
+        else:
+            wide = self._wide_runs() if lazy else np.asarray(self._wide_runs())
         mask = np.empty((n + 7) // 8, dtype=np.uint8)
         bits = np.empty((nb + 7) // 8, dtype=np.uint8)
         carry = np.empty(0, dtype=np.uint8)   # bit values not yet packed (fewer than 8)
@@ -330,10 +313,8 @@ class ValueStore:
             nw = int(np.count_nonzero(w))
             if idx is None and not self._runs:
                 part[w] = self._wl[wrow:wrow + nw]   # the limb rows are in slot order
-            elif idx is None:
-                part[w] = self._rows(lo + np.flatnonzero(keep)[w])
             else:
-                part[w] = self._rows(idx[keep][w])
+                part[w] = self._rows((lo + np.flatnonzero(keep) if idx is None else idx[keep])[w])
             row += len(codes)
             wrow += nw
         if len(carry):
