@@ -114,7 +114,7 @@ def test_inputs_not_below_r_are_refused(lib):
 def test_unknown_value_is_a_typed_error_naming_the_key():
     with pytest.raises(PoseidonPathError, match="synthesis_poseidon: 'numpy'"):
         choose_poseidon("numpy")
-    assert choose_poseidon("python") == ("python", None)
+    assert choose_poseidon("python") == ("python", None, "values")
     schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
     assert cfg["synthesis_poseidon"] == "auto"
@@ -137,7 +137,7 @@ def test_gpu_without_a_device_is_refused_when_chosen(monkeypatch):
     with pytest.raises(BackendUnavailableError, match="no CUDA device"):
         choose_poseidon("gpu")
     monkeypatch.setattr(runtime, "_cupy", lambda: None)
-    assert choose_poseidon("gpu") == ("gpu", GPU_CORE)
+    assert choose_poseidon("gpu") == ("gpu", GPU_CORE, "values")
 
 
 def test_gpu_paths_take_a_gpu_and_gpu_poseidon_no_workers():
@@ -165,7 +165,7 @@ def test_auto_falls_back_with_one_warning_and_native_raises(failing_compiler):
     with warnings.catch_warnings():
         warnings.simplefilter("error")   # once per process
         again = choose_poseidon("auto")
-    assert first == again == ("python", None)
+    assert first == again == ("python", None, "values")
     with pytest.raises(NativeBuildError, match="/bin/false"):
         choose_poseidon("native")
 

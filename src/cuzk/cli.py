@@ -33,7 +33,7 @@ from .sector import filecoin_post as fpost
 from .sector import filecoin_update as fupd
 from .formats.snarkjs_prove import add_arguments as add_snarkjs_prove_arguments
 from .formats.snarkjs_prove import snarkjs_prove
-from .r1cs.poseidon_path import POSEIDON_PATHS
+from .r1cs.poseidon_path import POSEIDON_PATHS, WITNESS_POSEIDON
 from .r1cs.sha_path import SHA_PATHS
 
 BACKEND_HELP = "where to compute: cpu, cuda, or auto (cuda when CuPy sees a GPU, else cpu; default auto)"
@@ -137,7 +137,7 @@ def _steps(sub) -> None:
         (("--vk",), {**req, "help": "the verifying key to write"}), be, th, gm)
     add("synthesize", "C1 or PoSt vanilla file -> witness files",
         lambda a: pipeline.synthesize_sector(a.c1, a.pce, a.out, a.mem_json, threads=a.threads, sha=a.sha,
-                                             poseidon=a.poseidon),
+                                             poseidon=a.poseidon, keep=a.witness_poseidon),
         (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}), pce,
         (("--out", "-o"), {**req, "help": "witness directory"}), th,
         (("--sha",), {"choices": list(SHA_PATHS), "default": "auto",
@@ -147,7 +147,10 @@ def _steps(sub) -> None:
         (("--poseidon",), {"choices": list(POSEIDON_PATHS), "default": "auto",
                            "help": "who computes the Poseidon witness values: native (C++ core, built once and "
                                    "cached), python, gpu (the CUDA kernel, on a free GPU, in this process), or auto "
-                                   "(default: native when it builds, else python); same witness"}))
+                                   "(default: native when it builds, else python); same witness"}),
+        (("--witness-poseidon",), {"choices": list(WITNESS_POSEIDON), "default": "values",
+                                   "help": "what the witness files keep of the Poseidon hashes: values (default) or "
+                                           "inputs (the prover computes the values; same assignment)"}))
     add("prove", "prove a batch of sectors of one shape", lambda a: pipeline.prove_batch(
         a.pce, a.params, a.c1, a.witness, a.out, a.backend, a.threads, a.mem_json, gpu_mem_limit_gb=a.gpu_mem_limit_gb),
         pce, (("--params",), {**req, "help": "the shape's proving key (`cuzk setup`)"}),

@@ -46,7 +46,8 @@ from .r1cs.parallel import synthesis_workers
 from .r1cs.poseidon_path import choose_poseidon
 from .r1cs.sha_path import choose_sha
 from .r1cs.pce import check_pce_file, read_pce, read_pce_header, write_pce
-from .r1cs.witness import check_witness_file, read_witness_compact, witness_compact_bytes, write_witness_compact
+from .r1cs.witness import (check_witness_file, keeps_values, read_witness_compact, witness_compact_bytes,
+                           write_witness_compact)
 from .sector.jsondoc import admit, load_checked, load_checked_partition, read_record, write_doc
 from .sector.porep_c1 import write_porep_c1
 from .sector.fr32 import pad_sector
@@ -299,8 +300,7 @@ UPSTREAM_ORDER_FAMILIES = ("porep", "post", "update")
 #: coefficients), so that a PCE written by older code, and the key and witnesses made from it,
 #: are rebuilt rather than used (``stale_pce``); per family, so that a change to one circuit
 #: does not cost every other shape's key (a 32 GiB PoRep's is 47 GB). "post" 2: upstream's
-#: allocation order (stop 16); "update" 3: upstream's order and its digest bits' packing row
-#: (stop 17).
+#: allocation order (stop 16); "update" 3: upstream's order and its digest bits' packing row (stop 17).
 CIRCUIT_VERSIONS = {"porep-commd": 2, "porep": 2, "post": 2, "update": 3}
 
 
@@ -499,11 +499,11 @@ def _read_input(path, shape, checked=None, partition: int | None = None) -> dict
     return inp
 
 
-def _witness_paths(sha: str, poseidon: str, upstream: bool):
+def _witness_paths(sha: str, poseidon: str, upstream: bool, keep: str):
     """The SHA-256 and Poseidon witness paths (built now, before any input is read), logged."""
-    path, ppath = choose_sha(sha, upstream), choose_poseidon(poseidon)
-    log.info("synthesize: SHA-256 witness by %s (synthesis_sha %s), Poseidon by %s (synthesis_poseidon %s)",
-             path.name, sha, ppath.name, poseidon)
+    path, ppath = choose_sha(sha, upstream), choose_poseidon(poseidon, keep)
+    log.info("synthesize: SHA-256 witness by %s (synthesis_sha %s), Poseidon by %s (synthesis_poseidon %s), "
+             "the witness keeps its %s", path.name, sha, ppath.name, poseidon, keep)
     return path, ppath
 
 
@@ -534,33 +534,34 @@ def _synthesis_gpu(path, ppath):
 
 
 def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=None, mem_gb=None,
-                         sha: str = "auto", poseidon: str = "auto") -> Path:
+                         sha: str = "auto", poseidon: str = "auto", keep: str = "values") -> Path:
     """One partition's witness file of a checked input (a sector's C1): a job of its own, so a
     32 GiB sector's ten partitions run as ten jobs, as many at once as cores and ``mem_gb`` allow.
     ``sha``: who computes the SHA-256 compressions' bits (``synthesis_sha``: auto, native, numpy
     or gpu; ``cuzk.r1cs.sha_path``) and the Poseidon values (``poseidon``, ``synthesis_poseidon``:
     auto, native, python or gpu; ``cuzk.r1cs.poseidon_path``), chosen before the input is read;
     the file is the same. A gpu path runs on a GPU the step claims (``_synthesis_gpu``).
+    ``keep`` (``witness_poseidon``): the file keeps the Poseidon hashes' ``values`` or ``inputs``.
 
     Raises:
         C1Error: the file changed since its check, or has no such partition.
         ShapeMismatchError: the input is for another shape.
         ShaPathError: an unknown ``sha``, or native with an upstream-order PCE.
-        PoseidonPathError: an unknown ``poseidon``.
+        PoseidonPathError: an unknown ``poseidon`` or ``keep``.
         NativeBuildError: ``sha`` or ``poseidon`` is ``"native"`` and its native core cannot be built.
         BackendUnavailableError: ``sha`` or ``poseidon`` is ``"gpu"`` and there is no CUDA device.
     """
     shape = shape_of_pce(pce)
     fam = family_of(shape)
     upstream = pce_upstream_order(pce)
-    path, ppath = _witness_paths(sha, poseidon, upstream)
+    path, ppath = _witness_paths(sha, poseidon, upstream, keep)
     inp = _read_input(c1_path, shape, checked, partition)
     n = fam.partitions(inp)
     if not 0 <= partition < n:
         raise fam.error(c1_path, "partitions", f"has {n} partition(s), partition {partition} was asked for")
     stats = shape.stats()
-    with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, backend=_synthesis_kind(path, ppath)),
-                  mem_gb):
+    with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, backend=_synthesis_kind(path, ppath),
+                                                             wide_values=keep == "values"), mem_gb):
         cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"], upstream_order=upstream)
         with bars.watch(lambda: cs.num_aux, stats["aux"], f"synthesize {Path(c1_path).name} partition {partition}", "aux"), \
                 _synthesis_gpu(path, ppath), path.active(), ppath.active():
@@ -570,13 +571,13 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
 
 
 def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked=None,
-                      threads: int = 1, sha: str = "auto", poseidon: str = "auto") -> list[Path]:
+                      threads: int = 1, sha: str = "auto", poseidon: str = "auto", keep: str = "values") -> list[Path]:
     """Witness files (one per partition, ``out_dir/partition-<k>.wit``) for one input file (a
     sector's C1, or a PoSt vanilla file). ``checked``: its check record (``check_input``), so
     the file is trusted by its SHA-256 instead of being checked again; None checks it fully.
     ``threads`` > 1 computes the Poseidon values in that many worker processes
-    (``cuzk.r1cs.parallel``): a PoSt partition is nearly all of them. ``sha``, ``poseidon``: as
-    in :func:`synthesize_partition` (the workers take the path chosen here; with ``poseidon``
+    (``cuzk.r1cs.parallel``): a PoSt partition is nearly all of them. ``sha``, ``poseidon``, ``keep``:
+    as in :func:`synthesize_partition` (the workers take the path chosen here; with ``poseidon``
     gpu the hashes run in this process on the GPU, and ``threads`` starts no workers).
 
     Raises:
@@ -589,7 +590,7 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked
     shape = shape_of_pce(pce)
     fam = family_of(shape)
     upstream = pce_upstream_order(pce)
-    path, ppath = _witness_paths(sha, poseidon, upstream)
+    path, ppath = _witness_paths(sha, poseidon, upstream, keep)
     threads = synthesis_threads(ppath.name, threads)
     # the workers fork first, while this process is small (no input read yet) and runs no
     # sampler or progress thread: a child's RSS counts the parent's pages it was forked with
@@ -601,8 +602,8 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked
         done = [0, None]   # aux of the partitions written, the current constraint system
         share = shape.distinct_share(len({s["id"] for s in inp["sectors"]})) if isinstance(shape, PoStShape) else 1.0
         with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, threads=threads, partitions=n,
-                                                                 backend=_synthesis_kind(path, ppath), distinct=share),
-                      mem_gb), \
+                                                                 backend=_synthesis_kind(path, ppath), distinct=share,
+                                                                 wide_values=keep == "values"), mem_gb), \
                 atomic_dir(out_dir) as tmp, _synthesis_gpu(path, ppath), \
                 bars.watch(lambda: done[0] + (done[1].num_aux if done[1] else 0), n * stats["aux"],
                            f"synthesize {Path(c1_path).name}", "aux"):
@@ -650,8 +651,7 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
 
     Each input's partitions are proved in turn; every proof is verified before the input's
     proof file ``out_dir/<label>.proof`` (partitions × 192 bytes; label = sector id, or
-    ``winning-post``/``window-post``) is written. The directory appears only when the whole
-    batch is done.
+    ``winning-post``/``window-post``) is written. The directory appears when the whole batch is done.
 
     Pipelined (``Prover.prove_many``): one background thread reads, decodes and stages
     (``Prover.stage``: host conversion, and on cuda the copy on a side stream) the next
@@ -682,7 +682,8 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
     host_limit = None if mem_gb is None else int(mem_gb * 2**30) // 2   # what waiting scalars may take
     pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n, backend=backend_kind(backend),
-                              partitions=len(jobs), gpu_mem_limit=limit, host_limit=host_limit)
+                              partitions=len(jobs), gpu_mem_limit=limit, host_limit=host_limit,
+                              wide_values=keeps_values(partition_witness(witness_dirs[0], 0)) if n else True)
     rec = StepRecord("prove", sectors=n, gpu_mem_limit_bytes=limit)  # staging figures are added before measured() writes it
     rec.phase_seconds = phases = {}
     clock = [0.0]
@@ -869,8 +870,7 @@ def _official_pair(shape, params_dir, manifest, full_check: bool = False) -> dic
     """Filecoin's ``.params`` and ``.vk`` of ``shape`` ({".params": path, ".vk": path}; the
     .params is ``official.official_file``'s pick, the .vk of the same name), each digest-checked
     against the manifest (once per file version), the .params beginning with the .vk's key,
-    trusted by its digest (every point checked with ``full_check``), its h and l counts the
-    shape's.
+    trusted by its digest (every point checked with ``full_check``), its h and l counts the shape's.
 
     Raises:
         OfficialParamsError: a file missing, of another digest, or a .params of another vk;

@@ -40,6 +40,8 @@ UPSTREAM_ORDER = bool(config.get("upstream_order", False))
 SYNTHESIS_SHA = config.get("synthesis_sha", "auto")
 # who computes the Poseidon hashes' witness values in synthesis (cuzk.r1cs.poseidon_path)
 SYNTHESIS_POSEIDON = config.get("synthesis_poseidon", "auto")
+# what the witness files keep of those hashes: their values, or their inputs (the prover computes the values)
+WITNESS_POSEIDON = config.get("witness_poseidon", "values")
 # GPUs a synthesize job takes: 1 where a witness path is gpu (it claims a free GPU, as prove does)
 SYNTHESIS_GPUS = int(synthesis_on_gpu(SYNTHESIS_SHA, SYNTHESIS_POSEIDON))
 # Filecoin's parameter files (None: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters)
@@ -619,6 +621,7 @@ def _declared(step, shape, threads, batch, partitions=1, sectors=None):
         host_limit=None if budget_gb is None else int(budget_gb * 2**30) // 2,
         upstream_order=bool(shape) and upstream_order_of(shape),
         distinct=shape_by_name(shape).distinct_share(sectors) if sectors else 1.0,
+        wide_values=WITNESS_POSEIDON == "values",
     )
     return budget.declared_gb(predicted)
 

@@ -112,6 +112,7 @@ for _kind in POST_KINDS:
         params:
             sha=SYNTHESIS_SHA,
             poseidon=SYNTHESIS_POSEIDON,
+            keep=WITNESS_POSEIDON,
         script:
             "../scripts/synthesize.py"
 

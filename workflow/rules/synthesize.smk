@@ -23,5 +23,6 @@ rule synthesize:
     params:
         sha=SYNTHESIS_SHA,
         poseidon=SYNTHESIS_POSEIDON,
+        keep=WITNESS_POSEIDON,
     script:
         "../scripts/synthesize_partition.py"

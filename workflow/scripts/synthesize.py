@@ -10,6 +10,7 @@ synthesize_sector(
     mem_gb=snakemake.resources.mem_gb,
     sha=snakemake.params.sha,
     poseidon=snakemake.params.poseidon,
+    keep=snakemake.params.keep,
     checked=snakemake.input.get("checked"),
     threads=snakemake.threads,
 )

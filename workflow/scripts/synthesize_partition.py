@@ -12,4 +12,5 @@ synthesize_partition(
     mem_gb=snakemake.resources.mem_gb,
     sha=snakemake.params.sha,
     poseidon=snakemake.params.poseidon,
+    keep=snakemake.params.keep,
 )

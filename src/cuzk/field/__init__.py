@@ -1,7 +1,7 @@
 """BLS12-381 scalar field Fr and base field Fq: constants, limb layout and array arithmetic.
 
 Modules: ``arith`` (fields, limbs, int arrays, Lagrange coefficients), ``runs`` (``LimbRuns``, a
-limb array in runs of repeated rows), ``sparse`` (``CSRMatrix``, the R1CS matrices over Fr).
+limb array in runs of repeated or computed rows), ``sparse`` (``CSRMatrix``, the R1CS matrices over Fr).
 
 Layout shared by files and GPU memory: an array of n field elements is an ``(n, 4)`` (Fr) or
 ``(n, 6)`` (Fq) ``uint64`` array of little-endian 64-bit limbs. Files hold canonical values;
@@ -32,12 +32,13 @@ from .arith import (
     to_limbs,
     to_montgomery,
 )
-from .runs import LimbRuns
+from .runs import ComputedRows, LimbRuns
 
 __all__ = [
     "FQ",
     "FR",
     "Field",
+    "ComputedRows",
     "LimbRuns",
     "as_int_array",
     "from_limbs",

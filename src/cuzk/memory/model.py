@@ -62,6 +62,12 @@ POST_VANILLA_BYTES_PER_VALUE = 883.0
 # (260.5 MB - 2.5 B x 3.89 M aux - 883 B x 51,840 values) / 3.85 M wide = 53.3 B. The store's
 # slot of a wide value is 4 bytes since stop 40 (8 before): kept at 53, not refitted (over by 4).
 WIDE_AUX_SYNTH = 53.0
+# ``witness_poseidon: inputs``: a wide Poseidon value costs the synthesize step (and the cuda
+# prove step, which reads the file) its share of its hash's inputs and digest, 9 x 32 B per 505
+# values at arity 8 (0.57 B), rounded up; the values themselves live a chunk at a time. A full
+# 32 GiB WindowPoSt partition's synthesize peaked at 1.26 GiB against 4.59 GiB with values
+# (2 workers, 2-core machine; benchmarks/results/2026-12-05-local/postinputs).
+WIDE_AUX_INPUTS = 1.0
 # post_vanilla over synthetic sectors: bytes per 32-byte value of the file made. A full 32 GiB
 # WindowPoSt partition (2,349 distinct synthetic sectors, 1,691,280 values, 202.7 MB of JSON)
 # peaked at 1.15 GiB, 0.045 GiB of it imports, while its JSON was written (2-core machine): 703 B
@@ -193,7 +199,8 @@ UPSTREAM_ORDER_NNZ_BYTES = 36
 
 def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, batch: int = 1,
                        backend: str = "cpu", partitions: int = 1, gpu_mem_limit: int | None = None,
-                       host_limit: int | None = None, upstream_order: bool = False, distinct: float = 1.0) -> int:
+                       host_limit: int | None = None, upstream_order: bool = False, distinct: float = 1.0,
+                       wide_values: bool = True) -> int:
     """Predicted peak host RSS in bytes of a workflow step (its process and children).
 
     Args:
@@ -224,6 +231,10 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
             partition's repeated Poseidon rows are kept once (measured: a padded 32 GiB
             WindowPoSt synthesize peaked at 1.19 GiB for 1 distinct sector and 1.45 GiB for 200,
             predicted 1.75 and 2.28; benchmarks/results/2026-12-04-local/lazywide).
+        wide_values: whether a PoSt witness keeps its Poseidon values (``witness_poseidon:
+            values``); False (``inputs``): synthesize and a cuda prove count
+            ``WIDE_AUX_INPUTS`` per wide value in place of their "wide_aux" slope (a cpu prove
+            computes the values on the host: unchanged).
 
     Raises:
         KeyError: unknown step.
@@ -236,6 +247,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
     stats = dict(stats or {})
     if "post_path_values" in stats:
         coeffs = POST_COEFFICIENTS.get((step, "cuda" if on_gpu else "cpu"), coeffs)
+    if not wide_values and "wide_aux" in coeffs and (step == "synthesize" or on_gpu):
+        coeffs = {**coeffs, "wide_aux": WIDE_AUX_INPUTS}
     stats["nnz"] = stats.get("nnz_a", 0) + stats.get("nnz_b", 0) + stats.get("nnz_c", 0)
     stats["const"] = 1
     total = BASE_PROCESS_BYTES

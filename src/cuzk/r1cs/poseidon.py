@@ -69,9 +69,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..backend import poseidon_host
-from ..field import FR, from_limbs, to_limbs
+from ..backend.native import NativeBuildError
+from ..field import FR, ComputedRows, from_limbs, limbs_below_modulus, to_limbs
 from ..hash import poseidon as _nat
 from .gadgets import boolean
+from .native_path import built_once
 from .parallel import active_workers, map_rows
 from .system import LC, ConstraintSystem, R, lc
 
@@ -82,7 +84,9 @@ __all__ = [
     "merkle_path_poseidon",
     "gpu_poseidon",
     "native_poseidon",
+    "PoseidonWalks",
     "poseidon_hash",
+    "values_computed_later",
 ]
 
 _P = _nat._P  # r as gmpy2.mpz
@@ -486,6 +490,118 @@ def _legacy_limbs(inputs: np.ndarray, arity: int, tag: int, strength: str, lib: 
     return to_limbs(out.reshape(-1), FR.limbs).reshape(kc, out.shape[1], FR.limbs)   # kc = 0 too
 
 
+_DIGEST_ROWS = 1 << 11
+"""Hashes per core call of :func:`_legacy_digests` (arity 8: 505 op values, 16 KB each)."""
+
+
+def _legacy_digests(inputs: np.ndarray, arity: int, tag: int, strength: str, lib=None) -> np.ndarray:
+    """Each hash's digest (its last op value) as :func:`_legacy_limbs` computes them, in chunks of
+    :data:`_DIGEST_ROWS` hashes so that only a chunk's op values exist at once: ``(kc, arity, 4)``
+    → ``(kc, 4)`` uint64 limbs."""
+    out = np.empty((inputs.shape[0], FR.limbs), dtype=np.uint64)
+    for lo in range(0, inputs.shape[0], _DIGEST_ROWS):
+        out[lo:lo + _DIGEST_ROWS] = _legacy_limbs(inputs[lo:lo + _DIGEST_ROWS], arity, tag, strength, lib)[:, -1]
+    return out
+
+
+class PoseidonWalks(ComputedRows):
+    """m neptune ``circuit.rs`` hashes' op values (``(m, nops, 4)`` canonical limbs, what
+    :func:`_legacy_hash` stores) kept as their inputs and computed where read: by the active core
+    (:func:`native_poseidon`, :func:`gpu_poseidon`), else the native core where it builds, else
+    gmpy2; on a device by the Poseidon kernel (:meth:`on_device`). The form a witness file keeps
+    them in under ``witness_poseidon: inputs`` (:func:`values_computed_later`,
+    ``cuzk.r1cs.witness``): 32·arity bytes a hash instead of 32·nops (arity 8: 256 B, not 16 KB).
+
+    Args:
+        inputs: ``(m, arity, 4)`` uint64 canonical limbs (kept, not copied).
+        arity, tag, strength: the hash.
+        digests: ``(m, 4)`` limbs of each hash's digest (its last value), when known (synthesis
+            reads them back: the next Merkle level's input) or None.
+
+    Raises:
+        ValueError: inputs of another shape or dtype, or digests of another length.
+    """
+
+    KIND = "poseidon-legacy"
+    """Its name in a witness file's header (``cuzk.r1cs.witness``)."""
+
+    def __init__(self, inputs: np.ndarray, arity: int, tag: int, strength: str, digests: np.ndarray | None = None):
+        if not (isinstance(inputs, np.ndarray) and inputs.dtype == np.uint64 and inputs.ndim == 3
+                and inputs.shape[1:] == (arity, FR.limbs)):
+            raise ValueError(f"PoseidonWalks: inputs must be uint64 limbs of shape (m, {arity}, {FR.limbs}), got "
+                             f"{getattr(inputs, 'dtype', type(inputs))} {getattr(inputs, 'shape', '')}")
+        if digests is not None and digests.shape != (inputs.shape[0], FR.limbs):
+            raise ValueError("PoseidonWalks: one digest per hash")
+        self.inputs, self.arity, self.tag, self.strength, self.digests = inputs, arity, tag, strength, digests
+        self.shape = (inputs.shape[0], hash_constraints(arity, strength, legacy=True), FR.limbs)
+
+    def spec(self) -> dict:
+        """What a witness file's header records of it, besides the inputs (:meth:`from_spec`)."""
+        return {"kind": self.KIND, "arity": self.arity, "tag": self.tag, "strength": self.strength}
+
+    @classmethod
+    def from_spec(cls, spec: dict, inputs: np.ndarray) -> "PoseidonWalks":
+        """The inverse of :meth:`spec` (KeyError, ValueError on a bad one)."""
+        if spec["kind"] != cls.KIND or spec["strength"] not in (_nat.STANDARD, _nat.STRENGTHENED):
+            raise ValueError(f"unknown computed values {spec['kind']!r} ({spec['strength']!r})")
+        return cls(inputs, int(spec["arity"]), int(spec["tag"]), spec["strength"])
+
+    def below_modulus(self) -> bool:
+        return bool(limbs_below_modulus(self.inputs.reshape(-1, FR.limbs)).all()) and 0 <= self.tag < R
+
+    def take(self, idx: np.ndarray) -> np.ndarray:
+        idx = np.asarray(idx)
+        lib = _NATIVE_LIB[0] if _NATIVE_LIB else _reading_core()
+        u, inv = np.unique(idx, return_inverse=True)   # a padded partition repeats hashes
+        vals = _legacy_limbs(self.inputs[u], self.arity, self.tag, self.strength, lib)
+        return vals if u.shape[0] == idx.shape[0] and (u == idx).all() else vals[inv.reshape(-1)]
+
+    def at(self, r: np.ndarray, col: np.ndarray) -> np.ndarray:
+        """``(len(r), 4)`` limbs: value col[i] of hash r[i] (digests without computing any)."""
+        if self.digests is not None and (col == self.shape[1] - 1).all():
+            return self.digests[r]
+        return super().at(r, col)
+
+    def on_device(self, out=None):
+        """The ``(m, nops, 4)`` values on the current CUDA device (CuPy, canonical limbs), written
+        into ``out`` when given (``cuzk.backend.cuda.poseidon.legacy_limbs_device``).
+
+        Raises:
+            BackendUnavailableError: no CuPy or no device.
+        """
+        from ..backend.cuda.poseidon import legacy_limbs_device   # CuPy on use
+
+        return legacy_limbs_device(self.inputs, self.arity, self.tag, self.strength, out=out)
+
+
+_READ_CORE: dict = {}   # (cache directory, $CXX) → library, as poseidon_path's
+
+
+def _reading_core():
+    """The core that computes :class:`PoseidonWalks` read outside synthesis: the native library
+    where it builds (as ``synthesis_poseidon: auto`` takes it), else None (gmpy2: the same values)."""
+    try:
+        return built_once(_READ_CORE, poseidon_host.build)
+    except NativeBuildError:
+        return None
+
+
+_LATER: list = []   # non-empty within values_computed_later()
+
+
+@contextlib.contextmanager
+def values_computed_later():
+    """Within the block, the witness keeps each neptune ``circuit.rs`` hash call's values as
+    :class:`PoseidonWalks` (its distinct inputs and digests) instead of every op value: the
+    synthesis computes only the digests (a chunk of values at a time), the witness file holds
+    the inputs, and the prover computes the values (``witness_poseidon: inputs``)."""
+    _LATER.append(True)
+    try:
+        yield
+    finally:
+        _LATER.pop()
+
+
 def _distinct_rows(limbs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(k, n, 4)`` uint64 limbs → (first: indices of the distinct rows, in order of first
     appearance; inv: ``(k,)`` such that ``rows[first][inv] == rows``)."""
@@ -517,10 +633,13 @@ def _legacy_hash(cs: ConstraintSystem, x: np.ndarray, arity: int, tag: int, stre
         first, inv = _distinct_rows(xl)
         xd = xl[first]
         lib = _NATIVE_LIB[0] if _NATIVE_LIB else None
+        fn = _legacy_digests if _LATER else _legacy_limbs
         # the GPU core in this process: a forked worker cannot use the parent's CUDA context
-        limbs = map_rows(_legacy_limbs, xd, arity, tag, strength, lib) if active_workers() and lib is not GPU_CORE else None
+        limbs = map_rows(fn, xd, arity, tag, strength, lib) if active_workers() and lib is not GPU_CORE else None
         if limbs is None:
-            limbs = _legacy_limbs(xd, arity, tag, strength, lib)
+            limbs = fn(xd, arity, tag, strength, lib)
+        if _LATER:
+            limbs = PoseidonWalks(np.ascontiguousarray(xd), arity, tag, strength, digests=limbs)
         # as limbs, the store's form: no reduction or int check per value; the (k, nops) refs
         # only where the constraints are built (below: a witness-only system never builds them)
         out = cs.alloc_aux_limbs((k, nops), limbs, rows=inv, refs=cs.has_shape)

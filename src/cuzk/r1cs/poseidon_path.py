@@ -17,6 +17,12 @@
   cores share the hashes: a 128-sector slice of a 32 GiB WindowPoSt partition 1.25 s against
   3.1 s of one native process, benchmarks/results/2026-12-04-h200-stop39/call4).
 
+Separately, what the witness file keeps of those hashes (config ``witness_poseidon``, ``cuzk
+synthesize --witness-poseidon``): ``values`` (every op value, as computed above) or ``inputs``
+(each distinct hash's inputs: ``cuzk.r1cs.poseidon.values_computed_later``; the synthesis
+computes only the digests, and the prover the values: on the GPU by the Poseidon kernel, in
+place). A 32 GiB WindowPoSt partition's file is then about 60 MB instead of 3.76 GB.
+
 The chosen library travels to the synthesis workers (``cuzk.r1cs.parallel.map_rows``) as its
 path, an argument of each chunk: a worker forked before the choice loads the same file.
 """
@@ -29,12 +35,15 @@ from typing import NamedTuple
 from ..backend import poseidon_host
 from ..errors import CuzkError
 from .native_path import built_once, choose_native
-from .poseidon import GPU_CORE, gpu_poseidon, native_poseidon
+from .poseidon import GPU_CORE, gpu_poseidon, native_poseidon, values_computed_later
 
 POSEIDON_PATHS = ("auto", "native", "python", "gpu")
 """The values of ``synthesis_poseidon`` (``auto`` first: the default)."""
 
 CONFIG_KEY = "synthesis_poseidon"
+
+WITNESS_POSEIDON = ("values", "inputs")
+"""The values of ``witness_poseidon`` (``values`` first: the default)."""
 
 _NATIVE: dict = {}    # (cache directory, $CXX) → library: built and checked once per process
 _WARNED: list = []    # the fallback warning is given once per process
@@ -50,39 +59,52 @@ class NativePoseidonFallbackWarning(UserWarning):
 
 
 class PoseidonPath(NamedTuple):
-    """A chosen path: ``name`` (``"native"``, ``"gpu"`` or ``"python"``) and ``lib`` (the native
-    library's path, ``cuzk.r1cs.poseidon.GPU_CORE`` for gpu, None for python)."""
+    """A chosen path: ``name`` (``"native"``, ``"gpu"`` or ``"python"``), ``lib`` (the native
+    library's path, ``cuzk.r1cs.poseidon.GPU_CORE`` for gpu, None for python) and ``keep`` (a
+    :data:`WITNESS_POSEIDON` value)."""
 
     name: str
     lib: object
+    keep: str = "values"
 
+    @contextlib.contextmanager
     def active(self):
-        """A context manager within which neptune ``circuit.rs`` hashes' values take this path."""
-        if self.lib is GPU_CORE:
-            return gpu_poseidon()
-        return native_poseidon(self.lib) if self.lib is not None else contextlib.nullcontext()
+        """A context manager within which neptune ``circuit.rs`` hashes' values take this path
+        (and the witness keeps their inputs only, with ``keep`` ``inputs``)."""
+        with contextlib.ExitStack() as stack:
+            if self.keep == "inputs":
+                stack.enter_context(values_computed_later())
+            if self.lib is GPU_CORE:
+                stack.enter_context(gpu_poseidon())
+            elif self.lib is not None:
+                stack.enter_context(native_poseidon(self.lib))
+            yield
 
 
-def choose_poseidon(choice: str = "auto") -> PoseidonPath:
-    """The Poseidon witness path for ``choice`` (:data:`POSEIDON_PATHS`).
+def choose_poseidon(choice: str = "auto", keep: str = "values") -> PoseidonPath:
+    """The Poseidon witness path for ``choice`` (:data:`POSEIDON_PATHS`), keeping ``keep``
+    (:data:`WITNESS_POSEIDON`) in the witness.
 
     Raises:
         PoseidonPathError: ``choice`` is not one of :data:`POSEIDON_PATHS` (the message names
-            ``synthesis_poseidon``).
+            ``synthesis_poseidon``), or ``keep`` not one of :data:`WITNESS_POSEIDON` (names
+            ``witness_poseidon``).
         NativeBuildError: ``native`` and the core cannot be built (no compiler, a failed build:
             the message names the compiler, the source and the compiler's output).
         BackendUnavailableError: ``gpu`` without CuPy or a CUDA device.
     """
+    if keep not in WITNESS_POSEIDON:
+        raise PoseidonPathError(f"witness_poseidon: {keep!r} is not one of {', '.join(WITNESS_POSEIDON)}")
     if choice == "gpu":
         from ..backend.cuda.runtime import _cupy   # CuPy on use: the GPU path only
 
         _cupy()
-        return PoseidonPath("gpu", GPU_CORE)
+        return PoseidonPath("gpu", GPU_CORE, keep)
     return PoseidonPath(*choose_native(choice, key=CONFIG_KEY, values=POSEIDON_PATHS, fallback="python",
                                        build=lambda: built_once(_NATIVE, poseidon_host.build), error=PoseidonPathError,
                                        warning=NativePoseidonFallbackWarning, warned=_WARNED,
-                                       what="Poseidon core"))
+                                       what="Poseidon core"), keep)
 
 
 __all__ = ["CONFIG_KEY", "NativePoseidonFallbackWarning", "POSEIDON_PATHS", "PoseidonPath", "PoseidonPathError",
-           "choose_poseidon"]
+           "WITNESS_POSEIDON", "choose_poseidon"]

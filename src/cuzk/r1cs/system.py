@@ -29,7 +29,7 @@ import numpy as np
 from ..backend.base import CompactAssignment
 from ..errors import CuzkError
 from ..field.sparse import CSRMatrix
-from ..field import FR, to_limbs
+from ..field import FR, ComputedRows, to_limbs
 from .order import OrderTracker, inverse, permute_csr
 from .values import ValueStore, u64_to_int_array
 
@@ -451,14 +451,13 @@ class ConstraintSystem:
 
     def alloc_aux_limbs(self, shape, limbs: np.ndarray, rows: np.ndarray | None = None,
                         refs: bool = True) -> np.ndarray | None:
-        """Allocate aux variables whose values come as limbs (what synthesis workers return: no
-        Python int per value on either side).
+        """Allocate aux variables whose values come as limbs (no Python int per value).
 
         Args:
             shape: int or tuple, the shape of the returned ref array.
             limbs: ``shape + (4,)`` uint64 canonical little-endian limbs of Fr values, or with
-                ``rows`` (``(shape[0],)`` ints) ``(m,) + shape[1:] + (4,)`` whose ``limbs[rows]``
-                are the values (kept as they are: ``ValueStore.append_limbs``; don't change them).
+                ``rows`` (``(shape[0],)`` ints) ``(m,) + shape[1:] + (4,)`` (or ``ComputedRows``)
+                whose ``limbs[rows]`` are the values (kept: ``ValueStore.append_limbs``)
             refs: False returns None instead of the refs (``num_aux`` onwards, in C order).
 
         Returns:
@@ -472,7 +471,8 @@ class ConstraintSystem:
             raise RuntimeError("alloc_aux_limbs(): this ConstraintSystem keeps no witness (witness=False)")
         shape = self._shape(shape)
         want = shape + (FR.limbs,) if rows is None else (getattr(limbs, "shape", (0,))[0],) + shape[1:] + (FR.limbs,)
-        if not (isinstance(limbs, np.ndarray) and limbs.dtype == np.uint64 and limbs.shape == want):
+        if not (isinstance(limbs, np.ndarray if rows is None else (np.ndarray, ComputedRows))
+                and limbs.dtype == np.uint64 and tuple(limbs.shape) == want):
             raise ValueError(f"alloc_aux_limbs: limbs must be a uint64 array of shape {want}, got "
                              f"{getattr(limbs, 'dtype', type(limbs))} {getattr(limbs, 'shape', '')}")
         start, n = self.num_aux, int(np.prod(shape, dtype=np.int64))   # the store checks the values and rows

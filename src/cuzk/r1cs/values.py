@@ -7,7 +7,7 @@ from __future__ import annotations
 import gmpy2
 import numpy as np
 
-from ..field import FR, LimbRuns, from_limbs, limbs_below_modulus, to_limbs
+from ..field import FR, ComputedRows, LimbRuns, from_limbs, limbs_below_modulus, to_limbs
 
 R = FR.modulus
 _MPZ = gmpy2.mpz
@@ -151,11 +151,16 @@ class ValueStore:
         distinct results). When all of those are wide the store keeps both arrays as they are (a
         run, expanded only where read: no ``limbs[rows]`` copy), so they must not change afterwards.
 
+        With rows, ``limbs`` may be :class:`cuzk.field.ComputedRows` (made where read); its
+        values are then all kept as wide, whatever they are (a hash's op values are below 255
+        with odds near 2^-250; a wide 0 or 1 is still the same assignment).
+
         Raises:
             ValueError: a value not below r (each row of limbs checked once), rows out of range
                 or not n / w of them (n given).
         """
-        if not limbs_below_modulus(limbs.reshape(-1, FR.limbs)).all():
+        computed = isinstance(limbs, ComputedRows)
+        if not (limbs.below_modulus() if computed else limbs_below_modulus(limbs.reshape(-1, FR.limbs)).all()):
             raise ValueError("alloc_aux_limbs: a value is not below r")
         if rows is not None:
             rows = np.asarray(rows)
@@ -164,7 +169,7 @@ class ValueStore:
                     or (rows.size and not (0 <= rows.min() and rows.max() < limbs.shape[0]))):
                 raise ValueError(f"alloc_aux_limbs: rows must be {n // max(w, 1) if n is not None else 'm'} "
                                  f"indices below {limbs.shape[0]}")
-        if limbs[..., 1:].any(axis=-1).all():   # every value ≥ 2^64: all wide, none in a slot
+        if (computed and rows is not None) or limbs[..., 1:].any(axis=-1).all():   # every value ≥ 2^64: all wide
             self._put_wide(limbs, rows)
             return
         if rows is not None:
@@ -217,7 +222,8 @@ class ValueStore:
             lo, _, _, limbs, rows = self._runs[q]
             sel = at[a:b]
             off = idx[sel] - lo
-            out[sel] = limbs[rows[off // limbs.shape[1]], off % limbs.shape[1]]
+            r, col = rows[off // limbs.shape[1]], off % limbs.shape[1]
+            out[sel] = limbs.at(r, col) if isinstance(limbs, ComputedRows) else limbs[r, col]
         return out
 
     def _wide_runs(self) -> LimbRuns:

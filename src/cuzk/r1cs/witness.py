@@ -14,6 +14,15 @@ Layout (version 1, little-endian):
     checksum  32 bytes SHA-256 of everything before it
 
 A PoRep witness is mostly bits (SHA-256), so this is about 1/200 of 32 bytes per variable.
+
+Version 2 (written only where some wide values are computed from their inputs,
+``witness_poseidon: inputs``: ``cuzk.r1cs.poseidon.PoseidonWalks``) adds to the header
+``computed``, one entry per run of such values: ``at`` (its first position among the wide values),
+``values`` (how many), ``count`` (rows: hash calls), ``m`` (distinct rows), ``width`` (inputs per
+row) and ``spec`` (what computes them: kind, arity, tag, strength). Its ``wide`` section then holds
+only the other wide values (num_wide − Σ values, in order), and after it come, per run in order,
+the inputs (m × width × 32 bytes, canonical Fr) and the rows (count × 4 bytes, uint32 indices
+below m, zero-padded to 8 bytes). A 32 GiB WindowPoSt partition: 60 MB instead of 3.76 GB.
 """
 
 from __future__ import annotations
@@ -31,10 +40,13 @@ from ..backend.base import CompactAssignment
 from ..errors import CuzkError
 from ..field import FR, LimbRuns, from_limbs, to_limbs
 from ..fileio import atomic_open
+from .poseidon import PoseidonWalks   # the only kind of computed run so far
 
 MAGIC = b"CUZKWIT\0"
 _PIECE = 32 << 20   # bytes hashed beside each write (write_witness_compact)
 VERSION = 1
+VERSION_COMPUTED = 2
+"""The version of a file with computed runs (the layout above)."""
 
 
 class WitnessFormatError(CuzkError, ValueError):
@@ -89,6 +101,10 @@ def write_witness_compact(path, cw: CompactAssignment, pce_digest: str = "") -> 
         "num_wide": len(cw.wide),
         "pce_digest": pce_digest,
     }
+    runs = cw.wide.computed() if isinstance(cw.wide, LimbRuns) else []
+    if runs:
+        header["computed"] = [{"at": at, "values": rows.shape[0] * lm.shape[1], "count": rows.shape[0], "m": lm.shape[0],
+                               "width": lm.inputs.shape[1], "spec": lm.spec()} for at, lm, rows in runs]
     hdr = json.dumps(header).encode()
     h = hashlib.sha256()
     # each piece hashed on a thread while it is written (both release the GIL): the 2 s of
@@ -102,31 +118,46 @@ def write_witness_compact(path, cw: CompactAssignment, pce_digest: str = "") -> 
                 f.write(piece)
                 done.result()
 
-        head = MAGIC + struct.pack("<II", VERSION, len(hdr)) + hdr
+        head = MAGIC + struct.pack("<II", VERSION_COMPUTED if runs else VERSION, len(hdr)) + hdr
         put(head + bytes((-len(head)) % 8))
-        for arr in (cw.inputs, cw.mask, cw.bits, cw.wide):
-            for part in arr.chunks() if isinstance(arr, LimbRuns) else (arr,):
-                data = np.ascontiguousarray(part).astype("<u8" if part.dtype == np.uint64 else np.uint8, copy=False)
+        tail = [a for _, lm, rows in runs for a in (lm.inputs, _padded_rows(rows))]
+        for arr in (cw.inputs, cw.mask, cw.bits, cw.wide, *tail):
+            for part in arr.chunks(computed=False) if isinstance(arr, LimbRuns) else (arr,):
+                data = np.ascontiguousarray(part).astype(part.dtype.newbyteorder("<"), copy=False)
                 put(data.reshape(-1).view(np.uint8))
         f.write(h.digest())
 
 
+def _padded_rows(rows: np.ndarray) -> np.ndarray:
+    """A computed run's rows as the file stores them: uint32, zero-padded to 8 bytes."""
+    out = np.zeros(rows.shape[0] + rows.shape[0] % 2, dtype=np.uint32)
+    out[: rows.shape[0]] = rows
+    return out
+
+
 def _layout(path, head: bytes) -> tuple[dict, int, list[int]]:
     """The header of a witness file from its first bytes (at least 16, the header after them when
-    present): (header, offset of the first section, the four section sizes).
+    present): (header, offset of the first section, the section sizes: four, then two per
+    computed run).
 
     Raises:
-        WitnessFormatError: bad magic, another version, or a damaged header.
+        WitnessFormatError: bad magic, an unknown version, or a damaged header.
     """
     if len(head) < 16 or head[:8] != MAGIC:
         raise WitnessFormatError(path, "not a witness file (bad magic or too short)")
     version, hlen = struct.unpack("<II", head[8:16])
-    if version != VERSION:
+    if version not in (VERSION, VERSION_COMPUTED):
         raise WitnessFormatError(path, f"witness version {version} is not supported")
     try:
         hd = json.loads(head[16 : 16 + hlen])
         ni, na, nb, nw = hd["num_inputs"], hd["num_aux"], hd["num_bits"], hd["num_wide"]
-        sizes = [32 * ni, (na + 7) // 8, (nb + 7) // 8, 32 * nw]
+        runs = hd.get("computed", []) if version == VERSION_COMPUTED else []
+        stored = nw - sum(int(r["values"]) for r in runs)
+        sizes = [32 * ni, (na + 7) // 8, (nb + 7) // 8, 32 * stored]
+        for r in runs:
+            sizes += [32 * int(r["m"]) * int(r["width"]), 8 * -(-int(r["count"]) // 2)]
+        if min(sizes) < 0 or (version == VERSION_COMPUTED) != bool(runs):
+            raise ValueError("negative sizes, or computed runs that disagree with the version")
     except (ValueError, KeyError, TypeError) as e:
         raise WitnessFormatError(path, f"header is damaged: {e}") from None
     pos = 16 + hlen
@@ -156,14 +187,25 @@ def _read_layout(path) -> tuple[dict, int, list[int]]:
 
 
 def witness_compact_bytes(path) -> int:
-    """Bytes of the assignment a witness file holds, as it stores it (``CompactAssignment.nbytes``:
-    what the cuda prover keeps on the device per partition in flight, ``plan_prove``'s
-    ``compact_w``), from its header only.
+    """Bytes of the assignment a witness file holds in compact form (``CompactAssignment.nbytes``,
+    computed values counted as values: what the cuda prover keeps on the device per partition in
+    flight, ``plan_prove``'s ``compact_w``), from its header only.
 
     Raises:
         WitnessFormatError: bad magic, another version, or a damaged header.
     """
-    return sum(_read_layout(path)[2])
+    hd, _, sizes = _read_layout(path)
+    return sum(sizes[:3]) + 32 * int(hd["num_wide"])
+
+
+def keeps_values(path) -> bool:
+    """Whether a witness file holds every wide value (version 1), not the inputs of some
+    (version 2: ``witness_poseidon: inputs``), from its header; True for a file that cannot be
+    read (the reader names its fault later)."""
+    try:
+        return "computed" not in _read_layout(path)[0]
+    except (OSError, WitnessFormatError):
+        return True
 
 
 def read_witness_compact(path, pce_digest: str | None = None) -> CompactAssignment:
@@ -197,10 +239,31 @@ def read_witness_compact(path, pce_digest: str | None = None) -> CompactAssignme
         parts.append(np.frombuffer(raw, dtype=np.uint8, count=s, offset=pos))
         pos += s
     try:
-        return CompactAssignment(parts[0].view("<u8").reshape(ni, FR.limbs), parts[1], parts[2],
-                                 parts[3].view("<u8").reshape(nw, FR.limbs), na, nb)
-    except ValueError as e:
+        wide = parts[3].view("<u8").reshape(-1, FR.limbs)
+        if "computed" in hd:
+            wide = _with_computed(hd["computed"], wide, parts[4:])
+        return CompactAssignment(parts[0].view("<u8").reshape(ni, FR.limbs), parts[1], parts[2], wide, na, nb)
+    except (ValueError, KeyError, TypeError) as e:
         raise WitnessFormatError(path, str(e)) from None
+
+
+def _with_computed(runs: list, stored: np.ndarray, parts: list) -> LimbRuns:
+    """The wide values of a version 2 file: the stored ones with each computed run in its place.
+
+    Raises:
+        ValueError, KeyError: a run out of order or unknown, or rows out of range.
+    """
+    pieces, s, pos = [], 0, 0   # stored values placed, wide position reached
+    for r, (inp, rows) in zip(runs, zip(parts[0::2], parts[1::2])):
+        at, count = int(r["at"]), int(r["count"])
+        if at < pos:
+            raise ValueError("computed runs overlap or are out of order")
+        walks = PoseidonWalks.from_spec(r["spec"], inp.view("<u8").reshape(int(r["m"]), int(r["width"]), FR.limbs))
+        if walks.shape[1] * count != int(r["values"]):
+            raise ValueError(f"a computed run of {r['values']} values is {count} rows of {walks.shape[1]}")
+        pieces += [(stored[s:s + at - pos], None), (walks, rows.view("<u4")[:count])]
+        s, pos = s + at - pos, at + int(r["values"])
+    return LimbRuns(pieces + [(stored[s:], None)])
 
 
 def read_witness(path, pce_digest: str | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -45,25 +45,27 @@ def mont_constants(arity: int, tag: int, strength: str) -> np.ndarray:
     return out
 
 
-def legacy_limbs(inputs: np.ndarray, arity: int, tag: int, strength: str, block: int = _BLOCK) -> np.ndarray:
-    """neptune ``circuit.rs`` ``poseidon_hash`` values of kc hashes on the GPU: the same array as
-    ``cuzk.backend.poseidon_host.legacy_limbs`` (every op value of the hash's walk in order; the
-    digest last).
+def legacy_limbs_device(inputs: np.ndarray, arity: int, tag: int, strength: str, block: int = _BLOCK, out=None):
+    """neptune ``circuit.rs`` ``poseidon_hash`` values of kc hashes on the GPU, left there: the
+    same values as ``cuzk.backend.poseidon_host.legacy_limbs`` (every op value of the hash's walk
+    in order; the digest last).
 
     Args:
         inputs: ``(kc, arity, 4)`` uint64 canonical little-endian limbs of the Fr inputs (host).
         arity, tag, strength: the hash (width arity + 1, domain tag, ``"standard"`` or
             ``"strengthened"``).
         block: threads per block, 1 to 128.
+        out: a C-contiguous CuPy uint64 array of ``(kc, nops, 4)`` elements to write into (e.g. a
+            slice of the prover's wide values), or None for a new one.
 
     Returns:
-        ``(kc, nops, 4)`` uint64 canonical limbs on the host, nops =
-        ``poseidon_host.legacy_nops(arity, strength)``.
+        ``(kc, nops, 4)`` uint64 canonical limbs on the current device (``out`` when given), nops
+        = ``poseidon_host.legacy_nops(arity, strength)``; asynchronous on the current stream.
 
     Raises:
         ValueError: an arity outside 1..``poseidon_host.MAX_ARITY``, inputs of another shape, a tag
             that is not canonical, an input not below r (the message names the hash, the position
-            and the value), or ``block`` out of range.
+            and the value), ``block`` out of range, or an ``out`` of another size or dtype.
         BackendUnavailableError: no CuPy or no device.
     """
     if not 1 <= block <= _BLOCK:
@@ -76,13 +78,26 @@ def legacy_limbs(inputs: np.ndarray, arity: int, tag: int, strength: str, block:
     kc = x.shape[0]
     rf, rp = _pos.round_numbers(arity, strength)
     nops = poseidon_host.legacy_nops(arity, strength)
-    out = cp.empty((kc, nops, FR.limbs), dtype=cp.uint64)
+    if out is None:
+        out = cp.empty((kc, nops, FR.limbs), dtype=cp.uint64)
+    elif out.dtype != cp.uint64 or out.size != kc * nops * FR.limbs or not out.flags.c_contiguous:
+        raise ValueError(f"poseidon gpu: out must be {kc * nops * FR.limbs} contiguous uint64, got {out.dtype} {out.shape}")
     if kc:
         consts = cp.asarray(mont_constants(arity, tag, strength))
         _kernel("poseidon_witness.cu", "poseidon_legacy")(
             (_grid(kc, block),), (block,),
             (consts, _i32(arity + 1), _i32(rf), _i32(rp), cp.asarray(x), _u64(kc), out, _u64(nops)))
-    return out.get()
+    return out.reshape(kc, nops, FR.limbs)
 
 
-__all__ = ["legacy_limbs", "mont_constants"]
+def legacy_limbs(inputs: np.ndarray, arity: int, tag: int, strength: str, block: int = _BLOCK) -> np.ndarray:
+    """:func:`legacy_limbs_device`'s values copied to the host: ``(kc, nops, 4)`` uint64 canonical
+    limbs, the same array as ``cuzk.backend.poseidon_host.legacy_limbs``.
+
+    Raises:
+        As :func:`legacy_limbs_device`.
+    """
+    return legacy_limbs_device(inputs, arity, tag, strength, block).get()
+
+
+__all__ = ["legacy_limbs", "legacy_limbs_device", "mont_constants"]

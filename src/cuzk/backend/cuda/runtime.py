@@ -30,6 +30,7 @@ from ...curve import Group
 from ...field import FQ, FR, is_limb_array, limbs_below_modulus, to_limbs
 from ..base import BackendUnavailableError, GPUMemoryError, PendingUpload
 from . import pinned
+from .computed import computed_scratch_bytes, wide_on_device
 from .pieces import set_rows
 from .plan import _coord_words
 
@@ -706,7 +707,7 @@ class DeviceRuntime:
         """
         if defer:
             return _PendingCUDAUpload(self, None, None, compact=cw)
-        need = 32 * len(cw) + cw.nbytes   # w and the compact form kept beside it
+        need = 32 * len(cw) + cw.nbytes + computed_scratch_bytes(cw.wide)   # w and the compact form beside it
         with self.cp.cuda.Device(self._device_id):
             avail = self._mem_avail(need)
             if avail is not None and avail < need:
@@ -730,11 +731,10 @@ class DeviceRuntime:
             if words:
                 _kernel("ntt.cu", "popc_words")((_grid(words, 256),), (256,), (mask, cumw, _u64(words)))
                 cumw = cp.cumsum(cumw, dtype=cp.uint32) - cumw   # exclusive: set flags before each word
-            bits, wide = cp.empty(cw.bits.shape, dtype=cp.uint8), cp.empty(cw.wide.shape, dtype=cp.uint64)
-            for d, a in ((bits, cw.bits), (wide, cw.wide)):
-                if a.size:
-                    d.set(a, stream=stream)
-            cwd = CompactW(inputs, mask, cumw, bits, wide, cw.num_aux)
+            bits = cp.empty(cw.bits.shape, dtype=cp.uint8)
+            if cw.bits.size:
+                bits.set(cw.bits, stream=stream)
+            cwd = CompactW(inputs, mask, cumw, bits, wide_on_device(cp, cw.wide, stream), cw.num_aux)
             out = self._expand(cwd, 0, len(cwd))
         return _PendingCUDAUpload(self, out, None, stream.record(), compact_w=cwd)
 

@@ -119,5 +119,3 @@ def gpu_compute(block: int = _BLOCK):
         return cp.asnumpy(slots), cp.asnumpy(outw)
 
     return compute
-
-

@@ -1,0 +1,66 @@
+"""A witness's wide values on the device where some are computed there (issue 17: the assignment
+on the device): a version 2 witness file (``witness_poseidon: inputs``, ``cuzk.r1cs.witness``)
+holds its Poseidon hash calls' inputs (``cuzk.r1cs.poseidon.PoseidonWalks``, a
+``cuzk.field.ComputedRows``), and the cuda backend's compact upload
+(``CUDABackend._compact_upload``) makes their values with the Poseidon kernel
+(``cuzk.backend.cuda.poseidon.legacy_limbs_device``) straight into the device array of wide values
+that ``expand_compact`` reads: the values never exist on the host. No import of the runtime here:
+the backend hands its CuPy module in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...field import FR, ComputedRows, LimbRuns
+
+
+def _in_order(rows: np.ndarray, m: int) -> bool:
+    """Whether a run's rows are 0, 1, …, m − 1 (each hash once, in order: no padding repeats)."""
+    return rows.shape[0] == m and bool((rows == np.arange(m, dtype=rows.dtype)).all())
+
+
+def computed_scratch_bytes(wide) -> int:
+    """Device bytes :func:`wide_on_device` takes besides its output: the largest computed run
+    whose rows repeat (its distinct rows' values, gathered from there)."""
+    runs = wide.computed() if isinstance(wide, LimbRuns) else []
+    return max([32 * lm.shape[0] * lm.shape[1] for _, lm, rows in runs if not _in_order(rows, lm.shape[0])] + [0])
+
+
+def wide_on_device(cp, wide, stream=None):
+    """A ``CompactAssignment``'s wide values on the current device: an ``(num_wide, 4)`` uint64
+    CuPy array of canonical limbs. The runs of a ``cuzk.field.LimbRuns`` that are
+    ``ComputedRows`` (a witness file's Poseidon inputs, ``witness_poseidon: inputs``) are made
+    there by their ``on_device`` (the Poseidon kernel: a 32 GiB WindowPoSt partition's 118.6 M
+    values from 60 MB of inputs), written in place when each row comes once in order, else
+    computed once per distinct row and gathered; the other values are copied up.
+
+    Args:
+        cp: the CuPy module (the backend's).
+        wide: ``(num_wide, 4)`` uint64 host limbs, or a ``LimbRuns`` of them.
+        stream: the CuPy stream of the copies (the kernels run on the current one).
+
+    Raises:
+        ValueError: a computed run's inputs are refused by its kernel (not below r).
+    """
+    out = cp.empty((len(wide), FR.limbs), dtype=cp.uint64)
+    runs = wide.runs if isinstance(wide, LimbRuns) else [(np.asarray(wide), None)]
+    at = 0
+    for limbs, rows in runs:
+        n = limbs.shape[0] if rows is None else rows.shape[0] * limbs.shape[1]
+        dst = out[at:at + n]
+        at += n
+        if not n:
+            continue
+        if not isinstance(limbs, ComputedRows):
+            dst.set(np.asarray(LimbRuns([(limbs, rows)])) if rows is not None else np.ascontiguousarray(limbs),
+                    stream=stream)
+        elif _in_order(rows, limbs.shape[0]):
+            limbs.on_device(out=dst)
+        else:
+            idx = cp.asarray(rows.astype(np.int64))
+            cp.take(limbs.on_device(), idx, axis=0, out=dst.reshape(rows.shape[0], limbs.shape[1], FR.limbs))
+    return out
+
+
+__all__ = ["computed_scratch_bytes", "wide_on_device"]

@@ -1,0 +1,238 @@
+"""``witness_poseidon: inputs`` (``cuzk.r1cs.poseidon.PoseidonWalks``, ``values_computed_later``;
+version 2 witness files, ``cuzk.r1cs.witness``): a WindowPoSt partition's witness keeps each
+Poseidon call's distinct inputs instead of every op value, and the prover computes the values.
+
+The reference is the ``values`` file of the same partition, whose values gmpy2 computed
+(``synthesis_poseidon: python``); the ``inputs`` file's are computed when read, by the native
+core and by gmpy2: the assignments must be equal, limb for limb. A proof from the ``inputs``
+files verifies through the workflow's steps; a changed input is refused (not below r: a typed
+error naming the file; a canonical one: the proof fails before a proof file is written), and so
+are damaged headers."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import struct
+import types
+
+import numpy as np
+import pytest
+import yaml
+
+from cuzk import pipeline
+from cuzk.configcheck import config_problems
+from cuzk.field import FR, LimbRuns
+from cuzk.r1cs import ConstraintSystem, Unsatisfied, parallel
+from cuzk.r1cs import poseidon as rpos
+from cuzk.r1cs.poseidon_path import PoseidonPathError, choose_poseidon
+from cuzk.r1cs.witness import (VERSION_COMPUTED, WitnessFormatError, check_witness_file, read_witness_compact,
+                               witness_compact_bytes)
+
+SHAPE = "test-only-window-post-256B-2x2"
+
+
+@pytest.fixture(scope="module")
+def post(tmp_path_factory):
+    """Three synthetic sectors in two partitions (the second padded); the PCE, a key, and both
+    forms of the witness (``inputs`` by the native core in 2 workers, ``values`` by gmpy2)."""
+    d = tmp_path_factory.mktemp("inputs")
+    van, rec, pce = d / "w.vanilla.json", d / "w.checked.json", d / "w.pce"
+    pipeline.post_vanilla("window", SHAPE, [], van, "inputs", "00" * 32, synthetic_ids=[1, 2, 3])
+    pipeline.check_input(van, rec, SHAPE, partitions=2)
+    pipeline.pce_extract(SHAPE, pce)
+    pipeline.setup_params(pce, d / "k.params", d / "k.vk", backend="cpu", threads=2)
+    mp = pytest.MonkeyPatch()
+    mp.setattr(parallel, "MIN_ROWS", 2)   # the digests computed by the workers too
+    try:
+        inputs = pipeline.synthesize_sector(van, pce, d / "in", checked=rec, threads=2, poseidon="native", keep="inputs")
+    finally:
+        mp.undo()
+    values = pipeline.synthesize_sector(van, pce, d / "val", checked=rec, poseidon="python")
+    return {"d": d, "van": van, "rec": rec, "pce": pce, "inputs": inputs, "values": values}
+
+
+def _version(path) -> int:
+    return struct.unpack("<I", path.read_bytes()[8:12])[0]
+
+
+def test_inputs_files_hold_the_values_files_assignment(post, monkeypatch):
+    assert len(post["inputs"]) == len(post["values"]) == 2
+    for fi, fv in zip(post["inputs"], post["values"]):
+        assert _version(fi) == VERSION_COMPUTED and _version(fv) == 1
+        assert fi.stat().st_size < fv.stat().st_size / 3
+        check_witness_file(fi)
+        assert witness_compact_bytes(fi) == witness_compact_bytes(fv)   # the device holds the values either way
+        want = read_witness_compact(fv).limbs()
+        cw = read_witness_compact(fi)
+        assert isinstance(cw.wide, LimbRuns) and cw.wide.computed()
+        assert np.array_equal(cw.limbs(), want)   # computed by the native core (auto)
+        monkeypatch.setattr(rpos, "_reading_core", lambda: None)
+        assert np.array_equal(read_witness_compact(fi).limbs(), want)   # by gmpy2
+        monkeypatch.undo()
+
+
+def test_a_proof_from_inputs_files_verifies(post):
+    d = post["d"]
+    pipeline.prove_batch(post["pce"], d / "k.params", [post["van"]], [d / "in"], d / "proofs", backend="cpu",
+                         threads=2, checked=[post["rec"]])
+    proof = next((d / "proofs").iterdir())
+    res = pipeline.verify_sector(d / "k.vk", post["van"], proof, d / "v.json", shape_name=SHAPE, checked=post["rec"])
+    assert res["verified"] and res["partitions"] == 2
+
+
+def _sections(path):
+    """(header dict, first section offset, raw bytes) of a witness file."""
+    raw = path.read_bytes()
+    hlen = struct.unpack("<I", raw[12:16])[0]
+    pos = 16 + hlen
+    return json.loads(raw[16:16 + hlen]), pos + (-pos) % 8, raw
+
+
+def _rewrite(path, out, header=None, patch=None):
+    """``path`` with another header and/or bytes patched at (offset from the first section,
+    bytes), the checksum made again."""
+    hd, pos, raw = _sections(path)
+    body = bytearray(raw[pos:-32])
+    if patch is not None:
+        at, b = patch
+        body[at:at + len(b)] = b
+    hdr = json.dumps(header if header is not None else hd).encode()
+    head = raw[:8] + struct.pack("<II", _version(path), len(hdr)) + hdr
+    data = head + bytes((-len(head)) % 8) + bytes(body)
+    out.write_bytes(data + hashlib.sha256(data).digest())
+    return out
+
+
+def _inputs_offset(hd) -> int:
+    """Offset (from the first section) of the first computed run's inputs."""
+    ni, na, nb, nw = hd["num_inputs"], hd["num_aux"], hd["num_bits"], hd["num_wide"]
+    stored = nw - sum(r["values"] for r in hd["computed"])
+    return 32 * ni + (na + 7) // 8 + (nb + 7) // 8 + 32 * stored
+
+
+def test_changed_inputs_are_refused(post, tmp_path):
+    src = post["inputs"][0]
+    hd, _, _ = _sections(src)
+    at = _inputs_offset(hd) + 32 * 3   # the first hash's fourth input
+    bad = _rewrite(src, tmp_path / "r.wit", patch=(at, FR.modulus.to_bytes(32, "little")))
+    with pytest.raises(WitnessFormatError, match="r.wit.*not below the field modulus"):
+        read_witness_compact(bad)
+    # a canonical change: the hash's values no longer fit its allocated inputs; no proof file
+    d = tmp_path / "w"
+    d.mkdir()
+    _rewrite(src, d / src.name, patch=(at, (12345).to_bytes(32, "little")))
+    (d / post["inputs"][1].name).write_bytes(post["inputs"][1].read_bytes())
+    with pytest.raises(Unsatisfied, match="sbox.*not satisfied"):
+        pipeline.prove_batch(post["pce"], post["d"] / "k.params", [post["van"]], [d], tmp_path / "proofs",
+                             backend="cpu", threads=2, checked=[post["rec"]])
+    assert not (tmp_path / "proofs").exists()
+
+
+@pytest.mark.parametrize("fault, match", [
+    (lambda r: r.__setitem__("spec", {**r["spec"], "kind": "sha256"}), "unknown computed values"),
+    (lambda r: r.__setitem__("values", r["values"] + 1), "header is damaged|sizes do not match|values is"),
+    (lambda r: r.__setitem__("at", -1), "out of order|sizes"),
+    (lambda r: r.__setitem__("m", 0), "rows must be|sizes do not match"),
+    (lambda r: r.pop("width"), "header is damaged"),
+])
+def test_damaged_headers_are_named(post, tmp_path, fault, match):
+    hd, _, _ = _sections(post["inputs"][0])
+    fault(hd["computed"][-1])
+    bad = _rewrite(post["inputs"][0], tmp_path / "h.wit", header=hd)
+    with pytest.raises(WitnessFormatError, match=f"h.wit: .*({match})"):
+        read_witness_compact(bad)
+
+
+def test_store_reads_digests_without_computing_and_other_values_by_computing(monkeypatch):
+    """A hash call kept as inputs: reading its digests (the next Merkle level's inputs) computes
+    nothing; reading its other op values computes them (gmpy2 here), equal to the values form."""
+    rng = np.random.default_rng()
+    x = rng.integers(0, 2**62, size=(5, 2)).astype(np.uint64)
+    systems = []
+    for later in (False, True):
+        cs = ConstraintSystem(shape=False, witness=True)
+        refs = cs.alloc_aux((5, 2), x)
+        with rpos.values_computed_later() if later else contextlib.nullcontext():
+            digests = rpos.poseidon_hash(cs, refs[[0, 1, 0, 2, 1]], 2, legacy=True)
+        systems.append((cs, digests))
+    (vcs, vd), (lcs, ld) = systems
+    assert np.array_equal(vd, ld)
+    walks = lcs._aux_vals._runs[0][3]
+    assert isinstance(walks, rpos.PoseidonWalks) and walks.shape[0] == 3   # distinct calls only
+    real = rpos.PoseidonWalks.take
+    monkeypatch.setattr(rpos.PoseidonWalks, "take", lambda *a: pytest.fail("computed a digest"))
+    assert np.array_equal(lcs.value_limbs(ld), vcs.value_limbs(vd))
+    monkeypatch.setattr(rpos.PoseidonWalks, "take", real)
+    every = np.arange(10, vcs.num_aux)
+    assert np.array_equal(lcs.value_limbs(every), vcs.value_limbs(every))
+
+
+def test_the_choice_is_checked_and_configured():
+    with pytest.raises(PoseidonPathError, match="witness_poseidon: 'all'"):
+        choose_poseidon("python", keep="all")
+    assert choose_poseidon("python", keep="inputs").keep == "inputs"
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    schema = yaml.safe_load((root / "workflow/schemas/config.schema.yaml").read_text())
+    cfg = yaml.safe_load((root / "config.yaml").read_text())
+    assert cfg["witness_poseidon"] == "values"
+    assert config_problems(cfg | {"witness_poseidon": "inputs"}, schema) == []
+    assert any(p.startswith("  witness_poseidon:") for p in config_problems(cfg | {"witness_poseidon": "x"}, schema))
+
+
+class _Dev(np.ndarray):
+    """A numpy array with CuPy's ``set``: the device array of :func:`_numpy_as_cupy`."""
+
+    def set(self, a, stream=None):
+        self[...] = a
+
+
+def test_wide_values_placed_as_the_device_places_them(post, monkeypatch):
+    """``cuzk.backend.cuda.computed.wide_on_device`` run with numpy in CuPy's place and the host
+    core in the kernel's (``PoseidonWalks.on_device``): every run lands at its offset, computed
+    runs written in place when each hash comes once in order and gathered otherwise, equal to the
+    ``values`` file. (The kernel itself: ``tests/test_witness_inputs_gpu.py``.)"""
+    from cuzk.backend.cuda import computed
+
+    fake = types.SimpleNamespace(empty=lambda shape, dtype: np.empty(shape, dtype).view(_Dev), asarray=np.asarray,
+                                 take=np.take, uint64=np.uint64)
+    ways = []
+
+    def on_device(self, out=None):
+        ways.append(out is not None)
+        vals = self.take(np.arange(self.shape[0]))
+        if out is None:
+            return vals
+        out.reshape(vals.shape)[...] = vals
+        return out
+
+    monkeypatch.setattr(rpos.PoseidonWalks, "on_device", on_device)
+    for fi, fv in zip(post["inputs"], post["values"]):
+        got = computed.wide_on_device(fake, read_witness_compact(fi).wide)
+        assert np.array_equal(np.asarray(got), np.asarray(read_witness_compact(fv).wide))
+    rng = np.random.default_rng()
+    x = rng.integers(0, 2**62, size=(4, 2, FR.limbs)).astype(np.uint64)
+    walks = rpos.PoseidonWalks(x, 2, 3, "standard")
+    for rows in (np.arange(4), np.array([3, 3, 0])):
+        lr = LimbRuns([(np.zeros((2, FR.limbs), dtype=np.uint64), None), (walks, rows)])
+        assert np.array_equal(np.asarray(computed.wide_on_device(fake, lr)), np.asarray(lr))
+    assert True in ways and False in ways
+    assert computed.computed_scratch_bytes(LimbRuns([(walks, np.arange(4))])) == 0
+    assert computed.computed_scratch_bytes(LimbRuns([(walks, np.array([1]))])) == 32 * walks.shape[0] * walks.shape[1]
+
+
+def test_the_model_counts_inputs_not_values():
+    """``witness_poseidon: inputs`` in the memory model: a 32 GiB WindowPoSt partition's
+    synthesize and cuda prove count WIDE_AUX_INPUTS per wide value in place of their slope; a cpu
+    prove, which computes the values on the host, is unchanged."""
+    from cuzk.circuits.registry import shape_by_name
+    from cuzk.memory import model
+
+    st = shape_by_name("window-post-32GiB").stats()
+    for step, backend, slope in (("synthesize", "cpu", model.WIDE_AUX_SYNTH), ("prove", "cuda", 32.0)):
+        v, i = (model.predict_step_bytes(step, st, backend=backend, wide_values=w) for w in (True, False))
+        assert v - i == pytest.approx((slope - model.WIDE_AUX_INPUTS) * st["wide_aux"], rel=1e-9)
+    assert model.predict_step_bytes("prove", st, wide_values=False) == model.predict_step_bytes("prove", st)
