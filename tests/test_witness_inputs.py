@@ -24,33 +24,18 @@ import yaml
 from cuzk import pipeline
 from cuzk.configcheck import config_problems
 from cuzk.field import FR, LimbRuns
-from cuzk.r1cs import ConstraintSystem, Unsatisfied, parallel
+from cuzk.r1cs import ConstraintSystem, Unsatisfied
 from cuzk.r1cs import poseidon as rpos
 from cuzk.r1cs.poseidon_path import PoseidonPathError, choose_poseidon
 from cuzk.r1cs.witness import (VERSION_COMPUTED, WitnessFormatError, check_witness_file, read_witness_compact,
                                witness_compact_bytes)
+from witness_util import SHAPE, post_witness_forms
 
-SHAPE = "test-only-window-post-256B-2x2"
 
 
 @pytest.fixture(scope="module")
 def post(tmp_path_factory):
-    """Three synthetic sectors in two partitions (the second padded); the PCE, a key, and both
-    forms of the witness (``inputs`` by the native core in 2 workers, ``values`` by gmpy2)."""
-    d = tmp_path_factory.mktemp("inputs")
-    van, rec, pce = d / "w.vanilla.json", d / "w.checked.json", d / "w.pce"
-    pipeline.post_vanilla("window", SHAPE, [], van, "inputs", "00" * 32, synthetic_ids=[1, 2, 3])
-    pipeline.check_input(van, rec, SHAPE, partitions=2)
-    pipeline.pce_extract(SHAPE, pce)
-    pipeline.setup_params(pce, d / "k.params", d / "k.vk", backend="cpu", threads=2)
-    mp = pytest.MonkeyPatch()
-    mp.setattr(parallel, "MIN_ROWS", 2)   # the digests computed by the workers too
-    try:
-        inputs = pipeline.synthesize_sector(van, pce, d / "in", checked=rec, threads=2, poseidon="native", keep="inputs")
-    finally:
-        mp.undo()
-    values = pipeline.synthesize_sector(van, pce, d / "val", checked=rec, poseidon="python")
-    return {"d": d, "van": van, "rec": rec, "pce": pce, "inputs": inputs, "values": values}
+    return post_witness_forms(tmp_path_factory.mktemp("inputs"))
 
 
 def _version(path) -> int:
@@ -173,6 +158,8 @@ def test_the_choice_is_checked_and_configured():
     with pytest.raises(PoseidonPathError, match="witness_poseidon: 'all'"):
         choose_poseidon("python", keep="all")
     assert choose_poseidon("python", keep="inputs").keep == "inputs"
+    with pytest.raises(PoseidonPathError, match=r"witness_poseidon: inputs .*\(upstream_order: true\)"):
+        choose_poseidon("python", keep="inputs", upstream_order=True)
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
@@ -181,6 +168,9 @@ def test_the_choice_is_checked_and_configured():
     assert cfg["witness_poseidon"] == "values"
     assert config_problems(cfg | {"witness_poseidon": "inputs"}, schema) == []
     assert any(p.startswith("  witness_poseidon:") for p in config_problems(cfg | {"witness_poseidon": "x"}, schema))
+    both = config_problems(cfg | {"witness_poseidon": "inputs", "upstream_order": True}, schema)
+    assert both == ["  witness_poseidon: inputs keeps the Poseidon hashes in block order only; with upstream_order: true "
+                    "use values"]
 
 
 class _Dev(np.ndarray):

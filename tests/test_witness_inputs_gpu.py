@@ -23,24 +23,16 @@ from cuzk.field import FR, LimbRuns, to_limbs  # noqa: E402
 from cuzk.r1cs import poseidon as rpos  # noqa: E402
 from cuzk.r1cs.poseidon import PoseidonWalks  # noqa: E402
 from cuzk.r1cs.witness import read_witness_compact  # noqa: E402
+from witness_util import SHAPE, post_witness_forms  # noqa: E402
 
 if not cuda_available():
     pytest.skip("no CUDA device", allow_module_level=True)
 
-SHAPE = "test-only-window-post-256B-2x2"
 
 
 @pytest.fixture(scope="module")
 def post(tmp_path_factory):
-    d = tmp_path_factory.mktemp("inputs_gpu")
-    van, rec, pce = d / "w.vanilla.json", d / "w.checked.json", d / "w.pce"
-    pipeline.post_vanilla("window", SHAPE, [], van, "inputs", "00" * 32, synthetic_ids=[1, 2, 3])
-    pipeline.check_input(van, rec, SHAPE, partitions=2)
-    pipeline.pce_extract(SHAPE, pce)
-    pipeline.setup_params(pce, d / "k.params", d / "k.vk", backend="cpu", threads=2)
-    inputs = pipeline.synthesize_sector(van, pce, d / "in", checked=rec, poseidon="native", keep="inputs")
-    values = pipeline.synthesize_sector(van, pce, d / "val", checked=rec, poseidon="python")
-    return {"d": d, "van": van, "rec": rec, "pce": pce, "inputs": inputs, "values": values}
+    return post_witness_forms(tmp_path_factory.mktemp("inputs_gpu"))
 
 
 def test_wide_values_made_on_the_device_equal_the_values_file(post):

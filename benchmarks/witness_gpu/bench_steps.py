@@ -41,6 +41,27 @@ def digest(path: Path) -> str:
     return ",".join(file_digest(f) for f in files)
 
 
+def make_inputs(d: Path, name: str) -> tuple[Path, Path, Path]:
+    """(input file, its check record, a header-only PCE) of shape ``name`` in ``d``: a synthetic
+    sector's C1, or a WindowPoSt target over DISTINCT (env, default 1) synthetic sectors."""
+    src, rec, pce = d / f"{name}.input.json", d / f"{name}.checked.json", d / f"{name}.pce"
+    if "post" in name:
+        # DISTINCT synthetic sectors (default 1), padded over the partition's slots as the
+        # workflow's benchmarks/configs/h200-32gib-windowpost.yaml pads one. Identical slots'
+        # Poseidon rows are hashed once (cuzk.r1cs.poseidon), so a padded target times the
+        # rest of the synthesis, not the hashes; each distinct sector costs about 0.1 s to
+        # generate and 0.15 s to check (2-core box): 2,349 took over 370 s on the H200 host
+        # (stop 40, call 5)
+        ids = list(range(1, int(os.environ.get("DISTINCT", "1")) + 1))
+        pipeline.post_vanilla("window", name, [], src, "bench", "00" * 32, synthetic_ids=ids)
+        pipeline.check_input(src, rec, name, partitions=1)
+    else:
+        pipeline.prepare({"id": 7, "synthetic": True}, src, name, "bench", "00" * 32)
+        pipeline.check_input(src, rec, name)
+    header_pce(pce, name)
+    return src, rec, pce
+
+
 def main():
     d, out = Path(sys.argv[1]), Path(sys.argv[2])
     shapes = (sys.argv[3] if len(sys.argv) > 3 else "porep-32GiB,window-post-32GiB").split(",")
@@ -50,22 +71,8 @@ def main():
     res = {"shapes": {}}
     for name in shapes:
         post = "post" in name
-        src, rec, pce = d / f"{name}.input.json", d / f"{name}.checked.json", d / f"{name}.pce"
         t = time.perf_counter()
-        if post:
-            # DISTINCT synthetic sectors (default 1), padded over the partition's slots as the
-            # workflow's benchmarks/configs/h200-32gib-windowpost.yaml pads one. Identical slots'
-            # Poseidon rows are hashed once (cuzk.r1cs.poseidon), so a padded target times the
-            # rest of the synthesis, not the hashes; each distinct sector costs about 0.1 s to
-            # generate and 0.15 s to check (2-core box): 2,349 took over 370 s on the H200 host
-            # (stop 40, call 5)
-            ids = list(range(1, int(os.environ.get("DISTINCT", "1")) + 1))
-            pipeline.post_vanilla("window", name, [], src, "bench", "00" * 32, synthetic_ids=ids)
-            pipeline.check_input(src, rec, name, partitions=1)
-        else:
-            pipeline.prepare({"id": 7, "synthetic": True}, src, name, "bench", "00" * 32)
-            pipeline.check_input(src, rec, name)
-        header_pce(pce, name)
+        src, rec, pce = make_inputs(d, name)
         inputs_s = time.perf_counter() - t
         print(f"{name}: inputs {inputs_s:.0f} s", flush=True)
         cases = [("native", "native", threads if post else 1), ("native" if post else "gpu", "gpu", 1)]
