@@ -26,13 +26,19 @@ CHUNK_ROWS = 1 << 20
 
 class ComputedRows:
     """An ``(m, w, limbs)`` uint64 array of canonical limb rows made on demand (a run's ``limbs``
-    in :class:`LimbRuns`): row i is w values computed from input row i. Subclasses set ``shape``
-    and define :meth:`take` and :meth:`below_modulus`; a backend that can make the rows on a
-    device looks for ``on_device``."""
+    in :class:`LimbRuns`): row i is w values computed from input row i of ``inputs`` (an
+    ``(m, width, limbs)`` uint64 array). Subclasses set ``shape`` and ``inputs`` and define
+    :meth:`take`, :meth:`below_modulus`, :meth:`spec` (what a witness file records to make them
+    again) and ``on_device(out=None)`` (the rows on the current CUDA device, for the cuda backend)."""
 
     dtype = np.dtype(np.uint64)
     ndim = 3
     shape: tuple[int, int, int]
+    inputs: np.ndarray
+
+    def spec(self) -> dict:
+        """What makes the rows besides the inputs (a JSON-able dict)."""
+        raise NotImplementedError
 
     def take(self, idx: np.ndarray) -> np.ndarray:
         """``(len(idx), w, limbs)`` uint64: rows idx (1-D ints below m), computed now."""

@@ -21,7 +21,7 @@ Separately, what the witness file keeps of those hashes (config ``witness_poseid
 synthesize --witness-poseidon``): ``values`` (every op value, as computed above) or ``inputs``
 (each distinct hash's inputs: ``cuzk.r1cs.poseidon.values_computed_later``; the synthesis
 computes only the digests, and the prover the values: on the GPU by the Poseidon kernel, in
-place). A 32 GiB WindowPoSt partition's file is then about 60 MB instead of 3.76 GB.
+place). A full 32 GiB WindowPoSt partition's file is then 0.25 GiB instead of 3.76 GiB.
 
 The chosen library travels to the synthesis workers (``cuzk.r1cs.parallel.map_rows``) as its
 path, an argument of each chunk: a worker forked before the choice loads the same file.

@@ -31,8 +31,8 @@ def wide_on_device(cp, wide, stream=None):
     """A ``CompactAssignment``'s wide values on the current device: an ``(num_wide, 4)`` uint64
     CuPy array of canonical limbs. The runs of a ``cuzk.field.LimbRuns`` that are
     ``ComputedRows`` (a witness file's Poseidon inputs, ``witness_poseidon: inputs``) are made
-    there by their ``on_device`` (the Poseidon kernel: a 32 GiB WindowPoSt partition's 118.6 M
-    values from 60 MB of inputs), written in place when each row comes once in order, else
+    there by their ``on_device`` (the Poseidon kernel: a 32 GiB WindowPoSt partition's 119.4 M
+    values from 52 MB of inputs), written in place when each row comes once in order, else
     computed once per distinct row and gathered; the other values are copied up.
 
     Args:
