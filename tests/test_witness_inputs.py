@@ -226,3 +226,19 @@ def test_the_model_counts_inputs_not_values():
         v, i = (model.predict_step_bytes(step, st, backend=backend, wide_values=w) for w in (True, False))
         assert v - i == pytest.approx((slope - model.WIDE_AUX_INPUTS) * st["wide_aux"], rel=1e-9)
     assert model.predict_step_bytes("prove", st, wide_values=False) == model.predict_step_bytes("prove", st)
+
+
+def test_a_porep_partition_keeps_inputs_too(tmp_path):
+    """PoRep's Poseidon calls (column hashes, tree_c and tree_r_last paths) are kept as inputs as
+    well: the one-layer 256 B shape's partition holds the same assignment as its values file."""
+    from pce_util import header_pce
+
+    shape = "test-only-porep-256B-1L"
+    c1, rec = tmp_path / "c1.json", tmp_path / "rec.json"
+    pipeline.prepare({"id": 1, "generate": 1}, c1, shape, "inputs", "00" * 32)
+    pipeline.check_input(c1, rec, shape)
+    pce = header_pce(tmp_path / "p.pce", shape)
+    v = pipeline.synthesize_partition(c1, rec, pce, 0, tmp_path / "v.wit", poseidon="python")
+    i = pipeline.synthesize_partition(c1, rec, pce, 0, tmp_path / "i.wit", poseidon="native", keep="inputs")
+    assert _version(i) == VERSION_COMPUTED and i.stat().st_size < v.stat().st_size
+    assert np.array_equal(read_witness_compact(i).limbs(), read_witness_compact(v).limbs())
