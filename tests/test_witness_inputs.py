@@ -118,7 +118,7 @@ def test_changed_inputs_are_refused(post, tmp_path):
 @pytest.mark.parametrize("fault, match", [
     (lambda r: r.__setitem__("spec", {**r["spec"], "kind": "sha256"}), "unknown computed values"),
     (lambda r: r.__setitem__("values", r["values"] + 1), "header is damaged|sizes do not match|values is"),
-    (lambda r: r.__setitem__("at", -1), "out of order|sizes"),
+    (lambda r: r.__setitem__("count", r["count"] + 2), "sizes do not match"),
     (lambda r: r.__setitem__("m", 0), "rows must be|sizes do not match"),
     (lambda r: r.pop("width"), "header is damaged"),
 ])
@@ -158,8 +158,6 @@ def test_the_choice_is_checked_and_configured():
     with pytest.raises(PoseidonPathError, match="witness_poseidon: 'all'"):
         choose_poseidon("python", keep="all")
     assert choose_poseidon("python", keep="inputs").keep == "inputs"
-    with pytest.raises(PoseidonPathError, match=r"witness_poseidon: inputs .*\(upstream_order: true\)"):
-        choose_poseidon("python", keep="inputs", upstream_order=True)
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
@@ -168,9 +166,7 @@ def test_the_choice_is_checked_and_configured():
     assert cfg["witness_poseidon"] == "values"
     assert config_problems(cfg | {"witness_poseidon": "inputs"}, schema) == []
     assert any(p.startswith("  witness_poseidon:") for p in config_problems(cfg | {"witness_poseidon": "x"}, schema))
-    both = config_problems(cfg | {"witness_poseidon": "inputs", "upstream_order": True}, schema)
-    assert both == ["  witness_poseidon: inputs keeps the Poseidon hashes in block order only; with upstream_order: true "
-                    "use values"]
+    assert config_problems(cfg | {"witness_poseidon": "inputs", "upstream_order": True}, schema) == []
 
 
 class _Dev(np.ndarray):
@@ -188,7 +184,7 @@ def test_wide_values_placed_as_the_device_places_them(post, monkeypatch):
     from cuzk.backend.cuda import computed
 
     fake = types.SimpleNamespace(empty=lambda shape, dtype: np.empty(shape, dtype).view(_Dev), asarray=np.asarray,
-                                 take=np.take, uint64=np.uint64)
+                                 take=np.take, uint64=np.uint64, int64=np.int64, arange=np.arange)
     ways = []
 
     def on_device(self, out=None):
@@ -209,6 +205,15 @@ def test_wide_values_placed_as_the_device_places_them(post, monkeypatch):
     for rows in (np.arange(4), np.array([3, 3, 0])):
         lr = LimbRuns([(np.zeros((2, FR.limbs), dtype=np.uint64), None), (walks, rows)])
         assert np.array_equal(np.asarray(computed.wide_on_device(fake, lr)), np.asarray(lr))
+    # placed (rust-fil-proofs' order): rows 3, 0, 3 at offsets 9, 0, 20 among 7 stored values
+    w = walks.shape[1]
+    stored = rng.integers(0, 2**62, size=(7, FR.limbs)).astype(np.uint64)
+    lr = LimbRuns([(stored, None)], placed=[(walks, np.array([3, 0, 3]), np.array([w + 2, 0, 2 * w + 5]))])
+    want = np.asarray(lr)
+    assert np.array_equal(want[w + 2:2 * w + 2], walks.take(np.array([3]))[0])
+    assert np.array_equal(np.asarray(computed.wide_on_device(fake, lr)), want)
+    with pytest.raises(ValueError, match="all placed or none"):
+        LimbRuns([(walks, np.array([1]))], placed=lr.placed)
     assert True in ways and False in ways
     assert computed.computed_scratch_bytes(LimbRuns([(walks, np.arange(4))])) == 0
     assert computed.computed_scratch_bytes(LimbRuns([(walks, np.array([1]))])) == 32 * walks.shape[0] * walks.shape[1]
@@ -242,3 +247,36 @@ def test_a_porep_partition_keeps_inputs_too(tmp_path):
     i = pipeline.synthesize_partition(c1, rec, pce, 0, tmp_path / "i.wit", poseidon="native", keep="inputs")
     assert _version(i) == VERSION_COMPUTED and i.stat().st_size < v.stat().st_size
     assert np.array_equal(read_witness_compact(i).limbs(), read_witness_compact(v).limbs())
+
+
+@pytest.mark.parametrize("offset, match", [(1 << 40, "leave the array"), (0, "overlap")])
+def test_offsets_out_of_place_are_refused(post, tmp_path, offset, match):
+    """A computed run's row placed past the wide values, or over another value's place."""
+    hd, _, _ = _sections(post["inputs"][0])
+    r = hd["computed"][0]
+    at = _inputs_offset(hd) + 32 * r["m"] * r["width"] + 8 * -(-r["count"] // 2)   # its offsets section
+    first = int.from_bytes(_sections(post["inputs"][0])[2][_sections(post["inputs"][0])[1] + at:][:8], "little")
+    bad = _rewrite(post["inputs"][0], tmp_path / "o.wit", patch=(at, (offset or first + 1).to_bytes(8, "little")))
+    with pytest.raises(WitnessFormatError, match=f"o.wit: .*{match}"):
+        read_witness_compact(bad)
+
+
+def test_upstream_order_places_each_call_and_proves(post, tmp_path):
+    """In rust-fil-proofs' variable order (``upstream_order: true``, what Filecoin's keys take) a
+    hash's values lie together but its calls are spread out: the file records each call's offset
+    (placed runs), the assignment equals the values file's, and a proof from it verifies."""
+    d = tmp_path
+    pce = d / "up.pce"
+    pipeline.pce_extract(SHAPE, pce, upstream_order=True)
+    pipeline.setup_params(pce, d / "k.params", d / "k.vk", backend="cpu", threads=2)
+    i = pipeline.synthesize_sector(post["van"], pce, d / "in", checked=post["rec"], poseidon="native", keep="inputs")
+    v = pipeline.synthesize_sector(post["van"], pce, d / "val", checked=post["rec"], poseidon="python")
+    for fi, fv in zip(i, v):
+        cw = read_witness_compact(fi)
+        assert _version(fi) == VERSION_COMPUTED and cw.wide.placed
+        assert np.array_equal(cw.limbs(), read_witness_compact(fv).limbs())
+    pipeline.prove_batch(pce, d / "k.params", [post["van"]], [d / "in"], d / "proofs", backend="cpu", threads=2,
+                         checked=[post["rec"]])
+    res = pipeline.verify_sector(d / "k.vk", post["van"], next((d / "proofs").iterdir()), d / "v.json",
+                                 shape_name=SHAPE, checked=post["rec"])
+    assert res["verified"]

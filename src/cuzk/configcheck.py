@@ -6,8 +6,8 @@ schema and fail late (``threads: 2.0`` reaching a worker pool), or worse (``resu
 :func:`config_problems` validates with integers that are Python ints (not bools, not floats),
 finite numbers, and the configured paths (``results``, sectors' ``data`` and ``c1``) non-empty
 and not a root, and ``synthesis_sha: native`` or ``gpu`` not with ``upstream_order: true`` (the native
-and GPU SHA-256 witness is in block order only: ``cuzk.r1cs.sha_path``), nor ``witness_poseidon:
-inputs`` (``cuzk.r1cs.poseidon_path``); it returns one line per problem, with its place in the config.
+and GPU SHA-256 witness is in block order only: ``cuzk.r1cs.sha_path``); it returns one line per
+problem, with its place in the config.
 """
 
 from __future__ import annotations
@@ -53,9 +53,6 @@ def config_problems(config: dict, schema: dict) -> list[str]:
     if sha in ("native", "gpu") and config.get("upstream_order") is True:
         out.append((["synthesis_sha"], f"  synthesis_sha: {sha} computes the SHA-256 witness in block order only; "
                                        "with upstream_order: true use auto (numpy there) or numpy"))
-    if config.get("witness_poseidon") == "inputs" and config.get("upstream_order") is True:
-        out.append((["witness_poseidon"], "  witness_poseidon: inputs keeps the Poseidon hashes in block order only; "
-                                          "with upstream_order: true use values"))
     return [line for _, line in sorted(out, key=lambda t: t[0])]
 
 

@@ -501,7 +501,7 @@ def _read_input(path, shape, checked=None, partition: int | None = None) -> dict
 
 def _witness_paths(sha: str, poseidon: str, upstream: bool, keep: str):
     """The SHA-256 and Poseidon witness paths (built now, before any input is read), logged."""
-    path, ppath = choose_sha(sha, upstream), choose_poseidon(poseidon, keep, upstream)
+    path, ppath = choose_sha(sha, upstream), choose_poseidon(poseidon, keep)
     log.info("synthesize: SHA-256 witness by %s (synthesis_sha %s), Poseidon by %s (synthesis_poseidon %s), "
              "the witness keeps its %s", path.name, sha, ppath.name, poseidon, keep)
     return path, ppath

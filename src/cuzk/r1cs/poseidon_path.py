@@ -81,25 +81,20 @@ class PoseidonPath(NamedTuple):
             yield
 
 
-def choose_poseidon(choice: str = "auto", keep: str = "values", upstream_order: bool = False) -> PoseidonPath:
+def choose_poseidon(choice: str = "auto", keep: str = "values") -> PoseidonPath:
     """The Poseidon witness path for ``choice`` (:data:`POSEIDON_PATHS`), keeping ``keep``
-    (:data:`WITNESS_POSEIDON`) in the witness; ``inputs`` is for block-order PCEs only (in
-    rust-fil-proofs' order each hash's values are still contiguous, but runs of them are not:
-    the writer would compute every value again to place them).
+    (:data:`WITNESS_POSEIDON`) in the witness.
 
     Raises:
         PoseidonPathError: ``choice`` is not one of :data:`POSEIDON_PATHS` (the message names
-            ``synthesis_poseidon``), or ``keep`` not one of :data:`WITNESS_POSEIDON` or ``inputs``
-            with ``upstream_order`` (names ``witness_poseidon``).
+            ``synthesis_poseidon``), or ``keep`` not one of :data:`WITNESS_POSEIDON` (names
+            ``witness_poseidon``).
         NativeBuildError: ``native`` and the core cannot be built (no compiler, a failed build:
             the message names the compiler, the source and the compiler's output).
         BackendUnavailableError: ``gpu`` without CuPy or a CUDA device.
     """
     if keep not in WITNESS_POSEIDON:
         raise PoseidonPathError(f"witness_poseidon: {keep!r} is not one of {', '.join(WITNESS_POSEIDON)}")
-    if keep == "inputs" and upstream_order:
-        raise PoseidonPathError("witness_poseidon: inputs keeps hashes in cuzk's block order only; this PCE is in "
-                                "rust-fil-proofs' order (upstream_order: true): use values")
     if choice == "gpu":
         from ..backend.cuda.runtime import _cupy   # CuPy on use: the GPU path only
 

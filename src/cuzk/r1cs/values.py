@@ -75,6 +75,43 @@ def _chunks(order, n: int, chunk: int):
         yield lo, parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
+class _Placer:
+    """:meth:`ValueStore.compact`'s notes of where, in a given order, each computed run's rows
+    begin among the wide values (``LimbRuns`` placed runs): value c of row i at wide position p
+    gives the row's offset p − c, which every value of the row must agree on (each hash's values
+    together and in order, as rust-fil-proofs' order keeps them)."""
+
+    def __init__(self, runs):
+        self.runs = [(q, r) for q, r in enumerate(runs) if isinstance(r[3], ComputedRows)]
+        self.starts = np.array([r[0] for _, r in self.runs], dtype=np.int64)
+        self.ends = self.starts + np.array([r[1] for _, r in self.runs], dtype=np.int64)
+        self.offsets = [np.full(r[4].shape[0], -1, dtype=np.int64) for _, r in self.runs]
+        self.values = int(sum(r[1] for _, r in self.runs))
+        self.seen, self.ok = 0, True
+
+    def take(self, slots: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """Which of these wide values (slot numbers, wide positions) are a computed run's; their
+        rows' offsets noted."""
+        j = np.searchsorted(self.starts, slots, side="right") - 1
+        hit = (j >= 0) & (slots < self.ends[np.maximum(j, 0)])
+        for k in np.unique(j[hit]).tolist():
+            sel = hit & (j == k)
+            w = self.runs[k][1][3].shape[1]
+            off = slots[sel] - self.starts[k]
+            i, base = off // w, pos[sel] - off % w
+            o = self.offsets[k]
+            fresh = o[i] < 0
+            o[i[fresh]] = base[fresh]
+            self.ok &= bool((o[i] == base).all())
+        return hit
+
+    def placed(self):
+        """The placed runs ``(limbs, rows, offsets)``, or None where a row's values were apart."""
+        if not (self.ok and all((o >= 0).all() for o in self.offsets)):
+            return None
+        return [(r[3], r[4], o) for (_, r), o in zip(self.runs, self.offsets)]
+
+
 class ValueStore:
     """Growable store: a uint8 slot per variable holding the value when it is below 255 (nearly
     every PoRep value: bits), else :data:`WIDE`; the other values as canonical little-endian
@@ -283,6 +320,9 @@ class ValueStore:
         the order is the slots' (PoSt), the wide values are the limb rows, returned without a copy;
         where some are kept as runs (:meth:`append_limbs` with rows), ``lazy`` returns them as a
         :class:`cuzk.field.LimbRuns` (for a writer that streams them) instead of expanding them.
+        In another ``order`` with ``lazy``, computed runs (``ComputedRows``) stay uncomputed as
+        placed runs, each call's values at its offset (they must lie together and in order there,
+        else every value is computed and stored).
         """
         chunk = COMPACT_CHUNK if chunk is None else chunk
         if chunk <= 0 or chunk % 8:
@@ -290,7 +330,10 @@ class ValueStore:
         n, slot = self.n, self._s[: self.n]
         nb = sum(int(np.count_nonzero(slot[lo:lo + chunk] <= 1)) for lo in range(0, n, chunk))
         direct = order is None and n - nb == self._nw + sum(r[1] for r in self._runs)   # no value 2..254 in a slot
-        if not direct:
+        place = _Placer(self._runs) if lazy and not direct and any(isinstance(r[3], ComputedRows) for r in self._runs) else None
+        if place is not None:   # computed runs placed by their rows' offsets; the other values stored
+            wide = np.zeros((n - nb - place.values, FR.limbs), dtype=np.uint64)
+        elif not direct:
             wide = np.zeros((n - nb, FR.limbs), dtype=np.uint64)
         elif not self._runs:
             wide = self._wl[: self._nw]
@@ -314,6 +357,18 @@ class ValueStore:
             keep = ~is_bit
             codes = s[keep]
             w = codes == WIDE
+            if place is not None:
+                at = np.flatnonzero(w)
+                slots = (lo + np.flatnonzero(keep) if idx is None else idx[keep])[at]
+                out = place.take(slots, row + at)   # the computed ones' offsets noted; the others'
+                codes = np.delete(codes, at[out])
+                w = np.delete(w, at[out])
+                part = wide[row - place.seen:row - place.seen + len(codes)]
+                part[~w, 0] = codes[~w]
+                part[w] = self._rows(slots[~out])
+                row += len(codes) + int(np.count_nonzero(out))
+                place.seen += int(np.count_nonzero(out))
+                continue
             part = wide[row:row + len(codes)]
             part[~w, 0] = codes[~w]
             nw = int(np.count_nonzero(w))
@@ -325,6 +380,11 @@ class ValueStore:
             wrow += nw
         if len(carry):
             bits[nbytes] = np.packbits(carry, bitorder="little")[0]
+        if place is not None:
+            placed = place.placed()
+            if placed is None:   # a call's values not together in this order: every value stored
+                return self.compact(chunk, order)
+            wide = LimbRuns([(wide, None)], placed=placed)
         return mask, bits, nb, wide
 
     def all_ints(self, chunk: int = 1 << 20, order: np.ndarray | None = None) -> np.ndarray:

@@ -17,12 +17,14 @@ A PoRep witness is mostly bits (SHA-256), so this is about 1/200 of 32 bytes per
 
 Version 2 (written only where some wide values are computed from their inputs,
 ``witness_poseidon: inputs``: ``cuzk.r1cs.poseidon.PoseidonWalks``) adds to the header
-``computed``, one entry per run of such values: ``at`` (its first position among the wide values),
-``values`` (how many), ``count`` (rows: hash calls), ``m`` (distinct rows), ``width`` (inputs per
-row) and ``spec`` (what computes them: kind, arity, tag, strength). Its ``wide`` section then holds
-only the other wide values (num_wide − Σ values, in order), and after it come, per run in order,
-the inputs (m × width × 32 bytes, canonical Fr) and the rows (count × 4 bytes, uint32 indices
-below m, zero-padded to 8 bytes). A full 32 GiB WindowPoSt partition: 0.25 GiB instead of 3.76 GiB
+``computed``, one entry per run of such values: ``values`` (how many), ``count`` (rows: hash
+calls), ``m`` (distinct rows), ``width`` (inputs per row) and ``spec`` (what computes them: kind,
+arity, tag, strength). Its ``wide`` section then holds only the other wide values (num_wide − Σ
+values, in order), and after it come, per run in order, the inputs (m × width × 32 bytes,
+canonical Fr), the rows (count × 4 bytes, uint32 indices below m, zero-padded to 8 bytes) and the
+offsets (count × 8 bytes, uint64: where each row's values begin among the wide values; in cuzk's
+block order a run's rows follow each other, in rust-fil-proofs' order each hash's values are
+still together but the calls are spread out). A full 32 GiB WindowPoSt partition: 0.25 GiB instead of 3.76 GiB
 (52 MB of them Poseidon inputs, 0.9 MB rows).
 """
 
@@ -104,8 +106,8 @@ def write_witness_compact(path, cw: CompactAssignment, pce_digest: str = "") -> 
     }
     runs = cw.wide.computed() if isinstance(cw.wide, LimbRuns) else []
     if runs:
-        header["computed"] = [{"at": at, "values": rows.shape[0] * lm.shape[1], "count": rows.shape[0], "m": lm.shape[0],
-                               "width": lm.inputs.shape[1], "spec": lm.spec()} for at, lm, rows in runs]
+        header["computed"] = [{"values": rows.shape[0] * lm.shape[1], "count": rows.shape[0], "m": lm.shape[0],
+                               "width": lm.inputs.shape[1], "spec": lm.spec()} for _, lm, rows in runs]
     hdr = json.dumps(header).encode()
     h = hashlib.sha256()
     # each piece hashed on a thread while it is written (both release the GIL): the 2 s of
@@ -121,7 +123,7 @@ def write_witness_compact(path, cw: CompactAssignment, pce_digest: str = "") -> 
 
         head = MAGIC + struct.pack("<II", VERSION_COMPUTED if runs else VERSION, len(hdr)) + hdr
         put(head + bytes((-len(head)) % 8))
-        tail = [a for _, lm, rows in runs for a in (lm.inputs, _padded_rows(rows))]
+        tail = [a for offsets, lm, rows in runs for a in (lm.inputs, _padded_rows(rows), offsets.astype(np.uint64))]
         for arr in (cw.inputs, cw.mask, cw.bits, cw.wide, *tail):
             for part in arr.chunks(computed=False) if isinstance(arr, LimbRuns) else (arr,):
                 data = np.ascontiguousarray(part).astype(part.dtype.newbyteorder("<"), copy=False)
@@ -138,7 +140,7 @@ def _padded_rows(rows: np.ndarray) -> np.ndarray:
 
 def _layout(path, head: bytes) -> tuple[dict, int, list[int]]:
     """The header of a witness file from its first bytes (at least 16, the header after them when
-    present): (header, offset of the first section, the section sizes: four, then two per
+    present): (header, offset of the first section, the section sizes: four, then three per
     computed run).
 
     Raises:
@@ -156,7 +158,7 @@ def _layout(path, head: bytes) -> tuple[dict, int, list[int]]:
         stored = nw - sum(int(r["values"]) for r in runs)
         sizes = [32 * ni, (na + 7) // 8, (nb + 7) // 8, 32 * stored]
         for r in runs:
-            sizes += [32 * int(r["m"]) * int(r["width"]), 8 * -(-int(r["count"]) // 2)]
+            sizes += [32 * int(r["m"]) * int(r["width"]), 8 * -(-int(r["count"]) // 2), 8 * int(r["count"])]
         if min(sizes) < 0 or (version == VERSION_COMPUTED) != bool(runs):
             raise ValueError("negative sizes, or computed runs that disagree with the version")
     except (ValueError, KeyError, TypeError) as e:
@@ -249,21 +251,25 @@ def read_witness_compact(path, pce_digest: str | None = None) -> CompactAssignme
 
 
 def _with_computed(runs: list, stored: np.ndarray, parts: list) -> LimbRuns:
-    """The wide values of a version 2 file: the stored ones with each computed run in its place.
+    """The wide values of a version 2 file: the stored ones and the computed runs, consecutive
+    runs in their places (block order) or placed by their offsets (LimbRuns checks them).
 
     Raises:
-        ValueError, KeyError: a run out of order or unknown, or rows out of range.
+        ValueError, KeyError: an unknown run, or rows or offsets out of range.
     """
-    pieces, s, pos = [], 0, 0   # stored values placed, wide position reached
-    for r, (inp, rows) in zip(runs, zip(parts[0::2], parts[1::2])):
-        at, count = int(r["at"]), int(r["count"])
-        if at < pos:
-            raise ValueError("computed runs overlap or are out of order")
+    made = []
+    for r, inp, rows, offsets in zip(runs, parts[0::3], parts[1::3], parts[2::3]):
         walks = PoseidonWalks.from_spec(r["spec"], inp.view("<u8").reshape(int(r["m"]), int(r["width"]), FR.limbs))
-        if walks.shape[1] * count != int(r["values"]):
-            raise ValueError(f"a computed run of {r['values']} values is {count} rows of {walks.shape[1]}")
-        pieces += [(stored[s:s + at - pos], None), (walks, rows.view("<u4")[:count])]
-        s, pos = s + at - pos, at + int(r["values"])
+        if walks.shape[1] * int(r["count"]) != int(r["values"]):
+            raise ValueError(f"a computed run of {r['values']} values is {r['count']} rows of {walks.shape[1]}")
+        made.append((walks, rows.view("<u4")[: int(r["count"])], offsets.view("<u8")))
+    pieces, s, pos = [], 0, 0   # stored values placed, wide position reached
+    for walks, rows, offsets in made:
+        at = int(offsets[0]) if offsets.size else pos
+        if at < pos or not np.array_equal(offsets, at + walks.shape[1] * np.arange(offsets.shape[0], dtype=np.uint64)):
+            return LimbRuns([(stored, None)], placed=made)   # not one after another: placed
+        pieces += [(stored[s:s + at - pos], None), (walks, rows)]
+        s, pos = s + at - pos, at + walks.shape[1] * rows.shape[0]
     return LimbRuns(pieces + [(stored[s:], None)])
 
 

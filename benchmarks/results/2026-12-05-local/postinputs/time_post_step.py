@@ -6,6 +6,7 @@ and the host's whole assignment (``CompactAssignment.limbs``: the values compute
 where the file holds inputs), in a fresh process.
 
 Usage: PYTHONPATH=<checkout>/src:<checkout>/tests python time_post_step.py DIR CODE DISTINCT THREADS RUNS KEEP [READ]
+(UPSTREAM=1 in the environment: a PCE in rust-fil-proofs' order, ``upstream_order: true``.)
 Prints per run: wall s, the step's own seconds and sampled RSS peak (its memory record), the
 process's peak RSS (ru_maxrss of the child), and the witness file's SHA-256.
 """
@@ -32,13 +33,14 @@ print(f"read {t1 - t:.2f} s, limbs {t2 - t1:.2f} s, peak RSS {resource.getrusage
 d, code, distinct, threads, runs = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 keep, read = sys.argv[6], len(sys.argv) > 7 and sys.argv[7] == "1"
 name = "window-post-32GiB"
-src, rec, pce = d / f"in{distinct}.json", d / f"in{distinct}.checked.json", d / "post.pce"
+up = os.environ.get("UPSTREAM") == "1"
+src, rec, pce = d / f"in{distinct}.json", d / f"in{distinct}.checked.json", d / ("post-up.pce" if up else "post.pce")
 d.mkdir(parents=True, exist_ok=True)
 if not rec.exists():
     pipeline.post_vanilla("window", name, [], src, "bench", "00" * 32, synthetic_ids=list(range(1, distinct + 1)))
     pipeline.check_input(src, rec, name, partitions=1)
 if not pce.exists():
-    header_pce(pce, name)
+    header_pce(pce, name, upstream=up)
 env = dict(os.environ, PYTHONPATH=f"{code}/src")
 for r in range(runs):
     wit, mem = d / f"w{r}", d / f"m{r}.json"
@@ -49,7 +51,7 @@ for r in range(runs):
     m = json.loads(mem.read_text())
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
     files = sorted(wit.iterdir())
-    print(f"{code.name} {keep} distinct {distinct} threads {threads} run {r}: {wall:.2f} s wall, step {m['seconds']:.2f} s, "
+    print(f"{code.name} {keep}{' upstream' if up else ''} distinct {distinct} threads {threads} run {r}: {wall:.2f} s wall, step {m['seconds']:.2f} s, "
           f"sampled RSS peak {m['rss_peak_bytes'] / 2**30:.2f} GiB, children max RSS so far {peak / 2**30:.2f} GiB, "
           f"{sum(f.stat().st_size for f in files) / 2**30:.2f} GiB written, sha256 {file_digest(files[0])[:16]}", flush=True)
     if read:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...field import FR, ComputedRows, LimbRuns
+from ...field.runs import CHUNK_ROWS, placed_positions
 
 
 def _in_order(rows: np.ndarray, m: int) -> bool:
@@ -22,9 +23,16 @@ def _in_order(rows: np.ndarray, m: int) -> bool:
 
 def computed_scratch_bytes(wide) -> int:
     """Device bytes :func:`wide_on_device` takes besides its output: the largest computed run
-    whose rows repeat (its distinct rows' values, gathered from there)."""
-    runs = wide.computed() if isinstance(wide, LimbRuns) else []
-    return max([32 * lm.shape[0] * lm.shape[1] for _, lm, rows in runs if not _in_order(rows, lm.shape[0])] + [0])
+    that is not written in place (its distinct rows' values, gathered from there), and for
+    placed runs one chunk of positions and the stored values' positions."""
+    if not isinstance(wide, LimbRuns):
+        return 0
+    made = [32 * lm.shape[0] * lm.shape[1] for lm, rows in wide.runs
+            if isinstance(lm, ComputedRows) and not _in_order(rows, lm.shape[0])]
+    if wide.placed:
+        made += [32 * lm.shape[0] * lm.shape[1] + 16 * CHUNK_ROWS for lm, _, _ in wide.placed]
+        made = [max(made) + 8 * sum(lm.shape[0] for lm, _ in wide.runs)]   # stored positions beside
+    return max(made + [0])
 
 
 def wide_on_device(cp, wide, stream=None):
@@ -32,8 +40,10 @@ def wide_on_device(cp, wide, stream=None):
     CuPy array of canonical limbs. The runs of a ``cuzk.field.LimbRuns`` that are
     ``ComputedRows`` (a witness file's Poseidon inputs, ``witness_poseidon: inputs``) are made
     there by their ``on_device`` (the Poseidon kernel: a 32 GiB WindowPoSt partition's 119.4 M
-    values from 52 MB of inputs), written in place when each row comes once in order, else
-    computed once per distinct row and gathered; the other values are copied up.
+    values from 52 MB of inputs): in block order written in place when each row comes once in
+    order, else computed once per distinct row and gathered; placed runs (rust-fil-proofs' order)
+    computed likewise and scattered to their rows' offsets, the stored values to the positions
+    left. The other values are copied up.
 
     Args:
         cp: the CuPy module (the backend's).
@@ -44,6 +54,15 @@ def wide_on_device(cp, wide, stream=None):
         ValueError: a computed run's inputs are refused by its kernel (not below r).
     """
     out = cp.empty((len(wide), FR.limbs), dtype=cp.uint64)
+    if isinstance(wide, LimbRuns) and wide.placed:
+        stored = np.asarray(LimbRuns(wide.runs))
+        if stored.shape[0]:
+            out[cp.asarray(np.flatnonzero(~wide.covered()))] = cp.asarray(stored)
+        for lm, rows, offsets in wide.placed:
+            vals, idx = lm.on_device(), cp.asarray(rows.astype(np.int64))
+            for lo, hi, pos in placed_positions(cp.asarray(offsets.astype(np.int64)), lm.shape[1], cp):
+                out[pos] = vals[idx[lo:hi]].reshape(-1, FR.limbs)
+        return out
     runs = wide.runs if isinstance(wide, LimbRuns) else [(np.asarray(wide), None)]
     at = 0
     for limbs, rows in runs:
