@@ -280,3 +280,16 @@ def test_upstream_order_places_each_call_and_proves(post, tmp_path):
     res = pipeline.verify_sector(d / "k.vk", post["van"], next((d / "proofs").iterdir()), d / "v.json",
                                  shape_name=SHAPE, checked=post["rec"])
     assert res["verified"]
+
+
+def test_the_model_counts_the_upstream_order_of_a_post_synthesis():
+    from cuzk.circuits.registry import shape_by_name
+    from cuzk.memory import model
+
+    st = shape_by_name("window-post-32GiB").stats()
+    for wide in (True, False):
+        extra = (model.predict_step_bytes("synthesize", st, wide_values=wide, upstream_order=True)
+                 - model.predict_step_bytes("synthesize", st, wide_values=wide))
+        assert extra == model.UPSTREAM_ORDER_SYNTH_AUX_BYTES * st["aux"] + (32 * st["wide_aux"] if wide else 0)
+    porep = shape_by_name("porep-32GiB").stats()   # not measured there: unchanged
+    assert model.predict_step_bytes("synthesize", porep, upstream_order=True) == model.predict_step_bytes("synthesize", porep)

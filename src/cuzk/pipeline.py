@@ -561,7 +561,7 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
         raise fam.error(c1_path, "partitions", f"has {n} partition(s), partition {partition} was asked for")
     stats = shape.stats()
     with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, backend=_synthesis_kind(path, ppath),
-                                                             wide_values=keep == "values"), mem_gb):
+                                                             wide_values=keep == "values", upstream_order=upstream), mem_gb):
         cs = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"], upstream_order=upstream)
         with bars.watch(lambda: cs.num_aux, stats["aux"], f"synthesize {Path(c1_path).name} partition {partition}", "aux"), \
                 _synthesis_gpu(path, ppath), path.active(), ppath.active():
@@ -601,9 +601,9 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked
         stats = shape.stats()
         done = [0, None]   # aux of the partitions written, the current constraint system
         share = shape.distinct_share(len({s["id"] for s in inp["sectors"]})) if isinstance(shape, PoStShape) else 1.0
-        with measured("synthesize", mem_json, predict_step_bytes("synthesize", stats, threads=threads, partitions=n,
-                                                                 backend=_synthesis_kind(path, ppath), distinct=share,
-                                                                 wide_values=keep == "values"), mem_gb), \
+        pred = predict_step_bytes("synthesize", stats, threads=threads, partitions=n, backend=_synthesis_kind(path, ppath),
+                                  distinct=share, wide_values=keep == "values", upstream_order=upstream)
+        with measured("synthesize", mem_json, pred, mem_gb), \
                 atomic_dir(out_dir) as tmp, _synthesis_gpu(path, ppath), \
                 bars.watch(lambda: done[0] + (done[1].num_aux if done[1] else 0), n * stats["aux"],
                            f"synthesize {Path(c1_path).name}", "aux"):

@@ -195,6 +195,12 @@ POST_COEFFICIENTS: dict[tuple[str, str], dict[str, float]] = {
 # Measured on the 2-core machine over the block order: porep-2KiB +0.49 GiB (14.9 M non-zeros),
 # porep-8MiB +0.68 GiB (21.5 M): 35 and 34 B a non-zero.
 UPSTREAM_ORDER_NNZ_BYTES = 36
+# A PoSt synthesize in that order: the order tracker's pieces, 8 B an aux; with the Poseidon
+# values kept (witness_poseidon: values) also the compact form's wide array made in that order,
+# 32 B a wide value. A full 32 GiB WindowPoSt partition (2 workers, 2-core machine) peaked at
+# 8.97 GiB against 4.59 in block order with values, 2.21 against 1.26 with inputs: 8.0 B an aux
+# and 29 B a wide value more (benchmarks/results/2026-12-05-local/postinputs/upstream.log).
+UPSTREAM_ORDER_SYNTH_AUX_BYTES = 8
 
 
 def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, batch: int = 1,
@@ -225,7 +231,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
             key filled on the host).
         host_limit: the ``host_limit`` of that schedule (bytes; None: any).
         upstream_order: pce_extract in rust-fil-proofs' order adds ``UPSTREAM_ORDER_NNZ_BYTES``
-            a non-zero.
+            a non-zero; a PoSt synthesize ``UPSTREAM_ORDER_SYNTH_AUX_BYTES`` an aux, and with
+            ``wide_values`` 32 B a wide value.
         distinct: a PoSt synthesize's share of slots holding distinct sectors
             (``PoStShape.distinct_share``): scales its "wide_aux" term, since a padded
             partition's repeated Poseidon rows are kept once (measured: a padded 32 GiB
@@ -264,6 +271,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
                                           min(1.0, distinct) if key == "wide_aux" and step == "synthesize" else 1)
     if step == "pce_extract" and upstream_order:
         total += UPSTREAM_ORDER_NNZ_BYTES * stats["nnz"]
+    if step == "synthesize" and upstream_order and "post_path_values" in stats:
+        total += UPSTREAM_ORDER_SYNTH_AUX_BYTES * stats.get("aux", 0) + (32 * stats.get("wide_aux", 0) if wide_values else 0)
     if step == "prove" and batch > 1 and not on_gpu:   # cuda holds one partition's witness at a time
         total += (batch - 1) * 64 * stats.get("aux", 0)
     if step == "prove" and on_gpu and gpu_mem_limit is not None and "domain" in stats:
