@@ -73,3 +73,12 @@ def test_a_gpu_proof_from_inputs_files_verifies(post):
     proof = next((d / "proofs").iterdir())
     res = pipeline.verify_sector(d / "k.vk", post["van"], proof, d / "v.json", shape_name=SHAPE, checked=post["rec"])
     assert res["verified"] and res["partitions"] == 2
+
+
+def test_gpu_poseidon_synthesis_keeps_the_same_inputs(post):
+    """``synthesis_poseidon: gpu`` with ``inputs``: the digests come from the kernel (only they
+    are copied back), the file is the native core's, byte for byte."""
+    d = post["d"]
+    files = pipeline.synthesize_sector(post["van"], post["pce"], d / "gpu-in", checked=post["rec"], poseidon="gpu",
+                                       keep="inputs")
+    assert [f.read_bytes() for f in files] == [f.read_bytes() for f in post["inputs"]]

@@ -491,7 +491,8 @@ def _legacy_limbs(inputs: np.ndarray, arity: int, tag: int, strength: str, lib: 
 
 
 _DIGEST_ROWS = 1 << 11
-"""Hashes per core call of :func:`_legacy_digests` (arity 8: 505 op values, 16 KB each)."""
+"""Hashes per core call of :func:`_legacy_digests` (arity 8: 505 op values, 16 KB each); on the
+GPU 2^16 (1 GB of values on the device, only the digests copied back)."""
 
 
 def _legacy_digests(inputs: np.ndarray, arity: int, tag: int, strength: str, lib=None) -> np.ndarray:
@@ -499,8 +500,14 @@ def _legacy_digests(inputs: np.ndarray, arity: int, tag: int, strength: str, lib
     :data:`_DIGEST_ROWS` hashes so that only a chunk's op values exist at once: ``(kc, arity, 4)``
     → ``(kc, 4)`` uint64 limbs."""
     out = np.empty((inputs.shape[0], FR.limbs), dtype=np.uint64)
-    for lo in range(0, inputs.shape[0], _DIGEST_ROWS):
-        out[lo:lo + _DIGEST_ROWS] = _legacy_limbs(inputs[lo:lo + _DIGEST_ROWS], arity, tag, strength, lib)[:, -1]
+    step = _DIGEST_ROWS << 5 if lib is GPU_CORE else _DIGEST_ROWS
+    for lo in range(0, inputs.shape[0], step):
+        if lib is GPU_CORE:
+            from ..backend.cuda.poseidon import legacy_limbs_device  # CuPy on use: the GPU core only
+
+            out[lo:lo + step] = legacy_limbs_device(inputs[lo:lo + step], arity, tag, strength)[:, -1].get()
+        else:
+            out[lo:lo + step] = _legacy_limbs(inputs[lo:lo + step], arity, tag, strength, lib)[:, -1]
     return out
 
 
