@@ -103,7 +103,7 @@ def test_gpu_host_model_covers_the_h200_peaks():
             else:
                 shape = default
             step = "prepare_synthetic" if rule == "prepare" else rule   # stop 16's sectors are synthetic
-            pred = predict_step_bytes(step, shape_by_name(shape).stats(), threads=1 if rule == "synthesize" else threads,
+            pred = predict_step_bytes(step, shape_by_name(shape).stats(), threads=1 if rule in ("synthesize", "check_c1") else threads,
                                       backend="cuda", batch=batch if rule == "prove" else 1)
             peak = float(row["rss_peak_gib"]) * GIB
             assert pred >= peak, (run, rule, job)

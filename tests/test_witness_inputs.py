@@ -7,7 +7,7 @@ The reference is the ``values`` file of the same partition, whose values gmpy2 c
 core and by gmpy2: the assignments must be equal, limb for limb. A proof from the ``inputs``
 files verifies through the workflow's steps; a changed input is refused (not below r: a typed
 error naming the file; a canonical one: the proof fails before a proof file is written), and so
-are damaged headers."""
+are damaged headers. Also the check step of the same target with its paths hashed in workers."""
 
 from __future__ import annotations
 
@@ -293,3 +293,26 @@ def test_the_model_counts_the_upstream_order_of_a_post_synthesis():
         assert extra == model.UPSTREAM_ORDER_SYNTH_AUX_BYTES * st["aux"] + (32 * st["wide_aux"] if wide else 0)
     porep = shape_by_name("porep-32GiB").stats()   # not measured there: unchanged
     assert model.predict_step_bytes("synthesize", porep, upstream_order=True) == model.predict_step_bytes("synthesize", porep)
+
+
+def test_the_check_hashes_paths_in_workers_and_still_refuses_a_changed_sibling(post, tmp_path, monkeypatch):
+    """``check_input`` with threads: the paths' native hashes go to the synthesis workers
+    (counted), the record equals the one-process check's, and a changed sibling is refused."""
+    from cuzk.r1cs import parallel
+    from cuzk.sector.post import PoStError
+
+    calls = []
+    real = rpos.map_rows
+    monkeypatch.setattr(rpos, "map_rows", lambda *a: calls.append(a[1].shape[0]) or real(*a))
+    monkeypatch.setattr(parallel, "MIN_ROWS", 2)
+    one = pipeline.check_input(post["van"], tmp_path / "one.json", SHAPE, partitions=2)
+    assert calls == []
+    two = pipeline.check_input(post["van"], tmp_path / "two.json", SHAPE, partitions=2, threads=2)
+    assert calls and one == two
+    doc = json.loads(post["van"].read_text())
+    doc["partitions"][0][1]["inclusion_proofs"][1]["path"][0]["hashes"][3][0] ^= 1
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(PoStError, match="bad.json"):
+        pipeline.check_input(bad, tmp_path / "bad.rec.json", SHAPE, partitions=2, threads=2)
+    assert not (tmp_path / "bad.rec.json").exists()

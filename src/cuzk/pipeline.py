@@ -227,9 +227,8 @@ def prepare(sector: dict, out, shape_name: str, randomness: str, prover_id_hex: 
         return
     with measured("prepare", mem_json, predict_step_bytes("prepare", shape.stats()), mem_gb):
         prepare_sector(
-            out, int(sector["id"]), shape.sector_size, shape.partitions, shape.challenges,
-            data=sector.get("data"), generate_seed=sector.get("generate"),
-            prover_id=bytes.fromhex(prover_id_hex), randomness=randomness,
+            out, int(sector["id"]), shape.sector_size, shape.partitions, shape.challenges, data=sector.get("data"),
+            generate_seed=sector.get("generate"), prover_id=bytes.fromhex(prover_id_hex), randomness=randomness,
             layers=getattr(shape, "layers", None) if fam == "porep" else None, sealed_out=sealed_out,
         )
 
@@ -310,9 +309,8 @@ def circuit_version(shape) -> int:
 
 
 def pce_description(shape, upstream_order: bool = False) -> dict:
-    """The description ``pce_extract`` stores in a PCE header for ``shape`` (its ``describe()``,
-    its family's ``circuit_version``, and ``upstream_order`` when set), as the header's JSON
-    gives it back."""
+    """The description ``pce_extract`` stores in a PCE header for ``shape`` (its ``describe()``, its
+    family's ``circuit_version``, and ``upstream_order`` when set), as the header's JSON gives it back."""
     desc = shape.describe() | {"circuit_version": circuit_version(shape)} | ({"upstream_order": True} if upstream_order else {})
     return json.loads(json.dumps(desc))
 
@@ -456,7 +454,7 @@ def import_c1(path, out, shape_name: str, sector_id: int, prover_id_hex: str, me
     return form
 
 
-def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitions: int = 1) -> dict:
+def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitions: int = 1, threads: int = 1) -> dict:
     """The ``check_c1`` step: check an input file (a sector's C1, a SnapDeals file, or a PoSt
     vanilla file) fully, once, when it enters the workflow, and write its check record (SHA-256
     and facts, :func:`cuzk.sector.jsondoc.admit`); later steps read it through the record
@@ -465,6 +463,7 @@ def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitio
     slice is written beside the record (``Family.slices``), so a partition job parses 1/n of it.
 
     ``partitions``: of a PoSt target, for the memory prediction (the file is held whole).
+    ``threads`` > 1: the paths' hashes in that many worker processes (``cuzk.r1cs.parallel``).
 
     Returns the record. Raises the family's typed error (``C1Error``, ``PoStError``) or
     ShapeMismatchError before writing anything.
@@ -477,7 +476,8 @@ def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitio
         fam.check(doc, p, shape)
         return {"synthetic": bool(doc.get("synthetic", False)), "label": fam.label(doc), "shape": shape.name}
 
-    with measured("check_c1", mem_json, predict_step_bytes("check_c1", shape.stats(), partitions=partitions), mem_gb), \
+    pred = predict_step_bytes("check_c1", shape.stats(), partitions=partitions, threads=threads)
+    with synthesis_workers(threads), measured("check_c1", mem_json, pred, mem_gb), \
             choose_poseidon("auto").active():   # the paths' Poseidon hashes by the native core where it builds
         rec = admit(path, out, verify_and_fit, fam.error, slices=fam.slices)
     progress.info("checked %s (%s%s)", path, shape.name, ", synthetic" if rec["synthetic"] else "")

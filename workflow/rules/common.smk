@@ -370,14 +370,16 @@ def post_shape(wc):
     return POSTS[f"{wc.kind}-{wc.size}"]["shape"]
 
 
+def post_check_threads(wc):
+    """Cores of a PoSt target's check (its paths' hashes) and synthesis: THREADS when its Merkle
+    levels split over workers (cuzk.r1cs.parallel), else 1."""
+    return useful_workers(shape_by_name(post_shape(wc)).challenges, THREADS)
+
+
 def post_synthesis_threads(wc):
-    """Cores of a PoSt target's synthesis: THREADS when its Merkle levels split over workers
-    (cuzk.r1cs.parallel), else 1 (also when the GPU computes the Poseidon values: no workers).
-    """
-    return synthesis_threads(
-        SYNTHESIS_POSEIDON,
-        useful_workers(shape_by_name(post_shape(wc)).challenges, THREADS),
-    )
+    """Cores of a PoSt target's synthesis: post_check_threads, but 1 when the GPU computes the
+    Poseidon values (no workers)."""
+    return synthesis_threads(SYNTHESIS_POSEIDON, post_check_threads(wc))
 
 
 def post_sealed(wc):

@@ -52,7 +52,8 @@ for _kind in POST_KINDS:
             "../scripts/post_vanilla.py"
 
     # The vanilla file checked once, fully (28 s for a 32 GiB WindowPoSt partition on the H200
-    # host); synthesize, prove and verify trust it by its SHA-256.
+    # host before its paths were hashed natively and in workers); synthesize, prove and verify
+    # trust it by its SHA-256.
     rule:
         name:
             _post["check"]
@@ -68,11 +69,13 @@ for _kind in POST_KINDS:
         priority: POST_PRIORITY[_kind]
         conda:
             "../envs/cuzk.yaml"
+        threads: post_check_threads
         resources:
             **job_memory(
                 _post["check"],
                 "check_c1",
                 shape=post_shape,
+                threads=post_check_threads,
                 partitions=post_partitions,
             ),
         params:

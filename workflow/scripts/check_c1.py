@@ -9,4 +9,5 @@ check_input(
     mem_json=snakemake.output.mem,
     mem_gb=snakemake.resources.mem_gb,
     partitions=snakemake.params.get("partitions", 1),
+    threads=snakemake.threads,
 )

@@ -261,7 +261,7 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
     total = BASE_PROCESS_BYTES
     if step in STEPS_WITH_WORKERS and threads > 1 and not on_gpu:
         total += threads * WORKER_PROCESS_BYTES
-    if step == "synthesize" and threads > 1:
+    if step in ("synthesize", "check_c1") and threads > 1:
         total += threads * SYNTH_WORKER_BYTES
     if step == "synthesize" and backend == "cuda":
         total += SYNTH_GPU_BYTES

@@ -427,20 +427,14 @@ def native_poseidon(lib):
         _NATIVE_LIB.clear()
 
 
-_TREE_ROWS = 1 << 11
-"""Merkle preimages per native call of :func:`_native_tree_digests`: the core returns every op
-value of a hash (arity 8: 505 values, 16 KB), so 2,048 at a time keep that near 33 MB."""
-
-
 def _native_tree_digests(lib: str, rows: list, arity: int) -> list:
     """Merkle-tree hashes (tag 2^arity − 1, standard strength) of ``rows`` (preimages of arity
-    ints) by the native core: each hash's last op value is its digest (as :func:`_legacy_hash`'s)."""
+    ints) by the native core: each hash's last op value is its digest (as :func:`_legacy_hash`'s);
+    in the synthesis workers where a pool is active (``check_input`` with threads)."""
     tag = _nat.params(arity, _nat.STANDARD).merkle_tag
-    out: list = []
-    for lo in range(0, len(rows), _TREE_ROWS):
-        x = to_limbs([v for row in rows[lo:lo + _TREE_ROWS] for v in row], FR.limbs).reshape(-1, arity, FR.limbs)
-        out += from_limbs(poseidon_host.legacy_limbs(lib, x, arity, tag, _nat.STANDARD)[:, -1]).tolist()
-    return out
+    x = to_limbs([v for row in rows for v in row], FR.limbs).reshape(-1, arity, FR.limbs)
+    out = map_rows(_legacy_digests, x, arity, tag, _nat.STANDARD, lib) if active_workers() else None
+    return from_limbs(_legacy_digests(x, arity, tag, _nat.STANDARD, lib) if out is None else out).tolist()
 
 
 class _GpuCore:
