@@ -1,4 +1,5 @@
-# Stop 42, call 2 (planned; NOT run yet: no device was lent): witness_poseidon values against
+# Stop 42, call 2 (planned; NOT run yet: no device was lent; call 1 is stop 41's call1.sh): the
+# GPU tests of witness_poseidon: inputs, then witness_poseidon values against
 # inputs on a 32 GiB WindowPoSt target of 200 distinct synthetic sectors: the synthesize step
 # (16 workers), the prove step's read and the cuda compact upload (inputs: the Poseidon kernel
 # makes the values on the device), device assignments compared. Then the same at 600 distinct
