@@ -316,3 +316,26 @@ def test_the_check_hashes_paths_in_workers_and_still_refuses_a_changed_sibling(p
     with pytest.raises(PoStError, match="bad.json"):
         pipeline.check_input(bad, tmp_path / "bad.rec.json", SHAPE, partitions=2, threads=2)
     assert not (tmp_path / "bad.rec.json").exists()
+
+
+def test_later_steps_read_the_checks_compact_slice(post, monkeypatch):
+    """The PoSt check writes the whole vanilla document with its hashes as hex
+    (``post.compact_slices``); synthesize, prove and verify read that slice, whose values and
+    public inputs are the file's."""
+    from cuzk.circuits import post as cpost
+    from cuzk.circuits.registry import shape_by_name
+    from cuzk.sector import jsondoc
+    from cuzk.sector.post import read_post
+
+    parsed = []
+    real = jsondoc.loads
+    monkeypatch.setattr(jsondoc, "loads", lambda data, path, *a, **k: parsed.append(str(path)) or real(data, path, *a, **k))
+    inp = pipeline._read_input(post["van"], shape_by_name(SHAPE), post["rec"])
+    assert parsed[-1] == str(jsondoc.slice_path(post["rec"], 0)) and str(post["van"]) not in parsed   # (the record first)
+    doc = read_post(post["van"])
+    assert isinstance(inp["partitions"][0][0]["inclusion_proofs"][0]["leaf"], str)
+    for k in range(2):
+        a, b = cpost.values(inp, k), cpost.values(doc, k)
+        assert all(np.array_equal(np.asarray(x), np.asarray(y)) for key in a
+                   for x, y in zip(a[key] if key == "siblings" else [a[key]], b[key] if key == "siblings" else [b[key]]))
+        assert cpost.public_inputs(inp, k) == cpost.public_inputs(doc, k)

@@ -486,13 +486,13 @@ def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitio
 
 def _read_input(path, shape, checked=None, partition: int | None = None) -> dict:
     """An input file for ``shape``: checked fully, or, given its check record (``check_input``),
-    trusted by digest (a file changed since its check is refused, naming it); with ``partition``,
-    only that partition's slice where the check wrote one (``jsondoc.load_checked_partition``)."""
+    trusted by digest (a file changed since its check is refused, naming it); with ``partition``
+    (or ``Family.whole_slice``), its slice where the check wrote one (``jsondoc.load_checked_partition``)."""
     fam = family_of(shape)
     if checked is None:
         inp = fam.read(path)
-    elif partition is not None:
-        inp = load_checked_partition(path, checked, fam.error, partition)
+    elif partition is not None or fam.whole_slice:
+        inp = load_checked_partition(path, checked, fam.error, 0 if fam.whole_slice else partition)
     else:
         inp = load_checked(path, checked, fam.error)
     fam.check(inp, path, shape)

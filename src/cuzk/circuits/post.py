@@ -221,12 +221,31 @@ def shape_of(vanilla: dict) -> PoStShape:
 
 
 def _int(b) -> int:
-    return int.from_bytes(bytes(b), "little")
+    """A 32-byte little-endian value: a list of byte values, or its hex (``compact_slices``)."""
+    return int.from_bytes(bytes.fromhex(b) if isinstance(b, str) else bytes(b), "little")
 
 
 def _limbs(hashes: list) -> np.ndarray:
-    """32-byte little-endian values (lists of byte values) → ``(n, 4)`` uint64 limbs (writable)."""
-    return np.frombuffer(b"".join(map(bytes, hashes)), dtype="<u8").reshape(-1, 4).astype(np.uint64)
+    """32-byte little-endian values (lists of byte values, or their hex) → ``(n, 4)`` uint64
+    limbs (writable)."""
+    raw = bytes.fromhex("".join(hashes)) if hashes and isinstance(hashes[0], str) else b"".join(map(bytes, hashes))
+    return np.frombuffer(raw, dtype="<u8").reshape(-1, 4).astype(np.uint64)
+
+
+def compact_slices(doc: dict) -> list[dict]:
+    """The check step's one slice of a (checked) vanilla proof dict (``Family.slices``,
+    ``jsondoc.admit``): the whole document with its partitions' 32-byte values (comm_c,
+    comm_r_last, each inclusion proof's leaf, root and path hashes) as hex strings, which
+    :func:`values` and :func:`public_inputs` read as they read the lists. Later steps parse this
+    instead of the file: a full 32 GiB WindowPoSt partition's 1.9 M hashes are then strings, not
+    61 M JSON integers."""
+    hx = lambda b: bytes(b).hex()  # noqa: E731
+    parts = [[{"comm_c": hx(e["comm_c"]), "comm_r_last": hx(e["comm_r_last"]),
+               "inclusion_proofs": [{"leaf": hx(pr["leaf"]), "root": hx(pr["root"]),
+                                     "path": [{"hashes": [hx(h) for h in el["hashes"]], "index": el["index"]}
+                                              for el in pr["path"]]} for pr in e["inclusion_proofs"]]}
+              for e in part] for part in doc["partitions"]]
+    return [{**doc, "partitions": parts}]
 
 
 def values(vanilla: dict, partition: int) -> dict:

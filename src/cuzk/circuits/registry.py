@@ -80,7 +80,8 @@ class Family:
         noun: what one input is, in messages ("sector", "PoSt").
         slices: input → one document per partition with only that partition's data, which
             ``values`` and ``partitions`` read as they read the whole (``jsondoc.admit``);
-            None: partition jobs read the whole document.
+            None: partition jobs read the whole document. With ``whole_slice``, one document:
+            the whole input in a form faster to parse, which every later step reads.
     """
 
     name: str
@@ -95,6 +96,7 @@ class Family:
     label: Callable[[dict], str]
     noun: str = "sector"
     slices: Callable[[dict], list] | None = None
+    whole_slice: bool = False
 
     def describe(self, label: str) -> str:
         """An input named by its label for messages: ``"sector 1"``; a PoSt's (``"winning-post"``) as is."""
@@ -107,7 +109,8 @@ FAMILIES = {
     "porep": Family("porep", read_porep_c1, verify_porep_c1, C1Error, _check_c1, lambda c1: c1["partitions"], porep.witness_from_c1,
                     porep.public_inputs, porep.synthesize, lambda c1: str(c1["sector_id"]), slices=partition_slices),
     "post": Family("post", read_post, lambda doc, path: verify_post(doc, str(path)), PoStError, _check_post, lambda doc: len(doc["partitions"]), post.values,
-                   post.public_inputs, post.synthesize, lambda doc: f"{post.params_of(doc).kind}-post", "PoSt"),
+                   post.public_inputs, post.synthesize, lambda doc: f"{post.params_of(doc).kind}-post", "PoSt",
+                   slices=post.compact_slices, whole_slice=True),
 }
 
 def _check_update(doc: dict, path, shape) -> None:
