@@ -197,7 +197,7 @@ def test_merkle_tree_hashes_by_the_native_core_equal_pythons(lib, monkeypatch):
     among them, more than one native call's rows) equal ``poseidon_many``'s; outside it, Python."""
     from cuzk.r1cs import poseidon as rp
 
-    monkeypatch.setattr(rp, "_TREE_ROWS", 5)   # several calls of the core per block
+    monkeypatch.setattr(rp, "_DIGEST_ROWS", 5)   # several calls of the core per block
     rng = random.Random()
     calls = []
     real = poseidon_host.legacy_limbs
