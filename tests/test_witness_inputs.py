@@ -339,3 +339,33 @@ def test_later_steps_read_the_checks_compact_slice(post, monkeypatch):
         assert all(np.array_equal(np.asarray(x), np.asarray(y)) for key in a
                    for x, y in zip(a[key] if key == "siblings" else [a[key]], b[key] if key == "siblings" else [b[key]]))
         assert cpost.public_inputs(inp, k) == cpost.public_inputs(doc, k)
+
+
+def test_an_order_that_splits_a_call_stores_its_values(monkeypatch):
+    """``ValueStore.compact`` in another order: a call whose values stay together and in order is
+    placed (its rows' offsets); one split by the order makes the compact form store every value
+    (computed), the same values either way."""
+    from cuzk.r1cs.values import ValueStore
+
+    rng = np.random.default_rng()
+    x = rng.integers(0, 2**62, size=(3, 2, FR.limbs)).astype(np.uint64)
+    walks = rpos.PoseidonWalks(x, 2, 3, "standard")
+    w = walks.shape[1]
+    rows = np.array([2, 0, 2])
+    store = ValueStore(8)
+    store.append(np.array([1, 0, 7], dtype=np.uint64))
+    store.append_limbs(walks, rows, 3 * w)
+    store.append(np.array([1], dtype=np.uint64))
+    n = store.n
+    want = np.asarray(walks.take(rows)).reshape(-1, FR.limbs)
+    blocks = [np.arange(3 + i * w, 3 + (i + 1) * w) for i in range(3)]
+    together = np.concatenate([[n - 1, 2], blocks[2], [0], blocks[0], blocks[1], [1]])   # calls moved whole
+    split = together.copy()
+    split[[2, 3]] = split[[3, 2]]   # two values of one call swapped
+    for order, placed in ((together, True), (split, False)):
+        _, _, nb, wide = store.compact(order=order, lazy=True)
+        assert isinstance(wide, LimbRuns) == placed and (not placed or wide.placed)
+        got = np.asarray(wide)
+        slot_rank = {s: r for r, s in enumerate(s for s in order if s not in (0, 1, n - 1))}
+        for i, blk in enumerate(blocks):
+            assert np.array_equal(got[[slot_rank[s] for s in blk]], want[i * w:(i + 1) * w])
