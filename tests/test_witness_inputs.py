@@ -121,6 +121,9 @@ def test_changed_inputs_are_refused(post, tmp_path):
     (lambda r: r.__setitem__("count", r["count"] + 2), "sizes do not match"),
     (lambda r: r.__setitem__("m", 0), "rows must be|sizes do not match"),
     (lambda r: r.pop("width"), "header is damaged"),
+    (lambda r: r.__setitem__("count", float("inf")), "header is damaged"),
+    (lambda r: r.__setitem__("spec", {**r["spec"], "arity": 100}), "sizes do not match|arity 100"),
+    (lambda r: r.__setitem__("spec", "x"), "string indices|header is damaged|must be"),
 ])
 def test_damaged_headers_are_named(post, tmp_path, fault, match):
     hd, _, _ = _sections(post["inputs"][0])

@@ -161,7 +161,7 @@ def _layout(path, head: bytes) -> tuple[dict, int, list[int]]:
             sizes += [32 * int(r["m"]) * int(r["width"]), 8 * -(-int(r["count"]) // 2), 8 * int(r["count"])]
         if min(sizes) < 0 or (version == VERSION_COMPUTED) != bool(runs):
             raise ValueError("negative sizes, or computed runs that disagree with the version")
-    except (ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError, OverflowError) as e:   # OverflowError: int(Infinity)
         raise WitnessFormatError(path, f"header is damaged: {e}") from None
     pos = 16 + hlen
     return hd, pos + (-pos) % 8, sizes
@@ -246,7 +246,7 @@ def read_witness_compact(path, pce_digest: str | None = None) -> CompactAssignme
         if "computed" in hd:
             wide = _with_computed(hd["computed"], wide, parts[4:])
         return CompactAssignment(parts[0].view("<u8").reshape(ni, FR.limbs), parts[1], parts[2], wide, na, nb)
-    except (ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError, OverflowError) as e:
         raise WitnessFormatError(path, str(e)) from None
 
 
