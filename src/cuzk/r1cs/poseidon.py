@@ -545,8 +545,8 @@ class PoseidonWalks(ComputedRows):
         """The inverse of :meth:`spec` (KeyError, ValueError on a bad one)."""
         if spec["kind"] != cls.KIND or spec["strength"] not in (_nat.STANDARD, _nat.STRENGTHENED):
             raise ValueError(f"unknown computed values {spec['kind']!r} ({spec['strength']!r})")
-        if not 2 <= int(spec["arity"]) <= poseidon_host.MAX_ARITY:   # the cores' range (arity 1: no Merkle tree)
-            raise ValueError(f"computed values of arity {spec['arity']}: the cores take 2..{poseidon_host.MAX_ARITY}")
+        if not 1 <= int(spec["arity"]) <= poseidon_host.MAX_ARITY:   # the cores' range
+            raise ValueError(f"computed values of arity {spec['arity']}: the cores take 1..{poseidon_host.MAX_ARITY}")
         return cls(inputs, int(spec["arity"]), int(spec["tag"]), spec["strength"])
 
     def below_modulus(self) -> bool:
