@@ -577,14 +577,16 @@ class PoseidonWalks(ComputedRows):
         return legacy_limbs_device(self.inputs, self.arity, self.tag, self.strength, out=out)
 
 
-_READ_CORE: dict = {}   # (cache directory, $CXX) → library, as poseidon_path's
+NATIVE_CORES: dict = {}
+"""(cache directory, $CXX) → the native library, built and checked once per process (this
+module's reads and ``cuzk.r1cs.poseidon_path``'s choice share it)."""
 
 
 def _reading_core():
     """The core that computes :class:`PoseidonWalks` read outside synthesis: the native library
     where it builds (as ``synthesis_poseidon: auto`` takes it), else None (gmpy2: the same values)."""
     try:
-        return built_once(_READ_CORE, poseidon_host.build)
+        return built_once(NATIVE_CORES, poseidon_host.build)
     except NativeBuildError:
         return None
 

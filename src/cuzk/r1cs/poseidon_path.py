@@ -35,7 +35,7 @@ from typing import NamedTuple
 from ..backend import poseidon_host
 from ..errors import CuzkError
 from .native_path import built_once, choose_native
-from .poseidon import GPU_CORE, gpu_poseidon, native_poseidon, values_computed_later
+from .poseidon import GPU_CORE, NATIVE_CORES, gpu_poseidon, native_poseidon, values_computed_later
 
 POSEIDON_PATHS = ("auto", "native", "python", "gpu")
 """The values of ``synthesis_poseidon`` (``auto`` first: the default)."""
@@ -45,7 +45,6 @@ CONFIG_KEY = "synthesis_poseidon"
 WITNESS_POSEIDON = ("values", "inputs")
 """The values of ``witness_poseidon`` (``values`` first: the default)."""
 
-_NATIVE: dict = {}    # (cache directory, $CXX) → library: built and checked once per process
 _WARNED: list = []    # the fallback warning is given once per process
 
 
@@ -101,7 +100,7 @@ def choose_poseidon(choice: str = "auto", keep: str = "values") -> PoseidonPath:
         _cupy()
         return PoseidonPath("gpu", GPU_CORE, keep)
     return PoseidonPath(*choose_native(choice, key=CONFIG_KEY, values=POSEIDON_PATHS, fallback="python",
-                                       build=lambda: built_once(_NATIVE, poseidon_host.build), error=PoseidonPathError,
+                                       build=lambda: built_once(NATIVE_CORES, poseidon_host.build), error=PoseidonPathError,
                                        warning=NativePoseidonFallbackWarning, warned=_WARNED,
                                        what="Poseidon core"), keep)
 
