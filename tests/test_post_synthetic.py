@@ -198,11 +198,14 @@ def test_h200_windowpost_config_dry_run(tmp_path):
             "check_window_post": ("check_c1", "cpu"),
             "setup": ("setup", "cuda"), "synthesize_window_post": ("synthesize", "cpu"),
             "prove_window_post": ("prove", "cuda"), "verify_window_post": ("verify", "cpu")}
-    threads = yaml.safe_load((root / "benchmarks/configs/h200-32gib-windowpost.yaml").read_text())["threads"]
+    cfg = yaml.safe_load((root / "config.yaml").read_text()) | yaml.safe_load(
+        (root / "benchmarks/configs/h200-32gib-windowpost.yaml").read_text())
+    threads, wide = cfg["threads"], cfg["witness_poseidon"] == "values"
     # synthesize counts the target's one distinct sector (PoStShape.distinct_share): the padded
     # slots' Poseidon rows are kept once, so it declares far less than a full partition would
     share = cp.shape_by_name("window-post-32GiB").distinct_share(1)
     for rule, (step, backend) in want.items():
         d = share if step == "synthesize" else 1.0
-        assert int(declared[rule]) == declared_gb(predict_step_bytes(step, st, threads=threads, backend=backend, distinct=d)), rule
+        assert int(declared[rule]) == declared_gb(predict_step_bytes(step, st, threads=threads, backend=backend, distinct=d,
+                                                                     wide_values=wide)), rule
     assert int(declared["synthesize_window_post"]) < declared_gb(predict_step_bytes("synthesize", st, threads=threads)) - 4

@@ -26,7 +26,7 @@ from cuzk.configcheck import config_problems
 from cuzk.field import FR, LimbRuns
 from cuzk.r1cs import ConstraintSystem, Unsatisfied
 from cuzk.r1cs import poseidon as rpos
-from cuzk.r1cs.poseidon_path import PoseidonPathError, choose_poseidon
+from cuzk.r1cs.poseidon_path import WITNESS_POSEIDON, PoseidonPathError, choose_poseidon
 from cuzk.r1cs.witness import (VERSION_COMPUTED, WitnessFormatError, check_witness_file, read_witness_compact,
                                witness_compact_bytes)
 from witness_util import SHAPE, post_witness_forms
@@ -166,8 +166,8 @@ def test_the_choice_is_checked_and_configured():
     root = Path(__file__).resolve().parents[1]
     schema = yaml.safe_load((root / "workflow/schemas/config.schema.yaml").read_text())
     cfg = yaml.safe_load((root / "config.yaml").read_text())
-    assert cfg["witness_poseidon"] == "values"
-    assert config_problems(cfg | {"witness_poseidon": "inputs"}, schema) == []
+    assert cfg["witness_poseidon"] == "inputs" == schema["properties"]["witness_poseidon"]["default"] == WITNESS_POSEIDON[0]
+    assert config_problems(cfg | {"witness_poseidon": "values"}, schema) == []
     assert any(p.startswith("  witness_poseidon:") for p in config_problems(cfg | {"witness_poseidon": "x"}, schema))
     assert config_problems(cfg | {"witness_poseidon": "inputs", "upstream_order": True}, schema) == []
 
@@ -246,7 +246,7 @@ def test_a_porep_partition_keeps_inputs_too(tmp_path):
     pipeline.prepare({"id": 1, "generate": 1}, c1, shape, "inputs", "00" * 32)
     pipeline.check_input(c1, rec, shape)
     pce = header_pce(tmp_path / "p.pce", shape)
-    v = pipeline.synthesize_partition(c1, rec, pce, 0, tmp_path / "v.wit", poseidon="python")
+    v = pipeline.synthesize_partition(c1, rec, pce, 0, tmp_path / "v.wit", poseidon="python", keep="values")
     i = pipeline.synthesize_partition(c1, rec, pce, 0, tmp_path / "i.wit", poseidon="native", keep="inputs")
     assert _version(i) == VERSION_COMPUTED and i.stat().st_size < v.stat().st_size
     assert np.array_equal(read_witness_compact(i).limbs(), read_witness_compact(v).limbs())
@@ -273,7 +273,7 @@ def test_upstream_order_places_each_call_and_proves(post, tmp_path):
     pipeline.pce_extract(SHAPE, pce, upstream_order=True)
     pipeline.setup_params(pce, d / "k.params", d / "k.vk", backend="cpu", threads=2)
     i = pipeline.synthesize_sector(post["van"], pce, d / "in", checked=post["rec"], poseidon="native", keep="inputs")
-    v = pipeline.synthesize_sector(post["van"], pce, d / "val", checked=post["rec"], poseidon="python")
+    v = pipeline.synthesize_sector(post["van"], pce, d / "val", checked=post["rec"], poseidon="python", keep="values")
     for fi, fv in zip(i, v):
         cw = read_witness_compact(fi)
         assert _version(fi) == VERSION_COMPUTED and cw.wide.placed

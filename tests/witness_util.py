@@ -29,5 +29,5 @@ def post_witness_forms(d: Path) -> dict:
         inputs = pipeline.synthesize_sector(van, pce, d / "in", checked=rec, threads=2, poseidon="native", keep="inputs")
     finally:
         mp.undo()
-    values = pipeline.synthesize_sector(van, pce, d / "val", checked=rec, poseidon="python")
+    values = pipeline.synthesize_sector(van, pce, d / "val", checked=rec, poseidon="python", keep="values")
     return {"d": d, "van": van, "rec": rec, "pce": pce, "inputs": inputs, "values": values}

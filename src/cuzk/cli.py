@@ -148,9 +148,9 @@ def _steps(sub) -> None:
                            "help": "who computes the Poseidon witness values: native (C++ core, built once and "
                                    "cached), python, gpu (the CUDA kernel, on a free GPU, in this process), or auto "
                                    "(default: native when it builds, else python); same witness"}),
-        (("--witness-poseidon",), {"choices": list(WITNESS_POSEIDON), "default": "values",
-                                   "help": "what the witness files keep of the Poseidon hashes: values (default) or "
-                                           "inputs (the prover computes the values; same assignment)"}))
+        (("--witness-poseidon",), {"choices": list(WITNESS_POSEIDON), "default": WITNESS_POSEIDON[0],
+                                   "help": "what the witness files keep of the Poseidon hashes: inputs (default: the "
+                                           "prover computes the values) or values (every op value); same assignment"}))
     add("prove", "prove a batch of sectors of one shape", lambda a: pipeline.prove_batch(
         a.pce, a.params, a.c1, a.witness, a.out, a.backend, a.threads, a.mem_json, gpu_mem_limit_gb=a.gpu_mem_limit_gb),
         pce, (("--params",), {**req, "help": "the shape's proving key (`cuzk setup`)"}),

@@ -43,7 +43,7 @@ from .paths import partition_witness, proof_file
 from .r1cs import ConstraintSystem
 from .r1cs.native_path import synthesis_on_gpu, synthesis_threads
 from .r1cs.parallel import synthesis_workers
-from .r1cs.poseidon_path import choose_poseidon
+from .r1cs.poseidon_path import WITNESS_POSEIDON, choose_poseidon
 from .r1cs.sha_path import choose_sha
 from .r1cs.pce import check_pce_file, read_pce, read_pce_header, write_pce
 from .r1cs.witness import (check_witness_file, keeps_values, read_witness_compact, witness_compact_bytes,
@@ -534,7 +534,7 @@ def _synthesis_gpu(path, ppath):
 
 
 def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=None, mem_gb=None,
-                         sha: str = "auto", poseidon: str = "auto", keep: str = "values") -> Path:
+                         sha: str = "auto", poseidon: str = "auto", keep: str = WITNESS_POSEIDON[0]) -> Path:
     """One partition's witness file of a checked input (a sector's C1): a job of its own, so a
     32 GiB sector's ten partitions run as ten jobs, as many at once as cores and ``mem_gb`` allow.
     ``sha``: who computes the SHA-256 compressions' bits (``synthesis_sha``: auto, native, numpy
@@ -571,7 +571,7 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
 
 
 def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked=None,
-                      threads: int = 1, sha: str = "auto", poseidon: str = "auto", keep: str = "values") -> list[Path]:
+                      threads: int = 1, sha: str = "auto", poseidon: str = "auto", keep: str = WITNESS_POSEIDON[0]) -> list[Path]:
     """Witness files (one per partition, ``out_dir/partition-<k>.wit``) for one input file (a
     sector's C1, or a PoSt vanilla file). ``checked``: its check record (``check_input``), so
     the file is trusted by its SHA-256 instead of being checked again; None checks it fully.

@@ -25,6 +25,7 @@ from cuzk.pipeline import (
     stale_pce,
 )
 from cuzk.r1cs.native_path import synthesis_on_gpu, synthesis_threads
+from cuzk.r1cs import poseidon_path
 from cuzk.r1cs.parallel import useful_workers
 from cuzk.sector import filecoin_c1
 from cuzk.sector.post import partition_count
@@ -41,7 +42,7 @@ SYNTHESIS_SHA = config.get("synthesis_sha", "auto")
 # who computes the Poseidon hashes' witness values in synthesis (cuzk.r1cs.poseidon_path)
 SYNTHESIS_POSEIDON = config.get("synthesis_poseidon", "auto")
 # what the witness files keep of those hashes: their values, or their inputs (the prover computes the values)
-WITNESS_POSEIDON = config.get("witness_poseidon", "values")
+WITNESS_POSEIDON = config.get("witness_poseidon", poseidon_path.WITNESS_POSEIDON[0])
 # GPUs a synthesize job takes: 1 where a witness path is gpu (it claims a free GPU, as prove does)
 SYNTHESIS_GPUS = int(synthesis_on_gpu(SYNTHESIS_SHA, SYNTHESIS_POSEIDON))
 # Filecoin's parameter files (None: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters)

@@ -41,7 +41,7 @@ from ..memory.device import prove_device_bytes
 from ..r1cs import ConstraintSystem
 from ..pipeline import pce_description
 from ..r1cs.pce import read_pce, write_pce
-from ..r1cs.poseidon_path import POSEIDON_PATHS, PoseidonPathError, choose_poseidon
+from ..r1cs.poseidon_path import POSEIDON_PATHS, WITNESS_POSEIDON, PoseidonPathError, choose_poseidon
 from ..r1cs.sha_path import SHA_PATHS, ShaPathError, choose_sha
 from ..r1cs.witness import read_witness_compact, write_witness_compact
 from ..sector.porep_c1 import seal_and_prove, write_porep_c1
@@ -92,7 +92,7 @@ def _phase_witness(shape_name: str, c1_path: str, path: str, sha: str = "auto", 
     inp = json.loads(Path(c1_path).read_text())  # written by the input phase (verified there)
     naux = sh.stats()["aux"]  # cached per shape; outside the timing
     sha_path = choose_sha(sha)   # native builds (once per machine) outside the timing
-    pos_path = choose_poseidon(poseidon)
+    pos_path = choose_poseidon(poseidon, WITNESS_POSEIDON[0])   # what the synthesize step keeps by default
     t = time.perf_counter()
     cs = ConstraintSystem(shape=False, witness=True, aux_capacity=naux)
     with sha_path.active(), pos_path.active():
@@ -102,7 +102,7 @@ def _phase_witness(shape_name: str, c1_path: str, path: str, sha: str = "auto", 
     write_witness_compact(path, cw)
     return {"seconds": time.perf_counter() - t, "synthesize_seconds": synth, "rss_peak_bytes": _peak(),
             "bytes": Path(path).stat().st_size, "aux": cw.num_aux, "sha": sha_path.name,
-            "poseidon": pos_path.name, "sha256": file_digest(path)}
+            "poseidon": pos_path.name, "witness_poseidon": pos_path.keep, "sha256": file_digest(path)}
 
 
 def _phase_prove(shape_name: str, pce_path: str, c1_path: str, wit_path: str, backend: str, repeat: int) -> dict:

@@ -42,8 +42,8 @@ POSEIDON_PATHS = ("auto", "native", "python", "gpu")
 
 CONFIG_KEY = "synthesis_poseidon"
 
-WITNESS_POSEIDON = ("values", "inputs")
-"""The values of ``witness_poseidon`` (``values`` first: the default)."""
+WITNESS_POSEIDON = ("inputs", "values")
+"""The values of ``witness_poseidon`` (``inputs`` first: the default)."""
 
 _WARNED: list = []    # the fallback warning is given once per process
 
