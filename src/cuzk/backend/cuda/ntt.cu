@@ -134,36 +134,8 @@ extern "C" __global__ void popc_words(const unsigned* __restrict__ w, unsigned* 
     GRID_STRIDE(j, n) out[j] = __popc(w[j]);
 }
 
-// ---- NTT pass: one shared-memory round trip per stage (block layout, flags: ntt.cuh) --------------
-extern "C" __global__ void __launch_bounds__(256) ntt_pass(
-    const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K, int s_hi, int t, int c, int flags,
-    const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,
-    const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo, int post_m) {
-    extern __shared__ u32 sm[];  // 8 limb planes of E words (structure of arrays: no bank conflicts)
-    const ntt_blk B(s_hi, t, c);
-    const int E = B.E, s_lo = B.s_lo;
-    const u32 cmask = B.cmask, lob = B.lob;
-    const ntt_io io = NTT_IO;
-    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) sm_put(sm, E, e, ntt_in(io, B.gi(e)));
-    __syncthreads();
-
-    for (int s = s_hi; s >= s_lo; --s) {
-        const int hl = s - s_lo;
-        for (u32 bf = threadIdx.x; bf < (u32)(E >> 1); bf += blockDim.x) {
-            const u32 l = bf & cmask, q = bf >> c;
-            const u32 jlow = q & ((1u << hl) - 1), jhi = q >> hl;
-            const u32 e0 = (((jhi << (hl + 1)) + jlow) << c) + l;
-            const u32 e1 = e0 + (1u << (hl + c));
-            const fr_t u = sm_get(sm, E, e0), v = sm_get(sm, E, e1);
-            fr_t y = fp_sub(u, v);
-            if (s != 0) {  // stage 0's only twiddle is 1
-                const u32 p = (jlow << s_lo) + (lob << c) + l;
-                y = fp_mul(y, fp_load<FrParams>(tw, (u64)p << (K - 1 - s)));
-            }
-            sm_put(sm, E, e0, fp_add(u, v));
-            sm_put(sm, E, e1, y);
-        }
-        __syncthreads();
-    }
-    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) ntt_out(io, B.gi(e), sm_get(sm, E, e));
+// ---- NTT pass: one shared-memory round trip per stage (ntt.cuh: ntt_pass_r2) ----------------------
+extern "C" __global__ void __launch_bounds__(256) ntt_pass(NTT_PASS_PARAMS) {
+    extern __shared__ u32 sm[];
+    ntt_pass_r2<1>(NTT_PASS_ARGS);
 }

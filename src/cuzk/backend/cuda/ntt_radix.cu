@@ -1,5 +1,5 @@
-// Radix-4 / radix-8 variants of ntt.cu's NTT pass, in their own module: compiled (NVRTC, about
-// 35 s more than ntt.cu) only when ntt.py's NTT_VARIANT names one of them.
+// Variants of ntt.cu's NTT pass (radix-4/8, other occupancies, two butterflies a thread), in their
+// own module: compiled (NVRTC, about 35 s more than ntt.cu) only when ntt.py's NTT_VARIANT names one.
 #include "ntt.cuh"
 
 // ---- NTT, radix-4 / radix-8 variants (ntt_pass_r4, ntt_pass_r8, ntt_pass_r8c) -------------------
@@ -85,12 +85,6 @@ __device__ __forceinline__ void ntt_pass_radix(u32* sm, const uint4* src, uint4*
     }
 }
 
-#define NTT_PASS_PARAMS                                                                                          \
-    const uint4 *src, uint4 *dst, const uint4 *__restrict__ tw, int k, int K, int s_hi, int t, int c, int flags, \
-        const uint4 *__restrict__ pre_hi, const uint4 *__restrict__ pre_lo, int pre_m,                           \
-        const uint4 *__restrict__ post_hi, const uint4 *__restrict__ post_lo, int post_m
-#define NTT_PASS_ARGS sm, src, dst, tw, k, K, s_hi, t, c, flags, pre_hi, pre_lo, pre_m, post_hi, post_lo, post_m
-
 extern "C" __global__ void __launch_bounds__(256) ntt_pass_r8(NTT_PASS_PARAMS) {
     extern __shared__ u32 sm[];
     ntt_pass_radix<3>(NTT_PASS_ARGS);
@@ -103,4 +97,29 @@ extern "C" __global__ void __launch_bounds__(256, 2) ntt_pass_r8c(NTT_PASS_PARAM
 extern "C" __global__ void __launch_bounds__(256) ntt_pass_r4(NTT_PASS_PARAMS) {
     extern __shared__ u32 sm[];
     ntt_pass_radix<2>(NTT_PASS_ARGS);
+}
+
+// Occupancy variants: the register caps of __launch_bounds__' second argument (blocks of 256 per SM)
+// trade spills for warps (the 2^24 passes ran at half occupancy, 15 cycles a warp between issues:
+// benchmarks/results/2026-12-05-h200-stop43). Registers and spills: ntt.py's NTT_VARIANTS.
+extern "C" __global__ void __launch_bounds__(256, 5) ntt_pass_o5(NTT_PASS_PARAMS) {
+    extern __shared__ u32 sm[];
+    ntt_pass_r2<1>(NTT_PASS_ARGS);
+}
+extern "C" __global__ void __launch_bounds__(256, 6) ntt_pass_o6(NTT_PASS_PARAMS) {
+    extern __shared__ u32 sm[];
+    ntt_pass_r2<1>(NTT_PASS_ARGS);
+}
+extern "C" __global__ void __launch_bounds__(256, 3) ntt_pass_r4o3(NTT_PASS_PARAMS) {
+    extern __shared__ u32 sm[];
+    ntt_pass_radix<2>(NTT_PASS_ARGS);
+}
+// two butterflies a thread side by side: uncapped (3 blocks / SM), capped at 4 blocks
+extern "C" __global__ void __launch_bounds__(256) ntt_pass_x2(NTT_PASS_PARAMS) {
+    extern __shared__ u32 sm[];
+    ntt_pass_r2<2>(NTT_PASS_ARGS);
+}
+extern "C" __global__ void __launch_bounds__(256, 4) ntt_pass_x2o4(NTT_PASS_PARAMS) {
+    extern __shared__ u32 sm[];
+    ntt_pass_r2<2>(NTT_PASS_ARGS);
 }
