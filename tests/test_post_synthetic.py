@@ -182,6 +182,7 @@ def test_h200_windowpost_config_dry_run(tmp_path):
 
     from cuzk.memory.budget import declared_gb
     from cuzk.memory.model import predict_step_bytes
+    from workflow_util import WINDOWPOST_RULES, windowpost_declarations
 
     if shutil.which("snakemake") is None:
         pytest.skip("snakemake not installed")
@@ -193,19 +194,9 @@ def test_h200_windowpost_config_dry_run(tmp_path):
     declared = dict(re.findall(r"rule (\w+):.*?mem_gb=(\d+)", r.stdout, re.S))
     assert set(declared) == {"pce_extract", "post_vanilla_window", "check_window_post", "setup",
                              "synthesize_window_post", "prove_window_post", "verify_window_post", "report"}
-    st = cp.shape_by_name("window-post-32GiB").stats()
-    want = {"pce_extract": ("pce_extract", "cpu"), "post_vanilla_window": ("post_vanilla", "cpu"),
-            "check_window_post": ("check_c1", "cpu"),
-            "setup": ("setup", "cuda"), "synthesize_window_post": ("synthesize", "cpu"),
-            "prove_window_post": ("prove", "cuda"), "verify_window_post": ("verify", "cpu")}
-    cfg = yaml.safe_load((root / "config.yaml").read_text()) | yaml.safe_load(
-        (root / "benchmarks/configs/h200-32gib-windowpost.yaml").read_text())
-    threads, wide = cfg["threads"], cfg["witness_poseidon"] == "values"
     # synthesize counts the target's one distinct sector (PoStShape.distinct_share): the padded
     # slots' Poseidon rows are kept once, so it declares far less than a full partition would
-    share = cp.shape_by_name("window-post-32GiB").distinct_share(1)
-    for rule, (step, backend) in want.items():
-        d = share if step == "synthesize" else 1.0
-        assert int(declared[rule]) == declared_gb(predict_step_bytes(step, st, threads=threads, backend=backend, distinct=d,
-                                                                     wide_values=wide)), rule
-    assert int(declared["synthesize_window_post"]) < declared_gb(predict_step_bytes("synthesize", st, threads=threads)) - 4
+    assert {rule: int(declared[rule]) for rule in WINDOWPOST_RULES} == windowpost_declarations()
+    st = cp.shape_by_name("window-post-32GiB").stats()
+    full = predict_step_bytes("synthesize", st, threads=yaml.safe_load((root / "benchmarks/configs/h200-32gib-windowpost.yaml").read_text())["threads"])
+    assert int(declared["synthesize_window_post"]) < declared_gb(full) - 4

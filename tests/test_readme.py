@@ -13,6 +13,7 @@ from cuzk.circuits import registry
 from cuzk.cli import build_parser
 from cuzk.memory.budget import declared_gb
 from cuzk.memory.model import predict_step_bytes
+from workflow_util import windowpost_declarations
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -65,17 +66,10 @@ def test_readme_minimum_mem_gb_is_what_the_workflow_asks_for(snakemake_cli, defa
 
 def test_readme_windowpost_declarations_are_the_models():
     """The 32 GiB WindowPoSt section's mem_gb list: every rule of the PoSt chain, each the model's
-    declaration (setup and prove on the GPU) with the config's threads."""
+    declaration (setup and prove on the GPU) with the config as the workflow reads it."""
     section = README.split("### One 32 GiB WindowPoSt partition", 1)[1].split("\n### ", 1)[0]
     stated = {rule: int(gb) for rule, gb in re.findall(r"`(\w+)`(?: \(GPU\))? (\d+)[,;]", section)}
-    st = registry.shape_by_name("window-post-32GiB").stats()
-    threads = yaml.safe_load((ROOT / "benchmarks/configs/h200-32gib-windowpost.yaml").read_text())["threads"]
-    steps = {"pce_extract": ("pce_extract", "cpu"), "post_vanilla_window": ("post_vanilla", "cpu"),
-             "check_window_post": ("check_c1", "cpu"), "setup": ("setup", "cuda"),
-             "synthesize_window_post": ("synthesize", "cpu"), "prove_window_post": ("prove", "cuda"),
-             "verify_window_post": ("verify", "cpu")}
-    assert stated == {rule: declared_gb(predict_step_bytes(step, st, threads=threads, backend=backend))
-                      for rule, (step, backend) in steps.items()}
+    assert stated == windowpost_declarations()
 
 
 def _subcommands(parser, prefix=()):

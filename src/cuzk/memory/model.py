@@ -53,15 +53,21 @@ def prove_bench_bytes(constraints: int, threads: int = 1) -> int:
 # WindowPoSt (23,490 inclusion proofs x 72 values, 202 MB of JSON): 1.50 GiB peak, 0.045 GiB of
 # it imports (benchmarks/results/postscale). Every PoSt step that reads the file pays it.
 POST_VANILLA_BYTES_PER_VALUE = 883.0
-# synthesize: bytes per wide aux beyond the 2.5 B/aux every aux costs (as in a PoRep partition):
-# the value store keeps a wide value as a 32-byte limb row, and the compact witness made for the
-# file holds it again. Peaks of 138.1 MB and 398.6 MB at 1,284,576 and 5,138,304 wide of 1,296,576
-# and 5,186,304 aux (WindowPoSt partitions of 24 and 96 synthetic 32 GiB sectors, one process,
-# 2-core machine, after the synthcpu change, the vanilla file read whole too;
-# benchmarks/results/postscale/measure_post_synthesize.py -> measure_post_synthesize-synthcpu.jsonl):
-# (260.5 MB - 2.5 B x 3.89 M aux - 883 B x 51,840 values) / 3.85 M wide = 53.3 B. The store's
-# slot of a wide value is 4 bytes since stop 40 (8 before): kept at 53, not refitted (over by 4).
-WIDE_AUX_SYNTH = 53.0
+# A PoSt synthesize step reads the check's compact slice (``jsondoc.admit`` slices: the vanilla
+# document with its 32-byte values as hex strings), not the whole file: 280 B per value, the bytes
+# a value costs while the partition is synthesized (the read itself peaks at 443 B a value and
+# holds 181, before the aux store exists). With WIDE_AUX_SYNTH below, fitted to a full 32 GiB
+# WindowPoSt partition (2,349 distinct synthetic sectors, 1.69 M values, 126.9 M aux, 126.2 M
+# wide) on the 2-core machine, one process: inputs 0.85 GiB sampled (0.90 kernel), values 3.84
+# (3.90) = 64 MiB + 2.5 B an aux + 280 B a value + 1 B (inputs) or 26 B (values) a wide value;
+# benchmarks/results/2026-12-05-local/synthmodel.
+POST_SLICE_BYTES_PER_VALUE = 280.0
+# synthesize: bytes per wide aux beyond the 2.5 B/aux every aux costs (as in a PoRep partition)
+# with ``witness_poseidon: values``: the value store keeps a distinct wide value as a 4-byte slot
+# beside its 32-byte limb row in the store's runs, and the compact witness made for the file
+# holds it again. 26 B measured (above), rounded up; before the slice read it was fitted beside the
+# whole file's 883 B a value at 53 B (stop 40), which the slice read left twice the peaks.
+WIDE_AUX_SYNTH = 28.0
 # ``witness_poseidon: inputs``: a wide Poseidon value costs the synthesize step (and the cuda
 # prove step, which reads the file) its share of its hash's inputs and digest, 9 x 32 B per 505
 # values at arity 8 (0.57 B), rounded up; the values themselves live a chunk at a time. A full
@@ -126,6 +132,12 @@ STEPS_WITH_WORKERS = ("setup", "prove")
 # hashes (490 values a row as gmpy2 integers, then their limbs); chunks hold at most
 # ``parallel.MAX_ROWS`` (1,024) rows. Measured 98 MiB at 240-row chunks (2-core machine).
 SYNTH_WORKER_BYTES = 256 << 20
+# With ``witness_poseidon: inputs`` a worker returns each hash's digest only, not its values: a
+# full 32 GiB WindowPoSt partition's step with 2 workers peaked 90 MiB over the one-process step
+# (0.94 against 0.85 GiB), padded partitions of 1 and 200 distinct sectors 2 x 50-60 MiB over
+# the same step's terms (2-core machine, benchmarks/results/2026-12-05-local/synthmodel); on the
+# H200 16 workers' whole step peaked at 1.52 GiB (600 distinct sectors, stop 43 call 2).
+SYNTH_WORKER_INPUTS_BYTES = 96 << 20
 
 # A synthesize step whose SHA-256 or Poseidon witness runs on the GPU (``synthesis_sha: gpu``,
 # ``synthesis_poseidon: gpu``) also holds the CUDA runtime and CuPy: a 32 GiB PoRep partition's
@@ -176,11 +188,10 @@ POST_COEFFICIENTS: dict[tuple[str, str], dict[str, float]] = {
     # partition's, postscale), and while verified
     ("check_c1", "cpu"): {"const": 256 << 20, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
     ("verify", "cpu"): {"const": 16 << 20, "sector_size": 0.0056, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
-    # a PoSt witness is nearly all Poseidon values, kept as 32-byte limb rows: the "wide_aux"
-    # slope (WIDE_AUX_SYNTH) beside 2.5 B per aux, and the vanilla file held whole; refitted
-    # after the synthcpu change (before it: 256 MiB + 21 B per aux + 53 B per wide, 1.9-3.2x the
-    # new peaks)
-    ("synthesize", "cpu"): {"aux": 2.5, "wide_aux": WIDE_AUX_SYNTH, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
+    # a PoSt witness is nearly all Poseidon values: the "wide_aux" slope (WIDE_AUX_SYNTH, or
+    # WIDE_AUX_INPUTS) beside 2.5 B per aux, and the check's compact slice read (refitted in stop
+    # 44: the whole file's 883 B a value had left the model 2-2.6x over the measured peaks)
+    ("synthesize", "cpu"): {"aux": 2.5, "wide_aux": WIDE_AUX_SYNTH, "post_path_values": POST_SLICE_BYTES_PER_VALUE},
     ("setup", "cuda"): {"const": 0.75 * (1 << 30), "nnz": 19.0},
     # the PoRep fit before stop 16, kept for PoSt: a 32 GiB WindowPoSt prove peaked at 9.34 GiB
     # (predicted 10.79; H200 stop14/run-windowpost), its witness read whole (32 B a wide value);
@@ -241,7 +252,8 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
         wide_values: whether a PoSt witness keeps its Poseidon values (``witness_poseidon:
             values``); False (``inputs``): synthesize and a cuda prove count
             ``WIDE_AUX_INPUTS`` per wide value in place of their "wide_aux" slope (a cpu prove
-            computes the values on the host: unchanged).
+            computes the values on the host: unchanged), and synthesize's workers
+            ``SYNTH_WORKER_INPUTS_BYTES`` each in place of ``SYNTH_WORKER_BYTES``.
 
     Raises:
         KeyError: unknown step.
@@ -262,7 +274,7 @@ def predict_step_bytes(step: str, stats: dict | None = None, threads: int = 1, b
     if step in STEPS_WITH_WORKERS and threads > 1 and not on_gpu:
         total += threads * WORKER_PROCESS_BYTES
     if step in ("synthesize", "check_c1") and threads > 1:
-        total += threads * SYNTH_WORKER_BYTES
+        total += threads * (SYNTH_WORKER_INPUTS_BYTES if step == "synthesize" and not wide_values else SYNTH_WORKER_BYTES)
     if step == "synthesize" and backend == "cuda":
         total += SYNTH_GPU_BYTES
     for key, c in coeffs.items():
