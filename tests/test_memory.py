@@ -394,3 +394,23 @@ def test_input_values_count_the_input_files(tmp_path):
         assert count(synthetic_update(1, sh.sector_size, 1)) == sh.stats()["input_values"], name
     assert shape_by_name("porep-32GiB").stats()["input_values"] == 322_747
     assert shape_by_name("update-32GiB").stats()["input_values"] == 242_852
+
+
+def test_post_slice_read_term_covers_the_measured_read():
+    """Prove and verify read a PoSt target's checked slice (``pipeline._read_input``): the term
+    they count per value, over the base process, covers the read and the partition's values as
+    measured for a full 32 GiB WindowPoSt partition in fresh processes (2-core machine,
+    benchmarks/results/2026-12-05-local/compactslice: 0.74 GiB), and is below the whole file's."""
+    import re
+    from pathlib import Path
+
+    from cuzk.circuits.registry import shape_by_name
+    from cuzk.memory import model
+
+    log = (Path(__file__).resolve().parents[1] / "benchmarks/results/2026-12-05-local/compactslice/check_and_read.log").read_text()
+    peaks = [float(g) * 2**30 for g in re.findall(r"^/tmp/lw2/\S+ run \d: .* peak RSS ([\d.]+) GiB", log, re.M)]
+    assert len(peaks) == 2
+    values = shape_by_name("window-post-32GiB").stats()["post_path_values"]
+    term = model.BASE_PROCESS_BYTES + model.POST_SLICE_READ_BYTES_PER_VALUE * values
+    assert max(peaks) <= term <= 1.15 * max(peaks)
+    assert model.POST_SLICE_READ_BYTES_PER_VALUE < model.POST_VANILLA_BYTES_PER_VALUE

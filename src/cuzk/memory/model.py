@@ -62,6 +62,10 @@ POST_VANILLA_BYTES_PER_VALUE = 883.0
 # (3.90) = 64 MiB + 2.5 B an aux + 280 B a value + 1 B (inputs) or 26 B (values) a wide value;
 # benchmarks/results/2026-12-05-local/synthmodel.
 POST_SLICE_BYTES_PER_VALUE = 280.0
+# The prove and verify steps read the same slice (``pipeline._read_input``): a fresh process's read
+# and the partition's values (``post.values``) peaked at 0.74 GiB for that partition, 430 B a value
+# over the base process (benchmarks/results/2026-12-05-local/compactslice; the whole file: 1.02).
+POST_SLICE_READ_BYTES_PER_VALUE = 450.0
 # synthesize: bytes per wide aux beyond the 2.5 B/aux every aux costs (as in a PoRep partition)
 # with ``witness_poseidon: values``: the value store keeps a distinct wide value as a 4-byte slot
 # beside its 32-byte limb row in the store's runs, and the compact witness made for the file
@@ -113,7 +117,7 @@ STEP_COEFFICIENTS: dict[str, dict[str, float]] = {
     # machine alike; sampled 0.37 there) and 0.390 GiB for a 32 GiB update file (2-core machine):
     # 24 MiB + 1,364 B a value over the base process fits both. PoSt: POST_COEFFICIENTS
     "check_c1": {"const": 24 << 20, "input_values": 1400.0},
-    "prove": {"domain": 1700.0, "aux": 1600.0, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
+    "prove": {"domain": 1700.0, "aux": 1600.0, "post_path_values": POST_SLICE_READ_BYTES_PER_VALUE},
     # pairing library + the checked input file read whole, trusted by digest (``jsondoc.load_checked``:
     # bytes, text and lists, no nesting scan): 604 B a value measured on the 2-core machine for a
     # 32 GiB C1 (186 MiB over the imports); peaks 0.165-0.234 GiB for 32 GiB C1s (H200 stop16)
@@ -152,7 +156,7 @@ SYNTH_GPU_BYTES = 384 << 20
 # H200 host; prove maps the PCE and uploads it in slices, and stages witnesses as stored (w
 # expanded on the GPU), so neither the CSR arrays nor the witness limbs stay on the host (stop
 # 11, before: 20.3 GiB at 32 GiB). The fits are in the table's comments.
-# A PoSt prove job also holds its vanilla file (POST_VANILLA_BYTES_PER_VALUE) and reads each
+# A PoSt prove job also holds its vanilla file's slice (POST_SLICE_READ_BYTES_PER_VALUE) and reads each
 # witness file whole (``read_witness_compact``): 32 bytes per wide value, the file format's, where
 # a PoRep witness is 35 MB of packed bits at 32 GiB.
 STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
@@ -169,7 +173,7 @@ STEP_COEFFICIENTS_CUDA: dict[str, dict[str, float]] = {
     # select (8a7f8c3): batches of one 1.93-1.99 GiB (sweep), of two 2.24 GiB (run-e), of four
     # 2.36 GiB (run-a); fitted as 1.4 GiB + 0.8 B a non-zero + 440 B a value per sector
     "prove": {"const": 1.4 * (1 << 30), "nnz": 0.8, "input_values": 440.0, "wide_aux": 32.0,
-              "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
+              "post_path_values": POST_SLICE_READ_BYTES_PER_VALUE},
 }
 
 
@@ -187,7 +191,7 @@ POST_COEFFICIENTS: dict[tuple[str, str], dict[str, float]] = {
     # a PoSt vanilla file is held whole while checked (1.50 GiB for a 32 GiB WindowPoSt
     # partition's, postscale), and while verified
     ("check_c1", "cpu"): {"const": 256 << 20, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
-    ("verify", "cpu"): {"const": 16 << 20, "sector_size": 0.0056, "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
+    ("verify", "cpu"): {"const": 16 << 20, "sector_size": 0.0056, "post_path_values": POST_SLICE_READ_BYTES_PER_VALUE},
     # a PoSt witness is nearly all Poseidon values: the "wide_aux" slope (WIDE_AUX_SYNTH, or
     # WIDE_AUX_INPUTS) beside 2.5 B per aux, and the check's compact slice read (refitted in stop
     # 44: the whole file's 883 B a value had left the model 2-2.6x over the measured peaks)
@@ -197,7 +201,7 @@ POST_COEFFICIENTS: dict[tuple[str, str], dict[str, float]] = {
     # (predicted 10.79; H200 stop14/run-windowpost), its witness read whole (32 B a wide value);
     # the GPU select took ~1 GB of host indices off it since, not remeasured
     ("prove", "cuda"): {"const": 1.3 * (1 << 30), "nnz": 4.0, "wide_aux": 32.0,
-                        "post_path_values": POST_VANILLA_BYTES_PER_VALUE},
+                        "post_path_values": POST_SLICE_READ_BYTES_PER_VALUE},
 }
 
 
