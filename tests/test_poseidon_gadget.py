@@ -142,6 +142,43 @@ def test_insert_every_position(size):
     cs.finalize().check(cs.full_assignment())
 
 
+@pytest.mark.parametrize("size", [2, 4, 8])
+def test_insert_values_follow_the_gadget_formulas(size):
+    """The witness ``insert`` computes (node rows picked as limbs) against its program run on
+    Python ints: pick ``c == 1 ? a : b``, nor ``(1 − u)(1 − v)``, and ``u·v`` mod r. Bits that are
+    not boolean (2, and a value of 2^64 or more: an unsatisfied witness, as a bad input makes) and
+    nodes 0 and 1 (kept as bytes by the value store) included; no instances at all too."""
+    from cuzk.r1cs.poseidon import _insert_program
+
+    nb = size.bit_length() - 1
+    rng = np.random.default_rng(size + 100)
+    k = 6
+    el = rand_fr(rng, (k,))
+    el[:2] = [0, 1]
+    others = rand_fr(rng, (k, size - 1))
+    others[2, 0] = 1
+    bits = rng.integers(0, 2, (k, nb)).astype(object)
+    for col in range(nb):
+        bits[3, col] = 2
+        bits[4, col] = (1 << 70) + col
+    cs = ConstraintSystem()
+    res = insert(cs, cs.alloc_aux(k, el), cs.alloc_aux((k, nb), bits), cs.alloc_aux((k, size - 1), others))
+    steps, result = _insert_program(size)
+    got = cs.value(res, dtype=object)
+    for i in range(k):
+        v = {"x": int(el[i]), **{f"e{j}": int(others[i, j]) for j in range(size - 1)},
+             **{f"c{j}": int(bits[i, j]) for j in range(nb)}}
+        for op, out, a, b, *rest in steps:
+            v[out] = (v[b] if v[a] == 1 else v[rest[0]]) if op == "pick" else \
+                (1 - v[a]) * (1 - v[b]) % R if op == "nor" else v[a] * v[b] % R
+        assert [int(x) for x in got[i]] == [v[nm] for nm in result], i
+    cs0 = ConstraintSystem()
+    none = np.empty(0, dtype=np.uint64)
+    empty = insert(cs0, cs0.alloc_aux(0, none), cs0.alloc_aux((0, nb), none.reshape(0, nb)),
+                   cs0.alloc_aux((0, size - 1), none.reshape(0, size - 1)))
+    assert empty.shape == (0, size) and cs0.num_aux == 0
+
+
 def test_insert_constraint_counts_match_rust_fil_proofs():
     # insert_2: 2 picks; insert_4: 8 picks; insert_8: nor + and + 20 picks
     assert [insert_constraints(s) for s in (2, 4, 8)] == [2, 8, 22]

@@ -845,6 +845,18 @@ def _insert_program(size: int):
     return _insert_general_program(size)  # size 2: exactly insert_2's two picks
 
 
+def _node_limbs(v: np.ndarray) -> np.ndarray:
+    """``insert``'s value of a candidate node as (k, 4) uint64 limbs (a bit-valued helper as a
+    (k,) array becomes its limb rows)."""
+    if v.ndim == 2:
+        return v
+    if v.dtype == object:
+        return to_limbs(v, FR.limbs)
+    out = np.zeros((v.shape[0], FR.limbs), dtype=np.uint64)
+    out[:, 0] = v
+    return out
+
+
 def insert_constraints(size: int) -> int:
     """Constraints of :func:`insert` for one instance: 2, 8, 22 for sizes 2, 4, 8."""
     return len(_insert_program(size)[0])
@@ -889,31 +901,33 @@ def insert(cs: ConstraintSystem, element_refs, bits_refs, elements_refs,
     refs.update({f"e{i}": others[:, i] for i in range(size - 1)})
     refs.update({f"c{i}": bits[:, i] for i in range(nbits)})
     vals = None
-    if cs.has_values:
-        vals = {"x": cs.value(el, dtype=object)}
-        ov = cs.value(others, dtype=object)
+    if cs.has_values:   # the nodes as (k, 4) limbs (picks copy rows), the bits as (k,) values
+        vals = {"x": cs.value_limbs(el)}
+        ov = cs.value_limbs(others)
         vals.update({f"e{i}": ov[:, i] for i in range(size - 1)})
-        bv = cs.value(bits, dtype=object)
+        bv = cs.value(bits)
+        if bv.dtype != np.uint64 or (bv.size and bv.max() > 1):   # not boolean: nor/and mod r as ints
+            bv = cs.value(bits, dtype=object)
         vals.update({f"c{i}": bv[:, i] for i in range(nbits)})
     for op, out, u, v, *rest in steps:
         val = None
         if op == "pick":
             a, b = v, rest[0]
             if vals is not None:
-                val = np.where(vals[u] == 1, vals[a], vals[b])
-            ref = cs.alloc_aux(k, val)
+                val = np.where((vals[u] == 1)[:, None], _node_limbs(vals[a]), _node_limbs(vals[b]))
+            ref = cs.alloc_aux(k) if val is None else cs.alloc_aux_limbs(k, val)
             if k:
                 cs.enforce(lc(refs[b]) - lc(refs[a]), lc(refs[u]), lc(refs[b]) - lc(ref), gadget=gadget)
         elif op == "nor":
-            if vals is not None:
-                val = np.mod((1 - vals[u]) * (1 - vals[v]), R)
+            if vals is not None:   # boolean uint64 bits stay in {0, 1}: no reduction
+                val = (1 - vals[u]) * (1 - vals[v]) if vals[u].dtype == np.uint64 else np.mod((1 - vals[u]) * (1 - vals[v]), R)
             ref = cs.alloc_aux(k, val)
             if k:
                 one = cs.one(k)
                 cs.enforce(lc(one) - lc(refs[u]), lc(one) - lc(refs[v]), lc(ref), gadget=gadget)
         elif op == "and":
             if vals is not None:
-                val = np.mod(vals[u] * vals[v], R)
+                val = vals[u] * vals[v] if vals[u].dtype == np.uint64 else np.mod(vals[u] * vals[v], R)
             ref = cs.alloc_aux(k, val)
             if k:
                 cs.enforce(lc(refs[u]), lc(refs[v]), lc(ref), gadget=gadget)
