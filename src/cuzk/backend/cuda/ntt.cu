@@ -135,7 +135,4 @@ extern "C" __global__ void popc_words(const unsigned* __restrict__ w, unsigned* 
 }
 
 // ---- NTT pass: one shared-memory round trip per stage (ntt.cuh: ntt_pass_r2) ----------------------
-extern "C" __global__ void __launch_bounds__(256) ntt_pass(NTT_PASS_PARAMS) {
-    extern __shared__ u32 sm[];
-    ntt_pass_r2<1>(NTT_PASS_ARGS);
-}
+NTT_PASS_KERNEL(ntt_pass, (256), ntt_pass_r2<1>)

@@ -157,3 +157,9 @@ __device__ __forceinline__ void ntt_pass_r2(
         const uint4 *__restrict__ pre_hi, const uint4 *__restrict__ pre_lo, int pre_m,                           \
         const uint4 *__restrict__ post_hi, const uint4 *__restrict__ post_lo, int post_m
 #define NTT_PASS_ARGS sm, src, dst, tw, k, K, s_hi, t, c, flags, pre_hi, pre_lo, pre_m, post_hi, post_lo, post_m
+// A pass kernel: NAME with __launch_bounds__ BOUNDS (threads, min blocks per SM) running BODY.
+#define NTT_PASS_KERNEL(NAME, BOUNDS, BODY)                               \
+    extern "C" __global__ void __launch_bounds__ BOUNDS NAME(NTT_PASS_PARAMS) { \
+        extern __shared__ u32 sm[];                                       \
+        BODY(NTT_PASS_ARGS);                                              \
+    }

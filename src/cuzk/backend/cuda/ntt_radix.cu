@@ -85,41 +85,16 @@ __device__ __forceinline__ void ntt_pass_radix(u32* sm, const uint4* src, uint4*
     }
 }
 
-extern "C" __global__ void __launch_bounds__(256) ntt_pass_r8(NTT_PASS_PARAMS) {
-    extern __shared__ u32 sm[];
-    ntt_pass_radix<3>(NTT_PASS_ARGS);
-}
-// at most 128 registers: two blocks of 256 threads per SM
-extern "C" __global__ void __launch_bounds__(256, 2) ntt_pass_r8c(NTT_PASS_PARAMS) {
-    extern __shared__ u32 sm[];
-    ntt_pass_radix<3>(NTT_PASS_ARGS);
-}
-extern "C" __global__ void __launch_bounds__(256) ntt_pass_r4(NTT_PASS_PARAMS) {
-    extern __shared__ u32 sm[];
-    ntt_pass_radix<2>(NTT_PASS_ARGS);
-}
+NTT_PASS_KERNEL(ntt_pass_r8, (256), ntt_pass_radix<3>)
+NTT_PASS_KERNEL(ntt_pass_r8c, (256, 2), ntt_pass_radix<3>)   // at most 128 registers: two blocks of 256 threads per SM
+NTT_PASS_KERNEL(ntt_pass_r4, (256), ntt_pass_radix<2>)
 
 // Occupancy variants: the register caps of __launch_bounds__' second argument (blocks of 256 per SM)
 // trade spills for warps (the 2^24 passes ran at half occupancy, 15 cycles a warp between issues:
 // benchmarks/results/2026-12-05-h200-stop43). Registers and spills: ntt.py's NTT_VARIANTS.
-extern "C" __global__ void __launch_bounds__(256, 5) ntt_pass_o5(NTT_PASS_PARAMS) {
-    extern __shared__ u32 sm[];
-    ntt_pass_r2<1>(NTT_PASS_ARGS);
-}
-extern "C" __global__ void __launch_bounds__(256, 6) ntt_pass_o6(NTT_PASS_PARAMS) {
-    extern __shared__ u32 sm[];
-    ntt_pass_r2<1>(NTT_PASS_ARGS);
-}
-extern "C" __global__ void __launch_bounds__(256, 3) ntt_pass_r4o3(NTT_PASS_PARAMS) {
-    extern __shared__ u32 sm[];
-    ntt_pass_radix<2>(NTT_PASS_ARGS);
-}
+NTT_PASS_KERNEL(ntt_pass_o5, (256, 5), ntt_pass_r2<1>)
+NTT_PASS_KERNEL(ntt_pass_o6, (256, 6), ntt_pass_r2<1>)
+NTT_PASS_KERNEL(ntt_pass_r4o3, (256, 3), ntt_pass_radix<2>)
 // two butterflies a thread side by side: uncapped (3 blocks / SM), capped at 4 blocks
-extern "C" __global__ void __launch_bounds__(256) ntt_pass_x2(NTT_PASS_PARAMS) {
-    extern __shared__ u32 sm[];
-    ntt_pass_r2<2>(NTT_PASS_ARGS);
-}
-extern "C" __global__ void __launch_bounds__(256, 4) ntt_pass_x2o4(NTT_PASS_PARAMS) {
-    extern __shared__ u32 sm[];
-    ntt_pass_r2<2>(NTT_PASS_ARGS);
-}
+NTT_PASS_KERNEL(ntt_pass_x2, (256), ntt_pass_r2<2>)
+NTT_PASS_KERNEL(ntt_pass_x2o4, (256, 4), ntt_pass_r2<2>)
