@@ -149,8 +149,14 @@ struct Recorder {
     }
 };
 
+// Records nothing: hash_one's state is the digest (s[1]) at its end, taken by the caller.
+struct NoRecorder {
+    void rec(const uint64_t *) {}
+};
+
 // x → x^5 (+ post), recording x2, x4 and the result (the caller records x's own allocation)
-inline void sbox(uint64_t x[4], const uint64_t *post, Recorder &r) {
+template <class Rec>
+inline void sbox(uint64_t x[4], const uint64_t *post, Rec &r) {
     fr x2, x4;
     mul(x2, x, x);
     r.rec(x2);
@@ -161,7 +167,9 @@ inline void sbox(uint64_t x[4], const uint64_t *post, Recorder &r) {
     r.rec(x);
 }
 
-void hash_one(const Consts &c, const uint64_t *in, Recorder &r) {
+// One hash's walk; returns its digest (Montgomery form), recorded last.
+template <class Rec>
+void hash_one(const Consts &c, const uint64_t *in, Rec &r, uint64_t digest[4]) {
     const int t = c.t, half = c.rf / 2, rp = c.rp, rounds = c.rf + c.rp;
     fr s[MAX_T];
     for (int i = 1; i < t; ++i) mul(s[i], in + 4 * (i - 1), R2);
@@ -195,6 +203,31 @@ void hash_one(const Consts &c, const uint64_t *in, Recorder &r) {
             mix(s, c.mds, t);
     }
     r.rec(s[1]);   // the digest
+    copy(digest, s[1]);
+}
+
+// The checks and the constants of both entry points: 0 when done (c and m set; delete[] m after),
+// else what they return (the first input not below r, -2 or -3).
+int64_t prepare(const uint64_t *consts, uint32_t t, uint32_t rf, uint32_t rp, const uint64_t *in, uint64_t kc,
+                Consts &c, fr *&m) {
+    if (t < 2 || t > (uint32_t)MAX_T || rf < 2 || rf % 2) return -3;
+    const uint64_t n = (uint64_t)kc * (t - 1);
+    for (uint64_t i = 0; i < n; ++i)
+        if (!below_p(in + 4 * i)) return (int64_t)i;
+    const uint64_t nc = 1 + (uint64_t)t * rf + rp + 2ull * t * t + (uint64_t)rp * (2 * t - 1);
+    m = new fr[nc];
+    for (uint64_t i = 0; i < nc; ++i) {
+        if (!below_p(consts + 4 * i)) {
+            delete[] m;
+            return -2;
+        }
+        mul(m[i], consts + 4 * i, R2);
+    }
+    c = Consts{(int)t, (int)rf, (int)rp, m, m + 1, nullptr, nullptr, nullptr};
+    c.mds = c.cr + (size_t)t * rf + rp;
+    c.pre_sparse = c.mds + (size_t)t * t;
+    c.sparse = c.pre_sparse + (size_t)t * t;
+    return 0;
 }
 
 }  // namespace
@@ -222,27 +255,32 @@ uint64_t poseidon_host_nops(uint32_t t, uint32_t rf, uint32_t rp) {
 // (nothing written); −2 for a constant not below r, −3 for t outside 2..16 or an odd rf.
 int64_t poseidon_host_legacy(const uint64_t *consts, uint32_t t, uint32_t rf, uint32_t rp,
                              const uint64_t *in, uint64_t kc, uint64_t *out) {
-    if (t < 2 || t > (uint32_t)MAX_T || rf < 2 || rf % 2) return -3;
-    const uint64_t n = (uint64_t)kc * (t - 1);
-    for (uint64_t i = 0; i < n; ++i)
-        if (!below_p(in + 4 * i)) return (int64_t)i;
-    const uint64_t nc = 1 + (uint64_t)t * rf + rp + 2ull * t * t + (uint64_t)rp * (2 * t - 1);
-    fr *m = new fr[nc];
-    for (uint64_t i = 0; i < nc; ++i) {
-        if (!below_p(consts + 4 * i)) {
-            delete[] m;
-            return -2;
-        }
-        mul(m[i], consts + 4 * i, R2);
-    }
-    Consts c{(int)t, (int)rf, (int)rp, m, m + 1, nullptr, nullptr, nullptr};
-    c.mds = c.cr + (size_t)t * rf + rp;
-    c.pre_sparse = c.mds + (size_t)t * t;
-    c.sparse = c.pre_sparse + (size_t)t * t;
+    Consts c;
+    fr *m = nullptr;
+    if (const int64_t rc = prepare(consts, t, rf, rp, in, kc, c, m)) return rc;
     const uint64_t nops = poseidon_host_nops(t, rf, rp);
     for (uint64_t h = 0; h < kc; ++h) {
         Recorder r{out + 4 * nops * h};
-        hash_one(c, in + 4 * (t - 1) * h, r);
+        fr digest;
+        hash_one(c, in + 4 * (t - 1) * h, r, digest);
+    }
+    delete[] m;
+    return -1;
+}
+
+// The same hashes' digests alone (the last op value of each): out (kc, 4) canonical limbs. The op
+// values are neither converted nor stored (Merkle checks, and synthesis that keeps the inputs).
+// Returns as poseidon_host_legacy.
+int64_t poseidon_host_digests(const uint64_t *consts, uint32_t t, uint32_t rf, uint32_t rp,
+                              const uint64_t *in, uint64_t kc, uint64_t *out) {
+    Consts c;
+    fr *m = nullptr;
+    if (const int64_t rc = prepare(consts, t, rf, rp, in, kc, c, m)) return rc;
+    NoRecorder r;
+    for (uint64_t h = 0; h < kc; ++h) {
+        fr digest;
+        hash_one(c, in + 4 * (t - 1) * h, r, digest);
+        from_mont(out + 4 * h, digest);
     }
     delete[] m;
     return -1;

@@ -49,14 +49,14 @@ def build(out_dir: str | os.PathLike | None = None) -> Path:
             field constants are not BLS12-381 Fr's.
     """
     lib = build_library("poseidon_host", SOURCES, root=out_dir)
-    _function(str(lib))
+    _library(str(lib))
     return lib
 
 
 @functools.lru_cache(maxsize=None)
-def _function(lib: str):
-    """The library's ``poseidon_host_legacy``, loaded once per process (a synthesis worker
-    loads it on its first chunk), after its field is checked."""
+def _library(lib: str):
+    """The library (its ``poseidon_host_legacy`` and ``poseidon_host_digests`` typed), loaded once
+    per process (a synthesis worker loads it on its first chunk), after its field is checked."""
     dll = load_library(Path(lib))
     dll.poseidon_host_field.restype = None
     dll.poseidon_host_field.argtypes = [ctypes.c_void_p]
@@ -64,11 +64,11 @@ def _function(lib: str):
     dll.poseidon_host_field(got.ctypes.data)
     if [int(w) for w in got] != field_words():
         raise NativeBuildError(f"native build: {lib} does not hold BLS12-381 Fr's Montgomery constants")
-    fn = dll.poseidon_host_legacy
-    fn.restype = ctypes.c_int64
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p,
-                   ctypes.c_uint64, ctypes.c_void_p]
-    return fn
+    for fn in (dll.poseidon_host_legacy, dll.poseidon_host_digests):
+        fn.restype = ctypes.c_int64
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p,
+                       ctypes.c_uint64, ctypes.c_void_p]
+    return dll
 
 
 def legacy_nops(arity: int, strength: str) -> int:
@@ -146,12 +146,24 @@ def legacy_limbs(lib: str | os.PathLike, inputs: np.ndarray, arity: int, tag: in
             canonical by construction (``ConstraintSystem.value_limbs``).
         NativeBuildError: the library cannot be loaded.
     """
+    return _call(lib, "poseidon_host_legacy", inputs, arity, tag, strength, legacy_nops(arity, strength))
+
+
+def legacy_digests(lib: str | os.PathLike, inputs: np.ndarray, arity: int, tag: int, strength: str) -> np.ndarray:
+    """The digests alone of the hashes :func:`legacy_limbs` computes (each one's last op value),
+    as ``(kc, 4)`` uint64 canonical limbs: the op values are neither converted nor stored
+    (``poseidon_host_digests``). Arguments and errors as :func:`legacy_limbs`'s."""
+    return _call(lib, "poseidon_host_digests", inputs, arity, tag, strength, 1)[:, 0]
+
+
+def _call(lib, name: str, inputs: np.ndarray, arity: int, tag: int, strength: str, per_hash: int) -> np.ndarray:
+    """The library's function ``name`` on ``inputs``: ``(kc, per_hash, 4)`` uint64 limbs out."""
     x = legacy_inputs(inputs, arity, tag, "poseidon host")
     kc = x.shape[0]
     rf, rp = _pos.round_numbers(arity, strength)
-    out = np.empty((kc, legacy_nops(arity, strength), FR.limbs), dtype=np.uint64)
+    out = np.empty((kc, per_hash, FR.limbs), dtype=np.uint64)
     c = constants(arity, tag, strength)
-    rc = _function(str(lib))(c.ctypes.data, arity + 1, rf, rp, x.ctypes.data, kc, out.ctypes.data)
+    rc = getattr(_library(str(lib)), name)(c.ctypes.data, arity + 1, rf, rp, x.ctypes.data, kc, out.ctypes.data)
     if rc >= 0:
         raise input_not_below_r(x, rc, "poseidon host")
     if rc != -1:   # constants made above and a width checked by round_numbers: a library fault
@@ -159,4 +171,4 @@ def legacy_limbs(lib: str | os.PathLike, inputs: np.ndarray, arity: int, tag: in
     return out
 
 
-__all__ = ["MAX_ARITY", "SOURCES", "build", "constants", "field_words", "legacy_limbs", "legacy_nops"]
+__all__ = ["MAX_ARITY", "SOURCES", "build", "constants", "field_words", "legacy_digests", "legacy_limbs", "legacy_nops"]

@@ -485,14 +485,17 @@ def _legacy_limbs(inputs: np.ndarray, arity: int, tag: int, strength: str, lib: 
 
 
 _DIGEST_ROWS = 1 << 11
-"""Hashes per core call of :func:`_legacy_digests` (arity 8: 505 op values, 16 KB each); on the
+"""Hashes per gmpy2 call of :func:`_legacy_digests` (arity 8: 505 op values, 16 KB each); on the
 GPU 2^16 (1 GB of values on the device, only the digests copied back)."""
 
 
 def _legacy_digests(inputs: np.ndarray, arity: int, tag: int, strength: str, lib=None) -> np.ndarray:
-    """Each hash's digest (its last op value) as :func:`_legacy_limbs` computes them, in chunks of
-    :data:`_DIGEST_ROWS` hashes so that only a chunk's op values exist at once: ``(kc, arity, 4)``
-    → ``(kc, 4)`` uint64 limbs."""
+    """Each hash's digest (its last op value) as :func:`_legacy_limbs` computes them:
+    ``(kc, arity, 4)`` → ``(kc, 4)`` uint64 limbs. A native library computes the digests alone
+    (``poseidon_host.legacy_digests``); the GPU kernel and gmpy2 in chunks of :data:`_DIGEST_ROWS`
+    hashes, so that only a chunk's op values exist at once."""
+    if lib is not None and lib is not GPU_CORE:
+        return poseidon_host.legacy_digests(lib, inputs, arity, tag, strength)
     out = np.empty((inputs.shape[0], FR.limbs), dtype=np.uint64)
     step = _DIGEST_ROWS << 5 if lib is GPU_CORE else _DIGEST_ROWS
     for lo in range(0, inputs.shape[0], step):
