@@ -49,6 +49,13 @@ def counted(monkeypatch, tmp_path):
 
     monkeypatch.setattr(gsha, "sha_aux", sha)
     monkeypatch.setattr(gpos, "legacy_limbs", pos)
+    real_dev = gpos.legacy_limbs_device   # the digests path (witness_poseidon: inputs) calls this one
+
+    def pos_dev(*a, **k):
+        calls["poseidon"] += 1
+        return real_dev(*a, **k)
+
+    monkeypatch.setattr(gpos, "legacy_limbs_device", pos_dev)
     monkeypatch.setattr(pipeline, "claim", claim)
     monkeypatch.setenv("CUZK_GPU_LOCK_DIR", str(tmp_path / "locks"))
     return calls
