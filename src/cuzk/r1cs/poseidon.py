@@ -848,18 +848,6 @@ def _insert_program(size: int):
     return _insert_general_program(size)  # size 2: exactly insert_2's two picks
 
 
-def _node_limbs(v: np.ndarray) -> np.ndarray:
-    """``insert``'s value of a candidate node as (k, 4) uint64 limbs (a bit-valued helper as a
-    (k,) array becomes its limb rows)."""
-    if v.ndim == 2:
-        return v
-    if v.dtype == object:
-        return to_limbs(v, FR.limbs)
-    out = np.zeros((v.shape[0], FR.limbs), dtype=np.uint64)
-    out[:, 0] = v
-    return out
-
-
 def insert_constraints(size: int) -> int:
     """Constraints of :func:`insert` for one instance: 2, 8, 22 for sizes 2, 4, 8."""
     return len(_insert_program(size)[0])
@@ -917,7 +905,7 @@ def insert(cs: ConstraintSystem, element_refs, bits_refs, elements_refs,
         if op == "pick":
             a, b = v, rest[0]
             if vals is not None:
-                val = np.where((vals[u] == 1)[:, None], _node_limbs(vals[a]), _node_limbs(vals[b]))
+                val = np.where((vals[u] == 1)[:, None], vals[a], vals[b])   # picks choose among nodes only
             ref = cs.alloc_aux(k) if val is None else cs.alloc_aux_limbs(k, val)
             if k:
                 cs.enforce(lc(refs[b]) - lc(refs[a]), lc(refs[u]), lc(refs[b]) - lc(ref), gadget=gadget)
