@@ -1,6 +1,5 @@
-"""The cuda backend's NTT passes (``ntt.cu``: ``ntt_pass``, and ``ntt_radix.cu``'s variants: radix-4/8,
-other occupancies, two butterflies a thread) built for the host
-(tests/fixtures/ntt_host.cpp through conftest's ``host_build``) and run with ``NTTOps._ntt``'s
+"""The cuda backend's NTT passes (``ntt.cu``: ``ntt_pass``, and ``ntt_radix.cu``'s radix-4/8 variants)
+built for the host (tests/fixtures/ntt_host.cpp through conftest's ``host_build``) and run with ``NTTOps._ntt``'s
 launches (its pass plan, flags, twiddles and factor tables), against a naive O(n^2) DFT over Fr in
 Python: y_j = Σ_i x_i·ω^(±ij), ω = FR.root_of_unity(n), or above 2^8 the cpu backend's NTT
 (``workers.ntt``: decimation in time, another algorithm). CPU-only CI thus covers the kernels'
@@ -150,8 +149,7 @@ RADIX_KERNELS = sorted({v.kernel for v in NTT_VARIANTS.values()} - {"ntt_pass"})
 def test_variants_known():
     """The variants name kernels the host build knows, and none has more passes than "old"
     (``plan.ntt_device_bytes`` counts old's pass buffer)."""
-    assert RADIX_KERNELS == ["ntt_pass_o5", "ntt_pass_o6", "ntt_pass_r4", "ntt_pass_r4o3", "ntt_pass_r8", "ntt_pass_r8c",
-                             "ntt_pass_x2", "ntt_pass_x2o4"]
+    assert RADIX_KERNELS == ["ntt_pass_r4", "ntt_pass_r4o3", "ntt_pass_r8", "ntt_pass_r8c"]
     for v in NTT_VARIANTS.values():
         assert v.block_log >= 10 and v.max_t >= 8 and v.block_log - v.max_t >= 2
         assert all(len(_ntt_plan(k, v.block_log, v.max_t)) <= len(_ntt_plan(k)) for k in range(1, 28))

@@ -135,4 +135,4 @@ extern "C" __global__ void popc_words(const unsigned* __restrict__ w, unsigned* 
 }
 
 // ---- NTT pass: one shared-memory round trip per stage (ntt.cuh: ntt_pass_r2) ----------------------
-NTT_PASS_KERNEL(ntt_pass, (256), ntt_pass_r2<1>)
+NTT_PASS_KERNEL(ntt_pass, (256), ntt_pass_r2)

@@ -102,50 +102,34 @@ __device__ __forceinline__ void ntt_out(const ntt_io& io, u32 gi, fr_t x) {
 
 #define NTT_IO {src, dst, k, flags, pre_hi, pre_lo, pre_m, post_hi, post_lo, post_m}
 
-// ---- The radix-2 pass (ntt.cu's ntt_pass, ntt_radix.cu's variants): one shared-memory round trip
-// per stage. sm: 8 limb planes of E words (structure of arrays: no bank conflicts). A thread runs
-// P butterflies of a stage side by side (P > 1: independent multiplications for the scheduler to
-// interleave, at more registers).
-template <int P>
+// ---- The radix-2 pass (ntt.cu's ntt_pass): one shared-memory round trip per stage. sm: 8 limb
+// planes of E words (structure of arrays: no bank conflicts).
 __device__ __forceinline__ void ntt_pass_r2(
     u32* sm, const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K, int s_hi, int t, int c, int flags,
     const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,
     const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo, int post_m) {
     const ntt_blk B(s_hi, t, c);
     const int E = B.E, s_lo = B.s_lo;
-    const u32 cmask = B.cmask, lob = B.lob, nbf = (u32)(E >> 1);
+    const u32 cmask = B.cmask, lob = B.lob;
     const ntt_io io = NTT_IO;
     for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) sm_put(sm, E, e, ntt_in(io, B.gi(e)));
     __syncthreads();
 
     for (int s = s_hi; s >= s_lo; --s) {
         const int hl = s - s_lo;
-        for (u32 bf0 = threadIdx.x; bf0 < nbf; bf0 += P * blockDim.x) {
-            u32 e0[P], e1[P];
-            fr_t u[P], y[P];
-#pragma unroll
-            for (int i = 0; i < P; i++) {
-                const u32 bf = bf0 + i * blockDim.x;
-                if (P > 1 && bf >= nbf) break;
-                const u32 l = bf & cmask, q = bf >> c;
-                const u32 jlow = q & ((1u << hl) - 1), jhi = q >> hl;
-                e0[i] = (((jhi << (hl + 1)) + jlow) << c) + l;
-                e1[i] = e0[i] + (1u << (hl + c));
-                u[i] = sm_get(sm, E, e0[i]);
-                const fr_t v = sm_get(sm, E, e1[i]);
-                y[i] = fp_sub(u[i], v);
-                u[i] = fp_add(u[i], v);   // v dead before the multiplication: fewer live registers
-                if (s != 0) {  // stage 0's only twiddle is 1
-                    const u32 p = (jlow << s_lo) + (lob << c) + l;
-                    y[i] = fp_mul(y[i], fp_load<FrParams>(tw, (u64)p << (K - 1 - s)));
-                }
+        for (u32 bf = threadIdx.x; bf < (u32)(E >> 1); bf += blockDim.x) {
+            const u32 l = bf & cmask, q = bf >> c;
+            const u32 jlow = q & ((1u << hl) - 1), jhi = q >> hl;
+            const u32 e0 = (((jhi << (hl + 1)) + jlow) << c) + l;
+            const u32 e1 = e0 + (1u << (hl + c));
+            const fr_t u = sm_get(sm, E, e0), v = sm_get(sm, E, e1);
+            fr_t y = fp_sub(u, v);
+            if (s != 0) {  // stage 0's only twiddle is 1
+                const u32 p = (jlow << s_lo) + (lob << c) + l;
+                y = fp_mul(y, fp_load<FrParams>(tw, (u64)p << (K - 1 - s)));
             }
-#pragma unroll
-            for (int i = 0; i < P; i++) {
-                if (P > 1 && bf0 + i * blockDim.x >= nbf) break;
-                sm_put(sm, E, e0[i], u[i]);
-                sm_put(sm, E, e1[i], y[i]);
-            }
+            sm_put(sm, E, e0, fp_add(u, v));
+            sm_put(sm, E, e1, y);
         }
         __syncthreads();
     }

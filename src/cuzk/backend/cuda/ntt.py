@@ -55,11 +55,6 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "r4": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 11, 9),    # 114 registers, no spills: 2 blocks / SM
     "r4-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 10, 8),
     "r4o3": NTTVariant("ntt_radix.cu", "ntt_pass_r4o3", 2, 11, 9),  # 80 registers (120 B spilled): 3 blocks / SM
-    # old's pass at other occupancies (stop 43's ncu: 4 blocks / SM, 15 cycles a warp between issues)
-    "o5": NTTVariant("ntt_radix.cu", "ntt_pass_o5", 1, 10, 8),    # 48 registers (24 B spilled): 5 blocks / SM
-    "o6": NTTVariant("ntt_radix.cu", "ntt_pass_o6", 1, 10, 8),    # 40 registers (140 B spilled): 6 blocks / SM
-    "x2": NTTVariant("ntt_radix.cu", "ntt_pass_x2", 1, 10, 8),    # 2 butterflies a thread side by side: 74 registers, 3 blocks / SM
-    "x2o4": NTTVariant("ntt_radix.cu", "ntt_pass_x2o4", 1, 10, 8),  # 64 registers (48 B spilled): 4 blocks / SM
 }
 """The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
 blocks / SM at 256 threads by registers). ``ntt_radix.cu`` compiles in about 35 s (nvcc), once

@@ -1,4 +1,4 @@
-// Variants of ntt.cu's NTT pass (radix-4/8, other occupancies, two butterflies a thread), in their
+// Radix-4/8 variants of ntt.cu's NTT pass (one capped at 3 blocks per SM), in their
 // own module: compiled (NVRTC, about 35 s more than ntt.cu) only when ntt.py's NTT_VARIANT names one.
 #include "ntt.cuh"
 
@@ -89,12 +89,7 @@ NTT_PASS_KERNEL(ntt_pass_r8, (256), ntt_pass_radix<3>)
 NTT_PASS_KERNEL(ntt_pass_r8c, (256, 2), ntt_pass_radix<3>)   // at most 128 registers: two blocks of 256 threads per SM
 NTT_PASS_KERNEL(ntt_pass_r4, (256), ntt_pass_radix<2>)
 
-// Occupancy variants: the register caps of __launch_bounds__' second argument (blocks of 256 per SM)
-// trade spills for warps (the 2^24 passes ran at half occupancy, 15 cycles a warp between issues:
-// benchmarks/results/2026-12-05-h200-stop43). Registers and spills: ntt.py's NTT_VARIANTS.
-NTT_PASS_KERNEL(ntt_pass_o5, (256, 5), ntt_pass_r2<1>)
-NTT_PASS_KERNEL(ntt_pass_o6, (256, 6), ntt_pass_r2<1>)
+// Radix-4 capped at 3 blocks of 256 per SM (80 registers, spills): 1-3 % ahead of ntt_pass from
+// 2^20 up in one H200 run, where old's pass at 5 or 6 blocks and two butterflies a thread were
+// slower (benchmarks/results/2026-12-05-h200-stop44).
 NTT_PASS_KERNEL(ntt_pass_r4o3, (256, 3), ntt_pass_radix<2>)
-// two butterflies a thread side by side: uncapped (3 blocks / SM), capped at 4 blocks
-NTT_PASS_KERNEL(ntt_pass_x2, (256), ntt_pass_r2<2>)
-NTT_PASS_KERNEL(ntt_pass_x2o4, (256, 4), ntt_pass_r2<2>)
