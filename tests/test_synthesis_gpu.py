@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def counted(monkeypatch, tmp_path):
     """Calls of the two kernels, and the GPU claims (a lock directory of this test's own)."""
     calls = {"sha": 0, "poseidon": 0, "claims": []}
-    real_sha, real_pos, real_claim = gsha.sha_aux, gpos.legacy_limbs, pipeline.claim
+    real_sha, real_pos, real_claim = gsha.sha_aux, gpos.legacy_limbs_device, pipeline.claim
 
     def sha(*a, **k):
         calls["sha"] += 1
@@ -48,14 +48,7 @@ def counted(monkeypatch, tmp_path):
         return real_claim(g, *a, **k)
 
     monkeypatch.setattr(gsha, "sha_aux", sha)
-    monkeypatch.setattr(gpos, "legacy_limbs", pos)
-    real_dev = gpos.legacy_limbs_device   # the digests path (witness_poseidon: inputs) calls this one
-
-    def pos_dev(*a, **k):
-        calls["poseidon"] += 1
-        return real_dev(*a, **k)
-
-    monkeypatch.setattr(gpos, "legacy_limbs_device", pos_dev)
+    monkeypatch.setattr(gpos, "legacy_limbs_device", pos)   # every GPU Poseidon call: values and digests
     monkeypatch.setattr(pipeline, "claim", claim)
     monkeypatch.setenv("CUZK_GPU_LOCK_DIR", str(tmp_path / "locks"))
     return calls
