@@ -11,7 +11,8 @@
 // (CUZK_HOST_EMULATION) and checks it against Python integers.
 // Values are kept fully reduced in [0, p) in Montgomery form x * 2^(32N) mod p.
 //
-// A parameter class P provides: static const int N; static const u32 M0 (= -p^-1 mod 2^32);
+// A parameter class P provides: static const int N; static const u32 M0 (= -p^-1 mod 2^32) and
+// static u32 m0() (M0 as fp_mul reads it: fr.cuh says why Fr's is not an immediate);
 // static u32 p(int i), r2(int i) (2^(64N) mod p), one(int i) (2^(32N) mod p), each returning
 // limb i; they are switch statements that fold to immediates once loops are unrolled.
 #pragma once
@@ -190,7 +191,7 @@ __device__ __forceinline__ fp<P> fp_mul(const fp<P>& a, const fp<P>& b) {
         const int jx = i & 1, jy = 1 - jx;        // first limb whose product with b[i] starts at an even / odd position
         fp_chain<N>(X, a.v, b.v[i], i, jx);
         fp_chain<N>(Y, a.v, b.v[i], i, jy);
-        const u32 m = (X[i] + Y[i] + c) * P::M0;  // position i + m*p[0] ≡ 0 mod 2^32
+        const u32 m = (X[i] + Y[i] + c) * P::m0();  // position i + m*p[0] ≡ 0 mod 2^32
         fp_chain<N>(X, pm, m, i, jx);
         fp_chain<N>(Y, pm, m, i, jy);
         const u64 s = (u64)X[i] + Y[i] + c;       // ≡ 0 mod 2^32

@@ -7,6 +7,7 @@
 struct FqParams {
     static const int N = 12;
     static const u32 M0 = 0xfffcfffdu;
+    __device__ __forceinline__ static u32 m0() { return M0; }
     __device__ __forceinline__ static u32 p(int i) { switch (i) { case 0: return 0xffffaaabu; case 1: return 0xb9feffffu; case 2: return 0xb153ffffu; case 3: return 0x1eabfffeu; case 4: return 0xf6b0f624u; case 5: return 0x6730d2a0u; case 6: return 0xf38512bfu; case 7: return 0x64774b84u; case 8: return 0x434bacd7u; case 9: return 0x4b1ba7b6u; case 10: return 0x397fe69au; case 11: return 0x1a0111eau; default: return 0u; } }
     __device__ __forceinline__ static u32 r2(int i) { switch (i) { case 0: return 0x1c341746u; case 1: return 0xf4df1f34u; case 2: return 0x09d104f1u; case 3: return 0x0a76e6a6u; case 4: return 0x4c95b6d5u; case 5: return 0x8de5476cu; case 6: return 0x939d83c0u; case 7: return 0x67eb88a9u; case 8: return 0xb519952du; case 9: return 0x9a793e85u; case 10: return 0x92cae3aau; case 11: return 0x11988fe5u; default: return 0u; } }
     __device__ __forceinline__ static u32 one(int i) { switch (i) { case 0: return 0x0002fffdu; case 1: return 0x76090000u; case 2: return 0xc40c0002u; case 3: return 0xebf4000bu; case 4: return 0x53c758bau; case 5: return 0x5f489857u; case 6: return 0x70525745u; case 7: return 0x77ce5853u; case 8: return 0xa256ec6du; case 9: return 0x5c071a97u; case 10: return 0xfa80e493u; case 11: return 0x15f65ec3u; default: return 0u; } }

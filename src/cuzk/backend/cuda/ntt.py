@@ -35,26 +35,29 @@ _NTT_THREADS = 256
 
 
 class NTTVariant(NamedTuple):
-    """A pass kernel (of ``module``) and its plan: ``_ntt_plan(k, block_log, max_t)``, each
-    thread running the butterflies of a group of 2^radix_log elements per shared-memory round."""
+    """A pass kernel (of ``module``, compiled with ``defines``) and its plan:
+    ``_ntt_plan(k, block_log, max_t)``, each thread running the butterflies of a group of
+    2^radix_log elements per shared-memory round."""
 
     module: str
     kernel: str
     radix_log: int
     block_log: int
     max_t: int
+    defines: tuple = ()
 
 
 NTT_VARIANTS: dict[str, NTTVariant] = {
-    "old": NTTVariant("ntt.cu", "ntt_pass", 1, 10, 8),            # 60 registers, no spills
-    "r8": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 11, 9),    # 174 registers, no spills: 1 block / SM
+    "old": NTTVariant("ntt.cu", "ntt_pass", 1, 10, 8),            # 64 registers, no spills
+    "r8": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 11, 9),    # 162 registers, no spills: 1 block / SM
     "r8-4k": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 12, 10),
     "r8-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 10, 8),  # 128 threads: 2 blocks / SM
-    "r8c": NTTVariant("ntt_radix.cu", "ntt_pass_r8c", 3, 11, 9),  # 128 registers (28 B spilled): 2 blocks / SM
+    "r8c": NTTVariant("ntt_radix.cu", "ntt_pass_r8c", 3, 11, 9),  # 128 registers (32 B spilled): 2 blocks / SM
     "r8c-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r8c", 3, 10, 8),
-    "r4": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 11, 9),    # 114 registers, no spills: 2 blocks / SM
+    "r4": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 11, 9),    # 112 registers, no spills: 2 blocks / SM
     "r4-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 10, 8),
-    "r4o3": NTTVariant("ntt_radix.cu", "ntt_pass_r4o3", 2, 11, 9),  # 80 registers (120 B spilled): 3 blocks / SM
+    "r4o3": NTTVariant("ntt_radix.cu", "ntt_pass_r4o3", 2, 11, 9),  # 80 registers (124 B spilled): 3 blocks / SM
+    "fold": NTTVariant("ntt.cu", "ntt_pass", 1, 10, 8, ("CUZK_FR_M0_FOLD",)),  # old with Fr's M0 an immediate (fr.cuh): 60 registers
 }
 """The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
 blocks / SM at 256 threads by registers). ``ntt_radix.cu`` compiles in about 35 s (nvcc), once
@@ -70,16 +73,16 @@ NTT_VARIANT_BY_LOG: dict[int, str] = {}
 """Per transform length 2^k (of a row, in batches), a variant that overrides ``NTT_VARIANT``
 (e.g. smaller blocks where a size's grid leaves SMs idle)."""
 
-_SMEM_OPTED: dict[tuple[str, str, int], int] = {}
-"""Dynamic shared-memory bytes each pass kernel (module, name, device) was allowed so far."""
+_SMEM_OPTED: dict[tuple[str, str, tuple, int], int] = {}
+"""Dynamic shared-memory bytes each pass kernel (module, name, defines, device) was allowed so far."""
 
 
 def _pass_kernel(cp, var: NTTVariant, plan):
     """``var``'s kernel (a CuPy RawKernel), allowed the dynamic shared memory of ``plan``'s
     largest block (over the 48 KiB default: opted in once per kernel, size and device)."""
-    fn = _kernel(var.module, var.kernel)
+    fn = _kernel(var.module, var.kernel, defines=var.defines)
     smem = max(1 << (t + c) for _, t, c in plan) * 32
-    key = (var.module, var.kernel, cp.cuda.runtime.getDevice())
+    key = (var.module, var.kernel, var.defines, cp.cuda.runtime.getDevice())
     if smem > 48 * 1024 and _SMEM_OPTED.get(key, 0) < smem:
         fn.max_dynamic_shared_size_bytes = smem   # cuFuncSetAttribute on this device's function
         _SMEM_OPTED[key] = smem
