@@ -1,6 +1,6 @@
 """The cuda backend's Montgomery arithmetic (ff.cuh) built for the host with its PTX carry-chain
 model (CUZK_HOST_EMULATION) and checked against Python integers, so CPU-only CI covers the
-kernels' field code (products, sums, differences in Fr and Fq; edge values)."""
+kernels' field code (products, squares, sums, differences in Fr and Fq; edge values)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def test_field_ops_match_python(harness, field, limbs):
     vals = edge + [rng.randrange(p) for _ in range(1500)]
     pairs = [(a, b) for a in edge for b in edge] + [(vals[i], vals[(7 * i + 3) % len(vals)]) for i in range(len(vals))]
     rinv = pow(2, -32 * limbs, p)
-    want = {"mul": lambda a, b: a * b * rinv % p, "add": lambda a, b: (a + b) % p, "sub": lambda a, b: (a - b) % p}
+    want = {"mul": lambda a, b: a * b * rinv % p, "sqr": lambda a, b: a * a * rinv % p, "add": lambda a, b: (a + b) % p, "sub": lambda a, b: (a - b) % p}
     name = "Fr" if limbs == 8 else "Fq"
     cases = [(op, a, b) for op in want for a, b in pairs]
     text = "".join(f"{name} {op} {a:0{8 * limbs}x} {b:0{8 * limbs}x}\n" for op, a, b in cases)
