@@ -12,7 +12,6 @@ GPU tests compare the MSM itself with the CPU. Prints medians and the ratio; wri
 every run, the GPU pool and host RSS peaks.
 """
 
-import json
 import statistics
 import sys
 
