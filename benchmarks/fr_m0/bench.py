@@ -2,14 +2,16 @@
 (``CUZK_FR_M0_FOLD``), side by side in one process on the device: the kernels that are mostly Fr
 products, outside the NTT sweep (``benchmarks/ntt_fast/run.sh --variants old,fold``).
 
-Usage: PYTHONPATH=src python benchmarks/fr_m0/bench.py OUT.json [HASHES] [LOG_H]
+Usage: PYTHONPATH=src python benchmarks/fr_m0/bench.py OUT.json [HASHES] [LOG_H] [PASSES]
 
 1. The Poseidon witness kernel (``poseidon_witness.cu``): HASHES (default 234,900, a 32 GiB
    WindowPoSt partition's arity-8 Merkle hashes) of random inputs below 2^254, already on the
    device; kernel ms (CUDA events, median of 5 after a warm-up) per build; the two outputs must be
-   equal limb for limb.
-2. ``compute_h_ab`` of a 2^LOG_H domain (default 27): NTT pass kernel ``old`` against ``fold``
-   (the elementwise kernels are the new build in both), median of 3 after a warm-up; equal outputs.
+   equal limb for limb. HASHES 0 skips it.
+2. ``compute_h_ab`` of a 2^LOG_H domain (default 27) with each NTT pass variant of PASSES (default
+   "old,fold": the new build's pass against the old immediate's; the elementwise kernels are the
+   new build in both), every size on that variant, alternated twice, median of 3 after a warm-up;
+   equal outputs.
 Prints each figure, the GPU pool's and the host's peaks; writes OUT.json. Exit status 1 if any
 output differs.
 """
@@ -75,7 +77,7 @@ def poseidon(hashes: int) -> dict:
     return res
 
 
-def fused_h(log_h: int) -> dict:
+def fused_h(log_h: int, passes: list) -> dict:
     b = CUDABackend()
     n = 1 << log_h
     rs = cp.random.RandomState()
@@ -86,8 +88,9 @@ def fused_h(log_h: int) -> dict:
         return v
 
     a0, b0 = rand(), rand()
+    ntt.NTT_VARIANT_BY_LOG = {}   # the pass NTT_VARIANT names at every size
     res, outs = {}, {}
-    for v in ("old", "fold", "old", "fold"):
+    for v in passes + passes:
         ntt.NTT_VARIANT = v
 
         def run():
@@ -102,7 +105,7 @@ def fused_h(log_h: int) -> dict:
         print(f"fused H 2^{log_h}, NTT pass {v}: {med:.1f} ms (runs {[round(t, 1) for t in ms]})", flush=True)
         del h
     ntt.NTT_VARIANT = "old"
-    res["equal"] = bool((outs["old"] == outs["fold"]).all())
+    res["equal"] = all(bool((outs[v] == outs[passes[0]]).all()) for v in passes)
     print(f"fused H: outputs equal {res['equal']}", flush=True)
     return res
 
@@ -111,9 +114,11 @@ def main():
     out_path = sys.argv[1]
     hashes = int(sys.argv[2]) if len(sys.argv) > 2 else 234_900
     log_h = int(sys.argv[3]) if len(sys.argv) > 3 else 27
-    res = {"device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "poseidon": poseidon(hashes)}
+    passes = (sys.argv[4] if len(sys.argv) > 4 else "old,fold").split(",")
+    res = {"device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
+           "poseidon": poseidon(hashes) if hashes else {"equal": True}}
     cp.get_default_memory_pool().free_all_blocks()
-    res["fused_h"] = fused_h(log_h)
+    res["fused_h"] = fused_h(log_h, passes)
     res["gpu_pool_peak_bytes"] = cp.get_default_memory_pool().total_bytes()
     res["host_peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(f"GPU pool {res['gpu_pool_peak_bytes'] / 2**30:.1f} GiB, host RSS {res['host_peak_rss_bytes'] / 2**30:.2f} GiB")

@@ -6,7 +6,8 @@ of 1024 elements (3 launches at 2^20..2^26), natural order in and out (the last 
 bit-reversed index), one stage per shared-memory round trip (``ntt.cu``: ``ntt_pass``). Twiddles
 ``ω^j`` for each size are computed once on the GPU and cached. ``NTT_VARIANT`` picks the pass
 kernel and block size among ``NTT_VARIANTS`` (radix-4 and radix-8 rounds, blocks of 2^10..2^12
-elements; same values, same flags, same order).
+elements; same values, same flags, same order), ``NTT_VARIANT_BY_LOG`` per size (from 2^20: the
+radix-4 pass at 3 blocks per SM).
 Input factors (coset powers) and output factors (n⁻¹, 1/Z) are fused into the first and last
 pass. When the whole transform does not fit, it runs split (four-step, in blocks:
 ``plan.ntt_memory_plan``); ``compute_h`` picks the first of ``plan.H_SCHEDULES`` that fits
@@ -69,9 +70,13 @@ element), opted in per kernel; 2^12 (128 KiB) leaves one block per SM."""
 NTT_VARIANT = "old"
 """The variant ``_ntt`` runs (a key of ``NTT_VARIANTS``), read at each call."""
 
-NTT_VARIANT_BY_LOG: dict[int, str] = {}
-"""Per transform length 2^k (of a row, in batches), a variant that overrides ``NTT_VARIANT``
-(e.g. smaller blocks where a size's grid leaves SMs idle)."""
+NTT_VARIANT_BY_LOG: dict[int, str] = {k: "r4o3" for k in range(20, MAX_LOG_NTT + 1)}
+"""Per transform length 2^k (of a row, in batches), a variant that overrides ``NTT_VARIANT``.
+r4o3 from 2^20 up: ahead of old in two runs on two cards, both side by side with equal outputs
+(back-to-back ms, old / r4o3: H200 2^20 0.313 / 0.303, 2^24 5.164 / 5.091, 2^27 46.56 / 45.25,
+benchmarks/results/2026-12-05-h200-stop44/call2; H100 after fr.cuh's constant-memory M0 0.313 /
+0.300, 5.000 / 4.899, 45.04 / 43.26, 2026-12-05-h100-stop45/call1); below 2^20 it is slower
+(H100 2^16 0.084 against 0.056 ms). Its module compiles in about 35 s once per CuPy kernel cache."""
 
 _SMEM_OPTED: dict[tuple[str, str, tuple, int], int] = {}
 """Dynamic shared-memory bytes each pass kernel (module, name, defines, device) was allowed so far."""

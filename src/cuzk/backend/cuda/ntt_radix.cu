@@ -89,7 +89,7 @@ NTT_PASS_KERNEL(ntt_pass_r8, (256), ntt_pass_radix<3>)
 NTT_PASS_KERNEL(ntt_pass_r8c, (256, 2), ntt_pass_radix<3>)   // at most 128 registers: two blocks of 256 threads per SM
 NTT_PASS_KERNEL(ntt_pass_r4, (256), ntt_pass_radix<2>)
 
-// Radix-4 capped at 3 blocks of 256 per SM (80 registers, spills): 1-3 % ahead of ntt_pass from
-// 2^20 up in one H200 run, where old's pass at 5 or 6 blocks and two butterflies a thread were
-// slower (benchmarks/results/2026-12-05-h200-stop44).
+// Radix-4 capped at 3 blocks of 256 per SM (80 registers, spills): 1-4 % ahead of ntt_pass from
+// 2^20 up on an H200 and an H100 (ntt.py's NTT_VARIANT_BY_LOG runs it there), where old's pass at 5
+// or 6 blocks and two butterflies a thread were slower (benchmarks/results/2026-12-05-h200-stop44).
 NTT_PASS_KERNEL(ntt_pass_r4o3, (256, 3), ntt_pass_radix<2>)

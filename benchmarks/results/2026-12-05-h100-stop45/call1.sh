@@ -3,7 +3,7 @@
 # variant with "fold" = the old immediate, the Poseidon kernel, the MSMs against the CPU); the NTT
 # sweep old / fold / r4o3; the Poseidon kernel and fused H new against fold; G1 MSMs with fp_sqr
 # against squares as products.
-# From the repository root, .whl carried:  bash benchmarks/results/2026-12-05-h200-stop45/call1.sh
+# From the repository root, .whl carried:  bash benchmarks/results/2026-12-05-h100-stop45/call1.sh
 export OUT=${OUT:-/tmp/c1out}; mkdir -p $OUT
 python -m pip install -q --no-index --find-links .whl gmpy2 py_arkworks_bls12381 pyblst jsonschema fastjsonschema 2>&1 | tail -2
 export PYTHONPATH=$PWD/src:$PWD/tests PYTHONUNBUFFERED=1

@@ -2,7 +2,7 @@
 # SpMV and the Poseidon values now take one IMAD.WIDE a product): partition 0's witness (inputs
 # form) proved 10 times without a limit, every proof verified; beside the CPU-bound input step the
 # GPU prove and witness-file tests.
-# From the repository root, .whl carried:  bash benchmarks/results/2026-12-05-h200-stop45/call2.sh
+# From the repository root, .whl carried:  bash benchmarks/results/2026-12-05-h100-stop45/call2.sh
 export OUT=${OUT:-/tmp/c2out}; mkdir -p $OUT
 GPU_TESTS="tests/test_prove_gpu.py tests/test_witness_inputs_gpu.py tests/test_synthesis_gpu.py" \
   WAIT_TESTS=1 LIMITS=" " PARTS=10 LIMIT=${LIMIT:-500} \

@@ -1,7 +1,7 @@
 # Stop 45, call 3: the kernel table after fr.cuh's constant-memory M0 (cuzk bench msm G1 / ntt /
 # compute-h / msm G2, as stop 39's call 5), and one 32 GiB PoRep partition's witness with the
 # SHA-256 and Poseidon kernels against the native cores (bench_porep.py, files compared).
-# From the repository root, .whl carried:  bash benchmarks/results/2026-12-05-h200-stop45/call3.sh
+# From the repository root, .whl carried:  bash benchmarks/results/2026-12-05-h100-stop45/call3.sh
 export OUT=${OUT:-/tmp/c3out}; mkdir -p $OUT
 python -m pip install -q --no-index --find-links .whl gmpy2 py_arkworks_bls12381 pyblst jsonschema fastjsonschema 2>&1 | tail -2
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1
