@@ -170,6 +170,33 @@ __device__ __forceinline__ void fp_chain(u32* X, const u32* x, u32 y, int p0, in
     X[p0 + N + (j0 & 1)] = ff::addc(X[p0 + N + (j0 & 1)], 0);
 }
 
+// Row i's Montgomery step of fp_mul and fp_sqr, once the row's products are in X and Y: m * p
+// added from position i (m makes position i ≡ 0 mod 2^32), c the carry out of position i.
+template <class P>
+__device__ __forceinline__ void fp_mont_row(u32* X, u32* Y, const u32* pm, int i, u32& c) {
+    const int N = P::N, jx = i & 1, jy = 1 - jx;
+    const u32 m = (X[i] + Y[i] + c) * P::m0();  // position i + m*p[0] ≡ 0 mod 2^32
+    fp_chain<N>(X, pm, m, i, jx);
+    fp_chain<N>(Y, pm, m, i, jy);
+    const u64 s = (u64)X[i] + Y[i] + c;         // ≡ 0 mod 2^32
+    c = (u32)(s >> 32);
+}
+
+// After the N rows: positions N .. 2N - 1 of X + Y, plus c, reduced once (< 2p, and positions 2N
+// and up are 0, for reduced inputs).
+template <class P>
+__device__ __forceinline__ fp<P> fp_mont_result(const u32* X, const u32* Y, u32 c) {
+    const int N = P::N;
+    fp<P> r;
+    r.v[0] = ff::add_cc(X[N], Y[N]);
+#pragma unroll
+    for (int k = 1; k < N; k++) r.v[k] = ff::addc_cc(X[N + k], Y[N + k]);
+    r.v[0] = ff::add_cc(r.v[0], c);
+#pragma unroll
+    for (int k = 1; k < N; k++) r.v[k] = ff::addc_cc(r.v[k], 0);
+    return fp_reduce_once(r);
+}
+
 // Montgomery product a*b*2^(-32N) mod p (CIOS, N even), the running sum kept as two
 // unnormalized arrays by word position: X takes the 64-bit products that start at an even
 // position (x[j]*y[i] with i + j even), Y those at an odd one. Each array then only ever sees
@@ -192,20 +219,9 @@ __device__ __forceinline__ fp<P> fp_mul(const fp<P>& a, const fp<P>& b) {
         const int jx = i & 1, jy = 1 - jx;        // first limb whose product with b[i] starts at an even / odd position
         fp_chain<N>(X, a.v, b.v[i], i, jx);
         fp_chain<N>(Y, a.v, b.v[i], i, jy);
-        const u32 m = (X[i] + Y[i] + c) * P::m0();  // position i + m*p[0] ≡ 0 mod 2^32
-        fp_chain<N>(X, pm, m, i, jx);
-        fp_chain<N>(Y, pm, m, i, jy);
-        const u64 s = (u64)X[i] + Y[i] + c;       // ≡ 0 mod 2^32
-        c = (u32)(s >> 32);
+        fp_mont_row<P>(X, Y, pm, i, c);
     }
-    fp<P> r;
-    r.v[0] = ff::add_cc(X[N], Y[N]);
-#pragma unroll
-    for (int k = 1; k < N; k++) r.v[k] = ff::addc_cc(X[N + k], Y[N + k]);
-    r.v[0] = ff::add_cc(r.v[0], c);
-#pragma unroll
-    for (int k = 1; k < N; k++) r.v[k] = ff::addc_cc(r.v[k], 0);
-    return fp_reduce_once(r);  // < 2p, and positions 2N and up are 0, for reduced inputs
+    return fp_mont_result<P>(X, Y, c);
 }
 
 // a^2 * 2^(-32N) mod p: fp_mul's rows with row i's multiplicand a[i] + 2 sum_{j>i} a[j] 2^(32(j-i))
@@ -231,23 +247,11 @@ __device__ __forceinline__ fp<P> fp_sqr(const fp<P>& a) {
         u32 q[N];   // row i's multiplicand: a[i] at i, then 2a's words without a[i]'s top bit
 #pragma unroll
         for (int j = 0; j < N; j++) q[j] = j == i ? a.v[i] : j == i + 1 ? a.v[j] << 1 : d[j];
-        const int jx = i & 1, jy = 1 - jx;
         fp_chain<N>(X, q, a.v[i], i, i);                 // products from position 2i: even (X)
         if (i + 1 < N) fp_chain<N>(Y, q, a.v[i], i, i + 1);
-        const u32 m = (X[i] + Y[i] + c) * P::m0();
-        fp_chain<N>(X, pm, m, i, jx);
-        fp_chain<N>(Y, pm, m, i, jy);
-        const u64 s = (u64)X[i] + Y[i] + c;   // ≡ 0 mod 2^32
-        c = (u32)(s >> 32);
+        fp_mont_row<P>(X, Y, pm, i, c);
     }
-    fp<P> r;
-    r.v[0] = ff::add_cc(X[N], Y[N]);
-#pragma unroll
-    for (int k = 1; k < N; k++) r.v[k] = ff::addc_cc(X[N + k], Y[N + k]);
-    r.v[0] = ff::add_cc(r.v[0], c);
-#pragma unroll
-    for (int k = 1; k < N; k++) r.v[k] = ff::addc_cc(r.v[k], 0);
-    return fp_reduce_once(r);  // < 2p, as fp_mul's
+    return fp_mont_result<P>(X, Y, c);
 }
 
 template <class P>
