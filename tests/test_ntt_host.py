@@ -1,4 +1,4 @@
-"""The cuda backend's NTT passes (``ntt.cu``: ``ntt_pass``, and ``ntt_radix.cu``'s radix-4/8 variants)
+"""The cuda backend's NTT passes (``ntt.cu``: ``ntt_pass`` and ``ntt_pass_r4o3``, and ``ntt_radix.cu``'s radix-4/8 variants)
 built for the host (tests/fixtures/ntt_host.cpp through conftest's ``host_build``) and run with ``NTTOps._ntt``'s
 launches (its pass plan, flags, twiddles and factor tables), against a naive O(n^2) DFT over Fr in
 Python: y_j = Σ_i x_i·ω^(±ij), ω = FR.root_of_unity(n), or above 2^8 the cpu backend's NTT

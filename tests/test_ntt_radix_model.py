@@ -1,4 +1,4 @@
-"""A Python model of the radix-4/8 NTT passes' schedule (``ntt_radix.cu``: ``ntt_round``,
+"""A Python model of the radix-4/8 NTT passes' schedule (``ntt.cuh``: ``ntt_round``,
 ``ntt_pass_radix``, ``ntt_sw``), checked without a GPU or compiler:
 
 - each round's groups cover the block once, and its butterflies (element pairs, twiddle index)

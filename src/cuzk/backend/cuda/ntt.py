@@ -57,12 +57,12 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "r8c-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r8c", 3, 10, 8),
     "r4": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 11, 9),    # 112 registers, no spills: 2 blocks / SM
     "r4-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 10, 8),
-    "r4o3": NTTVariant("ntt_radix.cu", "ntt_pass_r4o3", 2, 11, 9),  # 80 registers (124 B spilled): 3 blocks / SM
+    "r4o3": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 11, 9),        # 80 registers (124 B spilled): 3 blocks / SM
     "fold": NTTVariant("ntt.cu", "ntt_pass", 1, 10, 8, ("CUZK_FR_M0_FOLD",)),  # old with Fr's M0 an immediate (fr.cuh): 60 registers
 }
 """The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
-blocks / SM at 256 threads by registers). ``ntt_radix.cu`` compiles in about 35 s (nvcc), once
-per process or CuPy kernel cache. Every block_log is ≥ 10 and max_t ≥ 8, so a variant has at most
+blocks / SM at 256 threads by registers). ``ntt_radix.cu`` (r8, r8c, r4) compiles in about 15 s
+(nvcc), once per process or CuPy kernel cache; r4o3 is in ``ntt.cu`` (3 s in all). Every block_log is ≥ 10 and max_t ≥ 8, so a variant has at most
 the passes of "old" and ``plan.ntt_device_bytes`` (which counts "old"'s pass buffer) stays an
 upper estimate. Blocks of more than 2^10 elements take over 48 KiB of shared memory (32 B per
 element), opted in per kernel; 2^12 (128 KiB) leaves one block per SM."""
@@ -76,7 +76,7 @@ r4o3 from 2^20 up: ahead of old in two runs on two cards, both side by side with
 (back-to-back ms, old / r4o3: H200 2^20 0.313 / 0.303, 2^24 5.164 / 5.091, 2^27 46.56 / 45.25,
 benchmarks/results/2026-12-05-h200-stop44/call2; H100 after fr.cuh's constant-memory M0 0.313 /
 0.300, 5.000 / 4.899, 45.04 / 43.26, 2026-12-05-h100-stop45/call1); below 2^20 it is slower
-(H100 2^16 0.084 against 0.056 ms). Its module compiles in about 35 s once per CuPy kernel cache."""
+(H100 2^16 0.084 against 0.056 ms). It is in ``ntt.cu`` (about 3 s of its compile)."""
 
 _SMEM_OPTED: dict[tuple[str, str, tuple, int], int] = {}
 """Dynamic shared-memory bytes each pass kernel (module, name, defines, device) was allowed so far."""
