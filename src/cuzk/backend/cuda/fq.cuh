@@ -23,10 +23,6 @@ typedef fp<FqParams> fq_t;
 // cache: the G1 MSM ran faster this way too (msm.cu).
 __device__ __noinline__ fq_t fq_mul_call(const fq_t a, const fq_t b) { return fp_mul<FqParams>(a, b); }
 __device__ __forceinline__ fq_t fp_mul(const fq_t& a, const fq_t& b) { return fq_mul_call(a, b); }
-#ifndef CUZK_FQ_SQR_MUL
 __device__ __noinline__ fq_t fq_sqr_call(const fq_t a) { return fp_sqr<FqParams>(a); }
 __device__ __forceinline__ fq_t fp_sqr(const fq_t& a) { return fq_sqr_call(a); }
-#else   // squares as products (the code before ff.cuh's fp_sqr, for side-by-side timings)
-__device__ __forceinline__ fq_t fp_sqr(const fq_t& a) { return fq_mul_call(a, a); }
-#endif
 #endif

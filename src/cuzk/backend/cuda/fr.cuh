@@ -8,9 +8,9 @@
 // every m * p[j] product into IMAD.X + IMAD.HI.U32.X instead of one IMAD.WIDE.U32.X: 177 multiply
 // instructions a product instead of 137, and ntt_pass 1,768 instructions instead of 1,536 (nvcc
 // 13.0, sm_90, cuobjdump -sass). Read from constant memory, M0 is opaque to ptxas and every product
-// stays one IMAD.WIDE (one IMAD more for m). CUZK_FR_M0_FOLD keeps the immediate (the old code, for
-// side-by-side timings: ntt.py's "fold" variant).
-#if !defined(CUZK_HOST_EMULATION) && !defined(CUZK_FR_M0_FOLD)
+// stays one IMAD.WIDE (one IMAD more for m): the NTT 3-5 % faster, the Poseidon witness kernel 7 %
+// (benchmarks/results/2026-12-05-h100-stop45, call 1).
+#ifndef CUZK_HOST_EMULATION
 __constant__ u32 fr_m0_opaque = 0xffffffffu;
 #define CUZK_FR_M0 fr_m0_opaque
 #else

@@ -84,11 +84,6 @@ against 1.45 s. A level's two passes each make two dependent random reads per on
 products, which 3 blocks an SM do not hide; L2 prefetches 4 slots ahead made it slower still
 (2^27 1,072 ms). Kept, tested, for a cheaper inversion or a layout that reads in order."""
 
-MSM_DEFINES: tuple = ()
-"""Macros ``msm.cu`` is compiled with for the MSM's kernels (read at each kernel lookup): empty in
-production; ``("CUZK_FQ_SQR_MUL",)`` makes Fq squares products again (``fq.cuh``), for timing
-``ff.cuh``'s ``fp_sqr`` side by side (``benchmarks/fq_sqr``)."""
-
 SCATTER_BUSY = 0.25
 """Below this fraction of busy scalars all windows are scattered in one launch: every launch walks
 the n flags, which cost more than the L2 saves when few entries are written (G1 2^27 with 2 %
@@ -236,7 +231,7 @@ class CUDAMSMContext(MSMContext):
         return self._bases is not None
 
     def _k(self, name: str):
-        return _kernel("msm.cu", name, self._g, MSM_DEFINES)
+        return _kernel("msm.cu", name, self._g)
 
     @classmethod
     def from_device_affine(cls, backend: "MSMOps", arr, group: Group = G1) -> "CUDAMSMContext":

@@ -36,16 +36,14 @@ _NTT_THREADS = 256
 
 
 class NTTVariant(NamedTuple):
-    """A pass kernel (of ``module``, compiled with ``defines``) and its plan:
-    ``_ntt_plan(k, block_log, max_t)``, each thread running the butterflies of a group of
-    2^radix_log elements per shared-memory round."""
+    """A pass kernel (of ``module``) and its plan: ``_ntt_plan(k, block_log, max_t)``, each
+    thread running the butterflies of a group of 2^radix_log elements per shared-memory round."""
 
     module: str
     kernel: str
     radix_log: int
     block_log: int
     max_t: int
-    defines: tuple = ()
 
 
 NTT_VARIANTS: dict[str, NTTVariant] = {
@@ -58,12 +56,11 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "r4": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 11, 9),    # 112 registers, no spills: 2 blocks / SM
     "r4-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 10, 8),
     "r4o3": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 11, 9),        # 80 registers (124 B spilled): 3 blocks / SM
-    "fold": NTTVariant("ntt.cu", "ntt_pass", 1, 10, 8, ("CUZK_FR_M0_FOLD",)),  # old with Fr's M0 an immediate (fr.cuh): 60 registers
 }
 """The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
 blocks / SM at 256 threads by registers). ``ntt_radix.cu`` (r8, r8c, r4) compiles in about 15 s
-(nvcc), once per process or CuPy kernel cache; r4o3 is in ``ntt.cu`` (3 s in all). Every block_log is ≥ 10 and max_t ≥ 8, so a variant has at most
-the passes of "old" and ``plan.ntt_device_bytes`` (which counts "old"'s pass buffer) stays an
+(nvcc), once per process or CuPy kernel cache; r4o3 is in ``ntt.cu``. Every block_log is ≥ 10 and
+max_t ≥ 8, so a variant has at most the passes of "old" and ``plan.ntt_device_bytes`` (which counts "old"'s pass buffer) stays an
 upper estimate. Blocks of more than 2^10 elements take over 48 KiB of shared memory (32 B per
 element), opted in per kernel; 2^12 (128 KiB) leaves one block per SM."""
 
@@ -78,16 +75,16 @@ benchmarks/results/2026-12-05-h200-stop44/call2; H100 after fr.cuh's constant-me
 0.300, 5.000 / 4.899, 45.04 / 43.26, 2026-12-05-h100-stop45/call1); below 2^20 it is slower
 (H100 2^16 0.084 against 0.056 ms). It is in ``ntt.cu`` (about 3 s of its compile)."""
 
-_SMEM_OPTED: dict[tuple[str, str, tuple, int], int] = {}
-"""Dynamic shared-memory bytes each pass kernel (module, name, defines, device) was allowed so far."""
+_SMEM_OPTED: dict[tuple[str, str, int], int] = {}
+"""Dynamic shared-memory bytes each pass kernel (module, name, device) was allowed so far."""
 
 
 def _pass_kernel(cp, var: NTTVariant, plan):
     """``var``'s kernel (a CuPy RawKernel), allowed the dynamic shared memory of ``plan``'s
     largest block (over the 48 KiB default: opted in once per kernel, size and device)."""
-    fn = _kernel(var.module, var.kernel, defines=var.defines)
+    fn = _kernel(var.module, var.kernel)
     smem = max(1 << (t + c) for _, t, c in plan) * 32
-    key = (var.module, var.kernel, var.defines, cp.cuda.runtime.getDevice())
+    key = (var.module, var.kernel, cp.cuda.runtime.getDevice())
     if smem > 48 * 1024 and _SMEM_OPTED.get(key, 0) < smem:
         fn.max_dynamic_shared_size_bytes = smem   # cuFuncSetAttribute on this device's function
         _SMEM_OPTED[key] = smem

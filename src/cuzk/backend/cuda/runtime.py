@@ -79,16 +79,15 @@ _MSM_OPTIONS = {"G1": (), "G2": ("-DMSM_G2",)}
 code is templated over the coordinate field, F = Fq for G1 and Fq2 for G2, ``MSM_G2`` picks it)."""
 
 
-def _module(name: str, group: str | None = None, defines: tuple = ()):
+def _module(name: str, group: str | None = None):
     """The compiled CuPy RawModule of ``name`` (``ntt.cu``, ``spmv.cu``, or ``msm.cu`` for
-    ``group`` "G1" or "G2"), compiled once per process and per ``defines`` (macro names passed as
-    ``-D``: code variants timed side by side, as ``fr.cuh``'s ``CUZK_FR_M0_FOLD``).
+    ``group`` "G1" or "G2"), compiled once per process.
 
     The source is read from this package's directory and compiled with ``-I`` pointing there; a
     digest of all headers is appended as a comment so that CuPy's on-disk cache (keyed by the code
     and options) is invalidated when a header changes.
     """
-    key = (name, group, tuple(defines))
+    key = (name, group)
     mod = _MODULES.get(key)
     if mod is None:
         cp = _cupy()
@@ -99,13 +98,13 @@ def _module(name: str, group: str | None = None, defines: tuple = ()):
         with open(os.path.join(_SRC_DIR, name)) as fh:
             code = fh.read() + f"\n// cuzk sources sha256 {digest.hexdigest()}\n"
         extra = _MSM_OPTIONS[group or "G1"] if name == "msm.cu" else ()
-        mod = cp.RawModule(code=code, options=("-std=c++17", f"-I{_SRC_DIR}", *extra, *(f"-D{d}" for d in defines)))
+        mod = cp.RawModule(code=code, options=("-std=c++17", f"-I{_SRC_DIR}", *extra))
         _MODULES[key] = mod
     return mod
 
 
-def _kernel(module: str, name: str, group: str | None = None, defines: tuple = ()):
-    return _module(module, group, defines).get_function(name)
+def _kernel(module: str, name: str, group: str | None = None):
+    return _module(module, group).get_function(name)
 
 
 def _grid(n: int, block: int) -> int:
