@@ -26,9 +26,15 @@ def test_field_ops_match_python(harness, field, limbs):
     vals = edge + [rng.randrange(p) for _ in range(1500)]
     pairs = [(a, b) for a in edge for b in edge] + [(vals[i], vals[(7 * i + 3) % len(vals)]) for i in range(len(vals))]
     rinv = pow(2, -32 * limbs, p)
-    want = {"mul": lambda a, b: a * b * rinv % p, "sqr": lambda a, b: a * a * rinv % p, "add": lambda a, b: (a + b) % p, "sub": lambda a, b: (a - b) % p}
+    want = {"mul": lambda a, b: a * b * rinv % p, "sqr": lambda a, b: a * a * rinv % p, "add": lambda a, b: (a + b) % p, "sub": lambda a, b: (a - b) % p,
+            "lzy": lambda a, b: (a - b) * b * rinv % p}
     name = "Fr" if limbs == 8 else "Fq"
     cases = [(op, a, b) for op in want for a, b in pairs]
+    # fp_mul's second factor may be any N-word value (the NTT's lazy differences below 2p,
+    # fp_to_mont's unreduced inputs): the product is still fully reduced
+    top = 2 ** (32 * limbs)
+    wide_b = [p, p + 1, 2 * p - 1, 2 * p, top - 1, top - p] + [rng.randrange(p, top) for _ in range(300)]
+    cases += [("mul", a, b) for a in edge + vals[:300] for b in wide_b[:6]] + [("mul", vals[i], b) for i, b in enumerate(wide_b)]
     text = "".join(f"{name} {op} {a:0{8 * limbs}x} {b:0{8 * limbs}x}\n" for op, a, b in cases)
     out = subprocess.run([str(harness)], input=text, capture_output=True, text=True, check=True).stdout.split()
     assert len(out) == len(cases)

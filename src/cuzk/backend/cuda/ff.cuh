@@ -36,6 +36,7 @@ inline u32 mad_lo_cc(u32 a, u32 b, u32 c) { u64 s = (u64)(u32)((u64)a * b) + c; 
 inline u32 madc_lo_cc(u32 a, u32 b, u32 c) { u64 s = (u64)(u32)((u64)a * b) + c + emu_cf; emu_cf = (u32)(s >> 32); return (u32)s; }
 inline u32 mad_hi_cc(u32 a, u32 b, u32 c) { u64 s = (((u64)a * b) >> 32) + c; emu_cf = (u32)(s >> 32); return (u32)s; }
 inline u32 madc_hi_cc(u32 a, u32 b, u32 c) { u64 s = (((u64)a * b) >> 32) + c + emu_cf; emu_cf = (u32)(s >> 32); return (u32)s; }
+inline u32 madc_hi(u32 a, u32 b, u32 c) { return (u32)((((u64)a * b) >> 32) + c + emu_cf); }
 #else
 __device__ __forceinline__ u32 add_cc(u32 a, u32 b) { u32 r; asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
 __device__ __forceinline__ u32 addc_cc(u32 a, u32 b) { u32 r; asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
@@ -47,7 +48,14 @@ __device__ __forceinline__ u32 mad_lo_cc(u32 a, u32 b, u32 c) { u32 r; asm volat
 __device__ __forceinline__ u32 madc_lo_cc(u32 a, u32 b, u32 c) { u32 r; asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
 __device__ __forceinline__ u32 mad_hi_cc(u32 a, u32 b, u32 c) { u32 r; asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
 __device__ __forceinline__ u32 madc_hi_cc(u32 a, u32 b, u32 c) { u32 r; asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+__device__ __forceinline__ u32 madc_hi(u32 a, u32 b, u32 c) { u32 r; asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
 #endif
+// lo, hi = a * b (one IMAD.WIDE.U32: no carry in or out)
+__device__ __forceinline__ void mul_wide(u32 a, u32 b, u32& lo, u32& hi) {
+    const u64 w = (u64)a * b;
+    lo = (u32)w;
+    hi = (u32)(w >> 32);
+}
 
 }  // namespace ff
 
@@ -146,6 +154,23 @@ __device__ __forceinline__ fp<P> fp_sub(const fp<P>& a, const fp<P>& b) {
     return r;
 }
 
+// a - b + p in (0, 2p), not reduced: only as fp_mul's second factor (any N words), whose product
+// is reduced; saves fp_sub's masked correction (the NTT's butterflies: (u - v) w).
+template <class P>
+__device__ __forceinline__ fp<P> fp_sub_lazy(const fp<P>& a, const fp<P>& b) {
+    const int N = P::N;
+    fp<P> t;
+    t.v[0] = ff::add_cc(a.v[0], P::p(0));
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) t.v[i] = ff::addc_cc(a.v[i], P::p(i));
+    t.v[N - 1] = ff::addc(a.v[N - 1], P::p(N - 1));   // a + p < 2^(32N)
+    t.v[0] = ff::sub_cc(t.v[0], b.v[0]);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) t.v[i] = ff::subc_cc(t.v[i], b.v[i]);
+    t.v[N - 1] = ff::subc(t.v[N - 1], b.v[N - 1]);
+    return t;
+}
+
 template <class P>
 __device__ __forceinline__ fp<P> fp_neg(const fp<P>& a) {
     return fp_sub(fp<P>::zero(), a);
@@ -197,31 +222,110 @@ __device__ __forceinline__ fp<P> fp_mont_result(const u32* X, const u32* Y, u32 
     return fp_reduce_once(r);
 }
 
-// Montgomery product a*b*2^(-32N) mod p (CIOS, N even), the running sum kept as two
-// unnormalized arrays by word position: X takes the 64-bit products that start at an even
-// position (x[j]*y[i] with i + j even), Y those at an odd one. Each array then only ever sees
-// products on one alignment, so its word pairs stay register pairs (no moves), and each row is
-// four carry chains (fp_chain: a*b[i] and m*p, into X and into Y). Position i's value is
-// X[i] + Y[i] + c (c: the carry out of position i - 1, at most 2): it gives m, and once m*p is
-// added its carry. The result is positions N .. 2N of X + Y (+ c), < 2p as in CIOS.
+// ---- fp_mul's rows. The running sum of a row is two N-word arrays: acc holds positions 0..N-1 of the
+// row (products a[j] b[i] with j even, and m p[j] with j even), oth positions 1..N (j odd), so
+// every 64-bit product lands on a register pair of one array. Each row ends divided by 2^32:
+// the arrays then swap roles (oth becomes the aligned one, acc the one a word off), so the
+// next row (fp_mul_row) first moves the old acc two words down while it adds a's odd limbs
+// times b[i] in the same carry chain.
+// Carries that are not kept: fp_mad_odd's top word (the carry out of position N + 1) and the
+// word that takes acc's carry (oth[N - 1]) hold at most p[N-1] + a[N-1] + 2 (a's odd chain puts
+// at most a[N-1] + 1 there, m p's at most p[N-1] + 1), below 2^32 when a[N-1] <= 2^32 - 3 -
+// p[N-1]: a < p for Fr (top limb 0x73eda753) and Fq (0x1a0111ea). b may be any N-word value.
+
+// acc[k], acc[k+1] += x[k] * y for even k: one carry chain from position 0, its carry out
+// (position N) left in CC for the caller.
+template <int N>
+__device__ __forceinline__ void fp_mad_even(u32* acc, const u32* x, u32 y) {
+    acc[0] = ff::mad_lo_cc(x[0], y, acc[0]);
+    acc[1] = ff::madc_hi_cc(x[0], y, acc[1]);
+#pragma unroll
+    for (int k = 2; k < N; k += 2) {
+        acc[k] = ff::madc_lo_cc(x[k], y, acc[k]);
+        acc[k + 1] = ff::madc_hi_cc(x[k], y, acc[k + 1]);
+    }
+}
+
+// oth[k], oth[k+1] += x[k + 1] * y for even k (x's odd limbs): a fresh carry chain whose top
+// word takes no carry out (bounded: see above).
+template <int N>
+__device__ __forceinline__ void fp_mad_odd(u32* oth, const u32* x, u32 y) {
+    oth[0] = ff::mad_lo_cc(x[1], y, oth[0]);
+    oth[1] = ff::madc_hi_cc(x[1], y, oth[1]);
+#pragma unroll
+    for (int k = 2; k < N - 2; k += 2) {
+        oth[k] = ff::madc_lo_cc(x[k + 1], y, oth[k]);
+        oth[k + 1] = ff::madc_hi_cc(x[k + 1], y, oth[k + 1]);
+    }
+    oth[N - 2] = ff::madc_lo_cc(x[N - 1], y, oth[N - 2]);
+    oth[N - 1] = ff::madc_hi(x[N - 1], y, oth[N - 1]);
+}
+
+// A row's Montgomery step: m makes position 0 (acc[0] alone) ≡ 0 mod 2^32; m p added, acc's carry
+// into position N.
+template <class P>
+__device__ __forceinline__ void fp_mont_step(u32* acc, u32* oth, const u32* pm) {
+    const int N = P::N;
+    const u32 m = acc[0] * P::m0();
+    fp_mad_odd<N>(oth, pm, m);
+    fp_mad_even<N>(acc, pm, m);
+    oth[N - 1] = ff::addc(oth[N - 1], 0);
+}
+
+// Row i > 0 of fp_mul: acc is the previous row's oth (now positions 0..N-1); oth, the previous
+// acc, is a word below its place: its word 1 goes into position 0 and the rest move two words down
+// in the chain that adds a's odd limbs times bi (its word 0 is the previous row's ≡ 0 position).
+template <class P>
+__device__ __forceinline__ void fp_mul_row(u32* acc, u32* oth, const u32* a, u32 bi, const u32* pm) {
+    const int N = P::N;
+    acc[0] = ff::add_cc(acc[0], oth[1]);
+#pragma unroll
+    for (int k = 0; k < N - 2; k += 2) {
+        oth[k] = ff::madc_lo_cc(a[k + 1], bi, oth[k + 2]);
+        oth[k + 1] = ff::madc_hi_cc(a[k + 1], bi, oth[k + 3]);
+    }
+    oth[N - 2] = ff::madc_lo_cc(a[N - 1], bi, 0);
+    oth[N - 1] = ff::madc_hi(a[N - 1], bi, 0);   // hi(x y) + 1 < 2^32: no carry out
+    fp_mad_even<N>(acc, a, bi);
+    oth[N - 1] = ff::addc(oth[N - 1], 0);
+    fp_mont_step<P>(acc, oth, pm);
+}
+
+// Montgomery product a*b*2^(-32N) mod p (CIOS: Koc, Acar, Kaliski 1996; N even), a < p (the top
+// limb bound above), b any N-word value: the sum stays below a + p < 2p, so one conditional
+// subtraction reduces it. Each row is four carry chains of 64-bit products (one IMAD.WIDE.U32.X
+// each on sm_90) and three word additions. The sum kept by product parity (each array's word
+// pairs stay register pairs) made the NTT 25% and the MSMs 30-33% faster than one chain of low
+// halves and one of high halves (H200, benchmarks/results/2026-11-30-h200/stop10); over 2N + 1
+// fixed words it took seven additions a row and a 64-bit carry: the frame shift and the dropped
+// carries cut Fr's product from 98 to 54 ALU instructions (Fq 138 to 73; nvcc 13.0, sm_90), the
+// NTT 10-11% and the G1 MSM 4% (H100, benchmarks/results/2026-12-05-stop46/call3).
 template <class P>
 __device__ __forceinline__ fp<P> fp_mul(const fp<P>& a, const fp<P>& b) {
     const int N = P::N;
     static_assert(N % 2 == 0, "fp_mul needs an even number of limbs");
-    u32 X[2 * N + 1], Y[2 * N + 1], pm[N];
+    u32 A[N], B[N], pm[N];
 #pragma unroll
     for (int j = 0; j < N; j++) pm[j] = P::p(j);
 #pragma unroll
-    for (int j = 0; j < 2 * N + 1; j++) X[j] = Y[j] = 0;
-    u32 c = 0;
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        const int jx = i & 1, jy = 1 - jx;        // first limb whose product with b[i] starts at an even / odd position
-        fp_chain<N>(X, a.v, b.v[i], i, jx);
-        fp_chain<N>(Y, a.v, b.v[i], i, jy);
-        fp_mont_row<P>(X, Y, pm, i, c);
+    for (int k = 0; k < N; k += 2) {   // row 0: the products alone
+        ff::mul_wide(a.v[k], b.v[0], A[k], A[k + 1]);
+        ff::mul_wide(a.v[k + 1], b.v[0], B[k], B[k + 1]);
     }
-    return fp_mont_result<P>(X, Y, c);
+    fp_mont_step<P>(A, B, pm);
+    fp_mul_row<P>(B, A, a.v, b.v[1], pm);
+#pragma unroll
+    for (int i = 2; i < N; i += 2) {
+        fp_mul_row<P>(A, B, a.v, b.v[i], pm);
+        fp_mul_row<P>(B, A, a.v, b.v[i + 1], pm);
+    }
+    // after row N - 1 (acc B, oth A), divided by 2^32: position k is A[k] + B[k + 1]
+    fp<P> r;
+    r.v[0] = ff::add_cc(A[0], B[1]);
+#pragma unroll
+    for (int k = 1; k < N - 1; k++) r.v[k] = ff::addc_cc(A[k], B[k + 1]);
+    r.v[N - 1] = ff::addc(A[N - 1], 0);
+    return fp_reduce_once(r);
 }
 
 // a^2 * 2^(-32N) mod p: fp_mul's rows with row i's multiplicand a[i] + 2 sum_{j>i} a[j] 2^(32(j-i))
@@ -255,10 +359,10 @@ __device__ __forceinline__ fp<P> fp_sqr(const fp<P>& a) {
 }
 
 template <class P>
-__device__ __forceinline__ fp<P> fp_to_mont(const fp<P>& a) { return fp_mul(a, fp<P>::r2()); }
+__device__ __forceinline__ fp<P> fp_to_mont(const fp<P>& a) { return fp_mul(fp<P>::r2(), a); }   // a: any N words
 
 template <class P>
-__device__ __forceinline__ fp<P> fp_from_mont(const fp<P>& a) { return fp_mul(a, fp<P>::raw_one()); }
+__device__ __forceinline__ fp<P> fp_from_mont(const fp<P>& a) { return fp_mul(fp<P>::raw_one(), a); }
 
 // a^(p-2) (Fermat inversion); 0 maps to 0.
 template <class P>

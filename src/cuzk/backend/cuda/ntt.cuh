@@ -124,10 +124,12 @@ __device__ __forceinline__ void ntt_pass_r2(
             const u32 e0 = (((jhi << (hl + 1)) + jlow) << c) + l;
             const u32 e1 = e0 + (1u << (hl + c));
             const fr_t u = sm_get(sm, E, e0), v = sm_get(sm, E, e1);
-            fr_t y = fp_sub(u, v);
+            fr_t y;
             if (s != 0) {  // stage 0's only twiddle is 1
                 const u32 p = (jlow << s_lo) + (lob << c) + l;
-                y = fp_mul(y, fp_load<FrParams>(tw, (u64)p << (K - 1 - s)));
+                y = fp_mul(fp_load<FrParams>(tw, (u64)p << (K - 1 - s)), fp_sub_lazy(u, v));
+            } else {
+                y = fp_sub(u, v);
             }
             sm_put(sm, E, e0, fp_add(u, v));
             sm_put(sm, E, e1, y);
@@ -184,9 +186,10 @@ __device__ __forceinline__ void ntt_round(const ntt_io& io, const ntt_blk& B, u3
                 if (s != 0) w = fp_load<FrParams>(tw, (u64)(p0 + ((u32)u << (s_lo + h0))) << (K - 1 - s));
 #pragma unroll
                 for (int b = u; b < (1 << M); b += 2 * half) {
-                    const fr_t y = fp_sub(x[b], x[b + half]);
+                    // stage 0's only twiddle is 1; else (u - v) w with u - v + p unreduced (fp_sub_lazy)
+                    const fr_t y = s != 0 ? fp_mul(w, fp_sub_lazy(x[b], x[b + half])) : fp_sub(x[b], x[b + half]);
                     x[b] = fp_add(x[b], x[b + half]);
-                    x[b + half] = s != 0 ? fp_mul(y, w) : y;  // stage 0's only twiddle is 1
+                    x[b + half] = y;
                 }
             }
         }

@@ -51,11 +51,11 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "r8": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 11, 9),    # 162 registers, no spills: 1 block / SM
     "r8-4k": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 12, 10),
     "r8-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 10, 8),  # 128 threads: 2 blocks / SM
-    "r8c": NTTVariant("ntt_radix.cu", "ntt_pass_r8c", 3, 11, 9),  # 128 registers (32 B spilled): 2 blocks / SM
+    "r8c": NTTVariant("ntt_radix.cu", "ntt_pass_r8c", 3, 11, 9),  # 128 registers, no spills: 2 blocks / SM
     "r8c-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r8c", 3, 10, 8),
-    "r4": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 11, 9),    # 112 registers, no spills: 2 blocks / SM
+    "r4": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 11, 9),    # 100 registers, no spills: 2 blocks / SM
     "r4-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 10, 8),
-    "r4o3": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 11, 9),        # 80 registers (124 B spilled): 3 blocks / SM
+    "r4o3": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 11, 9),        # 80 registers, no spills: 3 blocks / SM
 }
 """The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
 blocks / SM at 256 threads by registers). ``ntt_radix.cu`` (r8, r8c, r4) compiles in about 15 s
