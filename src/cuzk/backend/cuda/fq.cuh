@@ -17,10 +17,10 @@ typedef fp<FqParams> fq_t;
 #ifdef CUZK_FQ_MUL_CALL
 // Fq products and squares (and inverses, conversions, which are built on them) as calls to two
 // out-of-line functions instead of inlined copies: the non-template overload below is preferred to
-// ff.cuh's template. An inlined product is ~1,250 instructions, so a G2 mixed addition (28 of them
-// over Fq2) inlined is ~35,000: it overflows the instruction cache and takes ptxas minutes per
-// kernel; as calls the code is ~20x smaller for a few moves per call, and fits the instruction
-// cache: the G1 MSM ran faster this way too (msm.cu).
+// ff.cuh's template. An inlined product was ~1,250 instructions (400 since stop 46), so a G2 mixed
+// addition (28 of them over Fq2) inlined was ~35,000: it overflows the instruction cache and takes
+// ptxas minutes per kernel; as calls the code is far smaller for a few moves per call, and fits the
+// instruction cache: the G1 MSM runs faster this way too (msm.cu).
 __device__ __noinline__ fq_t fq_mul_call(const fq_t a, const fq_t b) { return fp_mul<FqParams>(a, b); }
 __device__ __forceinline__ fq_t fp_mul(const fq_t& a, const fq_t& b) { return fq_mul_call(a, b); }
 __device__ __noinline__ fq_t fq_sqr_call(const fq_t a) { return fp_sqr<FqParams>(a); }

@@ -28,6 +28,9 @@
 // H200 (2026-11-30, same bases and scalars) the G1 MSM at 2^24 took 181 ms with calls against 229 ms
 // inlined (a 10-product mixed addition inlined is ~200 KB of code, past the instruction cache), and
 // NVRTC compiles this file in 7 s instead of ~80 s; inlined G2 formulas take ptxas minutes per kernel.
+// With ff.cuh's 400-instruction Fq product inlining still loses (H100, equal results: 2^24 128.9
+// against 110.3 ms, 2^27 859.6 against 750.1; the bucket kernel 8,000 SASS instructions and 56 B
+// spilled against 2,296; benchmarks/results/2026-12-05-stop46/call4).
 #if !defined(MSM_INLINE_FQ) && !defined(CUZK_FQ_MUL_CALL)
 #define CUZK_FQ_MUL_CALL
 #endif
