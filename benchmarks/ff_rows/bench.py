@@ -43,24 +43,8 @@ if a.msm_options:
     runtime._MSM_OPTIONS["G1"] = tuple(a.msm_options.split())
 
 from cuzk.backend.cuda import CUDABackend, CUDAMSMContext  # noqa: E402
-from cuzk.bench.kernels import bench_kernels, device_bases  # noqa: E402
+from cuzk.bench.kernels import bench_kernels, device_bases, seeded_device  # noqa: E402
 from cuzk.curve import G1  # noqa: E402
-
-_MIX = cp.ElementwiseKernel(   # splitmix64 of the limb index and a seed; top limb below 2^60 (< r)
-    "uint64 seed", "uint64 z",
-    """unsigned long long v = (unsigned long long)i + seed * 0x9E3779B97F4A7C15ull;
-    v = (v ^ (v >> 30)) * 0xBF58476D1CE4E5B9ull;
-    v = (v ^ (v >> 27)) * 0x94D049BB133111EBull;
-    v ^= v >> 31;
-    z = (i & 3) == 3 ? (v & 0x0fffffffffffffffull) : v;""",
-    "ff_rows_splitmix")
-
-
-def seeded(n: int, seed: int):
-    x = cp.empty((n, 4), dtype=cp.uint64)
-    _MIX(cp.uint64(seed), x.reshape(-1))
-    return x
-
 
 def digest(x) -> str:
     return hashlib.sha256(cp.asnumpy(x).tobytes()).hexdigest()
@@ -86,7 +70,7 @@ pool_peak = 0
 t0 = time.perf_counter()
 for k in [int(v) for v in a.ntt.split(",") if v]:
     n = 1 << k
-    x = seeded(n, 1000 + k)
+    x = seeded_device(n, 1000 + k)
     out, tmp = cp.empty_like(x), cp.empty_like(x)
     b._ntt(x, False, out=out, tmp=tmp)   # compiles on first use
     d = digest(out)
@@ -105,7 +89,7 @@ for k in [int(v) for v in a.msm.split(",") if v]:
     n = 1 << k
     bases = device_bases(b, G1, n)
     ctx = CUDAMSMContext.from_device_affine(b, bases, G1)
-    s = seeded(n, 2000 + k)
+    s = seeded_device(n, 2000 + k)
     s[:, 3] &= cp.uint64((1 << 58) - 1)   # < r
     want = ctx.msm(s)
     runs = []

@@ -37,6 +37,7 @@ import cupy as cp
 from cuzk.backend.cuda import CUDABackend
 from cuzk.backend.cuda import ntt as ntt_mod
 from cuzk.backend.cuda.plan import _ntt_plan
+from cuzk.bench.kernels import seeded_device
 from cuzk.field import FR
 
 
@@ -65,16 +66,6 @@ for v in variants:
         ntt_mod.NTT_VARIANTS[v] = ntt_mod.NTT_VARIANTS[base]._replace(block_log=bl, max_t=mt)
     if v not in ntt_mod.NTT_VARIANTS:
         sys.exit(f"unknown variant {v!r}; known: {', '.join(ntt_mod.NTT_VARIANTS)}")
-
-# splitmix64 of the element's limb index and a seed; the top limb cut to 60 bits (< r)
-_MIX = cp.ElementwiseKernel(
-    "uint64 seed", "uint64 z",
-    """unsigned long long v = (unsigned long long)i + seed * 0x9E3779B97F4A7C15ull;
-    v = (v ^ (v >> 30)) * 0xBF58476D1CE4E5B9ull;
-    v = (v ^ (v >> 27)) * 0x94D049BB133111EBull;
-    v ^= v >> 31;
-    z = (i & 3) == 3 ? (v & 0x0fffffffffffffffull) : v;""",
-    "ntt_fast_splitmix")
 
 try:
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
@@ -108,8 +99,7 @@ for k in a.log_sizes:
     if left() < 5:
         res["skipped"].append({"log_n": k, "what": "all variants (budget)"})
         continue
-    x = cp.empty((n, 4), dtype=cp.uint64)
-    _MIX(cp.uint64(seed + k), x.reshape(-1))
+    x = seeded_device(n, seed + k)
     out, tmp = cp.empty_like(x), cp.empty_like(x)
     ninv = b._factor_tables(1, pow(n, -1, FR.modulus), k)
     refs = None

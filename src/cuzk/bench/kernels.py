@@ -102,6 +102,29 @@ def _rand_device(n: int):
     return x
 
 
+_SPLITMIX = """unsigned long long v = (unsigned long long)i + seed * 0x9E3779B97F4A7C15ull;
+    v = (v ^ (v >> 30)) * 0xBF58476D1CE4E5B9ull;
+    v = (v ^ (v >> 27)) * 0x94D049BB133111EBull;
+    v ^= v >> 31;
+    z = (i & 3) == 3 ? (v & 0x0fffffffffffffffull) : v;"""
+
+
+def seeded_device(n: int, seed: int):
+    """n Fr values made on the GPU from ``seed``, the same on every run and card (for benchmarks
+    that compare two builds' outputs byte for byte): limb j is splitmix64 (Steele, Lea, Flood,
+    OOPSLA 2014) of j + seed·φ, the top limb of each value cut to 60 bits so it is below r (and a
+    valid Montgomery form).
+
+    Returns:
+        ``(n, 4)`` uint64 CuPy array.
+    """
+    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
+
+    x = cp.empty((n, 4), dtype=cp.uint64)
+    cp.ElementwiseKernel("uint64 seed", "uint64 z", _SPLITMIX, "cuzk_bench_splitmix")(cp.uint64(seed), x.reshape(-1))
+    return x
+
+
 def _pool_bytes() -> int:
     import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
 
@@ -433,4 +456,4 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
     return result
 
 
-__all__ = ["KINDS", "bench_kernels", "kernels_ok"]
+__all__ = ["KINDS", "bench_kernels", "kernels_ok", "seeded_device"]
