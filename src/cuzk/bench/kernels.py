@@ -49,8 +49,15 @@ KINDS = ("ntt", "compute-h", "msm-g1", "msm-g2", "spmv", "fixed-base-g1", "fixed
 
 PEAK_FR_MUL = 6.3e10   # H200 Fr Montgomery multiplies per second at the integer multiply-add peak
 PEAK_FQ_MUL = 2.8e10   # same for Fq (ANCHORS.md)
-SPPARK_NTT_S = {20: 0.26e-3, 24: 4.4e-3}            # sppark 17278d7 on the H200 (ANCHORS.md)
-SPPARK_MSM_S = {20: 20.9e-3, 22: 53.4e-3, 24: 155e-3}
+SPPARK_NTT_S = {
+    "H200": {20: 0.276e-3, 24: 4.74e-3, 26: 23.8e-3},   # ANCHORS.md
+    "H100": {16: 0.0266e-3, 18: 0.0742e-3, 20: 0.2793e-3, 22: 1.1409e-3, 24: 4.8243e-3, 26: 24.12e-3,
+             27: 44.97e-3},   # benchmarks/results/2026-12-05-stop46/call3, back to back
+}
+"""sppark 17278d7's forward NTT (natural order in and out, data on the device), seconds, per card
+(a key found in the device's name) and log2 size: the kernel table's ``ratio_vs_sppark``."""
+SPPARK_MSM_S = {"H200": {20: 20.9e-3, 22: 53.4e-3, 24: 155e-3}}   # G1, ANCHORS.md
+"""sppark 17278d7's G1 MSM, seconds, per card and log2 size (as ``SPPARK_NTT_S``)."""
 FQ_MULS = {"G1": {"madd": 10, "add": 14}, "G2": {"madd": 28, "add": 40}}
 """Fq products per bucket addition: mixed (8M + 2S) and general (12M + 2S) XYZZ additions; over
 Fq2 a product is 3 Fq products (Karatsuba) and a square 2."""
@@ -140,6 +147,13 @@ def _device() -> dict:
     return {"device": name, "cupy": getattr(cp, "__version__", "?")}
 
 
+def _sppark_seconds(table: dict, k: int) -> float | None:
+    """sppark's seconds at 2^k on this GPU (``SPPARK_NTT_S`` or ``SPPARK_MSM_S``), None where
+    that card or size was not measured: a ratio is only against the same card's figure."""
+    name = _device()["device"]
+    return next((sizes.get(k) for card, sizes in table.items() if card in name), None)
+
+
 def _free_pool() -> None:
     import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
 
@@ -175,8 +189,9 @@ def _ntt(bk, k: int, repeat: int, rng) -> dict:
            "fr_mults_per_s": mults / t, "roundtrip_ok": ok, **_summary(fwd, n)}
     if cuda:
         row |= {"fraction_of_peak": mults / t / PEAK_FR_MUL, "gpu_pool_bytes": _pool_bytes()}
-        if k in SPPARK_NTT_S:
-            row |= {"sppark_seconds": SPPARK_NTT_S[k], "ratio_vs_sppark": t / SPPARK_NTT_S[k]}
+        ref = _sppark_seconds(SPPARK_NTT_S, k)
+        if ref is not None:
+            row |= {"sppark_seconds": ref, "ratio_vs_sppark": t / ref}
         del x
         _free_pool()
     print(f"ntt 2^{k}: fwd {t * 1e3:.3f} ms, inv {row['seconds_inverse'] * 1e3:.3f} ms, coset "
@@ -339,8 +354,9 @@ def _msm_cuda(be, group, k: int, repeat: int, windows=()) -> dict:
            "linearity_ok": bool(linear_ok) and all(v["equal_to_default"] for v in by_window.values()),
            "by_window": by_window, "base_generation_seconds": gen_s, "phase_seconds_profiled_run": prof,
            "gpu_pool_bytes": _pool_bytes(), "rss_peak_bytes_so_far": _rss_peak(), **_summary(runs, n)}
-    if group.name == "G1" and k in SPPARK_MSM_S:
-        row |= {"sppark_seconds": SPPARK_MSM_S[k], "ratio_vs_sppark": sec / SPPARK_MSM_S[k]}
+    ref = _sppark_seconds(SPPARK_MSM_S, k) if group.name == "G1" else None
+    if ref is not None:
+        row |= {"sppark_seconds": ref, "ratio_vs_sppark": sec / ref}
     ctx.close()
     del bases, s, t
     _free_pool()
