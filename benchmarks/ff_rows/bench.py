@@ -43,7 +43,7 @@ if a.msm_options:
     runtime._MSM_OPTIONS["G1"] = tuple(a.msm_options.split())
 
 from cuzk.backend.cuda import CUDABackend, CUDAMSMContext  # noqa: E402
-from cuzk.bench.kernels import bench_kernels, device_bases, seeded_device  # noqa: E402
+from cuzk.bench.kernels import _time_events, bench_kernels, device_bases, seeded_device  # noqa: E402
 from cuzk.curve import G1  # noqa: E402
 
 def digest(x) -> str:
@@ -51,15 +51,8 @@ def digest(x) -> str:
 
 
 def events(fn, repeat: int) -> list[float]:
-    out = []
-    for _ in range(repeat):
-        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-        e0.record()
-        fn()
-        e1.record()
-        e1.synchronize()
-        out.append(cp.cuda.get_elapsed_time(e0, e1))
-    return out
+    """ms of ``repeat`` calls of fn by CUDA events (``cuzk.bench.kernels._time_events``)."""
+    return [t * 1e3 for t in _time_events(fn, repeat, warm=0)]
 
 
 res = {"src": a.src or "package", "msm_options": a.msm_options, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),

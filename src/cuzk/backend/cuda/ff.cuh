@@ -195,8 +195,9 @@ __device__ __forceinline__ void fp_chain(u32* X, const u32* x, u32 y, int p0, in
     X[p0 + N + (j0 & 1)] = ff::addc(X[p0 + N + (j0 & 1)], 0);
 }
 
-// Row i's Montgomery step of fp_mul and fp_sqr, once the row's products are in X and Y: m * p
-// added from position i (m makes position i ≡ 0 mod 2^32), c the carry out of position i.
+// Row i's Montgomery step of fp_sqr (its sum over 2N + 1 fixed words; fp_mul shifts its frame
+// instead, below), once the row's products are in X and Y: m * p added from position i (m makes
+// position i ≡ 0 mod 2^32), c the carry out of position i.
 template <class P>
 __device__ __forceinline__ void fp_mont_row(u32* X, u32* Y, const u32* pm, int i, u32& c) {
     const int N = P::N, jx = i & 1, jy = 1 - jx;
