@@ -581,12 +581,12 @@ def test_msm_sort_ahead_on_a_side_stream(gpu, group, monkeypatch):
     real_scatter, real_sums = cb.CUDAMSMContext._scatter, cb.CUDAMSMContext._bucket_sums
 
     def scatter(self, *a):
-        ahead.append(a[-1])
+        ahead.append(a[8])
         return real_scatter(self, *a)
 
-    def sums(self, vals, offs, NB, W, rs, ready=None, affine=False):
+    def sums(self, vals, offs, NB, W, rs, ready=None, affine=False, bases=None):
         runs.append((W, [r[:2] for r in rs], ready is not None))
-        return real_sums(self, vals, offs, NB, W, rs, ready, affine)
+        return real_sums(self, vals, offs, NB, W, rs, ready, affine, bases)
 
     monkeypatch.setattr(cb.CUDAMSMContext, "_scatter", scatter)
     monkeypatch.setattr(cb.CUDAMSMContext, "_bucket_sums", sums)
@@ -609,6 +609,70 @@ def test_msm_sort_ahead_on_a_side_stream(gpu, group, monkeypatch):
     sc = rand_fr(n)
     assert ctx.msm(sc) == group.msm(pts, sc)
     assert not runs[0][2]
+
+
+@GROUPS
+def test_msm_shifted_bases(gpu, group, monkeypatch):
+    """Shifted bases (``CUDAMSMContext.shift``): the table's row w·n + i is 2^(w·c)·base i (on
+    arkworks points, an infinity among the bases), and MSMs over it, every window in one bucket
+    set (the bucket sums see one set and the table), equal arkworks' MSM: random scalars,
+    every-digit-negative ones, 0 and 1 among them, device scalars, ``msm_many``, scalars below
+    2^64 (empty windows) and one scalar for every point (a crowded bucket: the chunked path over
+    the table). A width other than the table's, and an MSM whose shifted temporaries do not fit
+    (chunks), use the bases alone; a table that does not fit is not built; another width rebuilds
+    it; closing drops it."""
+    import cuzk.backend.cuda.msm as cb
+    from cuzk.backend.cuda.plan import msm_device_bytes, shift_device_bytes
+
+    sets = []
+    real_sums = cb.CUDAMSMContext._bucket_sums
+
+    def sums(self, vals, offs, NB, W, rs, ready=None, affine=False, bases=None):
+        sets.append((W, bases is not None and bases is self._table))
+        return real_sums(self, vals, offs, NB, W, rs, ready, affine, bases)
+
+    monkeypatch.setattr(cb.CUDAMSMContext, "_bucket_sums", sums)
+    n = 3000 if group is G1 else 1200
+    dev, _arr, pts = _grid_points(gpu, n, group)
+    dev[7] = 0                                              # infinity: (0, 0)
+    pts[7] = group.identity()
+    ctx = CUDAMSMContext.from_device_affine(gpu, dev, group)
+    sc = rand_fr(n)
+    sc[:4] = [R - 1, (R - 1) // 2 + 1, (R - 1) // 2, 2**254 - 1]
+    sc[4:900:3] = [RNG.choice([0, 1]) for _ in range(4, 900, 3)]
+    ref = group.msm(pts, sc)
+    k = RNG.randrange(2, R)
+    crowd = [k if i % 3 else R - k for i in range(n)]
+    small = [RNG.randrange(2, 2**64) for _ in range(n)]
+    for c in (8, 13):
+        assert ctx.shift(c) and ctx.shift_c == c
+        W = -(-255 // c)
+        assert ctx._table.shape[0] == W * n
+        for w in (1, W // 2, W - 1):
+            rows = group.from_array(gpu.points_download_affine(group, ctx._table[w * n : (w + 1) * n]), check_subgroup=False)
+            for i in [7] + RNG.sample(range(n), 3):
+                assert rows[i] == group.mul(pts[i], 1 << (w * c)), (c, w, i)
+        sets.clear()
+        assert ctx.msm(sc) == ref, c
+        assert sets == [(1, True)] and ctx.last_chunks == 1, (c, sets)
+        assert ctx.msm(gpu.to_device(sc)) == ref, c
+        for s in (crowd, small):
+            assert ctx.msm(s) == group.msm(pts, s), c
+        assert ctx.msm_many([sc, small]) == [ref, group.msm(pts, small)], c
+    sets.clear()
+    assert ctx.msm(sc, c=7) == ref                          # not the table's width: the bases alone
+    assert sets and all(w > 1 and not t for w, t in sets)
+    room = min(msm_device_bytes(n, group), msm_device_bytes(n, group, 13, shifted=True)) // 2
+    with _Limited(gpu, room):
+        sets.clear()
+        assert ctx.msm(sc) == ref and ctx.last_chunks > 1    # chunks over the bases alone
+        assert not any(t for _, t in sets)
+        other = CUDAMSMContext.from_device_affine(gpu, dev, group)
+        assert room < shift_device_bytes(n, group, 8)
+        assert not other.shift(8) and other.shift_c == 0 and other._table is None
+        assert other.msm(sc) == ref
+    ctx.close()
+    assert ctx._table is None
 
 
 @GROUPS

@@ -22,6 +22,8 @@ from cuzk.backend.cuda.plan import (
     msm_chunk_points,
     msm_device_bytes,
     msm_window,
+    shift_device_bytes,
+    shift_window,
     window_by_scalars,
     ntt_device_bytes,
     ntt_memory_plan,
@@ -33,6 +35,28 @@ from cuzk.memory import MemorySampler
 
 ROOT = Path(__file__).resolve().parents[1]
 MIB = 1 << 20
+
+
+def test_shifted_bases_bytes_and_width():
+    """The shifted table (``CUDAMSMContext.shift``) costs W = ⌈255/c⌉ copies of the bases plus one
+    slice's work space while built; an MSM over it has one bucket set (fewer bytes than the plain
+    MSM at the same width, the same entries); W·n at 2^31 is refused (31-bit entry indices); the
+    width: ``msm_window``'s below ``SHIFT_C``'s first size, 20 from 2^21 (a 15-bit top window)."""
+    for group, ab in ((G1, 96), (G2, 192)):
+        for n, c in ((1000, 8), (1 << 20, 17), (1 << 24, 20)):
+            W = -(-255 // c)
+            b = shift_device_bytes(n, group, c)
+            assert W * n * ab < b < W * n * ab * 5 // 4 + min(n, _FB_SLICE) * 3 * ab + (2 << 20)
+            plain, shifted = msm_device_bytes(n, group, c), msm_device_bytes(n, group, c, shifted=True)
+            assert shifted < plain
+            assert plain - shifted >= (W - 1) * (1 << (c - 1)) * 2 * ab   # (W − 1) bucket sets of XYZZ points fewer
+            assert shifted > n * W * 4                                    # every window's entries still sorted
+    assert shift_device_bytes((1 << 31) // 13 - 1, G1, 20) > 0
+    with pytest.raises(ValueError, match="2\\^31"):
+        shift_device_bytes((1 << 31) // 13 + 1, G1, 20)
+    assert [shift_window(1 << k) for k in (10, 16, 20)] == [msm_window(1 << k) for k in (10, 16, 20)]
+    assert shift_window(1 << 21) == shift_window(1 << 24) == 20
+    assert 255 - (-(-255 // 20) - 1) * 20 == 15
 
 
 def test_msm_device_bytes_grows_with_size_and_group():

@@ -15,7 +15,9 @@ What each kind times (``repeat`` calls per size after a warm-up; minimum and med
   ``MSMContext.msm``; linearity MSM(s) + MSM(t) == MSM(s + t) is checked. On cuda the bases are
   2^k distinct points summed on the device (``points_sum_grid``), one profiled run gives the
   MSM's phases, and ``windows`` times the same MSM at other window widths (compared with the
-  default width's result, with a profiled run's phases).
+  default width's result, with a profiled run's phases); ``shifts`` builds shifted bases
+  (``CUDAMSMContext.shift``) at each width given and times the same MSM over them (the table's
+  build seconds and bytes beside it).
 * ``spmv``: a random CSR matrix of 2^k rows with 4 non-zeros per row, coefficients from a
   16-entry table, applied to a random vector.
 * ``fixed-base-g1``, ``fixed-base-g2``: ``fixed_base_mul`` of the generator by 2^k random
@@ -23,7 +25,7 @@ What each kind times (``repeat`` calls per size after a warm-up; minimum and med
 
 This is the former ``benchmarks/bench_cuda.py`` too: its per-size JSON keys (seconds_forward,
 seconds_inverse, seconds_coset_forward, runs_forward, fr_mults, fr_mults_per_s, roundtrip_ok;
-seconds, runs, window_bits, windows, fq_mults_estimate, fq_mults_per_s, linearity_ok, by_window,
+seconds, runs, window_bits, windows, fq_mults_estimate, fq_mults_per_s, linearity_ok, by_window, by_shift,
 base_generation_seconds, phase_seconds_profiled_run; spot_check_ok; h_ok, h_schedule; fraction_of_peak,
 sppark_seconds, ratio_vs_sppark, gpu_pool_bytes, rss_peak_bytes_so_far) are in each size's row.
 """
@@ -237,9 +239,9 @@ def _compute_h(bk, k: int, repeat: int, rng) -> dict:
     return row
 
 
-def _msm(bk, group, k: int, repeat: int, rng, windows=()) -> dict:
+def _msm(bk, group, k: int, repeat: int, rng, windows=(), shifts=()) -> dict:
     if bk.name == "cuda":
-        return _msm_cuda(bk, group, k, repeat, windows)
+        return _msm_cuda(bk, group, k, repeat, windows, shifts)
     n = 1 << k
     ctx = bk.msm_context(group, _random_points(bk, group, n, rng))
     try:
@@ -304,10 +306,63 @@ def write_rows(path, rows: list) -> dict:
     return peak
 
 
-def _msm_cuda(be, group, k: int, repeat: int, windows=()) -> dict:
+def _fq_mults(n: int, group, c: int, bucket_sets: int) -> int:
+    """Fq products of an n-point MSM at width c: mixed additions into the buckets (⌈255/c⌉ per
+    point) and the running sums' two general additions per bucket (``bucket_sets`` sets of
+    2^(c−1): one per window, or one over shifted bases)."""
+    m = FQ_MULS[group.name]
+    return n * -(-255 // c) * m["madd"] + 2 * (bucket_sets << (c - 1)) * m["add"]
+
+
+def _timed_runs(ctx, s, repeat: int, **kw) -> list:
+    """Wall seconds of ``repeat`` calls ``ctx.msm(s, **kw)``, the device idle before each."""
+    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
+
+    runs = []
+    for _ in range(repeat):
+        cp.cuda.Stream.null.synchronize()
+        t1 = time.perf_counter()
+        ctx.msm(s, **kw)
+        runs.append(time.perf_counter() - t1)
+    return runs
+
+
+def _msm_shifted(be, group, bases, s, want, c: int, repeat: int) -> dict:
+    """The MSM of ``s`` over ``bases`` shifted to width c (a context of its own, closed after):
+    the table's build seconds and bytes, median seconds, equality with ``want``, a profiled
+    run's phases; {"built": False} when the table does not fit."""
+    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
+
+    from ..backend.cuda import CUDAMSMContext  # noqa: PLC0415  (imports CuPy on use: the cuda backend only)
+
+    ctx = CUDAMSMContext.from_device_affine(be, bases, group)
+    try:
+        cp.cuda.Stream.null.synchronize()
+        t0 = time.perf_counter()
+        if not ctx.shift(c):
+            return {"built": False}
+        cp.cuda.Stream.null.synchronize()
+        build = time.perf_counter() - t0
+        equal = ctx.msm(s) == want
+        runs = _timed_runs(ctx, s, repeat)
+        prof: dict = {}
+        ctx.msm(s, profile=prof)
+        sec = statistics.median(runs)
+        fq = _fq_mults(ctx.size, group, c, 1)
+        return {"built": True, "seconds": sec, "runs": runs, "build_seconds": build,
+                "table_bytes": int(ctx._table.nbytes), "equal_to_default": bool(equal),
+                "fraction_of_peak": fq / sec / PEAK_FQ_MUL, "phase_seconds_profiled_run": prof,
+                "gpu_pool_bytes": _pool_bytes()}
+    finally:
+        ctx.close()
+        _free_pool()
+
+
+def _msm_cuda(be, group, k: int, repeat: int, windows=(), shifts=()) -> dict:
     """One MSM size on device bases and scalars: median wall seconds at ``msm_window``'s width and,
     for each width in ``windows``, the same MSM at that width (its result compared with the
-    default width's)."""
+    default width's); for each width in ``shifts``, the same MSM over shifted bases
+    (``_msm_shifted``)."""
     import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
 
     from ..backend.cuda import CUDAMSMContext  # noqa: PLC0415  (imports CuPy on use: the cuda backend only)
@@ -324,45 +379,39 @@ def _msm_cuda(be, group, k: int, repeat: int, windows=()) -> dict:
     linear_ok = ctx.msm(s) + ctx.msm(t) == ctx.msm(be.add(s, t))
     prof: dict = {}
     ctx.msm(s, profile=prof)
-    runs = []
-    for _ in range(repeat):
-        cp.cuda.Stream.null.synchronize()
-        t1 = time.perf_counter()
-        ctx.msm(s)
-        runs.append(time.perf_counter() - t1)
+    runs = _timed_runs(ctx, s, repeat)
     sec = statistics.median(runs)
     by_window = {}
     want = ctx.msm(s)
     for cw in windows:
         equal = ctx.msm(s, c=cw) == want
-        wruns = []
-        for _ in range(repeat):
-            cp.cuda.Stream.null.synchronize()
-            t1 = time.perf_counter()
-            ctx.msm(s, c=cw)
-            wruns.append(time.perf_counter() - t1)
+        wruns = _timed_runs(ctx, s, repeat, c=cw)
         wprof: dict = {}
         ctx.msm(s, c=cw, profile=wprof)
         by_window[str(cw)] = {"seconds": statistics.median(wruns), "equal_to_default": bool(equal),
                               "phase_seconds_profiled_run": wprof}
     c = msm_window(n, group)
     w = -(-255 // c)
-    m = FQ_MULS[group.name]
-    fq_mults = n * w * m["madd"] + 2 * (w << (c - 1)) * m["add"]   # mixed adds into buckets + running sums
+    fq_mults = _fq_mults(n, group, c, w)
+    ctx.close()
+    by_shift = {str(cs): _msm_shifted(be, group, bases, s, want, cs, repeat) for cs in shifts}
     row = {"group": group.name, "seconds": sec, "runs": runs, "window_bits": c, "windows": w,
            "fq_mults_estimate": fq_mults, "fq_mults_per_s": fq_mults / sec, "fraction_of_peak": fq_mults / sec / PEAK_FQ_MUL,
-           "linearity_ok": bool(linear_ok) and all(v["equal_to_default"] for v in by_window.values()),
-           "by_window": by_window, "base_generation_seconds": gen_s, "phase_seconds_profiled_run": prof,
+           "linearity_ok": bool(linear_ok) and all(v["equal_to_default"] for v in by_window.values())
+           and all(v.get("equal_to_default", True) for v in by_shift.values()),
+           "by_window": by_window, "by_shift": by_shift, "base_generation_seconds": gen_s, "phase_seconds_profiled_run": prof,
            "gpu_pool_bytes": _pool_bytes(), "rss_peak_bytes_so_far": _rss_peak(), **_summary(runs, n)}
     ref = _sppark_seconds(SPPARK_MSM_S, k) if group.name == "G1" else None
     if ref is not None:
         row |= {"sppark_seconds": ref, "ratio_vs_sppark": sec / ref}
-    ctx.close()
     del bases, s, t
     _free_pool()
     print(f"{group.name} msm 2^{k}: {sec * 1e3:.2f} ms (c={c}), {100 * row['fraction_of_peak']:.1f}% of Fq-mul peak"
           + (f", {row['ratio_vs_sppark']:.2f}x sppark" if "ratio_vs_sppark" in row else "")
           + "".join(f", c={cw} {v['seconds'] * 1e3:.2f} ms" for cw, v in by_window.items())
+          + "".join(f", shifted c={cs} " + (f"{v['seconds'] * 1e3:.2f} ms (table {v['table_bytes'] / 2**30:.1f} GiB "
+                                             f"in {v['build_seconds']:.1f} s)" if v["built"] else "does not fit")
+                    for cs, v in by_shift.items())
           + f", linearity {'ok' if row['linearity_ok'] else 'FAILED'}", flush=True)
     return row
 
@@ -412,7 +461,8 @@ def kernels_ok(result: dict) -> bool:
 
 
 def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1, repeat: int = 3,
-                  json_path: str | None = None, seed: int = 0, windows=(), budget: float | None = None) -> dict:
+                  json_path: str | None = None, seed: int = 0, windows=(), budget: float | None = None,
+                  shifts=()) -> dict:
     """Time one kind of kernel on a backend for sizes 2^k, data already on the device.
 
     Args:
@@ -420,6 +470,7 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
         log_sizes: exponents k.
         repeat: timed calls per size after one warm-up (the minimum and median are reported).
         windows: cuda MSMs only: also time each size at these window widths.
+        shifts: cuda MSMs only: also time each size over shifted bases of these widths.
         budget: skip sizes not started within this many seconds of the start (listed in
             "skipped_over_budget").
 
@@ -457,7 +508,7 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
             elif what == "compute-h":
                 row = _compute_h(bk, k, repeat, rng)
             elif what.startswith("msm"):
-                row = _msm(bk, group, k, repeat, rng, windows)
+                row = _msm(bk, group, k, repeat, rng, windows, shifts)
             elif what == "spmv":
                 row = _spmv(bk, k, repeat, rng)
             else:

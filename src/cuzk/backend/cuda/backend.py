@@ -13,7 +13,7 @@ The host orchestration of each sits beside it, and ``CUDABackend`` mixes them in
 - ``ntt.NTTOps``: ``powers``' tables, ``ntt``, ``coset_ntt``, ``compute_h`` (iNTT → coset NTT →
   a·b − c → coset iNTT, with n⁻¹, the coset powers and 1/Z fused into the NTT passes);
 - ``spmv.SpMVOps``: ``spmv``, ``spmv_t``, ``first_unsatisfied``;
-- ``msm.MSMOps``: ``msm_context`` (``msm.CUDAMSMContext``), ``fixed_base_mul``,
+- ``points.MSMOps``: ``msm_context`` (``msm.CUDAMSMContext``), ``fixed_base_mul``,
   ``fixed_base_context``;
 - here: the elementwise ops ``add``, ``sub``, ``mul``, ``scale``, ``powers``, ``pad``,
   ``select``, ``concat``, ``slice`` (kernels of ``ntt.cu``), construction and ``close``.
@@ -46,7 +46,7 @@ import numpy as np
 
 from ..base import Backend
 from . import pinned
-from .msm import MSMOps
+from .points import MSMOps
 from .ntt import NTTOps
 from .runtime import _PoolAllocator, _cupy, _guard, _i32, _kernel, _u64
 from .spmv import SpMVOps

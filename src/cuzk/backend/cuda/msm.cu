@@ -23,7 +23,8 @@
 //                 shorter and one launch (log4(NB) levels; 2^(c-1)/4 threads per window at the first)
 //   msm_ones_list the points whose scalar is 1, summed as one bucket by the chunked path
 //   (host)        window sums combined by Horner (2^c steps) with arkworks, plus the ones sum.
-// Buckets of window w are w * NB + (|d| - 1), NB = 2^(c-1).
+// Buckets of window w are w * NB + (|d| - 1), NB = 2^(c-1); over shifted bases (a context's table of
+// 2^(w c) times each base, CUDAMSMContext.shift) every window shares buckets 0 .. NB - 1.
 // Fq products are calls to one out-of-line function (fq.cuh) unless MSM_INLINE_FQ is defined. On the
 // H200 (2026-11-30, same bases and scalars) the G1 MSM at 2^24 took 181 ms with calls against 229 ms
 // inlined (a 10-product mixed addition inlined is ~200 KB of code, past the instruction cache), and
@@ -137,8 +138,10 @@ __device__ __forceinline__ u32 window_bits(const u32* __restrict__ s, int off, i
     return v & ((1u << c) - 1);
 }
 
+// Bucket of window w, digit d: w * bstride + d - 1 (bstride = NB; 0 over shifted bases, whose
+// windows share one set of buckets: msm_scatter).
 extern "C" __global__ void msm_hist(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c, int W,
-                                    u32* __restrict__ counts) {
+                                    u32 bstride, u32* __restrict__ counts) {
     const u32 NB = 1u << (c - 1);
     GRID_STRIDE(i, n) {
         if (flags[i] & 4) continue;
@@ -147,7 +150,7 @@ extern "C" __global__ void msm_hist(const u32* __restrict__ sc, const unsigned c
         for (int w = 0; w < W; w++) {
             u32 d = window_bits(s, w * c, c) + carry;
             if (d > NB) { carry = 1; d = (1u << c) - d; } else carry = 0;
-            if (d) atomicAdd(&counts[(u64)w * NB + d - 1], 1u);
+            if (d) atomicAdd(&counts[(u64)w * bstride + d - 1], 1u);
         }
     }
 }
@@ -161,8 +164,12 @@ extern "C" __global__ void msm_hist(const u32* __restrict__ sc, const unsigned c
 // At most 32 registers (launch bounds): a 128-thread block then fits beside three blocks of
 // msm_bucket_chunks (154 registers, 160 allocated: 61,440 of an SM's 65,536), so the next
 // window's scatter runs on a side stream during this window's bucket sums (msm.py OVERLAP_SORT).
+// Entry of scalar i in window w: point w * istride + i (istride 0; n over shifted bases, whose row
+// w n + i is 2^(w c) times base i: CUDAMSMContext.shift, msm_shift_bases), into bucket
+// w * bstride + d - 1 (as msm_hist).
 extern "C" __global__ void __launch_bounds__(256, 8) msm_scatter(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c,
-                                       int w0, int w1, u32* __restrict__ cursor, u32* __restrict__ vals) {
+                                       int w0, int w1, u32 bstride, u64 istride, u32* __restrict__ cursor,
+                                       u32* __restrict__ vals) {
     const u32 NB = 1u << (c - 1);
     GRID_STRIDE(i, n) {
         const unsigned char f = flags[i];
@@ -176,8 +183,8 @@ extern "C" __global__ void __launch_bounds__(256, 8) msm_scatter(const u32* __re
             u32 sign = 0;
             if (d > NB) { carry = 1; d = (1u << c) - d; sign = 1; } else carry = 0;
             if (d) {
-                u32 pos = atomicAdd(&cursor[(u64)w * NB + d - 1], 1u);
-                vals[pos] = (u32)i | ((sign ^ neg) << 31);
+                u32 pos = atomicAdd(&cursor[(u64)w * bstride + d - 1], 1u);
+                vals[pos] = (u32)(w * istride + i) | ((sign ^ neg) << 31);
             }
         }
     }
@@ -374,6 +381,23 @@ extern "C" __global__ void __launch_bounds__(128) fixed_base_mul(const u32* __re
                 const u32 d = window_bits(sc + 8 * i, w * c, c);
                 if (d) p = xyzz_madd_aff(p, aff_load<F>(tab, (u64)w * D + d - 1), false);
             }
+            xyzz_store(scratch, i, p);
+        }
+        batch_to_affine(scratch, prods, lo, hi, out);
+    }
+}
+
+// Shifted bases: out[i] = 2^c in[i] (affine; infinity stays infinity) for i < n, c doublings in
+// XYZZ and `per` consecutive results to affine with one inversion (scratch, prods as above). Run once
+// per window of a context's shifted table (CUDAMSMContext.shift): row block w from block w - 1.
+extern "C" __global__ void __launch_bounds__(128) msm_shift_bases(const uint4* __restrict__ in, u64 n, int c, u32 per,
+                                                                  uint4* __restrict__ scratch, uint4* __restrict__ prods,
+                                                                  uint4* __restrict__ out) {
+    GRID_STRIDE(t, (n + per - 1) / per) {
+        const u64 lo = t * per, hi = min(n, lo + per);
+        for (u64 i = lo; i < hi; i++) {
+            xyzz p = xyzz_madd_aff(xyzz_inf<F>(), aff_load<F>(in, i), false);
+            for (int j = 0; j < c; j++) p = xyzz_dbl(p);
             xyzz_store(scratch, i, p);
         }
         batch_to_affine(scratch, prods, lo, hi, out);

@@ -1,25 +1,24 @@
-"""G1/G2 MSMs and fixed-base products of the ``cuda`` backend (``msm.cu``, compiled once per group:
-the curve formulas of ``xyzz.cuh`` are templates over the coordinate field, Fq in ``g1.cuh`` or
-Fq2 in ``g2.cuh``).
+"""G1/G2 MSMs of the ``cuda`` backend (``msm.cu``, compiled once per group: the curve formulas of
+``xyzz.cuh`` are templates over the coordinate field, Fq in ``g1.cuh`` or Fq2 in ``g2.cuh``).
 
 ``CUDAMSMContext``: Pippenger with signed windows, counting sort of bucket entries with atomics,
 XYZZ bucket sums with every thread adding the same number of sorted entries, a levelled
 running-sum reduction; scalars equal to 1 summed apart; the last ≈⌈255/c⌉ window sums are
 combined on the host with arkworks; scalars may be host ints or a device array. An MSM whose
 temporaries (``plan.msm_device_bytes``) exceed the room runs in chunks (``plan.msm_chunk_points``)
-whose partial sums are added. ``MSMOps``: the backend's point arrays, ``msm_context`` and
-``fixed_base_mul``/``fixed_base_context`` (setup: 8-bit window tables of the base).
+whose partial sums are added. ``shift`` precomputes 2^(w·c) multiples of resident bases so that
+the windows share one bucket set (``plan.shift_device_bytes`` says when they fit). The backend's
+point arrays, ``msm_context`` and fixed-base products are ``points.MSMOps``.
 """
 
 from __future__ import annotations
 
 import time
 
-import gmpy2
 import numpy as np
 
 from ...curve import G1, Group
-from ..base import MSMContext, fixed_base_point
+from ..base import MSMContext
 from .pieces import feed_pieces, gil_switch, stage_rows, staging_rows
 from . import plan
 from .plan import (
@@ -31,30 +30,28 @@ from .plan import (
     _chunk_len,
     _coord_words,
     affine_levels,
-    fixed_base_slice,
     msm_chunk_points,
     msm_device_bytes,
     msm_window,
+    shift_device_bytes,
+    shift_window,
     window_by_scalars,
 )
 from .runtime import (
     RESTORABLE,
     DeviceRuntime,
     HostFr,
-    _Q,
     _grid,
-    _guard,
     _host_limbs,
     _i32,
     _kernel,
     _limbs_to_encoding,
-    _limbs_to_ints,
     _u32,
     _u64,
 )
 
 _SEG = 4       # entries per thread at each level of the window reduction
-_FB_C, _FB_WINDOWS = 8, 32    # fixed-base table: 8-bit windows, 32 of them cover 256 bits
+_SHIFT_PIECES = 256   # over shifted bases: partial sums one msm_bucket_pieces thread may add (uniform path)
 
 
 SCATTER_WINDOWS = 1
@@ -92,15 +89,6 @@ call4 and stop35/call3). The fraction is where a window launch's walk (about 1 m
 equals what it saves: 32 ps per entry written in the random case (56 ms over 1.74e9 entries)."""
 
 
-def _f2_mul(a, b):
-    return ((a[0] * b[0] - a[1] * b[1]) % _Q, (a[0] * b[1] + a[1] * b[0]) % _Q)
-
-
-def _f2_inv(a):
-    t = int(gmpy2.invert((a[0] * a[0] + a[1] * a[1]) % _Q, _Q))
-    return (a[0] * t % _Q, -a[1] * t % _Q)
-
-
 class _CanonLimbs:
     """Scalars already converted to (m, 4) uint64 canonical limbs on the host (MSM chunks)."""
 
@@ -123,7 +111,7 @@ class CUDAMSMContext(MSMContext):
     (``msm.cu`` compiled per group).
     """
 
-    def __init__(self, backend: "MSMOps", group: Group, bases: np.ndarray | None, device_bases=None,
+    def __init__(self, backend: "DeviceRuntime", group: Group, bases: np.ndarray | None, device_bases=None,
                  resident: bool | None = None):
         k = _coord_words(group)
         self.group = group
@@ -133,6 +121,8 @@ class CUDAMSMContext(MSMContext):
         self._closed = False
         self._host = None                      # (n, 96 k) uint8 encodings (a view of the key) when not resident
         self.last_chunks = 0                   # chunks the last msm ran in (1 = whole)
+        self._table = None                     # shifted bases (``shift``): (W n, aw), rows 0..n-1 the bases
+        self.shift_c = 0                       # the table's window width (0: none)
         if device_bases is not None:
             if device_bases.ndim != 2 or device_bases.shape[1] != self._aw:
                 raise ValueError(f"{group.name} device bases must be (n, {self._aw}) uint32")
@@ -234,7 +224,7 @@ class CUDAMSMContext(MSMContext):
         return _kernel("msm.cu", name, self._g)
 
     @classmethod
-    def from_device_affine(cls, backend: "MSMOps", arr, group: Group = G1) -> "CUDAMSMContext":
+    def from_device_affine(cls, backend: "DeviceRuntime", arr, group: Group = G1) -> "CUDAMSMContext":
         """Context over an existing device array of affine points ((n, 24) uint32 for G1, (n, 48)
         for G2, Montgomery)."""
         return cls(backend, group, None, device_bases=arr)
@@ -262,7 +252,70 @@ class CUDAMSMContext(MSMContext):
             self._k("msm_prep")((_grid(n, 256),), (256,), (src, _i32(from_mont), sc_can, flags, _u64(n), busy))
         return sc_can, flags, busy
 
-    def _window_runs(self, counts, offs, NB: int, W: int, split: bool = False) -> list:
+    def shift(self, c: int | None = None) -> bool:
+        """Precompute shifted bases for later MSMs: a table whose row w·n + i is 2^(w·c)·base i
+        (affine, Montgomery) for the W = ⌈255/c⌉ windows of width c (default
+        ``plan.shift_window``), so that an MSM's windows share one set of 2^(c−1) buckets (entry
+        of scalar i in window w: row w·n + i, ``msm_scatter``) and a wider window pays (fewer
+        bucket additions per point; the reduction is one window's). Precomputed multiples of fixed
+        bases are the method of the ZPrize 2023 MSM entries (ANCHORS.md); the table is built on
+        the device (``msm_shift_bases``: c doublings per row, one inversion per 32 rows), W − 1
+        launches per slice of ``_FB_SLICE`` points. MSMs then use it whenever they run whole
+        (``msm``'s ``c`` None or this width); chunked MSMs and ``msm_many``'s pieces use the bases
+        alone.
+
+        Only where the memory model says it fits: the table and its work space
+        (``plan.shift_device_bytes``) and then a whole MSM over it (``plan.msm_device_bytes``,
+        ``shifted``) within the room the backend reports. Memory: W times the bases
+        (2^24 G1 points at c = 20: 20.9 GB against 1.6 GB).
+
+        Returns:
+            True when the table was built (or already was at this width); False when the bases are
+            not resident, the table would not fit, or W·n reaches 2^31 (the sort's entry indices).
+        """
+        cp = self._be.cp
+        n = self.size
+        c = c or shift_window(n)
+        if self._closed or self._bases is None or n == 0:
+            return False
+        if self.shift_c == c:
+            return True
+        W = -(-255 // c)
+        try:
+            build = shift_device_bytes(n, self.group, c)
+        except ValueError:
+            return False
+        if self._table is not None:   # another width's table: the bases alone first
+            self._bases, self._table, self.shift_c = self._bases.copy(), None, 0
+        need = max(build, (W - 1) * n * self._aw * 4 + msm_device_bytes(n, self.group, c, shifted=True))
+        avail = self._be._mem_avail(need)
+        if avail is not None and need > avail:
+            return False
+        table = cp.empty((W * n, self._aw), dtype=cp.uint32)
+        table[:n] = self._bases
+        self._bases = table[:n]
+        m = min(n, plan._FB_SLICE)
+        per = 32
+        try:
+            scratch = cp.empty((m, self._xw), dtype=cp.uint32)
+            prods = cp.empty((m, self._aw // 2), dtype=cp.uint32)
+            fn = self._k("msm_shift_bases")
+            for w in range(1, W):
+                for lo in range(0, n, m):
+                    hi = min(n, lo + m)
+                    fn((_grid(-(-(hi - lo) // per), 128),), (128,),
+                       (table[(w - 1) * n + lo :], _u64(hi - lo), _i32(c), _u32(per), scratch, prods, table[w * n + lo :]))
+        except BaseException:
+            self._bases = table[:n].copy()   # the bases alone again, the table's memory let go
+            raise
+        self._table, self.shift_c = table, c
+        return True
+
+    def _shifted(self, c: int | None) -> bool:
+        """Whether an MSM at width ``c`` (None: the default) runs over the shifted table."""
+        return self._table is not None and c in (None, self.shift_c)
+
+    def _window_runs(self, counts, offs, NB: int, W: int, split: bool = False, shifted: bool = False) -> list:
         """The bucket-sum paths by window, as runs (w0, w1, o0, o1, skewed) of consecutive windows
         [w0, w1) whose entries are vals[o0:o1]: a run whose largest bucket is at most twice its
         average (+64) takes ``_uniform_sums``, the others (skewed scalars: equal values; the short
@@ -270,14 +323,18 @@ class CUDAMSMContext(MSMContext):
         a wide window's crowded top window from sending every window down the slower chunked path
         (2^27 at c = 20: 0.976 s whole-MSM chunked against 0.978 s at c = 17, though 13 windows are
         13/15 of the additions: benchmarks/results/2026-12-04-h200/call1). ``split``: every window
-        a run of its own (``OVERLAP_SORT``). Reads the per-window largest counts and the window
-        edges back (waits for the hist and the offsets).
+        a run of its own (``OVERLAP_SORT``). ``shifted``: W = 1 over shifted bases, whose top
+        window crowds its few low buckets (c = 20: 2^14 of 2^19) by design: uniform unless a
+        bucket needs more than ``_SHIFT_PIECES`` of the uniform path's partial sums. Reads the
+        per-window largest counts and the window edges back (waits for the hist and the offsets).
         """
         if W * NB == 0:
             return []
         most = self._be.read_back(counts.reshape(W, NB).max(axis=1))
         edges = self._be.read_back(offs[::NB]).astype(np.int64)   # W + 1 window edges into vals
         skewed = most > 2 * ((edges[1:] - edges[:-1]) // NB) + 64
+        if shifted:
+            skewed &= most > _SHIFT_PIECES * _chunk_len(int(edges[-1] - edges[0]), NB)
         runs, w0 = [], 0
         while w0 < W:
             w1 = w0 + 1
@@ -287,15 +344,17 @@ class CUDAMSMContext(MSMContext):
             w0 = w1
         return runs
 
-    def _scatter(self, sc, flags, n: int, c: int, w0: int, w1: int, cursor, vals, ahead: bool):
+    def _scatter(self, sc, flags, n: int, c: int, w0: int, w1: int, cursor, vals, ahead: bool, shifted: bool = False):
         """``msm_scatter`` of windows [w0, w1). ``ahead``: on the backend's "msm-sort" stream
         (``named_stream``: one per backend and device, so the chunks and pieces of an MSM, each a
         context of its own, reuse its pool arena), after this stream's work so far, one 128-thread
         block per SM, so that it runs beside the bucket sums of an earlier window
         (``OVERLAP_SORT``); returns the event the bucket sums of these windows wait for. Else on
-        the current stream, with a block per 256 scalars (returns None)."""
+        the current stream, with a block per 256 scalars (returns None). ``shifted``: entries of
+        window w are rows w·n + i of the shifted table, all windows into one bucket set."""
         cp = self._be.cp
-        args = (sc, flags, _u64(n), _i32(c), _i32(w0), _i32(w1), cursor, vals)
+        args = (sc, flags, _u64(n), _i32(c), _i32(w0), _i32(w1), _u32(0 if shifted else 1 << (c - 1)),
+                _u64(n if shifted else 0), cursor, vals)
         if not ahead:
             self._k("msm_scatter")((_grid(n, 256),), (256,), args)
             return None
@@ -305,14 +364,16 @@ class CUDAMSMContext(MSMContext):
             self._k("msm_scatter")((self._be.sm_count(),), (128,), args)
             return side.record()
 
-    def _bucket_sums(self, vals, offs, NB: int, W: int, runs: list, ready: list | None = None, affine: bool = False):
+    def _bucket_sums(self, vals, offs, NB: int, W: int, runs: list, ready: list | None = None, affine: bool = False,
+                     bases=None):
         """(W·NB, xw) XYZZ bucket sums from the sorted entries ``vals`` and offsets ``offs``
         (W·NB + 1), run by run (``_window_runs``). ``ready``: per run, the event of its scatter on
         the sort stream (None: already ordered); the runs then alternate between the current stream
         and the backend's "msm-buckets" stream, each after its event. The caller makes the current
         stream wait for the sort and buckets streams before it uses the sums or frees the entries
         (``msm_device``'s ``finally``: also when a run fails). ``affine``: uniform runs may start
-        with batch-affine pair levels (``AFFINE``)."""
+        with batch-affine pair levels (``AFFINE``). ``bases``: the points the entries index (default
+        the context's bases; the shifted table)."""
         cp = self._be.cp
         buckets = cp.empty((W * NB, self._xw), dtype=cp.uint32)
         main = cp.cuda.get_current_stream()
@@ -329,20 +390,20 @@ class CUDAMSMContext(MSMContext):
                 if o0:
                     of = of - cp.uint32(o0)                   # the run's entries from vals[o0]
                 if skewed:
-                    self._skewed_sums(vals[o0:o1], of, (w1 - w0) * NB, buckets[w0 * NB : w1 * NB])
+                    self._skewed_sums(vals[o0:o1], of, (w1 - w0) * NB, buckets[w0 * NB : w1 * NB], bases)
                 else:
-                    self._uniform_sums(vals[o0:o1], of, (w1 - w0) * NB, buckets[w0 * NB : w1 * NB], affine)
+                    self._uniform_sums(vals[o0:o1], of, (w1 - w0) * NB, buckets[w0 * NB : w1 * NB], affine, bases)
         return buckets
 
-    def _uniform_sums(self, vals, offs, B: int, buckets, affine: bool = False) -> None:
+    def _uniform_sums(self, vals, offs, B: int, buckets, affine: bool = False, bases=None) -> None:
         """Bucket sums into ``buckets`` ((B, xw) view): every thread adds L sorted entries
         (``_chunk_len``) and writes one partial sum per bucket it touches, then one thread per
         bucket adds its partial sums. ``vals``: the run's entries, all of them (its length is their
         number); ``offs`` (B + 1) starts at 0. ``affine``: batch-affine pair levels first
         (``_affine_levels``) where they apply; the XYZZ sums then add their points."""
         cp = self._be.cp
-        bases = self._bases
-        pre = self._affine_levels(vals, offs, B) if affine else None
+        bases = self._bases if bases is None else bases
+        pre = self._affine_levels(vals, offs, B, bases) if affine else None
         if pre is not None:
             vals, bases, offs = pre
         total = int(vals.shape[0])
@@ -355,7 +416,7 @@ class CUDAMSMContext(MSMContext):
             )
         self._k("msm_bucket_pieces")((_grid(B, 128),), (128,), (part, offs, _u32(B), _u32(L), buckets))
 
-    def _affine_levels(self, vals, offs, B: int):
+    def _affine_levels(self, vals, offs, B: int, bases):
         """Batch-affine pair levels over a run's sorted entries (``msm_affine_level``): each level
         replaces every pair of a bucket's points by their affine sum, ``plan.affine_levels`` of them.
         Returns (entries, points, offsets) for the XYZZ sums (entry i is point i, unsigned), or
@@ -374,7 +435,7 @@ class CUDAMSMContext(MSMContext):
         sizes = [int(x) for x in self._be.read_back(cp.stack([oo[-1] for oo in level_offs]))]
         if not self._affine_room((sizes[0] + (sizes[1] if levels > 1 else 0)) * self._aw * 4 + sizes[-1] * 4):
             return None
-        vl, src, oi = vals, self._bases, offs
+        vl, src, oi = vals, bases, offs
         for m, oo in zip(sizes, level_offs):
             out = cp.empty((max(1, m), self._aw), dtype=cp.uint32)
             nth = -(-m // plan.AFFINE_K)
@@ -391,7 +452,7 @@ class CUDAMSMContext(MSMContext):
         avail = self._be._mem_avail(need)
         return avail is None or avail >= need + need // 8 + (256 << 20)
 
-    def _skewed_sums(self, vals, offs, B: int, buckets) -> None:
+    def _skewed_sums(self, vals, offs, B: int, buckets, bases=None) -> None:
         """Bucket sums into ``buckets`` ((B, xw) view) for buckets far above the average: chunks
         of ``_CHUNK0`` entries of one bucket per thread, then levels summing ``_CHUNK`` partials
         per thread until each bucket has one. ``offs`` (B + 1) starts at 0."""
@@ -409,7 +470,8 @@ class CUDAMSMContext(MSMContext):
             if level == 0:
                 self._k("msm_chunk_acc")(
                     (_grid(nchunks, 128),), (128,),
-                    (vals, offs, ch_off, chunk_bucket, _u32(L), _u64(nchunks), self._bases, out),
+                    (vals, offs, ch_off, chunk_bucket, _u32(L), _u64(nchunks),
+                     self._bases if bases is None else bases, out),
                 )
             else:
                 self._k("xyzz_chunk_sum")(
@@ -457,8 +519,12 @@ class CUDAMSMContext(MSMContext):
             X, Y, L, e = Xo, Yo, T, 0
         return Y if X is None else X   # NB = 1: Σ (0 + 1)·B_0
 
-    def msm_device(self, scalars, c: int | None = None, profile: dict | None = None):
+    def msm_device(self, scalars, c: int | None = None, profile: dict | None = None, shifted: bool | None = None):
         """Run the GPU part; returns (window sums (W, xw) uint32 XYZZ Montgomery, ones sum (1, xw) or None, c).
+
+        Over the shifted table (``shift``) when there is one and ``c`` is None or its width
+        (``shifted`` None), or when ``shifted`` is True: then one window sum (W = 1 above), the
+        windows' entries sharing its buckets. ``shifted`` False: the bases alone.
 
         With a ``profile`` dict, the device is synchronized after each phase and the phase's wall
         seconds are added under its name (prep, hist, sort, buckets, reduce, ones): for benchmarks only.
@@ -474,31 +540,35 @@ class CUDAMSMContext(MSMContext):
                 profile[name] = profile.get(name, 0.0) + t - clock[0]
                 clock[0] = t
 
+        shifted = self._shifted(c) if shifted is None else shifted and self._table is not None
         sc, flags, busy = self._scalars_device(scalars)
         busy = self._be.read_int(busy)
-        if c is None:
+        if shifted:
+            c = self.shift_c
+        elif c is None:
             c = msm_window(n, self.group, busy if window_by_scalars(n, self.group) else None)
         W = -(-255 // c)
         NB = 1 << (c - 1)
-        B = W * NB
+        WB = 1 if shifted else W   # bucket sets
+        B = WB * NB
         mark("prep")
         counts = cp.zeros(B, dtype=cp.uint32)
-        self._k("msm_hist")((_grid(n, 256),), (256,), (sc, flags, _u64(n), _i32(c), _i32(W), counts))
+        self._k("msm_hist")((_grid(n, 256),), (256,), (sc, flags, _u64(n), _i32(c), _i32(W), _u32(0 if shifted else NB), counts))
         mark("hist")
         offs = cp.zeros(B + 1, dtype=cp.uint32)
         offs[1:] = cp.cumsum(counts, dtype=cp.uint32)
         cursor = offs[:-1].copy()
         vals = cp.empty(max(1, n * W), dtype=cp.uint32)
         step = (SCATTER_WINDOWS or W) if busy >= n * SCATTER_BUSY else W
-        ahead = 0 < OVERLAP_SORT.get(self._g, 0) <= n and step < W and profile is None
-        runs = self._window_runs(counts, offs, NB, W, split=ahead)
+        ahead = 0 < OVERLAP_SORT.get(self._g, 0) <= n and step < W and profile is None and not shifted
+        runs = self._window_runs(counts, offs, NB, WB, split=ahead, shifted=shifted)
         del counts
         try:
-            events = [self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0)
+            events = [self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0, shifted)
                       for w0 in range(0, W, step)]
             mark("sort")
-            buckets = self._bucket_sums(vals, offs, NB, W, runs, [events[r[0] // step] for r in runs] if ahead else None,
-                                        affine=0 < AFFINE.get(self._g, 0) <= n)
+            buckets = self._bucket_sums(vals, offs, NB, WB, runs, [events[r[0] // step] for r in runs] if ahead else None,
+                                        affine=0 < AFFINE.get(self._g, 0) <= n, bases=self._table if shifted else None)
         finally:
             if ahead:   # the sums are used, the entries freed, on this stream; also when a run fails
                 main = cp.cuda.get_current_stream()
@@ -506,7 +576,7 @@ class CUDAMSMContext(MSMContext):
                     main.wait_event(self._be.named_stream(name).record())
         del vals, offs, cursor   # after the bucket sums: this stream has waited for every scatter
         mark("buckets")
-        wins = self._window_sums(buckets, NB, W)
+        wins = self._window_sums(buckets, NB, WB)
         del buckets
         mark("reduce")
         ones = self._ones_sum(flags, n)
@@ -544,14 +614,25 @@ class CUDAMSMContext(MSMContext):
             _ = self._scalars_device(scalars)
             return self.group.identity()
         on_device = isinstance(scalars, cp.ndarray)
+        oom = self._be._oom_type()
+        if self._shifted(c):   # whole over the table when its temporaries fit, else the bases alone
+            need = msm_device_bytes(n, self.group, self.shift_c, host_scalars=not on_device, shifted=True)
+            avail = self._be._mem_avail(need)
+            if avail is None or need <= avail:
+                try:
+                    whole = self._combine(*self.msm_device(scalars, profile=profile, shifted=True), profile)
+                    self.last_chunks = 1
+                    return whole
+                except oom:
+                    self._be._free_cached()
+            c = None
         upload = self._bases is None
         avail = self._be._mem_avail(msm_device_bytes(n, self.group, c, upload_bases=upload, host_scalars=not on_device))
         m = msm_chunk_points(n, self.group, avail, c, upload_bases=upload, host_scalars=not on_device)
-        oom = self._be._oom_type()
         if m == n and not upload:
             whole = requested = None
             try:
-                whole = self._combine(*self.msm_device(scalars, c=c, profile=profile), profile)
+                whole = self._combine(*self.msm_device(scalars, c=c, profile=profile, shifted=False), profile)
             except oom as e:       # the estimate fit, the device did not (other users): chunks
                 requested = getattr(e, "_size", None)
             if whole is not None:
@@ -737,7 +818,7 @@ class CUDAMSMContext(MSMContext):
     def close(self) -> None:
         """Drop the device (or host) bases (idempotent)."""
         self._closed = True
-        self._bases = None
+        self._bases = self._table = None
         self._host = None
 
     def __enter__(self):
@@ -745,189 +826,3 @@ class CUDAMSMContext(MSMContext):
 
     def __exit__(self, *exc):
         self.close()
-
-
-class MSMOps(DeviceRuntime):
-    """MSM contexts, point arrays and fixed-base products of ``CUDABackend`` (a mixin), with the
-    fixed-base tables it caches (``_fb_tables``)."""
-
-    def _xyzz_to_points(self, pts, group: Group = G1) -> list:
-        """(m, 48 k) uint32 XYZZ Montgomery on the device → list of arkworks points of ``group``
-        (host; one inversion per point; the on-curve check of ``from_uncompressed`` runs)."""
-        cp = self.cp
-        k = _coord_words(group)
-        m = pts.shape[0]
-        canon = cp.empty_like(pts)
-        _kernel("msm.cu", "fq_from_mont", group.name)((_grid(4 * k * m, 256),), (256,), (pts, canon, _u64(4 * k * m)))
-        vals = _limbs_to_ints(self.read_back(canon).view(np.uint64).reshape(4 * k * m, 6))
-        out = []
-        for i in range(m):
-            v = vals[4 * k * i : 4 * k * (i + 1)]
-            if k == 1:
-                X, Y, ZZ, ZZZ = v
-                if ZZ == 0:
-                    out.append(group.identity())
-                    continue
-                inv = int(gmpy2.invert(ZZ * ZZZ % _Q, _Q))
-                x = X * inv % _Q * ZZZ % _Q
-                y = Y * inv % _Q * ZZ % _Q
-                enc = x.to_bytes(48, "big") + y.to_bytes(48, "big")
-            else:
-                X, Y, ZZ, ZZZ = (tuple(v[2 * j : 2 * j + 2]) for j in range(4))
-                if ZZ == (0, 0):
-                    out.append(group.identity())
-                    continue
-                inv = _f2_inv(_f2_mul(ZZ, ZZZ))
-                x = _f2_mul(X, _f2_mul(inv, ZZZ))
-                y = _f2_mul(Y, _f2_mul(inv, ZZ))
-                enc = b"".join(t.to_bytes(48, "big") for t in (x[1], x[0], y[1], y[0]))
-            out.append(group.from_uncompressed(enc, check_subgroup=False))
-        return out
-
-    # --- point arrays on the device (tests, benchmarks, setup) --------------------------------
-
-    def points_upload_affine(self, group: Group, bases: np.ndarray):
-        """(n, 96 k) uint8 uncompressed encodings → device affine array ((n, 24 k) uint32,
-        Montgomery; k = 1 for G1, 2 for G2)."""
-        return CUDAMSMContext(self, group, bases, resident=True)._bases
-
-    def points_download_affine(self, group: Group, dev) -> np.ndarray:
-        """Device affine array ((n, 24 k) uint32, Montgomery) → (n, 96 k) uint8 uncompressed encodings."""
-        k = _coord_words(group)
-        n = int(dev.shape[0])
-        canon = self.cp.empty_like(dev)
-        if n:
-            _kernel("msm.cu", "fq_from_mont", group.name)((_grid(2 * k * n, 256),), (256,), (dev, canon, _u64(2 * k * n)))
-        return _limbs_to_encoding(group, canon.get())
-
-    def points_sum_grid(self, group: Group, a_dev, b_dev, n: int):
-        """Device affine array of n points A[i mod len(A)] + B[i div len(A)] (distinct test bases
-        from len(A) + n/len(A) host points; one Fermat inversion per 32 points on the GPU)."""
-        k = _coord_words(group)
-        na = int(a_dev.shape[0])
-        if na * int(b_dev.shape[0]) < n:
-            raise ValueError("points_sum_grid: len(A) * len(B) < n")
-        cp = self.cp
-        out = cp.empty((n, 24 * k), dtype=cp.uint32)
-        if n:
-            per = 32
-            scratch = cp.empty((n, 48 * k), dtype=cp.uint32)
-            prods = cp.empty((n, 12 * k), dtype=cp.uint32)
-            groups = -(-n // per)
-            _kernel("msm.cu", "gen_points", group.name)(
-                (_grid(groups, 128),), (128,), (a_dev, _u32(na), b_dev, _u64(n), _u32(per), scratch, prods, out)
-            )
-        return out
-
-    def _fixed_base_table(self, group: Group, base_bytes: bytes):
-        """Device table of d·2^(8w)·P for windows w < 32 and digits 1 ≤ d < 256 (affine, 8160
-        points, built on the host with arkworks; cached per base)."""
-        key = (group.name, base_bytes)
-        tab = self._fb_tables.get(key)
-        if tab is None:
-            p = group.from_uncompressed(base_bytes, check_subgroup=False)
-            pts = []
-            for _ in range(_FB_WINDOWS):
-                acc = p
-                for _d in range(1, 1 << _FB_C):
-                    pts.append(acc)
-                    acc = acc + p
-                p = acc  # 2^c · p
-            tab = self.points_upload_affine(group, group.to_array(pts))
-            if len(self._fb_tables) > 8:
-                self._fb_tables.clear()
-            self._fb_tables[key] = tab
-        return tab
-
-    # --- curve ------------------------------------------------------------------------------
-
-    @_guard("msm_context")
-    def msm_context(self, group: Group, bases: np.ndarray, resident: bool | None = None) -> MSMContext:
-        """MSM bases (``CUDAMSMContext``) for G1 and G2: on the GPU, or in host memory when
-        ``resident`` is False (or None and they do not fit)."""
-        return CUDAMSMContext(self, group, bases, resident=resident)
-
-    @_guard("fixed_base_mul")
-    def fixed_base_mul(self, group: Group, base, scalars) -> np.ndarray:
-        """[k·base for k in scalars] as a ``(n, group.uncompressed_size)`` uint8 array of
-        uncompressed encodings (the same bytes as ``CPUBackend.fixed_base_mul``), on the GPU.
-
-        Each product is at most 32 mixed additions from a table of d·2^(8w)·base (8-bit windows,
-        8160 affine points, ``_fixed_base_table``); each GPU thread converts 32 consecutive
-        results to affine with one inversion. Scalars go up in slices of ``_FB_SLICE``.
-
-        Args:
-            scalars: host ints in [0, r) (list, int array, numpy integer array) or a cuda device
-                array.
-
-        Raises:
-            ValueError: a scalar outside [0, r), or a malformed base encoding.
-        """
-        n = int(scalars.shape[0]) if isinstance(scalars, self.cp.ndarray) else len(scalars)
-        out = np.empty((n, group.uncompressed_size), dtype=np.uint8)   # filled per slice: one copy on the host
-        for lo, m, aff in self._fixed_base_slices(group, base, scalars):
-            if aff is None:     # k · infinity
-                out[lo : lo + m] = 0
-                out[lo : lo + m, 0] = 0x40
-            else:
-                out[lo : lo + m] = self.points_download_affine(group, aff)
-        return out
-
-    @_guard("fixed_base_context")
-    def fixed_base_context(self, group: Group, base, scalars) -> MSMContext:
-        """Resident MSM bases [k·base for k in scalars] computed into device memory (affine,
-        Montgomery; never copied to the host): a setup's query proved with at once.
-
-        Args:
-            scalars: host ints in [0, r) or a cuda device array.
-
-        Raises:
-            ValueError: a scalar outside [0, r), or a malformed base encoding.
-            GPUMemoryError: the products do not fit.
-        """
-        k = _coord_words(group)
-        n = int(scalars.shape[0]) if isinstance(scalars, self.cp.ndarray) else len(scalars)
-        dev = self.cp.empty((n, 24 * k), dtype=self.cp.uint32)
-        for lo, m, aff in self._fixed_base_slices(group, base, scalars, into=dev):
-            if aff is None:
-                dev[lo : lo + m] = 0    # (0, 0) is infinity in the device layout
-        return CUDAMSMContext.from_device_affine(self, dev, group)
-
-    def _fixed_base_slices(self, group: Group, base, scalars, into=None):
-        """Yield (lo, m, device affine (m, 24 k) uint32 products) per slice of the scalars; the
-        products are written to ``into[lo:lo + m]`` when given. For the point at infinity as
-        base, yields (0, n, None)."""
-        k = _coord_words(group)
-        _, base_bytes = fixed_base_point(group, base)   # checks the encoding
-        cp = self.cp
-        if isinstance(scalars, cp.ndarray):
-            sc_dev = self._check(scalars)
-            n = int(sc_dev.shape[0])
-            limbs = None
-        else:
-            limbs = _host_limbs(scalars, f"{group.name} fixed_base_mul scalars")
-            n = limbs.shape[0]
-        if n == 0:
-            return
-        if not any(base_bytes[1:]) and base_bytes[0] & 0x40:   # k · infinity
-            yield 0, n, None
-            return
-        tab = self._fixed_base_table(group, base_bytes)
-        fn = _kernel("msm.cu", "fixed_base_mul", group.name)
-        per = 32
-        step = fixed_base_slice(k, self._mem_avail())
-        for lo in range(0, n, step):
-            m = min(step, n - lo)
-            if limbs is None:   # Montgomery device scalars → canonical limbs for the kernel
-                sc = cp.empty((m, 4), dtype=cp.uint64)
-                self._launch_ew("fr_from_mont", m, sc_dev[lo : lo + m], sc)
-            else:
-                sc = cp.asarray(limbs[lo : lo + m])
-            scratch = cp.empty((m, 48 * k), dtype=cp.uint32)
-            prods = cp.empty((m, 12 * k), dtype=cp.uint32)
-            aff = into[lo : lo + m] if into is not None else cp.empty((m, 24 * k), dtype=cp.uint32)
-            groups = -(-m // per)
-            fn((_grid(groups, 128),), (128,),
-               (sc, _u64(m), _i32(_FB_C), _i32(_FB_WINDOWS), tab, _u32(per), scratch, prods, aff))
-            del scratch, prods, sc
-            yield lo, m, aff

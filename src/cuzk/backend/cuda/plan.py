@@ -142,7 +142,8 @@ def _skewed_bytes(total: int, B: int, xb: int) -> int:
     return (c0 + -(-c0 // _CHUNK) + B) * xb + c0 * 24 + 4 * (B + 1) * 4
 
 
-def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = False, host_scalars: bool = True) -> int:
+def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = False, host_scalars: bool = True,
+                     shifted: bool = False) -> int:
     """Peak device bytes that ``CUDAMSMContext.msm_device`` allocates for an n-point MSM, besides
     the resident bases and the caller's scalar array (an upper estimate).
 
@@ -152,6 +153,8 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
         c: window width (default ``msm_window(n)``).
         upload_bases: the chunk's bases are uploaded for it (bases not resident): adds them.
         host_scalars: the scalars come from the host (their canonical limbs are uploaded).
+        shifted: over shifted bases (``shift_device_bytes``): one set of 2^(c-1) buckets shared
+            by the windows, so B = 2^(c-1); c is then the table's width (default ``shift_window``).
 
     The phases: scalar preparation (canonical words, flags, uploaded limbs), the bucket sort
     (n·W entries, offsets), the bucket sums (B XYZZ buckets plus partial sums: the uniform path's
@@ -164,10 +167,10 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
     if c is None and window_by_scalars(n, group):   # either width
         return max(msm_device_bytes(n, group, msm_window(n, group, b), upload_bases, host_scalars) for b in (None, 0))
     k = _words_of(group)
-    c = c or msm_window(n, group)
+    c = c or (shift_window(n) if shifted else msm_window(n, group))
     W = -(-255 // c)
     NB = 1 << (c - 1)
-    B = W * NB
+    B = NB if shifted else W * NB
     xb, ab = 192 * k, 96 * k               # bytes per XYZZ / affine point
     total = n * W                           # bucket entries
     scal = n * 33 + (n * 32 if host_scalars else 0)
@@ -179,6 +182,39 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
     ones = n * 4 + _skewed_bytes(n, 1, xb) + W * xb   # the ones' index list, summed as one bucket
     bases = 2 * n * ab if upload_bases else 0
     peak = bases + scal + max(sort + buckets, window, ones)
+    return peak + peak // 8 + _POOL_SLACK
+
+
+SHIFT_C = {21: 20}
+"""Window width of an MSM over shifted bases (``CUDAMSMContext.shift``) by the fewest log2 points
+from which it applies (the largest key ≤ log2 n; smaller MSMs take ``msm_window``'s width). The
+windows share one bucket set, so the reduction no longer grows with their number and a wider
+window pays: 2^24 points at c = 20 are 13 bucket additions per point against 15 at c = 17. Widths
+whose top window is a few bits (c = 21, 23: 2 or 3 bits) crowd a few buckets with one entry per
+point and are never used; c = 20's top window has 15 bits."""
+
+
+def shift_window(n: int) -> int:
+    """``SHIFT_C``'s width for an n-point MSM over shifted bases (G1 or G2)."""
+    log = max(n, 1).bit_length() - 1
+    keys = [k for k in SHIFT_C if k <= log]
+    return SHIFT_C[max(keys)] if keys else msm_window(n)
+
+
+def shift_device_bytes(n: int, group, c: int) -> int:
+    """Device bytes that shifting n resident bases to width c adds (``CUDAMSMContext.shift``): the
+    table's W − 1 further copies of the bases (W = ⌈255/c⌉ windows, copy w holds 2^(w c) times each
+    base) held from then on, plus, while it is built, one more copy (the bases moved into the
+    table) and the work space of one slice of ``_FB_SLICE`` points (XYZZ results and running
+    products); plus 1/8 and ``_POOL_SLACK``. The table's rows are 31-bit entry indices in the sort:
+    raises ValueError when W·n ≥ 2^31."""
+    k = _words_of(group)
+    W = -(-255 // c)
+    if W * n >= 1 << 31:
+        raise ValueError(f"shifted bases: {W} windows of {n} points exceed the sort's 2^31 entry indices")
+    ab, xb, fb = 96 * k, 192 * k, 48 * k
+    m = min(n, _FB_SLICE)
+    peak = W * n * ab + m * (xb + fb)
     return peak + peak // 8 + _POOL_SLACK
 
 
