@@ -21,7 +21,9 @@ Run (repository root; CuPy and a CUDA device):
 A variant named ``NAME@B:T`` is variant NAME with blocks of 2^B elements and at most T stages per
 pass before the last (its plan: ``_ntt_plan(k, B, T)``). ``--loop L`` also times L transforms
 back to back between one pair of events (``loop_ms``: ms per transform), which leaves out the
-host's launch overhead that a single timed transform pays.
+host's launch overhead that a single timed transform pays. ``--graph L`` captures L transforms in
+a CUDA graph (stream capture of the same launches) and times one replay (``graph_ms``: ms per
+transform): the kernels back to back with no Python between them, as a C++ host would launch them.
 """
 
 import argparse
@@ -56,6 +58,7 @@ ap.add_argument("--variants", type=lambda t: t.split(","), default=list(ntt_mod.
 ap.add_argument("--repeat", type=int, default=7)
 ap.add_argument("--budget", type=float, default=130.0, help="seconds for the whole run")
 ap.add_argument("--loop", type=int, default=0, help="also time this many transforms back to back")
+ap.add_argument("--graph", type=int, default=0, help="also time this many transforms as one CUDA graph replay")
 a = ap.parse_args()
 T0 = time.monotonic()
 variants = ["old"] + [v for v in a.variants if v != "old"]
@@ -74,7 +77,8 @@ except OSError:
 dev = cp.cuda.Device()
 res = {"device": cp.cuda.runtime.getDeviceProperties(dev.id)["name"].decode(), "commit": commit,
        "cupy": cp.__version__, "repeat": a.repeat, "log_sizes": a.log_sizes, "variants": variants,
-       "ms": {v: {} for v in variants}, "loop_ms": {v: {} for v in variants}, "runs_ms": {v: {} for v in variants}, "mismatch": [], "skipped": [],
+       "ms": {v: {} for v in variants}, "loop_ms": {v: {} for v in variants},
+       "graph_ms": {v: {} for v in variants}, "runs_ms": {v: {} for v in variants}, "mismatch": [], "skipped": [],
        "plans": {v: {} for v in variants}}
 pool = cp.get_default_memory_pool()
 peak = {"pool": 0, "used": 0}
@@ -141,6 +145,22 @@ for k in a.log_sizes:
             e1.record()
             e1.synchronize()
             res["loop_ms"][v][str(k)] = cp.cuda.get_elapsed_time(e0, e1) / a.loop
+        if a.graph and left() > 2:
+            st = cp.cuda.Stream(non_blocking=True)
+            with st:
+                st.begin_capture()
+                for _ in range(a.graph):
+                    b._ntt(x, False, out=out, tmp=tmp)
+                g = st.end_capture()
+                g.launch(st)          # untimed replay
+                e0.record(st)
+                g.launch(st)
+                e1.record(st)
+                e1.synchronize()
+            res["graph_ms"][v][str(k)] = cp.cuda.get_elapsed_time(e0, e1) / a.graph
+            if not bool(cp.array_equal(out, refs[0])):
+                res["mismatch"].append({"variant": v, "log_n": k, "what": "graph replay"})
+            del g
     ntt_mod.NTT_VARIANT = "old"
     del x, out, tmp, refs
     b._tw.pop(k, None)   # this size's twiddles (2^(k-1) elements)
@@ -167,10 +187,11 @@ for k in a.log_sizes:
         t = res["ms"][v].get(str(k))
         cells.append(f"{'-':>16}" if t is None else f"{t:9.3f}" + (f" {base / t:5.2f}x" if base and v != "old" else " " * 7))
     print(f"{k:5d} " + "".join(cells) + f"  {res['best'].get(str(k), '-')}")
-if a.loop:
-    print(f"ms per transform, {a.loop} back to back")
-    for k in a.log_sizes:
-        print(f"{k:5d} " + "".join(f"{res['loop_ms'][v].get(str(k), float('nan')):16.3f}" for v in variants))
+for key, count, what in (("loop_ms", a.loop, "back to back"), ("graph_ms", a.graph, "as one CUDA graph replay")):
+    if count:
+        print(f"ms per transform, {count} {what}")
+        for k in a.log_sizes:
+            print(f"{k:5d} " + "".join(f"{res[key][v].get(str(k), float('nan')):16.4f}" for v in variants))
 print(f"gpu pool peak {peak['pool'] / 2**30:.2f} GiB, device used peak {peak['used'] / 2**30:.2f} GiB, "
       f"host peak RSS {res['host_peak_rss_bytes'] / 2**30:.2f} GiB, {res['wall_s']:.0f} s; JSON {a.out}")
 if res["mismatch"]:
