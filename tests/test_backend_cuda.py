@@ -622,7 +622,7 @@ def test_msm_shifted_bases(gpu, group, monkeypatch):
     (chunks), use the bases alone; a table that does not fit is not built; another width rebuilds
     it; closing drops it."""
     import cuzk.backend.cuda.msm as cb
-    from cuzk.backend.cuda.plan import msm_device_bytes, shift_device_bytes
+    from cuzk.backend.cuda.plan import MIN_MSM_CHUNK, msm_device_bytes, shift_device_bytes
 
     sets = []
     real_sums = cb.CUDAMSMContext._bucket_sums
@@ -662,7 +662,8 @@ def test_msm_shifted_bases(gpu, group, monkeypatch):
     sets.clear()
     assert ctx.msm(sc, c=7) == ref                          # not the table's width: the bases alone
     assert sets and all(w > 1 and not t for w, t in sets)
-    room = min(msm_device_bytes(n, group), msm_device_bytes(n, group, 13, shifted=True)) // 2
+    whole = min(msm_device_bytes(n, group), msm_device_bytes(n, group, 13, shifted=True))
+    room = (whole + msm_device_bytes(MIN_MSM_CHUNK, group)) // 2   # a chunk fits, the whole MSM does not
     with _Limited(gpu, room):
         sets.clear()
         assert ctx.msm(sc) == ref and ctx.last_chunks > 1    # chunks over the bases alone
@@ -694,8 +695,8 @@ def test_msm_batch_affine_levels(gpu, group, monkeypatch):
     taken = []
     real = cb.CUDAMSMContext._affine_levels
 
-    def levels(self, vals, offs, B):
-        r = real(self, vals, offs, B)
+    def levels(self, vals, offs, B, *rest):
+        r = real(self, vals, offs, B, *rest)
         taken.append(r is not None)
         return r
 
