@@ -41,7 +41,7 @@ def test_shifted_bases_bytes_and_width():
     """The shifted table (``CUDAMSMContext.shift``) costs W = ⌈255/c⌉ copies of the bases plus one
     slice's work space while built; an MSM over it has one bucket set (fewer bytes than the plain
     MSM at the same width, the same entries); W·n at 2^31 is refused (31-bit entry indices); the
-    width: ``msm_window``'s below ``SHIFT_C``'s first size, 20 from 2^21 (a 15-bit top window)."""
+    width: ``msm_window``'s below ``SHIFT_C``'s first size, then the measured table."""
     for group, ab in ((G1, 96), (G2, 192)):
         for n, c in ((1000, 8), (1 << 20, 17), (1 << 24, 20)):
             W = -(-255 // c)
@@ -54,9 +54,8 @@ def test_shifted_bases_bytes_and_width():
     assert shift_device_bytes((1 << 31) // 13 - 1, G1, 20) > 0
     with pytest.raises(ValueError, match="2\\^31"):
         shift_device_bytes((1 << 31) // 13 + 1, G1, 20)
-    assert [shift_window(1 << k) for k in (10, 16, 20)] == [msm_window(1 << k) for k in (10, 16, 20)]
-    assert shift_window(1 << 21) == shift_window(1 << 24) == 20
-    assert 255 - (-(-255 // 20) - 1) * 20 == 15
+    assert [shift_window(1 << k) for k in (10, 16, 19)] == [msm_window(1 << k) for k in (10, 16, 19)]
+    assert [shift_window(1 << k) for k in (20, 21, 23, 24, 27)] == [17, 20, 20, 22, 22]
 
 
 def test_msm_device_bytes_grows_with_size_and_group():

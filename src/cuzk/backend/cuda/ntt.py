@@ -6,8 +6,8 @@ of 1024 elements (3 launches at 2^20..2^26), natural order in and out (the last 
 bit-reversed index), one stage per shared-memory round trip (``ntt.cu``: ``ntt_pass``). Twiddles
 ``ω^j`` for each size are computed once on the GPU and cached. ``NTT_VARIANT`` picks the pass
 kernel and block size among ``NTT_VARIANTS`` (radix-4 and radix-8 rounds, blocks of 2^10..2^12
-elements; same values, same flags, same order), ``NTT_VARIANT_BY_LOG`` per size (from 2^20: the
-radix-4 pass at 3 blocks per SM).
+elements; same values, same flags, same order), ``NTT_VARIANT_BY_LOG`` per size (2^16..2^20: blocks
+of 2^8 elements; from 2^21: the radix-4 pass at 3 blocks per SM).
 Input factors (coset powers) and output factors (n⁻¹, 1/Z) are fused into the first and last
 pass. When the whole transform does not fit, it runs split (four-step, in blocks:
 ``plan.ntt_memory_plan``); ``compute_h`` picks the first of ``plan.H_SCHEDULES`` that fits
@@ -56,24 +56,36 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "r4": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 11, 9),    # 100 registers, no spills: 2 blocks / SM
     "r4-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 10, 8),
     "r4o3": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 11, 9),        # 80 registers, no spills: 3 blocks / SM
+    "old-256": NTTVariant("ntt.cu", "ntt_pass", 1, 8, 8),          # small sizes: 4x the blocks of old
+    "r4o3-256": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 8, 8),
 }
 """The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
 blocks / SM at 256 threads by registers). ``ntt_radix.cu`` (r8, r8c, r4) compiles in about 15 s
-(nvcc), once per process or CuPy kernel cache; r4o3 is in ``ntt.cu``. Every block_log is ≥ 10 and
-max_t ≥ 8, so a variant has at most the passes of "old" and ``plan.ntt_device_bytes`` (which counts "old"'s pass buffer) stays an
-upper estimate. Blocks of more than 2^10 elements take over 48 KiB of shared memory (32 B per
-element), opted in per kernel; 2^12 (128 KiB) leaves one block per SM."""
+(nvcc), once per process or CuPy kernel cache; r4o3 is in ``ntt.cu``. Every max_t is ≥ 8, so at
+2^12 and up a variant runs two or more passes through one pass buffer, as "old" does
+(``plan.ntt_device_bytes`` counts it), and below 2^12 its extra passes (blocks of 2^8: two at 2^9
+to 2^11) reuse that buffer. The *-256 variants (blocks of 2^8 elements, so four times the blocks
+of old's 2^10) keep more of the device busy where a transform is small. Blocks of more than 2^10
+elements take over 48 KiB of shared memory (32 B per element), opted in per kernel; 2^12 (128 KiB)
+leaves one block per SM."""
 
 NTT_VARIANT = "old"
 """The variant ``_ntt`` runs (a key of ``NTT_VARIANTS``), read at each call."""
 
-NTT_VARIANT_BY_LOG: dict[int, str] = {k: "r4o3" for k in range(20, MAX_LOG_NTT + 1)}
+NTT_VARIANT_BY_LOG: dict[int, str] = {16: "old-256", 17: "old-256", 18: "r4o3-256", 19: "r4o3-256", 20: "r4o3-256",
+                                      **{k: "r4o3" for k in range(21, MAX_LOG_NTT + 1)}}
 """Per transform length 2^k (of a row, in batches), a variant that overrides ``NTT_VARIANT``.
-r4o3 from 2^20 up: ahead of old in two runs on two cards, both side by side with equal outputs
+r4o3 from 2^21 up: ahead of old in two runs on two cards, both side by side with equal outputs
 (back-to-back ms, old / r4o3: H200 2^20 0.313 / 0.303, 2^24 5.164 / 5.091, 2^27 46.56 / 45.25,
 benchmarks/results/2026-12-05-h200-stop44/call2; H100 after fr.cuh's constant-memory M0 0.313 /
-0.300, 5.000 / 4.899, 45.04 / 43.26, 2026-12-05-h100-stop45/call1); below 2^20 it is slower
-(H100 2^16 0.084 against 0.056 ms). It is in ``ntt.cu`` (about 3 s of its compile)."""
+0.300, 5.000 / 4.899, 45.04 / 43.26, 2026-12-05-h100-stop45/call1). From 2^16 to 2^20 blocks of
+2^8 elements (4 or 8 times the blocks): at 2^16 old's 64 blocks of 2^10 leave half the SMs idle.
+H100, outputs equal to old's, ms per transform as a CUDA graph replay of 200 (Python-launched back
+to back), old / the variant: 2^16 0.0428 (0.0485) / old-256 0.0246 (0.0501), 2^17 0.0475 /
+0.0391, 2^18 0.0789 (0.0807) / r4o3-256 0.0659 (0.0725), 2^19 0.1544 / 0.1265, 2^20 0.2997 /
+0.2423; r4o3 itself at 2^20 0.2635 (benchmarks/results/2026-12-05-stop47, calls 1 and 2). At 2^16
+the Python launches, not the kernels, set the back-to-back time. r4o3 is in ``ntt.cu`` (about 3 s
+of its compile)."""
 
 _SMEM_OPTED: dict[tuple[str, str, int], int] = {}
 """Dynamic shared-memory bytes each pass kernel (module, name, device) was allowed so far."""

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # annotations only
 # NTT pass plan (must match ntt.cu)
 _NTT_BLOCK_LOG = 10  # elements per shared-memory block: 2^10 (32 KiB)
 _NTT_MAX_T = 8       # stages per non-final pass (leaves runs of ≥ 4 contiguous elements)
+_NTT_MIN_BLOCK_LOG = 8   # the smallest block of any variant (ntt.NTT_VARIANTS): 2^8 elements
 
 
 def _ntt_plan(k: int, block_log: int = _NTT_BLOCK_LOG, max_t: int = _NTT_MAX_T) -> list[tuple[int, int, int]]:
@@ -185,13 +186,17 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
     return peak + peak // 8 + _POOL_SLACK
 
 
-SHIFT_C = {21: 20}
+SHIFT_C = {20: 17, 21: 20, 24: 22}
 """Window width of an MSM over shifted bases (``CUDAMSMContext.shift``) by the fewest log2 points
 from which it applies (the largest key ≤ log2 n; smaller MSMs take ``msm_window``'s width). The
 windows share one bucket set, so the reduction no longer grows with their number and a wider
-window pays: 2^24 points at c = 20 are 13 bucket additions per point against 15 at c = 17. Widths
-whose top window is a few bits (c = 21, 23: 2 or 3 bits) crowd a few buckets with one entry per
-point and are never used; c = 20's top window has 15 bits."""
+window pays. Widths whose top window is a few bits (c = 21, 23: 2 or 3 bits) crowd a few buckets
+with one entry per point and are not used. H100, G1, the same bases and scalars, ms (plain at
+``msm_window``'s width / shifted at the width chosen): 2^20 11.43 / 9.67 (c = 17), 2^21 19.60 /
+16.64 (20), 2^22 32.97 / 29.22 (20), 2^23 60.73 / 55.18 (20), 2^24 109.84 / 106.17 (22), 2^25
+206.08 / 204.12 (22) (benchmarks/results/2026-12-05-stop47, calls 1 and 2). From 2^24 the sort,
+whose bucket tails no longer stay in L2 and which cannot run ahead of the bucket sums (one bucket
+set), eats most of the gain: 18.6 ms at 2^24 against 10.6 plain."""
 
 
 def shift_window(n: int) -> int:
@@ -356,15 +361,15 @@ def ntt_device_bytes(n: int, chunk: int = 0, twiddles: bool = True) -> int:
             of ``chunk`` elements: the output plus two blocks (a gathered block and its transform).
         twiddles: the size's twiddles (n/2 elements) are not cached yet and count (unsplit only).
 
-    The pass buffer is counted by the default plan (``_ntt_plan(k)``); every variant of
-    ``ntt.NTT_VARIANTS`` has at most its passes (larger blocks), the same twiddle table and no
-    other device arrays, so this stays an upper estimate whichever ``NTT_VARIANT`` runs.
+    The pass buffer is counted from 2^9 up (``_NTT_MIN_BLOCK_LOG``): every variant of
+    ``ntt.NTT_VARIANTS`` runs its passes through one such buffer, with the same twiddle table and
+    no other device arrays, so this stays an upper estimate whichever ``NTT_VARIANT`` runs.
     """
     if n <= 1:
         return n * _FR_BYTES
     if chunk:
         return (n + 2 * chunk) * _FR_BYTES + _ntt_fixed_bytes(n, True, twiddles)
-    bufs = 2 if len(_ntt_plan(n.bit_length() - 1)) > 1 else 1
+    bufs = 2 if n.bit_length() - 1 > _NTT_MIN_BLOCK_LOG else 1
     return bufs * n * _FR_BYTES + _ntt_fixed_bytes(n, False, twiddles)
 
 
