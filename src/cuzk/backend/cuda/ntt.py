@@ -58,6 +58,7 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "r4o3": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 11, 9),        # 80 registers, no spills: 3 blocks / SM
     "old-256": NTTVariant("ntt.cu", "ntt_pass", 1, 8, 8),          # small sizes: 4x the blocks of old
     "r4o3-256": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 8, 8),
+    "r4o3-512": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 9),
 }
 """The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
 blocks / SM at 256 threads by registers). ``ntt_radix.cu`` (r8, r8c, r4) compiles in about 15 s
@@ -65,7 +66,8 @@ blocks / SM at 256 threads by registers). ``ntt_radix.cu`` (r8, r8c, r4) compile
 2^12 and up a variant runs two or more passes through one pass buffer, as "old" does
 (``plan.ntt_device_bytes`` counts it), and below 2^12 its extra passes (blocks of 2^8: two at 2^9
 to 2^11) reuse that buffer. The *-256 variants (blocks of 2^8 elements, so four times the blocks
-of old's 2^10) keep more of the device busy where a transform is small. Blocks of more than 2^10
+of old's 2^10) keep more of the device busy where a transform is small; r4o3-512 (blocks of 2^9,
+up to 9 stages a pass) is the fastest from 2^21 to 2^25. Blocks of more than 2^10
 elements take over 48 KiB of shared memory (32 B per element), opted in per kernel; 2^12 (128 KiB)
 leaves one block per SM."""
 
@@ -73,19 +75,31 @@ NTT_VARIANT = "old"
 """The variant ``_ntt`` runs (a key of ``NTT_VARIANTS``), read at each call."""
 
 NTT_VARIANT_BY_LOG: dict[int, str] = {16: "old-256", 17: "old-256", 18: "r4o3-256", 19: "r4o3-256", 20: "r4o3-256",
-                                      **{k: "r4o3" for k in range(21, MAX_LOG_NTT + 1)}}
-"""Per transform length 2^k (of a row, in batches), a variant that overrides ``NTT_VARIANT``.
-r4o3 from 2^21 up: ahead of old in two runs on two cards, both side by side with equal outputs
-(back-to-back ms, old / r4o3: H200 2^20 0.313 / 0.303, 2^24 5.164 / 5.091, 2^27 46.56 / 45.25,
-benchmarks/results/2026-12-05-h200-stop44/call2; H100 after fr.cuh's constant-memory M0 0.313 /
-0.300, 5.000 / 4.899, 45.04 / 43.26, 2026-12-05-h100-stop45/call1). From 2^16 to 2^20 blocks of
-2^8 elements (4 or 8 times the blocks): at 2^16 old's 64 blocks of 2^10 leave half the SMs idle.
-H100, outputs equal to old's, ms per transform as a CUDA graph replay of 200 (Python-launched back
-to back), old / the variant: 2^16 0.0428 (0.0485) / old-256 0.0246 (0.0501), 2^17 0.0475 /
-0.0391, 2^18 0.0789 (0.0807) / r4o3-256 0.0659 (0.0725), 2^19 0.1544 / 0.1265, 2^20 0.2997 /
-0.2423; r4o3 itself at 2^20 0.2635 (benchmarks/results/2026-12-05-stop47, calls 1 and 2). At 2^16
-the Python launches, not the kernels, set the back-to-back time. r4o3 is in ``ntt.cu`` (about 3 s
-of its compile)."""
+                                      **dict.fromkeys(range(21, 26), "r4o3-512"), 26: "r4o3-256", 27: "r4o3"}
+"""Per transform length 2^k (of a row, in batches), a variant that overrides ``NTT_VARIANT``:
+the fastest side by side on the H100 with outputs equal to old's (benchmarks/results/
+2026-12-05-stop47, calls 2 and 3; ms per transform back to back, Python-launched):
+
+===== ======= ======= ========= ========= =========
+2^k   old     r4o3    r4o3-256  r4o3-512  old-256
+===== ======= ======= ========= ========= =========
+16    0.0485  .       0.0497    0.0502    0.0501
+18    0.0807  .       0.0725    0.0697    0.0722
+20    0.3049  0.2665  0.2471    0.2511    0.2726
+21    0.5986  0.5400  0.5032    0.4886    0.5455
+22    1.1845  1.0760  1.0402    0.9922    1.1061
+24    4.9263  4.3828  4.2418    4.1993    4.7989
+25    10.124  9.1240  8.8200    8.5489    9.9327
+26    20.978  18.690  18.005    18.661    20.731
+27    44.282  38.527  38.530    39.568    43.226
+===== ======= ======= ========= ========= =========
+
+(2^16..2^20: call 2's r4o3@9:9 and @8:8 runs, the same kernels; 2^20 r4o3 from call 1.) At 2^16
+the Python launches set the back-to-back time: as a CUDA graph replay of 200 transforms, old 0.0428
+against old-256 0.0246 ms (2^17 0.0475 / 0.0391; 2^18 0.0789 / r4o3-256 0.0659). Earlier, r4o3
+against old on the H200: 2^20 0.313 / 0.303, 2^24 5.164 / 5.091, 2^27 46.56 / 45.25 (2026-12-05-
+h200-stop44/call2). Bigger blocks leave too few blocks below 2^21; at 2^27, r4o3's 2^11-element
+blocks win. r4o3 is in ``ntt.cu`` (about 3 s of its compile)."""
 
 _SMEM_OPTED: dict[tuple[str, str, int], int] = {}
 """Dynamic shared-memory bytes each pass kernel (module, name, device) was allowed so far."""
