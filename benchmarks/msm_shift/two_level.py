@@ -67,7 +67,8 @@ for k in a.log_sizes:
         res["rows"].append(row)
         print(f"2^{k} c={c}: plain {row['plain_ms']:.2f} ms, shifted one-level {row['ms']['one']:.2f} ms "
               f"(sort {1e3 * row['phases']['one']['sort']:.1f}), two-level {row['ms']['two']:.2f} ms "
-              f"(sort {1e3 * row['phases']['two']['sort']:.1f}), equal {row['equal']}", flush=True)
+              f"(sort {1e3 * row['phases']['two']['sort-bins']:.1f} + {1e3 * row['phases']['two']['sort']:.1f}), "
+              f"equal {row['equal']}", flush=True)
         ctx.close()
         _free_pool()
     del bases, s
