@@ -628,6 +628,7 @@ def test_msm_shifted_bases(gpu, group, monkeypatch, two_level):
     from cuzk.backend.cuda.plan import MIN_MSM_CHUNK, msm_device_bytes, shift_device_bytes
 
     monkeypatch.setattr(cb, "SHIFT_TWO_LEVEL_FROM", 1 if two_level else 1 << 40)
+    monkeypatch.setattr(cb, "_COARSE_PER", 256)             # several blocks reserve ranges in each bin
     scatters = []
     real_bins = cb.CUDAMSMContext._scatter_bins
 
