@@ -612,8 +612,7 @@ def test_msm_sort_ahead_on_a_side_stream(gpu, group, monkeypatch):
 
 
 @GROUPS
-@pytest.mark.parametrize("two_level", [False, True], ids=["one-level", "two-level"])
-def test_msm_shifted_bases(gpu, group, monkeypatch, two_level):
+def test_msm_shifted_bases(gpu, group, monkeypatch):
     """Shifted bases (``CUDAMSMContext.shift``): the table's row w·n + i is 2^(w·c)·base i (on
     arkworks points, an infinity among the bases), and MSMs over it, every window in one bucket
     set (the bucket sums see one set and the table), equal arkworks' MSM: random scalars,
@@ -621,22 +620,9 @@ def test_msm_shifted_bases(gpu, group, monkeypatch, two_level):
     2^64 (empty windows) and one scalar for every point (a crowded bucket: the chunked path over
     the table). A width other than the table's, and an MSM whose shifted temporaries do not fit
     (chunks), use the bases alone; a table that does not fit is not built; another width rebuilds
-    it; closing drops it. The sort's scatter in one level (``msm_scatter``) or in two
-    (``msm_scatter_coarse``/``msm_scatter_fine``, ``SHIFT_TWO_LEVEL_FROM``): bins of 2 (c = 8) and 4
-    (c = 13) buckets."""
+    it; closing drops it."""
     import cuzk.backend.cuda.msm as cb
     from cuzk.backend.cuda.plan import MIN_MSM_CHUNK, msm_device_bytes, shift_device_bytes
-
-    monkeypatch.setattr(cb, "SHIFT_TWO_LEVEL_FROM", 1 if two_level else 1 << 40)
-    monkeypatch.setattr(cb, "_COARSE_PER", 256)             # several blocks reserve ranges in each bin
-    scatters = []
-    real_bins = cb.CUDAMSMContext._scatter_bins
-
-    def bins(self, *a):
-        scatters.append(a[3])
-        return real_bins(self, *a)
-
-    monkeypatch.setattr(cb.CUDAMSMContext, "_scatter_bins", bins)
 
     sets = []
     real_sums = cb.CUDAMSMContext._bucket_sums
@@ -667,10 +653,8 @@ def test_msm_shifted_bases(gpu, group, monkeypatch, two_level):
             for i in [7] + RNG.sample(range(n), 3):
                 assert rows[i] == group.mul(pts[i], 1 << (w * c)), (c, w, i)
         sets.clear()
-        scatters.clear()
         assert ctx.msm(sc) == ref, c
         assert sets == [(1, True)] and ctx.last_chunks == 1, (c, sets)
-        assert scatters == ([c] if two_level else []), (c, scatters)
         assert ctx.msm(gpu.to_device(sc)) == ref, c
         for s in (crowd, small):
             assert ctx.msm(s) == group.msm(pts, s), c

@@ -166,7 +166,11 @@ extern "C" __global__ void msm_hist(const u32* __restrict__ sc, const unsigned c
 // window's scatter runs on a side stream during this window's bucket sums (msm.py OVERLAP_SORT).
 // Entry of scalar i in window w: point w * istride + i (istride 0; n over shifted bases, whose row
 // w n + i is 2^(w c) times base i: CUDAMSMContext.shift, msm_shift_bases), into bucket
-// w * bstride + d - 1 (as msm_hist).
+// w * bstride + d - 1 (as msm_hist). Over shifted bases the one bucket set's tails (2^21 at c = 22)
+// do not stay in L2: 18 ms at 2^24 against 10.6 plain (H100). A sort in two levels (entries by
+// bin of 2^11 buckets into a work array, per-block bin counts in shared memory, then one block per
+// bin placing them with shared-memory cursors) was slower: 11.6 + 21.3 ms (stop 47 calls 5 and 6,
+// commit 753c328).
 extern "C" __global__ void __launch_bounds__(256, 8) msm_scatter(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c,
                                        int w0, int w1, u32 bstride, u64 istride, u32* __restrict__ cursor,
                                        u32* __restrict__ vals) {
@@ -187,65 +191,6 @@ extern "C" __global__ void __launch_bounds__(256, 8) msm_scatter(const u32* __re
                 vals[pos] = (u32)(w * istride + i) | ((sign ^ neg) << 31);
             }
         }
-    }
-}
-
-// Over shifted bases with many buckets (msm.py SHIFT_TWO_LEVEL_FROM), the sort in two levels: one
-// set of 2^(c-1) bucket tails (2^21 at c = 22: 64 MB of 32-byte sectors) does not stay in L2, and
-// msm_scatter's 4-byte writes there took 18.6 ms at 2^24 (H100) against 10.6 ms plain.
-// msm_scatter_coarse: every window of the block's `per` scalars, each entry and its bucket's low s
-// bits as one 64-bit word into tmp, placed by the bucket's bin (bucket >> s, at most 2^10 bins:
-// their tails stay in L2) from ccur[bin], which starts at the bin's first bucket's offset, so that
-// bin b's words fill exactly the range its buckets take in vals. The block counts its entries per
-// bin in shared memory (4 << (c - 1 - s) bytes), reserves each bin's range with one global atomic,
-// then places its entries there: one global atomic per entry on 2^10 addresses serialized at L2
-// (the sort took 46 ms at 2^24, c = 22, H100, against 18 in one level: stop 47 call 5).
-extern "C" __global__ void __launch_bounds__(256) msm_scatter_coarse(const u32* __restrict__ sc, const unsigned char* __restrict__ flags,
-                                                                     u64 n, int c, int W, int s, u32 per, u32* __restrict__ ccur,
-                                                                     unsigned long long* __restrict__ tmp) {
-    extern __shared__ u32 cnt[];
-    const u32 NB = 1u << (c - 1), low = (1u << s) - 1, bins = NB >> s;
-    for (u32 j = threadIdx.x; j < bins; j += blockDim.x) cnt[j] = 0;
-    __syncthreads();
-    const u64 i0 = (u64)blockIdx.x * per, i1 = min(n, i0 + per);
-    for (int pass = 0; pass < 2; pass++) {
-        for (u64 i = i0 + threadIdx.x; i < i1; i += blockDim.x) {
-            const unsigned char f = flags[i];
-            if (f & 4) continue;
-            const u32* sp = sc + 8 * i;
-            const u32 neg = (f >> 1) & 1;
-            u32 carry = 0;
-            for (int w = 0; w < W; w++) {
-                u32 d = window_bits(sp, w * c, c) + carry;
-                u32 sign = 0;
-                if (d > NB) { carry = 1; d = (1u << c) - d; sign = 1; } else carry = 0;
-                if (!d) continue;
-                const u32 pos = atomicAdd(&cnt[(d - 1) >> s], 1u);
-                if (pass) tmp[pos] = ((unsigned long long)((d - 1) & low) << 32) | ((u32)(w * n + i) | ((sign ^ neg) << 31));
-            }
-        }
-        __syncthreads();
-        if (!pass)   // counts -> this block's first position in each bin
-            for (u32 j = threadIdx.x; j < bins; j += blockDim.x) cnt[j] = cnt[j] ? atomicAdd(&ccur[j], cnt[j]) : 0u;
-        __syncthreads();
-    }
-}
-
-// msm_scatter_coarse's second level: block b takes bin b's words tmp[offs[b 2^s] .. offs[(b+1) 2^s])
-// and places each entry at its bucket's cursor, the bin's 2^s cursors in shared memory (4 << s
-// bytes of dynamic shared memory); its writes stay inside the bin's range of vals.
-extern "C" __global__ void __launch_bounds__(512) msm_scatter_fine(const unsigned long long* __restrict__ tmp,
-                                                                   const u32* __restrict__ offs, u32 NB, int s,
-                                                                   u32* __restrict__ vals) {
-    extern __shared__ u32 cur[];
-    const u32 b0 = blockIdx.x << s;
-    const u32 nf = min(1u << s, NB - b0);
-    for (u32 j = threadIdx.x; j < nf; j += blockDim.x) cur[j] = offs[b0 + j];
-    __syncthreads();
-    const u32 hi = offs[b0 + nf];
-    for (u32 e = offs[b0] + threadIdx.x; e < hi; e += blockDim.x) {
-        const unsigned long long t = tmp[e];
-        vals[atomicAdd(&cur[(u32)(t >> 32)], 1u)] = (u32)t;
     }
 }
 

@@ -52,8 +52,6 @@ from .runtime import (
 
 _SEG = 4       # entries per thread at each level of the window reduction
 _SHIFT_PIECES = 256   # over shifted bases: partial sums one msm_bucket_pieces thread may add (uniform path)
-_BINS_LOG = 10        # the two-level sort's first level: at most 2^10 bins (their tails stay in L2)
-_COARSE_PER = 4096    # scalars per block of msm_scatter_coarse (one global atomic per bin and block)
 
 
 SCATTER_WINDOWS = 1
@@ -71,11 +69,6 @@ window's first. On the H200 (benchmarks/results/2026-12-04-h200-stop39/call2, ra
 ahead against inline alternated): 2^27 799 against 861 ms, 2^26 412 / 444, 2^24 117.5 / 121.3.
 Below 2^24 that run compared the inline path with itself (the threshold was already 2^24 there:
 12.3 / 11.8 ms at 2^20 is its noise); from 2^24, the smallest size measured faster. Read at each MSM."""
-
-SHIFT_TWO_LEVEL_FROM = 1 << 17
-"""Over shifted bases, the fewest buckets (2^(c−1)) from which the sort's scatter runs in two levels
-(``msm_scatter_coarse`` into at most 2^10 bins, then ``msm_scatter_fine`` per bin with its cursors
-in shared memory; ``msm.cu`` says why). Read at each MSM."""
 
 AFFINE = {"G1": 0, "G2": 0}
 """Per group, the fewest points from which a uniform run's bucket sums start with batch-affine pair
@@ -371,27 +364,6 @@ class CUDAMSMContext(MSMContext):
             self._k("msm_scatter")((self._be.sm_count(),), (128,), args)
             return side.record()
 
-    def _scatter_bins(self, sc, flags, n: int, c: int, W: int, offs, vals, mark=None) -> None:
-        """The sort's scatter over shifted bases in two levels, on the current stream: every window's
-        entries with their buckets' low s bits into a work array by bin of 2^s buckets
-        (``msm_scatter_coarse``, at most 2^``_BINS_LOG`` bins), then each bin's entries to their
-        buckets (``msm_scatter_fine``, one block per bin). The same entries per bucket as
-        ``msm_scatter``; within a bucket the order differs (a sum does not care). ``mark``: called
-        between the levels (``msm_device``'s profile: "sort-bins" is the first level)."""
-        cp = self._be.cp
-        NB = 1 << (c - 1)
-        s = min(c - 1, max(1, c - 1 - _BINS_LOG), 12)   # 2^12 cursors: 16 KiB of shared memory
-        bins = NB >> s
-        ccur = offs[0:NB:1 << s].copy()         # bin b from its first bucket's offset
-        tmp = cp.empty(max(1, n * W), dtype=cp.uint64)
-        per = _COARSE_PER
-        self._k("msm_scatter_coarse")((max(1, -(-n // per)),), (256,),
-                                      (sc, flags, _u64(n), _i32(c), _i32(W), _i32(s), _u32(per), ccur, tmp),
-                                      shared_mem=4 * bins)
-        if mark is not None:
-            mark("sort-bins")
-        self._k("msm_scatter_fine")((bins,), (512,), (tmp, offs, _u32(NB), _i32(s), vals), shared_mem=4 << s)
-
     def _bucket_sums(self, vals, offs, NB: int, W: int, runs: list, ready: list | None = None, affine: bool = False,
                      bases=None):
         """(W·NB, xw) XYZZ bucket sums from the sorted entries ``vals`` and offsets ``offs``
@@ -592,12 +564,8 @@ class CUDAMSMContext(MSMContext):
         runs = self._window_runs(counts, offs, NB, WB, split=ahead, shifted=shifted)
         del counts
         try:
-            if shifted and NB >= SHIFT_TWO_LEVEL_FROM:
-                self._scatter_bins(sc, flags, n, c, W, offs, vals, mark)
-                events = []
-            else:
-                events = [self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0, shifted)
-                          for w0 in range(0, W, step)]
+            events = [self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0, shifted)
+                      for w0 in range(0, W, step)]
             mark("sort")
             buckets = self._bucket_sums(vals, offs, NB, WB, runs, [events[r[0] // step] for r in runs] if ahead else None,
                                         affine=0 < AFFINE.get(self._g, 0) <= n, bases=self._table if shifted else None)

@@ -175,8 +175,7 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
     xb, ab = 192 * k, 96 * k               # bytes per XYZZ / affine point
     total = n * W                           # bucket entries
     scal = n * 33 + (n * 32 if host_scalars else 0)
-    sort = total * (12 if shifted else 4) + 6 * (B + 1) * 4   # + a run's offsets rebased (``_bucket_sums``);
-    # shifted: the two-level scatter's 8-byte words (``CUDAMSMContext._scatter_bins``)
+    sort = total * 4 + 6 * (B + 1) * 4      # + a run's offsets rebased (``_bucket_sums``)
     L = _chunk_len(total, B)
     uniform = (B + -(-total // L)) * xb
     buckets = B * xb + max(uniform, _skewed_bytes(total, B, xb))
