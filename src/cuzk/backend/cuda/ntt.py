@@ -59,6 +59,7 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "old-256": NTTVariant("ntt.cu", "ntt_pass", 1, 8, 8),          # small sizes: 4x the blocks of old
     "r4o3-256": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 8, 8),
     "r4o3-512": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 9),
+    "r4o3-512/7": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 7),   # 2^27: 4 passes, runs of 4+ elements
 }
 """The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
 blocks / SM at 256 threads by registers). ``ntt_radix.cu`` (r8, r8c, r4) compiles in about 15 s
@@ -67,7 +68,8 @@ blocks / SM at 256 threads by registers). ``ntt_radix.cu`` (r8, r8c, r4) compile
 (``plan.ntt_device_bytes`` counts it), and below 2^12 its extra passes (blocks of 2^8: two at 2^9
 to 2^11) reuse that buffer. The *-256 variants (blocks of 2^8 elements, so four times the blocks
 of old's 2^10) keep more of the device busy where a transform is small; r4o3-512 (blocks of 2^9,
-up to 9 stages a pass) is the fastest from 2^21 to 2^25. Blocks of more than 2^10
+up to 9 stages a pass) is the fastest from 2^21 to 2^25, r4o3-512/7 (at most 7) at 2^27, where
+r4o3-512's passes of 9 stages leave runs of one element. Blocks of more than 2^10
 elements take over 48 KiB of shared memory (32 B per element), opted in per kernel; 2^12 (128 KiB)
 leaves one block per SM."""
 
@@ -75,7 +77,7 @@ NTT_VARIANT = "old"
 """The variant ``_ntt`` runs (a key of ``NTT_VARIANTS``), read at each call."""
 
 NTT_VARIANT_BY_LOG: dict[int, str] = {16: "old-256", 17: "old-256", 18: "r4o3-256", 19: "r4o3-256", 20: "r4o3-256",
-                                      **dict.fromkeys(range(21, 26), "r4o3-512"), 26: "r4o3-256", 27: "r4o3"}
+                                      **dict.fromkeys(range(21, 26), "r4o3-512"), 26: "r4o3-256", 27: "r4o3-512/7"}
 """Per transform length 2^k (of a row, in batches), a variant that overrides ``NTT_VARIANT``:
 the fastest side by side on the H100 with outputs equal to old's (benchmarks/results/
 2026-12-05-stop47, calls 2 and 3; ms per transform back to back, Python-launched):
@@ -94,12 +96,15 @@ the fastest side by side on the H100 with outputs equal to old's (benchmarks/res
 27    44.282  38.527  38.530    39.568    43.226
 ===== ======= ======= ========= ========= =========
 
-(2^16..2^20: call 2's r4o3@9:9 and @8:8 runs, the same kernels; 2^20 r4o3 from call 1.) At 2^16
+(2^16..2^20: call 2's r4o3@9:9 and @8:8 runs, the same kernels; 2^20 r4o3 from call 1.) At 2^27
+(call 7) r4o3-512/7 37.43 against r4o3 38.26 ms, and the fused H step at 2^27 with it 0.2456 against
+0.2483 s (alternated, equal H; benchmarks/ntt_fast/h_variants.py); at 2^26 it was not faster than
+r4o3-256 (18.30 / 17.88). At 2^16
 the Python launches set the back-to-back time: as a CUDA graph replay of 200 transforms, old 0.0428
 against old-256 0.0246 ms (2^17 0.0475 / 0.0391; 2^18 0.0789 / r4o3-256 0.0659). Earlier, r4o3
 against old on the H200: 2^20 0.313 / 0.303, 2^24 5.164 / 5.091, 2^27 46.56 / 45.25 (2026-12-05-
-h200-stop44/call2). Bigger blocks leave too few blocks below 2^21; at 2^27, r4o3's 2^11-element
-blocks win. r4o3 is in ``ntt.cu`` (about 3 s of its compile)."""
+h200-stop44/call2). Bigger blocks leave too few blocks below 2^21. r4o3 is in ``ntt.cu`` (about 3 s
+of its compile)."""
 
 _SMEM_OPTED: dict[tuple[str, str, int], int] = {}
 """Dynamic shared-memory bytes each pass kernel (module, name, device) was allowed so far."""
