@@ -59,14 +59,13 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "old-256": NTTVariant("ntt.cu", "ntt_pass", 1, 8, 8),          # small sizes: 4x the blocks of old
     "r4o3-256": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 8, 8),
     "r4o3-512": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 9),
-    "r4o3-512/7": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 7),   # 2^27: 4 passes, runs of 4+ elements
+    "r4o3-512/7": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 7),   # 2^27: 4 passes, runs of 8 elements
 }
 """The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
 blocks / SM at 256 threads by registers). ``ntt_radix.cu`` (r8, r8c, r4) compiles in about 15 s
-(nvcc), once per process or CuPy kernel cache; r4o3 is in ``ntt.cu``. Every max_t is ≥ 8, so at
-2^12 and up a variant runs two or more passes through one pass buffer, as "old" does
-(``plan.ntt_device_bytes`` counts it), and below 2^12 its extra passes (blocks of 2^8: two at 2^9
-to 2^11) reuse that buffer. The *-256 variants (blocks of 2^8 elements, so four times the blocks
+(nvcc), once per process or CuPy kernel cache; r4o3 is in ``ntt.cu``. Every variant runs its passes before the last in one
+pass buffer, which ``plan.ntt_device_bytes`` counts from 2^9 up (blocks are at least 2^8 elements:
+a single pass below). The *-256 variants (blocks of 2^8 elements, so four times the blocks
 of old's 2^10) keep more of the device busy where a transform is small; r4o3-512 (blocks of 2^9,
 up to 9 stages a pass) is the fastest from 2^21 to 2^25, r4o3-512/7 (at most 7) at 2^27, where
 r4o3-512's passes of 9 stages leave runs of one element. Blocks of more than 2^10
