@@ -158,6 +158,21 @@ def test_variants_known():
                 assert ntt_device_bytes(n, twiddles=False) >= 2 * n * 32, (v, k)
 
 
+def test_ntt_variant_specs(monkeypatch):
+    """``cuzk.bench.kernels.ntt_variant``: a known name as it is, ``NAME@B:T`` added as NAME's kernel
+    with blocks of 2^B and at most T stages a pass, an unknown NAME or a bare unknown name refused."""
+    import cuzk.backend.cuda.ntt as ntt_mod
+    from cuzk.bench.kernels import ntt_variant
+
+    monkeypatch.setattr(ntt_mod, "NTT_VARIANTS", dict(NTT_VARIANTS))
+    assert ntt_variant("r4o3") == "r4o3" and ntt_mod.NTT_VARIANTS["r4o3"] == NTT_VARIANTS["r4o3"]
+    assert ntt_variant("r4o3@9:7") == "r4o3@9:7"
+    assert ntt_mod.NTT_VARIANTS["r4o3@9:7"] == NTT_VARIANTS["r4o3"]._replace(block_log=9, max_t=7)
+    for bad in ("nope@9:7", "nope"):
+        with pytest.raises(KeyError, match="unknown NTT variant"):
+            ntt_variant(bad)
+
+
 @pytest.mark.parametrize("name", [n for n in NTT_VARIANTS if n != "old"])
 def test_variant_plans_match_dft(host_ntt, name):
     """Each variant's own plans at 2^1..2^13 (one pass up to its block, two above), forward and

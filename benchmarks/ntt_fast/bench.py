@@ -39,7 +39,7 @@ import cupy as cp
 from cuzk.backend.cuda import CUDABackend
 from cuzk.backend.cuda import ntt as ntt_mod
 from cuzk.backend.cuda.plan import _ntt_plan
-from cuzk.bench.kernels import seeded_device
+from cuzk.bench.kernels import back_to_back, ntt_variant, seeded_device
 from cuzk.field import FR
 
 
@@ -62,13 +62,11 @@ ap.add_argument("--graph", type=int, default=0, help="also time this many transf
 a = ap.parse_args()
 T0 = time.monotonic()
 variants = ["old"] + [v for v in a.variants if v != "old"]
-for v in variants:
-    base, _, plan = v.partition("@")
-    if plan and base in ntt_mod.NTT_VARIANTS:
-        bl, mt = (int(x) for x in plan.split(":"))
-        ntt_mod.NTT_VARIANTS[v] = ntt_mod.NTT_VARIANTS[base]._replace(block_log=bl, max_t=mt)
-    if v not in ntt_mod.NTT_VARIANTS:
-        sys.exit(f"unknown variant {v!r}; known: {', '.join(ntt_mod.NTT_VARIANTS)}")
+try:
+    for v in variants:
+        ntt_variant(v)
+except KeyError as e:
+    sys.exit(str(e))
 
 try:
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
@@ -139,12 +137,7 @@ for k in a.log_sizes:
         res["runs_ms"][v][str(k)] = runs
         res["ms"][v][str(k)] = statistics.median(runs)
         if a.loop and left() > 2:
-            e0.record()
-            for _ in range(a.loop):
-                b._ntt(x, False, out=out, tmp=tmp)
-            e1.record()
-            e1.synchronize()
-            res["loop_ms"][v][str(k)] = cp.cuda.get_elapsed_time(e0, e1) / a.loop
+            res["loop_ms"][v][str(k)] = 1e3 * back_to_back(lambda x=x, out=out, tmp=tmp: b._ntt(x, False, out=out, tmp=tmp), a.loop)
         if a.graph and left() > 2:
             st = cp.cuda.Stream(non_blocking=True)
             with st:

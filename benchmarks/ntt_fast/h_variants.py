@@ -17,7 +17,7 @@ import cupy as cp
 
 from cuzk.backend.cuda import CUDABackend
 from cuzk.backend.cuda import ntt as ntt_mod
-from cuzk.bench.kernels import _h_ok, _rand_device, _rss_peak, _time_events
+from cuzk.bench.kernels import _h_ok, _rand_device, _rss_peak, _time_events, ntt_variant
 
 ap = argparse.ArgumentParser()
 ap.add_argument("out")
@@ -26,10 +26,7 @@ ap.add_argument("--log", type=int, default=27)
 ap.add_argument("--repeat", type=int, default=5)
 a = ap.parse_args()
 for v in a.variants:
-    base, _, plan = v.partition("@")
-    if plan:
-        bl, mt = (int(x) for x in plan.split(":"))
-        ntt_mod.NTT_VARIANTS[v] = ntt_mod.NTT_VARIANTS[base]._replace(block_log=bl, max_t=mt)
+    ntt_variant(v)
 
 k, n = a.log, 1 << a.log
 b = CUDABackend()

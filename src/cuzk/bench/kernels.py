@@ -176,22 +176,31 @@ def _summary(runs: list[float], n: int) -> dict:
     return {"seconds_min": round(best, 6), "seconds_median": round(med, 6), "elements_per_second": round(n / best)}
 
 
-def _back_to_back(fn, count: int) -> float:
-    """Seconds per call of ``count`` calls of fn between one pair of CUDA events on the null stream,
+def back_to_back(fn, count: int) -> float:
+    """Seconds per call of ``count`` calls of fn between one pair of CUDA events (``_time_events``),
     after one untimed call: what the device spends per call while the host keeps ahead (how
-    sppark's figures in ``SPPARK_NTT_S`` were taken), where ``_time_events`` also counts the host's
-    launch time of each single call."""
-    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
+    sppark's figures in ``SPPARK_NTT_S`` were taken), where one timed call also counts the host's
+    launches."""
+    return _time_events(lambda: [fn() for _ in range(count)], 1, warm=1)[0] / count
 
-    fn()
-    cp.cuda.Stream.null.synchronize()
-    a, b = cp.cuda.Event(), cp.cuda.Event()
-    a.record()
-    for _ in range(count):
-        fn()
-    b.record()
-    b.synchronize()
-    return cp.cuda.get_elapsed_time(a, b) / 1e3 / count
+
+def ntt_variant(spec: str) -> str:
+    """``spec`` as a key of ``cuzk.backend.cuda.ntt.NTT_VARIANTS``: a name there, or ``NAME@B:T``,
+    variant NAME with blocks of 2^B elements and at most T stages a pass before the last (its plan
+    ``_ntt_plan(k, B, T)``), added under that key on first use (the benchmarks' plan sweeps).
+
+    Raises:
+        KeyError: NAME is not a variant, or ``spec`` names none and has no ``@B:T``.
+    """
+    from ..backend.cuda import ntt  # noqa: PLC0415  (the cuda backend's module: benchmarks only)
+
+    if spec not in ntt.NTT_VARIANTS:
+        base, _, plan = spec.partition("@")
+        if not plan or base not in ntt.NTT_VARIANTS:
+            raise KeyError(f"unknown NTT variant {spec!r}; known: {', '.join(ntt.NTT_VARIANTS)}")
+        bl, mt = (int(x) for x in plan.split(":"))
+        ntt.NTT_VARIANTS[spec] = ntt.NTT_VARIANTS[base]._replace(block_log=bl, max_t=mt)
+    return spec
 
 
 def _ntt(bk, k: int, repeat: int, rng) -> dict:
@@ -211,7 +220,7 @@ def _ntt(bk, k: int, repeat: int, rng) -> dict:
            "seconds_coset_forward": statistics.median(coset), "runs_forward": fwd, "fr_mults": mults,
            "fr_mults_per_s": mults / t, "roundtrip_ok": ok, **_summary(fwd, n)}
     if cuda:
-        b2b = _back_to_back(lambda: bk.ntt(x), max(4, min(200, (1 << 24) >> k)))
+        b2b = back_to_back(lambda: bk.ntt(x), max(4, min(200, (1 << 24) >> k)))
         row |= {"fraction_of_peak": mults / t / PEAK_FR_MUL, "gpu_pool_bytes": _pool_bytes(),
                 "seconds_back_to_back": b2b}
         ref = _sppark_seconds(SPPARK_NTT_S, k)
@@ -310,13 +319,13 @@ def bench_bases(be, group, log_n: int):
     return bases
 
 
-def timed_msm(ctx, scalars) -> float:
-    """Wall seconds of one ``ctx.msm(scalars)``, the device idle before it."""
+def timed_msm(ctx, scalars, **kw) -> float:
+    """Wall seconds of one ``ctx.msm(scalars, **kw)``, the device idle before it."""
     import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
 
     cp.cuda.Device().synchronize()
     t = time.perf_counter()
-    ctx.msm(scalars)
+    ctx.msm(scalars, **kw)
     return time.perf_counter() - t
 
 
@@ -339,19 +348,6 @@ def _fq_mults(n: int, group, c: int, bucket_sets: int) -> int:
     return n * -(-255 // c) * m["madd"] + 2 * (bucket_sets << (c - 1)) * m["add"]
 
 
-def _timed_runs(ctx, s, repeat: int, **kw) -> list:
-    """Wall seconds of ``repeat`` calls ``ctx.msm(s, **kw)``, the device idle before each."""
-    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
-
-    runs = []
-    for _ in range(repeat):
-        cp.cuda.Stream.null.synchronize()
-        t1 = time.perf_counter()
-        ctx.msm(s, **kw)
-        runs.append(time.perf_counter() - t1)
-    return runs
-
-
 def _msm_shifted(be, group, bases, s, want, c: int, repeat: int) -> dict:
     """The MSM of ``s`` over ``bases`` shifted to width c (a context of its own, closed after):
     the table's build seconds and bytes, median seconds, equality with ``want``, a profiled
@@ -369,7 +365,7 @@ def _msm_shifted(be, group, bases, s, want, c: int, repeat: int) -> dict:
         cp.cuda.Stream.null.synchronize()
         build = time.perf_counter() - t0
         equal = ctx.msm(s) == want
-        runs = _timed_runs(ctx, s, repeat)
+        runs = [timed_msm(ctx, s) for _ in range(repeat)]
         prof: dict = {}
         ctx.msm(s, profile=prof)
         sec = statistics.median(runs)
@@ -404,13 +400,13 @@ def _msm_cuda(be, group, k: int, repeat: int, windows=(), shifts=()) -> dict:
     linear_ok = ctx.msm(s) + ctx.msm(t) == ctx.msm(be.add(s, t))
     prof: dict = {}
     ctx.msm(s, profile=prof)
-    runs = _timed_runs(ctx, s, repeat)
+    runs = [timed_msm(ctx, s) for _ in range(repeat)]
     sec = statistics.median(runs)
     by_window = {}
     want = ctx.msm(s)
     for cw in windows:
         equal = ctx.msm(s, c=cw) == want
-        wruns = _timed_runs(ctx, s, repeat, c=cw)
+        wruns = [timed_msm(ctx, s, c=cw) for _ in range(repeat)]
         wprof: dict = {}
         ctx.msm(s, c=cw, profile=wprof)
         by_window[str(cw)] = {"seconds": statistics.median(wruns), "equal_to_default": bool(equal),
@@ -548,4 +544,4 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
     return result
 
 
-__all__ = ["KINDS", "bench_kernels", "kernels_ok", "seeded_device"]
+__all__ = ["KINDS", "back_to_back", "bench_kernels", "kernels_ok", "ntt_variant", "seeded_device"]
