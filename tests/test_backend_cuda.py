@@ -620,20 +620,15 @@ def test_msm_shifted_bases(gpu, group, monkeypatch):
     2^64 (empty windows) and one scalar for every point (a crowded bucket: the chunked path over
     the table). A width other than the table's, and an MSM whose shifted temporaries do not fit
     (chunks), use the bases alone; a table that does not fit is not built; another width rebuilds
-    it; closing drops it. With several bucket sets (``plan.shift_sets``: asked for, or
-    ``SHIFT_SETS``' default) each set sums its windows, every set after the first sorted on the
-    side stream (``ready``), and the sums still equal arkworks'."""
+    it; closing drops it."""
     import cuzk.backend.cuda.msm as cb
-    import cuzk.backend.cuda.plan as cplan
     from cuzk.backend.cuda.plan import MIN_MSM_CHUNK, msm_device_bytes, shift_device_bytes
 
     sets = []
-    readies = []
     real_sums = cb.CUDAMSMContext._bucket_sums
 
     def sums(self, vals, offs, NB, W, rs, ready=None, affine=False, bases=None):
         sets.append((W, bases is not None and bases is self._table))
-        readies.append(ready)
         return real_sums(self, vals, offs, NB, W, rs, ready, affine, bases)
 
     monkeypatch.setattr(cb.CUDAMSMContext, "_bucket_sums", sums)
@@ -664,20 +659,6 @@ def test_msm_shifted_bases(gpu, group, monkeypatch):
         for s in (crowd, small):
             assert ctx.msm(s) == group.msm(pts, s), c
         assert ctx.msm_many([sc, small]) == [ref, group.msm(pts, small)], c
-        for g in (2, 3, W):
-            G = cplan.shift_sets(n, group, W, g)[0]
-            assert 1 < G <= g, (c, g)
-            for s in (sc, crowd):
-                sets.clear()
-                readies.clear()
-                assert ctx.msm(s, sets=g) == group.msm(pts, s), (c, g)
-                assert sets == [(G, True)], (c, g, sets)
-                assert readies[0] is not None and len(readies[0]) == G and readies[0][0] is None, (c, g)
-        monkeypatch.setattr(cplan, "SHIFT_SETS", {0: 3})   # the default from the table (G1 only)
-        sets.clear()
-        assert ctx.msm(sc) == ref, c
-        assert sets == [(3 if group is G1 else 1, True)], (c, sets)
-        monkeypatch.setattr(cplan, "SHIFT_SETS", {})
     sets.clear()
     assert ctx.msm(sc, c=7) == ref                          # not the table's width: the bases alone
     assert sets and all(w > 1 and not t for w, t in sets)

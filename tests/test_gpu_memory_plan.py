@@ -23,7 +23,6 @@ from cuzk.backend.cuda.plan import (
     msm_device_bytes,
     msm_window,
     shift_device_bytes,
-    shift_sets,
     shift_window,
     window_by_scalars,
     ntt_device_bytes,
@@ -57,28 +56,6 @@ def test_shifted_bases_bytes_and_width():
         shift_device_bytes((1 << 31) // 13 + 1, G1, 20)
     assert [shift_window(1 << k) for k in (10, 16, 19)] == [msm_window(1 << k) for k in (10, 16, 19)]
     assert [shift_window(1 << k) for k in (20, 21, 23, 24, 27)] == [17, 20, 20, 22, 22]
-
-
-def test_shifted_bucket_sets(monkeypatch):
-    """``shift_sets``: the count asked for, clamped to 1..W, then the fewest sets of ⌈W/sets⌉
-    windows (none empty; the sets cover the W windows exactly once); the default from
-    ``SHIFT_SETS`` by log2 size for G1, one set for G2; each further set adds one set of 2^(c−1)
-    XYZZ buckets to the MSM's device bytes."""
-    import cuzk.backend.cuda.plan as cplan
-
-    for W in (1, 2, 12, 13, 15, 32):
-        for g in range(1, W + 3):
-            G, wps = shift_sets(1 << 24, G1, W, g)
-            assert 1 <= G <= min(g, W) and (G - 1) * wps < W <= G * wps, (W, g)
-            assert sorted({w // wps for w in range(W)}) == list(range(G)), (W, g)
-    assert shift_sets(1 << 24, G1, 12, 0) == (1, 12) and shift_sets(1 << 24, G1, 12, 5) == (4, 3)
-    monkeypatch.setattr(cplan, "SHIFT_SETS", {22: 2, 24: 3})
-    assert [shift_sets(1 << k, G1, 12)[0] for k in (20, 22, 23, 24, 27)] == [1, 2, 2, 3, 3]
-    assert shift_sets(1 << 24, G2, 12) == (1, 12)
-    for group, xb in ((G1, 192), (G2, 384)):
-        one = msm_device_bytes(1 << 24, group, 22, shifted=True, sets=1)
-        two = msm_device_bytes(1 << 24, group, 22, shifted=True, sets=2)
-        assert two - one >= (1 << 21) * xb
 
 
 def test_msm_device_bytes_grows_with_size_and_group():

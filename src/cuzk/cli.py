@@ -380,9 +380,8 @@ def _bench_kernel(args) -> int:
     what = f"{args.what}-{args.group}" if args.what in ("msm", "fixed-base") else args.what
     windows = [int(x) for x in getattr(args, "windows", "").split(",") if x]
     shifts = [int(x) for x in getattr(args, "shift", "").split(",") if x]
-    sets = [int(x) for x in getattr(args, "shift_sets", "").split(",") if x]
     res = bench_kernels(what, sizes, args.backend, args.threads, args.repeat, args.json, windows=windows,
-                        budget=args.budget, shifts=shifts, shift_sets=sets)
+                        budget=args.budget, shifts=shifts)
     return 0 if kernels_ok(res) else 1
 
 
@@ -437,8 +436,6 @@ def build_parser() -> argparse.ArgumentParser:
             bk.add_argument("--windows", default="", help="cuda: also time each size at these window widths")
             bk.add_argument("--shift", default="", help="cuda: also time each size over shifted bases (precomputed "
                             "2^(w·c) multiples) of these window widths")
-            bk.add_argument("--shift-sets", default="", help="cuda: over shifted bases, also time these bucket-set "
-                            "counts (windows sharing a set; set g+1 sorted while set g is summed)")
         bk.add_argument("--log-sizes", default="10,14,16", help="comma-separated exponents k (default 10,14,16)")
         bk.add_argument("--backend", choices=BACKENDS, default="auto", help=BACKEND_HELP)
         bk.add_argument("--threads", "-t", type=int, default=1, help="CPU worker processes (default 1)")

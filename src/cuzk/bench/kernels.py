@@ -44,7 +44,7 @@ import time
 import numpy as np
 
 from ..backend import CSRMatrix, get_backend
-from ..backend.cuda.plan import msm_window, shift_sets
+from ..backend.cuda.plan import msm_window
 from ..curve import G1, G2
 from ..field import FR
 from ..fileio import atomic_write_text
@@ -273,9 +273,9 @@ def _compute_h(bk, k: int, repeat: int, rng) -> dict:
     return row
 
 
-def _msm(bk, group, k: int, repeat: int, rng, windows=(), shifts=(), shift_sets=()) -> dict:
+def _msm(bk, group, k: int, repeat: int, rng, windows=(), shifts=()) -> dict:
     if bk.name == "cuda":
-        return _msm_cuda(bk, group, k, repeat, windows, shifts, shift_sets)
+        return _msm_cuda(bk, group, k, repeat, windows, shifts)
     n = 1 << k
     ctx = bk.msm_context(group, _random_points(bk, group, n, rng))
     try:
@@ -348,11 +348,10 @@ def _fq_mults(n: int, group, c: int, bucket_sets: int) -> int:
     return n * -(-255 // c) * m["madd"] + 2 * (bucket_sets << (c - 1)) * m["add"]
 
 
-def _msm_shifted(be, group, bases, s, want, c: int, repeat: int, sets=()) -> dict:
+def _msm_shifted(be, group, bases, s, want, c: int, repeat: int) -> dict:
     """The MSM of ``s`` over ``bases`` shifted to width c (a context of its own, closed after):
     the table's build seconds and bytes, median seconds, equality with ``want``, a profiled
-    run's phases, and under ``by_sets`` the same for each bucket-set count in ``sets``
-    (``plan.shift_sets``); {"built": False} when the table does not fit."""
+    run's phases; {"built": False} when the table does not fit."""
     import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
 
     from ..backend.cuda import CUDAMSMContext  # noqa: PLC0415  (imports CuPy on use: the cuda backend only)
@@ -371,23 +370,16 @@ def _msm_shifted(be, group, bases, s, want, c: int, repeat: int, sets=()) -> dic
         ctx.msm(s, profile=prof)
         sec = statistics.median(runs)
         fq = _fq_mults(ctx.size, group, c, 1)
-        by_sets = {}
-        for g in sets:
-            g_equal = ctx.msm(s, sets=g) == want
-            g_runs = [timed_msm(ctx, s, sets=g) for _ in range(repeat)]
-            by_sets[str(g)] = {"seconds": statistics.median(g_runs), "runs": g_runs, "equal_to_default": bool(g_equal),
-                               "sets_windows": list(shift_sets(ctx.size, group, -(-255 // c), g))}
         return {"built": True, "seconds": sec, "runs": runs, "build_seconds": build,
-                "table_bytes": int(ctx._table.nbytes), "equal_to_default": bool(equal) and all(
-                    v["equal_to_default"] for v in by_sets.values()),
+                "table_bytes": int(ctx._table.nbytes), "equal_to_default": bool(equal),
                 "fraction_of_peak": fq / sec / PEAK_FQ_MUL, "phase_seconds_profiled_run": prof,
-                "by_sets": by_sets, "gpu_pool_bytes": _pool_bytes()}
+                "gpu_pool_bytes": _pool_bytes()}
     finally:
         ctx.close()
         _free_pool()
 
 
-def _msm_cuda(be, group, k: int, repeat: int, windows=(), shifts=(), shift_sets=()) -> dict:
+def _msm_cuda(be, group, k: int, repeat: int, windows=(), shifts=()) -> dict:
     """One MSM size on device bases and scalars: median wall seconds at ``msm_window``'s width and,
     for each width in ``windows``, the same MSM at that width (its result compared with the
     default width's); for each width in ``shifts``, the same MSM over shifted bases
@@ -423,7 +415,7 @@ def _msm_cuda(be, group, k: int, repeat: int, windows=(), shifts=(), shift_sets=
     w = -(-255 // c)
     fq_mults = _fq_mults(n, group, c, w)
     ctx.close()
-    by_shift = {str(cs): _msm_shifted(be, group, bases, s, want, cs, repeat, shift_sets) for cs in shifts}
+    by_shift = {str(cs): _msm_shifted(be, group, bases, s, want, cs, repeat) for cs in shifts}
     row = {"group": group.name, "seconds": sec, "runs": runs, "window_bits": c, "windows": w,
            "fq_mults_estimate": fq_mults, "fq_mults_per_s": fq_mults / sec, "fraction_of_peak": fq_mults / sec / PEAK_FQ_MUL,
            "linearity_ok": bool(linear_ok) and all(v["equal_to_default"] for v in by_window.values())
@@ -439,9 +431,7 @@ def _msm_cuda(be, group, k: int, repeat: int, windows=(), shifts=(), shift_sets=
           + (f", {row['ratio_vs_sppark']:.2f}x sppark" if "ratio_vs_sppark" in row else "")
           + "".join(f", c={cw} {v['seconds'] * 1e3:.2f} ms" for cw, v in by_window.items())
           + "".join(f", shifted c={cs} " + (f"{v['seconds'] * 1e3:.2f} ms (table {v['table_bytes'] / 2**30:.1f} GiB "
-                                             f"in {v['build_seconds']:.1f} s)"
-                                             + "".join(f" sets={g} {u['seconds'] * 1e3:.2f} ms" for g, u in v["by_sets"].items())
-                                             if v["built"] else "does not fit")
+                                             f"in {v['build_seconds']:.1f} s)" if v["built"] else "does not fit")
                     for cs, v in by_shift.items())
           + f", linearity {'ok' if row['linearity_ok'] else 'FAILED'}", flush=True)
     return row
@@ -493,7 +483,7 @@ def kernels_ok(result: dict) -> bool:
 
 def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1, repeat: int = 3,
                   json_path: str | None = None, seed: int = 0, windows=(), budget: float | None = None,
-                  shifts=(), shift_sets=()) -> dict:
+                  shifts=()) -> dict:
     """Time one kind of kernel on a backend for sizes 2^k, data already on the device.
 
     Args:
@@ -502,7 +492,6 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
         repeat: timed calls per size after one warm-up (the minimum and median are reported).
         windows: cuda MSMs only: also time each size at these window widths.
         shifts: cuda MSMs only: also time each size over shifted bases of these widths.
-        shift_sets: with ``shifts``, also time each of these bucket-set counts (``plan.shift_sets``).
         budget: skip sizes not started within this many seconds of the start (listed in
             "skipped_over_budget").
 
@@ -540,7 +529,7 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
             elif what == "compute-h":
                 row = _compute_h(bk, k, repeat, rng)
             elif what.startswith("msm"):
-                row = _msm(bk, group, k, repeat, rng, windows, shifts, shift_sets)
+                row = _msm(bk, group, k, repeat, rng, windows, shifts)
             elif what == "spmv":
                 row = _spmv(bk, k, repeat, rng)
             else:

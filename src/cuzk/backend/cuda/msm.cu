@@ -24,8 +24,7 @@
 //   msm_ones_list the points whose scalar is 1, summed as one bucket by the chunked path
 //   (host)        window sums combined by Horner (2^c steps) with arkworks, plus the ones sum.
 // Buckets of window w are w * NB + (|d| - 1), NB = 2^(c-1); over shifted bases (a context's table of
-// 2^(w c) times each base, CUDAMSMContext.shift) windows share sets of NB buckets: window w's set is
-// w / wps (wps windows per set; one set when wps = W).
+// 2^(w c) times each base, CUDAMSMContext.shift) every window shares buckets 0 .. NB - 1.
 // Fq products are calls to one out-of-line function (fq.cuh) unless MSM_INLINE_FQ is defined. On the
 // H200 (2026-11-30, same bases and scalars) the G1 MSM at 2^24 took 181 ms with calls against 229 ms
 // inlined (a 10-product mixed addition inlined is ~200 KB of code, past the instruction cache), and
@@ -139,10 +138,10 @@ __device__ __forceinline__ u32 window_bits(const u32* __restrict__ s, int off, i
     return v & ((1u << c) - 1);
 }
 
-// Bucket of window w, digit d: (w / wps) * NB + d - 1, wps the windows per bucket set (1: a set
-// per window; over shifted bases, whose windows may share sets, W or fewer: msm_scatter).
+// Bucket of window w, digit d: w * bstride + d - 1 (bstride = NB; 0 over shifted bases, whose
+// windows share one set of buckets: msm_scatter).
 extern "C" __global__ void msm_hist(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c, int W,
-                                    u32 wps, u32* __restrict__ counts) {
+                                    u32 bstride, u32* __restrict__ counts) {
     const u32 NB = 1u << (c - 1);
     GRID_STRIDE(i, n) {
         if (flags[i] & 4) continue;
@@ -151,7 +150,7 @@ extern "C" __global__ void msm_hist(const u32* __restrict__ sc, const unsigned c
         for (int w = 0; w < W; w++) {
             u32 d = window_bits(s, w * c, c) + carry;
             if (d > NB) { carry = 1; d = (1u << c) - d; } else carry = 0;
-            if (d) atomicAdd(&counts[(u64)(w / wps) * NB + d - 1], 1u);
+            if (d) atomicAdd(&counts[(u64)w * bstride + d - 1], 1u);
         }
     }
 }
@@ -167,13 +166,13 @@ extern "C" __global__ void msm_hist(const u32* __restrict__ sc, const unsigned c
 // window's scatter runs on a side stream during this window's bucket sums (msm.py OVERLAP_SORT).
 // Entry of scalar i in window w: point w * istride + i (istride 0; n over shifted bases, whose row
 // w n + i is 2^(w c) times base i: CUDAMSMContext.shift, msm_shift_bases), into bucket
-// (w / wps) * NB + d - 1 (as msm_hist). Over shifted bases the one bucket set's tails (2^21 at c = 22)
+// w * bstride + d - 1 (as msm_hist). Over shifted bases the one bucket set's tails (2^21 at c = 22)
 // do not stay in L2: 18 ms at 2^24 against 10.6 plain (H100). A sort in two levels (entries by
 // bin of 2^11 buckets into a work array, per-block bin counts in shared memory, then one block per
 // bin placing them with shared-memory cursors) was slower: 11.6 + 21.3 ms (stop 47 calls 5 and 6,
 // commit 753c328).
 extern "C" __global__ void __launch_bounds__(256, 8) msm_scatter(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c,
-                                       int w0, int w1, u32 wps, u64 istride, u32* __restrict__ cursor,
+                                       int w0, int w1, u32 bstride, u64 istride, u32* __restrict__ cursor,
                                        u32* __restrict__ vals) {
     const u32 NB = 1u << (c - 1);
     GRID_STRIDE(i, n) {
@@ -188,7 +187,7 @@ extern "C" __global__ void __launch_bounds__(256, 8) msm_scatter(const u32* __re
             u32 sign = 0;
             if (d > NB) { carry = 1; d = (1u << c) - d; sign = 1; } else carry = 0;
             if (d) {
-                u32 pos = atomicAdd(&cursor[(u64)(w / wps) * NB + d - 1], 1u);
+                u32 pos = atomicAdd(&cursor[(u64)w * bstride + d - 1], 1u);
                 vals[pos] = (u32)(w * istride + i) | ((sign ^ neg) << 31);
             }
         }

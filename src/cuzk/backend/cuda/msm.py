@@ -34,7 +34,6 @@ from .plan import (
     msm_device_bytes,
     msm_window,
     shift_device_bytes,
-    shift_sets,
     shift_window,
     window_by_scalars,
 )
@@ -326,8 +325,8 @@ class CUDAMSMContext(MSMContext):
         a wide window's crowded top window from sending every window down the slower chunked path
         (2^27 at c = 20: 0.976 s whole-MSM chunked against 0.978 s at c = 17, though 13 windows are
         13/15 of the additions: benchmarks/results/2026-12-04-h200/call1). ``split``: every window
-        a run of its own (``OVERLAP_SORT``). ``shifted``: W bucket sets over shifted bases, the top
-        window crowding the low buckets of its set (c = 20: 2^14 of 2^19) by design: uniform unless a
+        a run of its own (``OVERLAP_SORT``). ``shifted``: W = 1 over shifted bases, whose top
+        window crowds its few low buckets (c = 20: 2^14 of 2^19) by design: uniform unless a
         bucket needs more than ``_SHIFT_PIECES`` of the uniform path's partial sums. Reads the
         per-window largest counts and the window edges back (waits for the hist and the offsets).
         """
@@ -337,7 +336,7 @@ class CUDAMSMContext(MSMContext):
         edges = self._be.read_back(offs[::NB]).astype(np.int64)   # W + 1 window edges into vals
         skewed = most > 2 * ((edges[1:] - edges[:-1]) // NB) + 64
         if shifted:
-            skewed &= most > _SHIFT_PIECES * np.array([_chunk_len(int(t), NB) for t in edges[1:] - edges[:-1]])
+            skewed &= most > _SHIFT_PIECES * _chunk_len(int(edges[-1] - edges[0]), NB)
         runs, w0 = [], 0
         while w0 < W:
             w1 = w0 + 1
@@ -347,18 +346,16 @@ class CUDAMSMContext(MSMContext):
             w0 = w1
         return runs
 
-    def _scatter(self, sc, flags, n: int, c: int, w0: int, w1: int, cursor, vals, ahead: bool, wps: int = 1,
-                 shifted: bool = False):
+    def _scatter(self, sc, flags, n: int, c: int, w0: int, w1: int, cursor, vals, ahead: bool, shifted: bool = False):
         """``msm_scatter`` of windows [w0, w1). ``ahead``: on the backend's "msm-sort" stream
         (``named_stream``: one per backend and device, so the chunks and pieces of an MSM, each a
         context of its own, reuse its pool arena), after this stream's work so far, one 128-thread
         block per SM, so that it runs beside the bucket sums of an earlier window
         (``OVERLAP_SORT``); returns the event the bucket sums of these windows wait for. Else on
-        the current stream, with a block per 256 scalars (returns None). ``wps``: windows per
-        bucket set (window w into set w // wps). ``shifted``: entries of window w are rows w·n + i
-        of the shifted table."""
+        the current stream, with a block per 256 scalars (returns None). ``shifted``: entries of
+        window w are rows w·n + i of the shifted table, all windows into one bucket set."""
         cp = self._be.cp
-        args = (sc, flags, _u64(n), _i32(c), _i32(w0), _i32(w1), _u32(wps),
+        args = (sc, flags, _u64(n), _i32(c), _i32(w0), _i32(w1), _u32(0 if shifted else 1 << (c - 1)),
                 _u64(n if shifted else 0), cursor, vals)
         if not ahead:
             self._k("msm_scatter")((_grid(n, 256),), (256,), args)
@@ -524,15 +521,12 @@ class CUDAMSMContext(MSMContext):
             X, Y, L, e = Xo, Yo, T, 0
         return Y if X is None else X   # NB = 1: Σ (0 + 1)·B_0
 
-    def msm_device(self, scalars, c: int | None = None, profile: dict | None = None, shifted: bool | None = None,
-                   sets: int | None = None):
-        """Run the GPU part; returns (window sums (W, xw) uint32 XYZZ Montgomery, ones sum (1, xw)
-        or None, h): the MSM is Σ_w 2^(h·w)·sums[w] + ones, h = c (0 over shifted bases).
+    def msm_device(self, scalars, c: int | None = None, profile: dict | None = None, shifted: bool | None = None):
+        """Run the GPU part; returns (window sums (W, xw) uint32 XYZZ Montgomery, ones sum (1, xw) or None, c).
 
         Over the shifted table (``shift``) when there is one and ``c`` is None or its width
-        (``shifted`` None), or when ``shifted`` is True: then one sum per bucket set (W sets above;
-        ``plan.shift_sets`` of ``sets``), each set's windows sharing its buckets, set g + 1 sorted
-        on a side stream while set g's buckets are summed. ``shifted`` False: the bases alone.
+        (``shifted`` None), or when ``shifted`` is True: then one window sum (W = 1 above), the
+        windows' entries sharing its buckets. ``shifted`` False: the bases alone.
 
         With a ``profile`` dict, the device is synchronized after each phase and the phase's wall
         seconds are added under its name (prep, hist, sort, buckets, reduce, ones): for benchmarks only.
@@ -557,30 +551,25 @@ class CUDAMSMContext(MSMContext):
             c = msm_window(n, self.group, busy if window_by_scalars(n, self.group) else None)
         W = -(-255 // c)
         NB = 1 << (c - 1)
-        WB, wps = shift_sets(n, self.group, W, sets) if shifted else (W, 1)   # bucket sets, windows per set
+        WB = 1 if shifted else W   # bucket sets
         B = WB * NB
         mark("prep")
         counts = cp.zeros(B, dtype=cp.uint32)
-        self._k("msm_hist")((_grid(n, 256),), (256,), (sc, flags, _u64(n), _i32(c), _i32(W), _u32(wps), counts))
+        self._k("msm_hist")((_grid(n, 256),), (256,), (sc, flags, _u64(n), _i32(c), _i32(W), _u32(0 if shifted else NB), counts))
         mark("hist")
         offs = cp.zeros(B + 1, dtype=cp.uint32)
         offs[1:] = cp.cumsum(counts, dtype=cp.uint32)
         cursor = offs[:-1].copy()
         vals = cp.empty(max(1, n * W), dtype=cp.uint32)
-        if shifted:   # a launch per set: a set's buckets wait for all its windows
-            step = wps
-            ahead = WB > 1 and profile is None
-        else:
-            step = (SCATTER_WINDOWS or W) if busy >= n * SCATTER_BUSY else W
-            ahead = 0 < OVERLAP_SORT.get(self._g, 0) <= n and step < W and profile is None
+        step = (SCATTER_WINDOWS or W) if busy >= n * SCATTER_BUSY else W
+        ahead = 0 < OVERLAP_SORT.get(self._g, 0) <= n and step < W and profile is None and not shifted
         runs = self._window_runs(counts, offs, NB, WB, split=ahead, shifted=shifted)
         del counts
         try:
-            events = [self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0, wps, shifted)
+            events = [self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0, shifted)
                       for w0 in range(0, W, step)]
             mark("sort")
-            ready = [events[r[0] * wps // step] for r in runs] if ahead else None
-            buckets = self._bucket_sums(vals, offs, NB, WB, runs, ready,
+            buckets = self._bucket_sums(vals, offs, NB, WB, runs, [events[r[0] // step] for r in runs] if ahead else None,
                                         affine=0 < AFFINE.get(self._g, 0) <= n, bases=self._table if shifted else None)
         finally:
             if ahead:   # the sums are used, the entries freed, on this stream; also when a run fails
@@ -594,9 +583,9 @@ class CUDAMSMContext(MSMContext):
         mark("reduce")
         ones = self._ones_sum(flags, n)
         mark("ones")
-        return wins, ones, 0 if shifted else c
+        return wins, ones, c
 
-    def msm(self, scalars, profile: dict | None = None, c: int | None = None, sets: int | None = None):
+    def msm(self, scalars, profile: dict | None = None, c: int | None = None):
         """Σ scalars[i]·bases[i] as a py-arkworks-bls12381 point of the context's group.
 
         When the backend's device memory (its memory-pool limit, or what the device has free) is
@@ -610,7 +599,6 @@ class CUDAMSMContext(MSMContext):
                 device array ((size, 4) uint64 Montgomery).
             profile: optional dict receiving seconds per phase (synchronizes after each phase).
             c: window width override (tests and tuning; default ``msm_window`` of the chunk size).
-            sets: over shifted bases, the bucket sets (tests and tuning; default ``plan.shift_sets``).
 
         Raises:
             ValueError: wrong length or a scalar outside [0, r); RuntimeError: the context is closed.
@@ -619,9 +607,9 @@ class CUDAMSMContext(MSMContext):
         if self._closed:
             raise RuntimeError(f"{self.group.name} MSM context is closed")
         be = self._be
-        return be._guarded(f"{self.group.name} msm", self._msm, scalars, profile, c, sets)
+        return be._guarded(f"{self.group.name} msm", self._msm, scalars, profile, c)
 
-    def _msm(self, scalars, profile, c, sets=None):
+    def _msm(self, scalars, profile, c):
         cp = self._be.cp
         n = self.size
         if n == 0:
@@ -630,11 +618,11 @@ class CUDAMSMContext(MSMContext):
         on_device = isinstance(scalars, cp.ndarray)
         oom = self._be._oom_type()
         if self._shifted(c):   # whole over the table when its temporaries fit, else the bases alone
-            need = msm_device_bytes(n, self.group, self.shift_c, host_scalars=not on_device, shifted=True, sets=sets)
+            need = msm_device_bytes(n, self.group, self.shift_c, host_scalars=not on_device, shifted=True)
             avail = self._be._mem_avail(need)
             if avail is None or need <= avail:
                 try:
-                    whole = self._combine(*self.msm_device(scalars, profile=profile, shifted=True, sets=sets), profile)
+                    whole = self._combine(*self.msm_device(scalars, profile=profile, shifted=True), profile)
                     self.last_chunks = 1
                     return whole
                 except oom:
@@ -815,15 +803,14 @@ class CUDAMSMContext(MSMContext):
         finally:
             side.synchronize()
 
-    def _combine(self, wins, ones, h: int, profile: dict | None):
-        """Window sums (and the ones sum) from ``msm_device`` → the MSM's point (host, arkworks):
-        Σ_w 2^(h·w)·wins[w] by Horner (h = 0: a plain sum) + ones."""
+    def _combine(self, wins, ones, c: int, profile: dict | None):
+        """Window sums (and the ones sum) from ``msm_device`` → the MSM's point (host, arkworks)."""
         t0 = time.perf_counter()
         pts = wins if ones is None else self._be.cp.concatenate([wins, ones])
         host = self._be._xyzz_to_points(pts, self.group)
         acc = self.group.identity()
         for p in reversed(host[: wins.shape[0]]):
-            acc = (self.group.mul(acc, 1 << h) if h else acc) + p
+            acc = self.group.mul(acc, 1 << c) + p
         if ones is not None:
             acc = acc + host[-1]
         if profile is not None:

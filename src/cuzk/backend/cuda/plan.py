@@ -144,7 +144,7 @@ def _skewed_bytes(total: int, B: int, xb: int) -> int:
 
 
 def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = False, host_scalars: bool = True,
-                     shifted: bool = False, sets: int | None = None) -> int:
+                     shifted: bool = False) -> int:
     """Peak device bytes that ``CUDAMSMContext.msm_device`` allocates for an n-point MSM, besides
     the resident bases and the caller's scalar array (an upper estimate).
 
@@ -154,10 +154,8 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
         c: window width (default ``msm_window(n)``).
         upload_bases: the chunk's bases are uploaded for it (bases not resident): adds them.
         host_scalars: the scalars come from the host (their canonical limbs are uploaded).
-        shifted: over shifted bases (``shift_device_bytes``): sets of 2^(c-1) buckets shared by
-            the windows (``shift_sets``), so B = sets·2^(c-1); c is then the table's width (default
-            ``shift_window``).
-        sets: over shifted bases, the bucket sets asked for (``shift_sets``' ``sets``).
+        shifted: over shifted bases (``shift_device_bytes``): one set of 2^(c-1) buckets shared
+            by the windows, so B = 2^(c-1); c is then the table's width (default ``shift_window``).
 
     The phases: scalar preparation (canonical words, flags, uploaded limbs), the bucket sort
     (n·W entries, offsets), the bucket sums (B XYZZ buckets plus partial sums: the uniform path's
@@ -173,7 +171,7 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
     c = c or (shift_window(n) if shifted else msm_window(n, group))
     W = -(-255 // c)
     NB = 1 << (c - 1)
-    B = (shift_sets(n, group, W, sets)[0] if shifted else W) * NB
+    B = NB if shifted else W * NB
     xb, ab = 192 * k, 96 * k               # bytes per XYZZ / affine point
     total = n * W                           # bucket entries
     scal = n * 33 + (n * 32 if host_scalars else 0)
@@ -206,27 +204,6 @@ def shift_window(n: int) -> int:
     log = max(n, 1).bit_length() - 1
     keys = [k for k in SHIFT_C if k <= log]
     return SHIFT_C[max(keys)] if keys else msm_window(n)
-
-
-SHIFT_SETS: dict[int, int] = {}
-"""Bucket sets of a G1 MSM over shifted bases by the fewest log2 points from which the count
-applies (the largest key ≤ log2 n; 1 below every key, and always for G2). With one set every
-window's entries must be sorted before any bucket sum starts; with G sets of ⌈W/G⌉ windows each
-(set g's buckets take the entries of windows g·⌈W/G⌉ …), set g + 1 is sorted on a side stream while
-set g's buckets are summed, as plain MSMs sort window by window (``msm.OVERLAP_SORT``), for one more
-window reduction per set. Empty until measured."""
-
-
-def shift_sets(n: int, group, W: int, sets: int | None = None) -> tuple[int, int]:
-    """(bucket sets, windows per set) of an n-point MSM over shifted bases with W windows:
-    ``sets`` (default ``SHIFT_SETS``' count for G1, 1 for G2) clamped to 1..W, then the fewest sets
-    of ⌈W/sets⌉ windows that cover the W (so no set is empty)."""
-    if sets is None:
-        log = max(n, 1).bit_length() - 1
-        keys = [k for k in SHIFT_SETS if k <= log]
-        sets = SHIFT_SETS[max(keys)] if keys and _words_of(group) == 1 else 1
-    wps = -(-W // max(1, min(int(sets), W)))
-    return -(-W // wps), wps
 
 
 def shift_device_bytes(n: int, group, c: int) -> int:
