@@ -170,7 +170,9 @@ extern "C" __global__ void msm_hist(const u32* __restrict__ sc, const unsigned c
 // do not stay in L2: 18 ms at 2^24 against 10.6 plain (H100). A sort in two levels (entries by
 // bin of 2^11 buckets into a work array, per-block bin counts in shared memory, then one block per
 // bin placing them with shared-memory cursors) was slower: 11.6 + 21.3 ms (stop 47 calls 5 and 6,
-// commit 753c328).
+// commit 753c328). So were 2-4 bucket sets over shifted bases, each sorted on a side stream while
+// the one before was summed (H200, 2^24 at c = 22: 106.6 / 117.0 / 119.5 ms against 100.7 with
+// one set; each set at c = 22 adds a 4.9 ms reduction; stop 48 call 1, commit 06cf9e4).
 extern "C" __global__ void __launch_bounds__(256, 8) msm_scatter(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c,
                                        int w0, int w1, u32 bstride, u64 istride, u32* __restrict__ cursor,
                                        u32* __restrict__ vals) {
