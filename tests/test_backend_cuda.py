@@ -875,6 +875,32 @@ def test_ntt_under_a_limit_is_split(gpu, cpu, logn):
     assert host(gpu, x) == a
 
 
+def test_small_ntt_skips_memory_queries(gpu, cpu, monkeypatch):
+    """Without a pool limit an NTT of at most ``SMALL_NTT_BYTES`` runs whole without querying the
+    device memory (``_mem_avail``: its host cost exceeds a small transform's kernels); larger ones,
+    and any under a limit, still plan. Same limbs either way, and as the CPU backend."""
+    import cuzk.backend.cuda.ntt as cn
+    from cuzk.backend.cuda.plan import ntt_device_bytes
+
+    queries = []
+    real = type(gpu)._mem_avail
+    monkeypatch.setattr(type(gpu), "_mem_avail", lambda self, want=None: queries.append(want) or real(self, want))
+    a = rand_fr(1 << 12)
+    x = gpu.to_device(a)
+    want = [int(v) for v in cpu.coset_ntt(int_array(a), inverse=True)]
+    for small, queried in ((cn.SMALL_NTT_BYTES, False), (0, True)):
+        assert ntt_device_bytes(1 << 12) <= cn.SMALL_NTT_BYTES
+        monkeypatch.setattr(cn, "SMALL_NTT_BYTES", small)
+        queries.clear()
+        assert host(gpu, gpu.coset_ntt(x, inverse=True)) == want
+        assert bool(queries) == queried and gpu.last_ntt_schedule == ("whole", 0), small
+    monkeypatch.setattr(cn, "SMALL_NTT_BYTES", 1 << 30)
+    with _Limited(gpu, ntt_device_bytes(1 << 12, twiddles=False) - 1):   # a limit: planned (split)
+        queries.clear()
+        assert host(gpu, gpu.coset_ntt(x, inverse=True)) == want
+        assert queries and gpu.last_ntt_schedule[0] == "split"
+
+
 @pytest.mark.parametrize("logn", [10, 14, 16])
 def test_compute_h_schedules_under_a_limit(gpu, cpu, logn):
     """Each compute_h schedule forced by a limit equal to its need (``compute_h_device_bytes``):

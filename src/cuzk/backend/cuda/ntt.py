@@ -139,6 +139,12 @@ def h_factors(m: int, n: int) -> tuple:
     return (g, minv), (pow(g, -1, _R), minv * zinv % _R), (1, minv * zinv % _R)
 
 
+SMALL_NTT_BYTES = 64 << 20
+"""Device bytes (``ntt_device_bytes``) up to which ``ntt``/``coset_ntt`` skip the memory queries
+when the pool has no limit: a device-memory query and the pool's counters cost the host more than
+a small transform's kernels (stop 48: ``benchmarks/ntt_fast/overhead.py``). Read at each call."""
+
+
 class NTTOps(DeviceRuntime):
     """NTT, coset NTT and ``compute_h`` of ``CUDABackend`` (a mixin), with the factor tables and
     twiddles they cache (``_tables``, ``_tw``)."""
@@ -390,9 +396,17 @@ class NTTOps(DeviceRuntime):
 
     def _ntt_limited(self, op: str, a, inverse: bool, pre=None, post=None):
         """``_ntt`` of a whole (n, 4) array, or ``_split_ntt`` into a new array when the whole
-        transform does not fit (``ntt_memory_plan``); records ``last_ntt_schedule``."""
+        transform does not fit (``ntt_memory_plan``); records ``last_ntt_schedule``. Without a
+        pool limit, a transform of at most ``SMALL_NTT_BYTES`` runs whole without the memory
+        queries (falling back to them on an out-of-memory error)."""
         n = a.shape[0]
         twiddles = (n.bit_length() - 1) not in self._tw
+        if ntt_device_bytes(n, 0, twiddles) <= SMALL_NTT_BYTES and not self._pool().get_limit():
+            try:
+                self.last_ntt_schedule = ("whole", 0)
+                return self._ntt(a, inverse, pre, post)
+            except self._oom_type():
+                self._free_cached()
         smallest = ("split", ntt_split(n)[0]) if n >= 4 else ("whole", 0)
 
         def run(p):
