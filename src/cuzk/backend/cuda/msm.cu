@@ -196,6 +196,36 @@ extern "C" __global__ void __launch_bounds__(256, 8) msm_scatter(const u32* __re
     }
 }
 
+// Over shifted bases, the sort by a library radix sort instead (msm.py SHIFT_SORT "sort64"): one
+// 64-bit key per (window w, scalar i), key[w n + i] = (d - 1) << 33 | sign << 32 | (w n + i) for a
+// digit d != 0 (one set of buckets: bucket d - 1, entry w n + i the table's row), all ones for
+// d = 0 (sorted past the entries); after the sort, msm_keys_vals turns the first `total` keys into
+// the entries msm_scatter writes (row | sign << 31), in the same bucket order.
+extern "C" __global__ void msm_keys(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c,
+                                    int W, unsigned long long* __restrict__ keys) {
+    const u32 NB = 1u << (c - 1);
+    GRID_STRIDE(i, n) {
+        const unsigned char f = flags[i];
+        const u32* s = sc + 8 * i;
+        const unsigned long long neg = (f >> 1) & 1;
+        u32 carry = 0;
+        for (int w = 0; w < W; w++) {
+            u32 d = (f & 4) ? 0u : window_bits(s, w * c, c) + carry;
+            unsigned long long sign = 0;
+            if (d > NB) { carry = 1; d = (1u << c) - d; sign = 1; } else carry = 0;
+            const u64 row = (u64)w * n + i;
+            keys[row] = d ? ((unsigned long long)(d - 1) << 33 | (sign ^ neg) << 32 | row) : ~0ull;
+        }
+    }
+}
+
+extern "C" __global__ void msm_keys_vals(const unsigned long long* __restrict__ keys, u64 total, u32* __restrict__ vals) {
+    GRID_STRIDE(i, total) {
+        const unsigned long long k = keys[i];
+        vals[i] = (u32)(k & 0x7fffffffull) | ((u32)(k >> 32) & 1u) << 31;
+    }
+}
+
 // ---- bucket sums ------------------------------------------------------------------------------
 
 // Thread t adds the sorted entries [t L, min(total, t L + L)) (bucket b holds [offs[b], offs[b+1])).

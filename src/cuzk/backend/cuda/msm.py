@@ -81,6 +81,13 @@ against 1.45 s. A level's two passes each make two dependent random reads per on
 products, which 3 blocks an SM do not hide; L2 prefetches 4 slots ahead made it slower still
 (2^27 1,072 ms). Kept, tested, for a cheaper inversion or a layout that reads in order."""
 
+SHIFT_SORT = "scatter"
+"""How an MSM over shifted bases sorts its entries into the one bucket set: "scatter" (counting
+sort, ``msm_scatter``: one global atomic per entry, into 2^(c−1) bucket tails that do not stay in
+L2 from c = 22) or "sort64" (a 64-bit key per entry, ``msm_keys``, sorted by CuPy's radix sort
+(thrust/CUB), then turned into entries, ``msm_keys_vals``: 20 bytes of device memory per entry
+against 4). Read at each MSM."""
+
 SCATTER_BUSY = 0.25
 """Below this fraction of busy scalars all windows are scattered in one launch: every launch walks
 the n flags, which cost more than the L2 saves when few entries are written (G1 2^27 with 2 %
@@ -366,6 +373,19 @@ class CUDAMSMContext(MSMContext):
             self._k("msm_scatter")((self._be.sm_count(),), (128,), args)
             return side.record()
 
+    def _sort64(self, sc, flags, n: int, c: int, W: int, vals) -> None:
+        """``SHIFT_SORT`` "sort64": the entries over shifted bases (one bucket set) into ``vals``
+        in bucket order by a library radix sort of one 64-bit key per (window, scalar)
+        (``msm_keys``; ``cupy.ndarray.sort``), then ``msm_keys_vals``; ``vals``: as many as the
+        entries (the digits other than 0)."""
+        cp = self._be.cp
+        keys = cp.empty(n * W, dtype=cp.uint64)
+        self._k("msm_keys")((_grid(n, 256),), (256,), (sc, flags, _u64(n), _i32(c), _i32(W), keys))
+        keys.sort()
+        total = vals.shape[0]
+        if total:
+            self._k("msm_keys_vals")((_grid(total, 256),), (256,), (keys, _u64(total), vals))
+
     def _bucket_sums(self, vals, offs, NB: int, W: int, runs: list, ready: list | None = None, affine: bool = False,
                      bases=None):
         """(W·NB, xw) XYZZ bucket sums from the sorted entries ``vals`` and offsets ``offs``
@@ -566,8 +586,12 @@ class CUDAMSMContext(MSMContext):
         runs = self._window_runs(counts, offs, NB, WB, split=ahead, shifted=shifted)
         del counts
         try:
-            events = [self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0, shifted)
-                      for w0 in range(0, W, step)]
+            if shifted and SHIFT_SORT == "sort64":
+                self._sort64(sc, flags, n, c, W, vals[: runs[-1][3] if runs else 0])
+                events = []
+            else:
+                events = [self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0, shifted)
+                          for w0 in range(0, W, step)]
             mark("sort")
             buckets = self._bucket_sums(vals, offs, NB, WB, runs, [events[r[0] // step] for r in runs] if ahead else None,
                                         affine=0 < AFFINE.get(self._g, 0) <= n, bases=self._table if shifted else None)
