@@ -620,8 +620,10 @@ def test_msm_shifted_bases(gpu, group, monkeypatch):
     2^64 (empty windows) and one scalar for every point (a crowded bucket: the chunked path over
     the table). A width other than the table's, and an MSM whose shifted temporaries do not fit
     (chunks), use the bases alone; a table that does not fit is not built; another width rebuilds
-    it; closing drops it. The library radix sort (``SHIFT_SORT`` "sort64") gives the same MSMs."""
+    it; closing drops it. Sorting by 64-bit keys (``plan.SORT64_FROM``, a library radix sort) and by the counting sort
+    give the same MSMs."""
     import cuzk.backend.cuda.msm as cb
+    import cuzk.backend.cuda.plan as cplan
     from cuzk.backend.cuda.plan import MIN_MSM_CHUNK, msm_device_bytes, shift_device_bytes
 
     sets = []
@@ -659,10 +661,10 @@ def test_msm_shifted_bases(gpu, group, monkeypatch):
         for s in (crowd, small):
             assert ctx.msm(s) == group.msm(pts, s), c
         assert ctx.msm_many([sc, small]) == [ref, group.msm(pts, small)], c
-        monkeypatch.setattr(cb, "SHIFT_SORT", "sort64")   # the library radix sort: the same sums
-        for s in (sc, crowd, small):
-            assert ctx.msm(s) == group.msm(pts, s), (c, "sort64")
-        monkeypatch.setattr(cb, "SHIFT_SORT", "scatter")
+        for frm in (1, n + 1):   # sorted by 64-bit keys, then by the counting sort
+            monkeypatch.setitem(cplan.SORT64_FROM, group.name, frm)
+            for s in (sc, crowd, small):
+                assert ctx.msm(s) == group.msm(pts, s), (c, frm)
     sets.clear()
     assert ctx.msm(sc, c=7) == ref                          # not the table's width: the bases alone
     assert sets and all(w > 1 and not t for w, t in sets)

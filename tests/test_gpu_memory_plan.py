@@ -24,6 +24,7 @@ from cuzk.backend.cuda.plan import (
     msm_window,
     shift_device_bytes,
     shift_window,
+    sorts_by_keys,
     window_by_scalars,
     ntt_device_bytes,
     ntt_memory_plan,
@@ -49,13 +50,33 @@ def test_shifted_bases_bytes_and_width():
             assert W * n * ab < b < W * n * ab * 5 // 4 + min(n, _FB_SLICE) * 3 * ab + (2 << 20)
             plain, shifted = msm_device_bytes(n, group, c), msm_device_bytes(n, group, c, shifted=True)
             assert shifted < plain
-            assert plain - shifted >= (W - 1) * (1 << (c - 1)) * 2 * ab   # (W − 1) bucket sets of XYZZ points fewer
+            keys = 16 * n * W if sorts_by_keys(n, group, True) else 0    # sorted by 64-bit keys (SORT64_FROM)
+            assert plain - shifted + keys >= (W - 1) * (1 << (c - 1)) * 2 * ab   # (W − 1) bucket sets of XYZZ points fewer
             assert shifted > n * W * 4                                    # every window's entries still sorted
     assert shift_device_bytes((1 << 31) // 13 - 1, G1, 20) > 0
     with pytest.raises(ValueError, match="2\\^31"):
         shift_device_bytes((1 << 31) // 13 + 1, G1, 20)
     assert [shift_window(1 << k) for k in (10, 16, 19)] == [msm_window(1 << k) for k in (10, 16, 19)]
     assert [shift_window(1 << k) for k in (20, 21, 23, 24, 27)] == [17, 20, 20, 22, 22]
+
+
+def test_sort_by_keys_bytes(monkeypatch):
+    """Over shifted bases from ``SORT64_FROM``'s size the entries are sorted by 64-bit keys (and
+    the radix sort's second buffer of them): 16 bytes more per entry than the counting sort, in the
+    MSM's device bytes; never for plain MSMs nor below the size."""
+    import cuzk.backend.cuda.plan as cplan
+
+    n, c = 1 << 24, 22
+    W = -(-255 // c)
+    monkeypatch.setitem(cplan.SORT64_FROM, "G1", 0)
+    counting = msm_device_bytes(n, G1, c, shifted=True)
+    plain = msm_device_bytes(n, G1, c)
+    monkeypatch.setitem(cplan.SORT64_FROM, "G1", n)
+    assert cplan.sorts_by_keys(n, G1, True) and not cplan.sorts_by_keys(n - 1, G1, True)
+    assert not cplan.sorts_by_keys(n, G1, False) and not cplan.sorts_by_keys(n, G2, True)
+    keyed = msm_device_bytes(n, G1, c, shifted=True)
+    assert keyed - counting >= 16 * n * W
+    assert msm_device_bytes(n, G1, c) == plain
 
 
 def test_msm_device_bytes_grows_with_size_and_group():

@@ -1,6 +1,6 @@
 """The sort of an MSM over shifted bases (one bucket set, ``CUDAMSMContext.shift``): the counting
-sort (``msm.SHIFT_SORT`` "scatter", ``msm_scatter``) against a library radix sort of 64-bit keys
-("sort64": ``msm_keys``, ``cupy.ndarray.sort``, ``msm_keys_vals``), side by side in one run (issue
+sort ("scatter", ``msm_scatter``) against a library radix sort of 64-bit keys ("sort64":
+``msm_keys``, ``cupy.ndarray.sort``, ``msm_keys_vals``; ``plan.SORT64_FROM``), side by side in one run (issue
 17: at 2^24, c = 22 the scatter took 18.6 ms of 105 on the H100, 13.2 of 100.7 on the H200).
 
 Usage: python benchmarks/msm_shift/sort.py OUT.json [LOG_SIZES] [REPEAT] [C]
@@ -17,7 +17,7 @@ import sys
 
 import cupy as cp
 
-import cuzk.backend.cuda.msm as cb
+import cuzk.backend.cuda.plan as cplan
 from cuzk.backend import get_backend
 from cuzk.backend.cuda import CUDAMSMContext
 from cuzk.bench.kernels import _rand_device, bench_bases, timed_msm, write_rows
@@ -32,7 +32,7 @@ def main():
     repeat = int(sys.argv[3]) if len(sys.argv) > 3 else 5
     width = int(sys.argv[4]) if len(sys.argv) > 4 else None
     be = get_backend("cuda")
-    default = cb.SHIFT_SORT
+    default = dict(cplan.SORT64_FROM)
     pool = cp.get_default_memory_pool()
     bases = bench_bases(be, G1, max(logs))
     rows = []
@@ -48,7 +48,7 @@ def main():
         info = {}
         try:
             for mode in MODES:
-                cb.SHIFT_SORT = mode
+                cplan.SORT64_FROM["G1"] = 1 if mode == "sort64" else 0
                 prof: dict = {}
                 pool.free_all_blocks()
                 got = ctx.msm(s, profile=prof)
@@ -56,10 +56,10 @@ def main():
             runs = {m: [] for m in MODES}
             for _ in range(repeat):
                 for mode in MODES:
-                    cb.SHIFT_SORT = mode
+                    cplan.SORT64_FROM["G1"] = 1 if mode == "sort64" else 0
                     runs[mode].append(timed_msm(ctx, s))
         finally:
-            cb.SHIFT_SORT = default
+            cplan.SORT64_FROM.update(default)
         base = statistics.median(runs["scatter"])
         for mode in MODES:
             med = statistics.median(runs[mode])

@@ -199,8 +199,9 @@ extern "C" __global__ void __launch_bounds__(256, 8) msm_scatter(const u32* __re
 // Over shifted bases, the sort by a library radix sort instead (msm.py SHIFT_SORT "sort64"): one
 // 64-bit key per (window w, scalar i), key[w n + i] = (d - 1) << 33 | sign << 32 | (w n + i) for a
 // digit d != 0 (one set of buckets: bucket d - 1, entry w n + i the table's row), all ones for
-// d = 0 (sorted past the entries); after the sort, msm_keys_vals turns the first `total` keys into
-// the entries msm_scatter writes (row | sign << 31), in the same bucket order.
+// d = 0 (sorted past the entries); after the sort, msm_key_offsets gives the buckets' offsets (no
+// msm_hist) and msm_keys_vals turns the first `total` keys into the entries msm_scatter writes
+// (row | sign << 31), in the same bucket order.
 extern "C" __global__ void msm_keys(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c,
                                     int W, unsigned long long* __restrict__ keys) {
     const u32 NB = 1u << (c - 1);
@@ -216,6 +217,19 @@ extern "C" __global__ void msm_keys(const u32* __restrict__ sc, const unsigned c
             const u64 row = (u64)w * n + i;
             keys[row] = d ? ((unsigned long long)(d - 1) << 33 | (sign ^ neg) << 32 | row) : ~0ull;
         }
+    }
+}
+
+// offs[b] (b <= NB) = the first sorted key of bucket b or above (a key of all ones counts as
+// bucket NB, so offs[NB] is the entries' count): the offsets msm_hist and a prefix sum give,
+// read off the m sorted keys (thread i writes the buckets between key i - 1's and key i's).
+__device__ __forceinline__ u32 key_bucket(unsigned long long k, u32 NB) { return k == ~0ull ? NB : (u32)(k >> 33); }
+
+extern "C" __global__ void msm_key_offsets(const unsigned long long* __restrict__ keys, u64 m, u32 NB, u32* __restrict__ offs) {
+    GRID_STRIDE(i, m + 1) {
+        const u32 b = i < m ? key_bucket(keys[i], NB) : NB;
+        const u32 lo = i ? key_bucket(keys[i - 1], NB) + 1 : 0;
+        for (u32 x = lo; x <= b; x++) offs[x] = (u32)i;
     }
 }
 

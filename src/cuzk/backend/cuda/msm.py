@@ -35,6 +35,7 @@ from .plan import (
     msm_window,
     shift_device_bytes,
     shift_window,
+    sorts_by_keys,
     window_by_scalars,
 )
 from .runtime import (
@@ -80,13 +81,6 @@ level at 2^24 (merged windows, profiled) 158 against 106 ms of bucket sums; a 32
 against 1.45 s. A level's two passes each make two dependent random reads per one to five
 products, which 3 blocks an SM do not hide; L2 prefetches 4 slots ahead made it slower still
 (2^27 1,072 ms). Kept, tested, for a cheaper inversion or a layout that reads in order."""
-
-SHIFT_SORT = "scatter"
-"""How an MSM over shifted bases sorts its entries into the one bucket set: "scatter" (counting
-sort, ``msm_scatter``: one global atomic per entry, into 2^(c−1) bucket tails that do not stay in
-L2 from c = 22) or "sort64" (a 64-bit key per entry, ``msm_keys``, sorted by CuPy's radix sort
-(thrust/CUB), then turned into entries, ``msm_keys_vals``: 20 bytes of device memory per entry
-against 4). Read at each MSM."""
 
 SCATTER_BUSY = 0.25
 """Below this fraction of busy scalars all windows are scattered in one launch: every launch walks
@@ -373,18 +367,24 @@ class CUDAMSMContext(MSMContext):
             self._k("msm_scatter")((self._be.sm_count(),), (128,), args)
             return side.record()
 
-    def _sort64(self, sc, flags, n: int, c: int, W: int, vals) -> None:
-        """``SHIFT_SORT`` "sort64": the entries over shifted bases (one bucket set) into ``vals``
-        in bucket order by a library radix sort of one 64-bit key per (window, scalar)
-        (``msm_keys``; ``cupy.ndarray.sort``), then ``msm_keys_vals``; ``vals``: as many as the
-        entries (the digits other than 0)."""
+    def _sort64(self, sc, flags, n: int, c: int, W: int, NB: int):
+        """``plan.sorts_by_keys``: the entries over shifted bases (one set of NB buckets) in bucket
+        order by a library radix sort of one 64-bit key per (window, scalar) (``msm_keys``;
+        ``cupy.ndarray.sort``); returns (entries, offsets (NB + 1)) as ``msm_scatter`` and
+        ``msm_hist`` give them (``msm_key_offsets``, ``msm_keys_vals``; the entries' count read
+        back)."""
         cp = self._be.cp
-        keys = cp.empty(n * W, dtype=cp.uint64)
+        m = n * W
+        keys = cp.empty(max(1, m), dtype=cp.uint64)
         self._k("msm_keys")((_grid(n, 256),), (256,), (sc, flags, _u64(n), _i32(c), _i32(W), keys))
-        keys.sort()
-        total = vals.shape[0]
+        keys[:m].sort()
+        offs = cp.empty(NB + 1, dtype=cp.uint32)
+        self._k("msm_key_offsets")((_grid(m + 1, 256),), (256,), (keys, _u64(m), _u32(NB), offs))
+        total = self._be.read_int(offs[NB:])
+        vals = cp.empty(max(1, total), dtype=cp.uint32)
         if total:
             self._k("msm_keys_vals")((_grid(total, 256),), (256,), (keys, _u64(total), vals))
+        return vals, offs
 
     def _bucket_sums(self, vals, offs, NB: int, W: int, runs: list, ready: list | None = None, affine: bool = False,
                      bases=None):
@@ -574,24 +574,26 @@ class CUDAMSMContext(MSMContext):
         WB = 1 if shifted else W   # bucket sets
         B = WB * NB
         mark("prep")
-        counts = cp.zeros(B, dtype=cp.uint32)
-        self._k("msm_hist")((_grid(n, 256),), (256,), (sc, flags, _u64(n), _i32(c), _i32(W), _u32(0 if shifted else NB), counts))
-        mark("hist")
-        offs = cp.zeros(B + 1, dtype=cp.uint32)
-        offs[1:] = cp.cumsum(counts, dtype=cp.uint32)
-        cursor = offs[:-1].copy()
-        vals = cp.empty(max(1, n * W), dtype=cp.uint32)
+        keyed = sorts_by_keys(n, self.group, shifted)
+        if keyed:   # sorted first: the offsets come from the sorted keys
+            vals, offs = self._sort64(sc, flags, n, c, W, NB)
+            counts, cursor = offs[1:] - offs[:-1], None
+        else:
+            counts = cp.zeros(B, dtype=cp.uint32)
+            self._k("msm_hist")((_grid(n, 256),), (256,), (sc, flags, _u64(n), _i32(c), _i32(W), _u32(0 if shifted else NB), counts))
+            mark("hist")
+            offs = cp.zeros(B + 1, dtype=cp.uint32)
+            offs[1:] = cp.cumsum(counts, dtype=cp.uint32)
+            cursor = offs[:-1].copy()
+            vals = cp.empty(max(1, n * W), dtype=cp.uint32)
         step = (SCATTER_WINDOWS or W) if busy >= n * SCATTER_BUSY else W
         ahead = 0 < OVERLAP_SORT.get(self._g, 0) <= n and step < W and profile is None and not shifted
         runs = self._window_runs(counts, offs, NB, WB, split=ahead, shifted=shifted)
         del counts
         try:
-            if shifted and SHIFT_SORT == "sort64":
-                self._sort64(sc, flags, n, c, W, vals[: runs[-1][3] if runs else 0])
-                events = []
-            else:
-                events = [self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0, shifted)
-                          for w0 in range(0, W, step)]
+            events = [] if keyed else [
+                self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0, shifted)
+                for w0 in range(0, W, step)]
             mark("sort")
             buckets = self._bucket_sums(vals, offs, NB, WB, runs, [events[r[0] // step] for r in runs] if ahead else None,
                                         affine=0 < AFFINE.get(self._g, 0) <= n, bases=self._table if shifted else None)

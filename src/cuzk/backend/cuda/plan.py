@@ -175,7 +175,9 @@ def msm_device_bytes(n: int, group, c: int | None = None, upload_bases: bool = F
     xb, ab = 192 * k, 96 * k               # bytes per XYZZ / affine point
     total = n * W                           # bucket entries
     scal = n * 33 + (n * 32 if host_scalars else 0)
-    sort = total * 4 + 6 * (B + 1) * 4      # + a run's offsets rebased (``_bucket_sums``)
+    # entries (+ a run's offsets rebased, ``_bucket_sums``); by 64-bit keys also the keys and the
+    # radix sort's second buffer of them (``SORT64_FROM``)
+    sort = total * (20 if sorts_by_keys(n, group, shifted) else 4) + 6 * (B + 1) * 4
     L = _chunk_len(total, B)
     uniform = (B + -(-total // L)) * xb
     buckets = B * xb + max(uniform, _skewed_bytes(total, B, xb))
@@ -196,7 +198,26 @@ with one entry per point and are not used. H100, G1, the same bases and scalars,
 16.64 (20), 2^22 32.97 / 29.22 (20), 2^23 60.73 / 55.18 (20), 2^24 109.84 / 106.17 (22), 2^25
 206.08 / 204.12 (22) (benchmarks/results/2026-12-05-stop47, calls 1 and 2). From 2^24 the sort,
 whose bucket tails no longer stay in L2 and which cannot run ahead of the bucket sums (one bucket
-set), eats most of the gain: 18.6 ms at 2^24 against 10.6 plain."""
+set), eats most of the gain: 18.6 ms at 2^24 against 10.6 plain (less sorted by keys from 2^24:
+``SORT64_FROM``)."""
+
+
+SORT64_FROM = {"G1": 1 << 24, "G2": 0}
+"""Per group, the fewest points from which an MSM over shifted bases sorts its entries by a
+library radix sort of one 64-bit key per entry (bucket, sign, table row: ``msm_keys``, CuPy's
+``ndarray.sort``, ``msm_keys_vals``; 20 bytes of device memory per entry at the sort's peak) instead
+of the counting sort (``msm_scatter``, 4 bytes), whose one global atomic per entry into 2^(c−1)
+bucket tails no longer stays in L2 from c = 22; each bucket's entries then also come in table-row
+order, which the bucket sums read faster. 0: never. H100, G1, side by side (benchmarks/results/
+2026-12-05-stop48/call5, ``benchmarks/msm_shift/sort.py``): 2^24 at c = 22 102.4 against 106.0 ms
+(sort 15.9 against 20.9 ms, bucket sums 79.1 against 83.7), 2^25 197.3 against 204.4; equal at
+2^22 and 2^23 (c = 20). G2 not measured. Read at each MSM."""
+
+
+def sorts_by_keys(n: int, group, shifted: bool) -> bool:
+    """Whether an n-point MSM sorts by 64-bit keys (``SORT64_FROM``): over shifted bases only."""
+    from_n = SORT64_FROM.get(getattr(group, "name", "G1" if _words_of(group) == 1 else "G2"), 0)
+    return shifted and 0 < from_n <= n
 
 
 def shift_window(n: int) -> int:
