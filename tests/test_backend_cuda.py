@@ -489,6 +489,30 @@ def test_msm_generated_bases(gpu, group, n):
 
 
 @GROUPS
+def test_msm_longer_first_reduction_level(gpu, group, monkeypatch):
+    """The window reduction with a longer first level (``SEG_FIRST`` buckets a thread, from any
+    window size): the same MSMs as arkworks' at widths whose bucket counts are below, equal to
+    and above it (plain and over shifted bases, whose one set is a single window)."""
+    import cuzk.backend.cuda.msm as cb
+
+    monkeypatch.setattr(cb, "_SEG_FIRST_FROM", 1)
+    n = 1500 if group is G1 else 600
+    dev, _arr, pts = _grid_points(gpu, n, group)
+    ctx = CUDAMSMContext.from_device_affine(gpu, dev, group)
+    sc = rand_fr(n)
+    ref = group.msm(pts, sc)
+    for first in (8, 16, 32):
+        monkeypatch.setattr(cb, "SEG_FIRST", first)
+        for c in (4, 5, 6, 9):             # 8, 16, 32, 256 buckets a window
+            assert ctx.msm(sc, c=c) == ref, (first, c)
+    assert ctx.shift(9)
+    for first in (16, 32):
+        monkeypatch.setattr(cb, "SEG_FIRST", first)
+        assert ctx.msm(sc) == ref, first
+    ctx.close()
+
+
+@GROUPS
 @pytest.mark.parametrize("step", [0, 1, 2, 5])
 def test_msm_scatter_by_windows(gpu, group, monkeypatch, step):
     """The counting sort's scatter run ``step`` windows per launch (``SCATTER_WINDOWS``; the carry

@@ -52,6 +52,12 @@ from .runtime import (
 )
 
 _SEG = 4       # entries per thread at each level of the window reduction
+SEG_FIRST = 4
+"""Buckets per thread at the window reduction's first level (``msm_seg_reduce``; later levels
+take ``_SEG``) when a window has at least ``_SEG_FIRST_FROM`` buckets: the first level makes 2
+additions per bucket, each later level 3 per entry it reads, so a longer first level leaves less
+to add (SL = 16: about 2.25 additions per bucket in all against 3). Read at each MSM."""
+_SEG_FIRST_FROM = 1 << 16
 _SHIFT_PIECES = 256   # over shifted bases: partial sums one msm_bucket_pieces thread may add (uniform path)
 
 
@@ -525,11 +531,12 @@ class CUDAMSMContext(MSMContext):
 
     def _window_sums(self, buckets, NB: int, W: int):
         """(W, xw): per window w, Σ_b (b + 1)·buckets[w·NB + b], by levels of ``msm_seg_reduce``
-        (each level one launch, ``_SEG`` times shorter)."""
+        (each level one launch, ``_SEG`` times shorter; the first ``SEG_FIRST`` times from
+        ``_SEG_FIRST_FROM`` buckets)."""
         cp = self._be.cp
         X, Y, L, e = None, buckets, NB, 1
         while L > 1:
-            SL = min(_SEG, L)
+            SL = min(SEG_FIRST if X is None and L >= _SEG_FIRST_FROM else _SEG, L)
             T = L // SL
             Xo = cp.empty((W * T, self._xw), dtype=cp.uint32)
             Yo = cp.empty((W * T, self._xw), dtype=cp.uint32)
