@@ -52,11 +52,15 @@ from .runtime import (
 )
 
 _SEG = 4       # entries per thread at each level of the window reduction
-SEG_FIRST = 4
+SEG_FIRST = 16
 """Buckets per thread at the window reduction's first level (``msm_seg_reduce``; later levels
 take ``_SEG``) when a window has at least ``_SEG_FIRST_FROM`` buckets: the first level makes 2
 additions per bucket, each later level 3 per entry it reads, so a longer first level leaves less
-to add (SL = 16: about 2.25 additions per bucket in all against 3). Read at each MSM."""
+to add (SL = 16: about 2.25 additions per bucket in all against 3). H200, G1, side by side
+(benchmarks/results/2026-12-05-stop48/call7, SEG_FIRST 4 / 16): over shifted bases at c = 22
+(one window of 2^21 buckets) 2^24 99.25 / 98.51 ms (reduction 5.00 / 4.23), 2^25 190.67 / 189.97;
+plain 2^24 109.32 / 108.53, 2^27 741.8 / 740.3 (reduction 11.7 / 9.6). 32 was within 0.3 ms of 16.
+Read at each MSM."""
 _SEG_FIRST_FROM = 1 << 16
 _SHIFT_PIECES = 256   # over shifted bases: partial sums one msm_bucket_pieces thread may add (uniform path)
 

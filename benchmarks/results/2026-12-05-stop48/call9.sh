@@ -1,0 +1,3 @@
+# Stop 48, call 9, on the same warm H200: the fused H step at 2^27 and the product NTT (with the
+# small-NTT path) at 2^16..2^27.
+export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1; python -m pip install -q --no-index --find-links .whl gmpy2 py_arkworks_bls12381 pyblst jsonschema fastjsonschema > /dev/null 2>&1; nvidia-smi --query-gpu=name --format=csv,noheader; timeout 60 python -m cuzk.cli bench compute-h --backend cuda --log-sizes 27 --repeat 5 --json $OUT/h.json 2>&1 | grep "2^27\|Error"; timeout 60 python -m cuzk.cli bench ntt --backend cuda --log-sizes 16,18,20,24,26,27 --repeat 5 --json $OUT/ntt.json 2>&1 | grep "ntt 2\|Error"
