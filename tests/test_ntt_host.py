@@ -260,3 +260,37 @@ def test_six_ntt_quotient_equals_the_cpu_backends(host_ntt, k):
         with CPUBackend(threads=1) as cpu:
             want = [int(v) for v in cpu.compute_h(*(np.array(x, dtype=object) for x in (a, b, c)), m)]
         assert h[: m - 1] == want
+
+
+def test_alternated_modes(monkeypatch, capsys):
+    """``cuzk.bench.kernels.alternated`` and ``mode_rows`` (the MSM benchmarks' side-by-side
+    comparisons) on a stand-in context: each mode switched on before its profiled MSM and before
+    each of its timed ones, in turn; equality against ``want`` (or the first mode's point); the
+    median of each mode's runs; rows with the ratio over the base mode, each printed."""
+    import cuzk.bench.kernels as bk
+
+    state, order = {"mode": None}, []
+    timings = {"a": iter([3.0, 1.0, 2.0]), "b": iter([6.0, 4.0, 5.0])}
+
+    class Ctx:
+        def msm(self, scalars, profile=None):
+            if profile is not None:
+                profile["buckets"] = 0.5
+            return {"a": 7, "b": 7 if scalars == "same" else 8}[state["mode"]]
+
+    monkeypatch.setattr(bk, "_free_pool", lambda: None)
+    monkeypatch.setattr(bk, "_pool_bytes", lambda: 1 << 30)
+    monkeypatch.setattr(bk, "timed_msm", lambda ctx, s: order.append(state["mode"]) or next(timings[state["mode"]]))
+    modes = {m: (lambda m=m: state.update(mode=m)) for m in ("a", "b")}
+    info = bk.alternated(Ctx(), "same", modes, 3)
+    assert order == ["a", "b"] * 3
+    assert {m: (v["equal"], v["runs"], v["median_s"]) for m, v in info.items()} == {
+        "a": (True, [3.0, 1.0, 2.0], 2.0), "b": (True, [6.0, 4.0, 5.0], 5.0)}
+    assert info["a"]["phases"] == {"buckets": 0.5} and info["b"]["pool_bytes_after"] == 1 << 30
+    timings.update(a=iter([1.0]), b=iter([1.0]))
+    assert [v["equal"] for v in bk.alternated(Ctx(), "differ", modes, 1).values()] == [True, False]
+    timings.update(a=iter([1.0]), b=iter([1.0]))
+    assert [v["equal"] for v in bk.alternated(Ctx(), "same", modes, 1, want=8).values()] == [False, False]
+    rows = bk.mode_rows(info, "a", "G1 2^4", log_n=4)
+    assert [(r["mode"], r["ratio_over_a"], r["log_n"]) for r in rows] == [("a", 1.0, 4), ("b", 2.5, 4)]
+    assert "G1 2^4 mode=b: 5000.00 ms (2.500)" in capsys.readouterr().out

@@ -13,16 +13,13 @@ buckets, reduce, ones) and the GPU pool's bytes after it; then REPEAT runs of ea
 line per mode; writes OUT.json with the host RSS peak. Restores the defaults after each size.
 """
 
-import statistics
 import sys
-
-import cupy as cp
 
 import cuzk.backend.cuda.msm as cb
 import cuzk.backend.cuda.plan as cplan
 from cuzk.backend import get_backend
 from cuzk.backend.cuda import CUDAMSMContext
-from cuzk.bench.kernels import _rand_device, bench_bases, timed_msm, write_rows
+from cuzk.bench.kernels import _rand_device, alternated, bench_bases, mode_rows, write_rows
 from cuzk.curve import G1
 
 CONFIGS = [(512, 1 << 15), (512, 1 << 14), (1024, 1 << 13)]
@@ -47,7 +44,6 @@ def main():
     be = get_backend("cuda")
     defaults = (dict(cb.AFFINE), cplan.AFFINE_K, cplan.AFFINE_MIN_THREADS)
     modes = ["xyzz"] + CONFIGS
-    pool = cp.get_default_memory_pool()
     bases = bench_bases(be, G1, max(logs))
     rows = []
     for k in logs:
@@ -56,29 +52,12 @@ def main():
         s = _rand_device(n)
         setmode("xyzz")
         want = ctx.msm(s)
-        info = {}
-        for mode in modes:
-            setmode(mode)
-            prof: dict = {}
-            pool.free_all_blocks()
-            got = ctx.msm(s, profile=prof)
-            info[name(mode)] = {"equal": bool(got == want), "phases": prof, "pool_bytes_after": int(pool.total_bytes())}
-        runs = {name(m): [] for m in modes}
-        for _ in range(repeat):
-            for mode in modes:
-                setmode(mode)
-                runs[name(mode)].append(timed_msm(ctx, s))
-        cb.AFFINE.clear(); cb.AFFINE.update(defaults[0])
-        cplan.AFFINE_K, cplan.AFFINE_MIN_THREADS = defaults[1:]
-        base = statistics.median(runs["xyzz"])
-        for mode in modes:
-            nm = name(mode)
-            med = statistics.median(runs[nm])
-            row = {"log_n": k, "mode": nm, "runs": runs[nm], "median_s": med, "ratio_over_xyzz": med / base, **info[nm]}
-            rows.append(row)
-            print(f"G1 2^{k} {nm}: {med * 1e3:.1f} ms ({row['ratio_over_xyzz']:.3f}); phases "
-                  f"{ {p: round(v * 1e3, 1) for p, v in info[nm]['phases'].items()} } ms; pool "
-                  f"{info[nm]['pool_bytes_after'] / 2**30:.2f} GiB; equal {info[nm]['equal']}", flush=True)
+        try:
+            info = alternated(ctx, s, {name(m): (lambda m=m: setmode(m)) for m in modes}, repeat, want)
+        finally:
+            cb.AFFINE.clear(); cb.AFFINE.update(defaults[0])
+            cplan.AFFINE_K, cplan.AFFINE_MIN_THREADS = defaults[1:]
+        rows += mode_rows(info, "xyzz", f"G1 2^{k}", log_n=k)
         ctx.close()
         del s
     write_rows(path, rows)

@@ -11,13 +11,12 @@ size and mode: each SEG_FIRST's result checked equal to SEG_FIRST = 4's with its
 then REPEAT runs of each, alternated (wall seconds around ``msm``). Writes OUT.json.
 """
 
-import statistics
 import sys
 
 import cuzk.backend.cuda.msm as cb
 from cuzk.backend import get_backend
 from cuzk.backend.cuda import CUDAMSMContext
-from cuzk.bench.kernels import _rand_device, bench_bases, timed_msm, write_rows
+from cuzk.bench.kernels import _rand_device, alternated, bench_bases, mode_rows, write_rows
 from cuzk.curve import G1
 
 
@@ -42,27 +41,13 @@ def main():
                 ctx.close()
                 continue
             s = _rand_device(1 << k)
-            info, runs = {}, {f: [] for f in firsts}
             try:
                 cb.SEG_FIRST = 4
                 want = ctx.msm(s)
-                for f in firsts:
-                    cb.SEG_FIRST = f
-                    prof: dict = {}
-                    info[f] = {"equal": bool(ctx.msm(s, profile=prof) == want), "phases": prof}
-                for _ in range(repeat):
-                    for f in firsts:
-                        cb.SEG_FIRST = f
-                        runs[f].append(timed_msm(ctx, s))
+                info = alternated(ctx, s, {f: (lambda f=f: setattr(cb, "SEG_FIRST", f)) for f in firsts}, repeat, want)
             finally:
                 cb.SEG_FIRST = default
-            base = statistics.median(runs[firsts[0]])
-            for f in firsts:
-                med = statistics.median(runs[f])
-                rows.append({"log_n": k, "mode": mode, "seg_first": f, "runs": runs[f], "median_s": med,
-                             "ratio": med / base, **info[f]})
-                print(f"G1 2^{k} {mode} SEG_FIRST={f}: {med * 1e3:.2f} ms ({med / base:.3f}); reduce "
-                      f"{info[f]['phases'].get('reduce', 0) * 1e3:.2f} ms; equal {info[f]['equal']}", flush=True)
+            rows += mode_rows(info, firsts[0], f"G1 2^{k} {mode}", key="seg_first", log_n=k, mode=mode)
             ctx.close()
             del s
     write_rows(path, rows)

@@ -12,15 +12,12 @@ pool's bytes after it; then REPEAT runs of each mode, alternated (wall seconds a
 device idle before each). Prints a line per mode; writes OUT.json with the host RSS peak.
 """
 
-import statistics
 import sys
-
-import cupy as cp
 
 import cuzk.backend.cuda.plan as cplan
 from cuzk.backend import get_backend
 from cuzk.backend.cuda import CUDAMSMContext
-from cuzk.bench.kernels import _rand_device, bench_bases, timed_msm, write_rows
+from cuzk.bench.kernels import _rand_device, alternated, bench_bases, mode_rows, write_rows
 from cuzk.curve import G1
 
 MODES = ("scatter", "sort64")
@@ -33,7 +30,6 @@ def main():
     width = int(sys.argv[4]) if len(sys.argv) > 4 else None
     be = get_backend("cuda")
     default = dict(cplan.SORT64_FROM)
-    pool = cp.get_default_memory_pool()
     bases = bench_bases(be, G1, max(logs))
     rows = []
     for k in logs:
@@ -45,30 +41,12 @@ def main():
             print(f"G1 2^{k}: the table does not fit", flush=True)
             ctx.close()
             continue
-        info = {}
+        modes = {m: (lambda m=m: cplan.SORT64_FROM.update(G1=1 if m == "sort64" else 0)) for m in MODES}
         try:
-            for mode in MODES:
-                cplan.SORT64_FROM["G1"] = 1 if mode == "sort64" else 0
-                prof: dict = {}
-                pool.free_all_blocks()
-                got = ctx.msm(s, profile=prof)
-                info[mode] = {"equal": bool(got == want), "phases": prof, "pool_bytes_after": int(pool.total_bytes())}
-            runs = {m: [] for m in MODES}
-            for _ in range(repeat):
-                for mode in MODES:
-                    cplan.SORT64_FROM["G1"] = 1 if mode == "sort64" else 0
-                    runs[mode].append(timed_msm(ctx, s))
+            info = alternated(ctx, s, modes, repeat, want)
         finally:
             cplan.SORT64_FROM.update(default)
-        base = statistics.median(runs["scatter"])
-        for mode in MODES:
-            med = statistics.median(runs[mode])
-            row = {"log_n": k, "c": ctx.shift_c, "mode": mode, "runs": runs[mode], "median_s": med,
-                   "ratio_over_scatter": med / base, **info[mode]}
-            rows.append(row)
-            print(f"G1 2^{k} c={ctx.shift_c} {mode}: {med * 1e3:.2f} ms ({row['ratio_over_scatter']:.3f}); phases "
-                  f"{ {p: round(v * 1e3, 2) for p, v in info[mode]['phases'].items()} } ms; pool "
-                  f"{info[mode]['pool_bytes_after'] / 2**30:.2f} GiB; equal {info[mode]['equal']}", flush=True)
+        rows += mode_rows(info, "scatter", f"G1 2^{k} c={ctx.shift_c}", log_n=k, c=ctx.shift_c)
         ctx.close()
         del s
     write_rows(path, rows)

@@ -329,6 +329,47 @@ def timed_msm(ctx, scalars, **kw) -> float:
     return time.perf_counter() - t
 
 
+def alternated(ctx, scalars, modes: dict, repeat: int, want=None) -> dict:
+    """MSMs of ``scalars`` on ``ctx`` in several modes, side by side (the MSM benchmarks'
+    comparisons): per mode (name → a function that switches it on), one profiled ``ctx.msm`` after
+    freeing the pool's cached blocks (its phases, the pool's bytes after it, and whether its point
+    equals ``want``, default the first mode's), then ``repeat`` rounds of one ``timed_msm`` per mode
+    in turn. The caller restores its defaults after.
+
+    Returns:
+        {name: {"equal", "phases", "pool_bytes_after", "runs", "median_s"}} (seconds).
+    """
+    info = {}
+    for name, switch in modes.items():
+        switch()
+        _free_pool()
+        prof: dict = {}
+        got = ctx.msm(scalars, profile=prof)
+        want = got if want is None else want
+        info[name] = {"equal": bool(got == want), "phases": prof, "pool_bytes_after": _pool_bytes(), "runs": []}
+    for _ in range(repeat):
+        for name, switch in modes.items():
+            switch()
+            info[name]["runs"].append(timed_msm(ctx, scalars))
+    for v in info.values():
+        v["median_s"] = statistics.median(v["runs"])
+    return info
+
+
+def mode_rows(info: dict, base: str, label: str, key: str = "mode", **fields) -> list:
+    """Rows of ``alternated``'s result, one per mode, with ``fields``, the mode under ``key`` and
+    its median's ratio over mode ``base``'s; each printed as "LABEL MODE: ms (ratio); phases …;
+    pool …; equal …"."""
+    rows = []
+    for name, v in info.items():
+        ratio = v["median_s"] / info[base]["median_s"]
+        rows.append({**fields, key: name, f"ratio_over_{base}": ratio, **v})
+        print(f"{label} {key}={name}: {v['median_s'] * 1e3:.2f} ms ({ratio:.3f}); phases "
+              f"{ {p: round(t * 1e3, 2) for p, t in v['phases'].items()} } ms; pool "
+              f"{v['pool_bytes_after'] / 2**30:.2f} GiB; equal {v['equal']}", flush=True)
+    return rows
+
+
 def write_rows(path, rows: list) -> dict:
     """Print the host RSS peak and the GPU pool's bytes at the end, and write {"rows": rows, and
     those two} to ``path`` as JSON (the benchmarks' closing lines); returns the two."""
@@ -544,4 +585,4 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
     return result
 
 
-__all__ = ["KINDS", "back_to_back", "bench_kernels", "kernels_ok", "ntt_variant", "seeded_device"]
+__all__ = ["KINDS", "alternated", "back_to_back", "bench_kernels", "kernels_ok", "mode_rows", "ntt_variant", "seeded_device"]
