@@ -70,3 +70,31 @@ def test_tampered_values_are_unsatisfiable(sector, what):
     with pytest.raises(Unsatisfied) as e:
         r1cs.check(cs.full_assignment())
     assert e.value.gadget.startswith("commd/")
+
+
+def test_verify_shape_of_a_commd_c1(tmp_path):
+    """``cuzk verify`` without ``--shape`` (``pipeline._shape_of_vk``) on a comm_d C1: the PoRep
+    family refuses it with its input error, the comm_d shape whose public inputs the key takes is
+    found; a damaged C1 raises its input error naming the file (not a shape mismatch), and a key
+    of another input count still asks for ``--shape``."""
+    import json
+    import types
+
+    from cuzk import pipeline
+    from cuzk.circuits.registry import ShapeMismatchError, family_of, shape_by_name
+    from cuzk.sector.c1 import C1Error
+
+    shape = shape_by_name("porep-commd-2KiB")
+    c1, vk = tmp_path / "1.c1.json", tmp_path / "k.vk"
+    pipeline.prepare({"id": 1, "generate": 1}, c1, shape.name, "e2e", "00" * 32)
+    inp = family_of(shape).read(c1)
+    n = len(family_of(shape).public_inputs(inp, 0))
+    got, _ = pipeline._shape_of_vk(types.SimpleNamespace(ic=[None] * (n + 1)), vk, c1, None)
+    assert got.name == shape.name
+    with pytest.raises(ShapeMismatchError, match="give --shape"):
+        pipeline._shape_of_vk(types.SimpleNamespace(ic=[None] * (n + 7)), vk, c1, None)
+    doc = json.loads(c1.read_text())
+    bad = tmp_path / "bad.c1.json"
+    bad.write_text(json.dumps({"sector_size": doc["sector_size"]}))
+    with pytest.raises(C1Error, match="bad.c1.json"):
+        pipeline._shape_of_vk(types.SimpleNamespace(ic=[None] * (n + 1)), vk, bad, None)

@@ -811,21 +811,30 @@ def _shape_of_vk(vk, vk_path, c1_path, checked) -> tuple:
     the C1's sector size (Filecoin's PoRep first, test-only ones last), the first the C1 fits
     whose partitions take the verifying key's number of public inputs.
 
+    A C1 that no shape's family reads (each refuses it with its input error: a damaged file, or one
+    of another kind) raises the first shape's error, not a shape mismatch.
+
     Raises:
         ShapeMismatchError: none does (naming those tried and ``--shape``).
+        C1Error (or the family's input error): no shape of the C1's size reads it.
     """
     size = read_c1(c1_path)["sector_size"]
     cands = [s for fam in (porep.SHAPES, commd.SHAPES) for s in fam.values() if s.sector_size == size]
-    tried = []
+    tried, refused = [], []
     for shape in sorted(cands, key=lambda s: s.test_only):   # stable: PoRep before comm_d
         try:
             inp = _read_input(c1_path, shape, checked)
         except ShapeMismatchError:
             continue
+        except family_of(shape).error as e:   # e.g. a comm_d C1 read as a PoRep one
+            refused.append(e)
+            continue
         n = len(family_of(shape).public_inputs(inp, 0))
         if len(vk.ic) == n + 1:
             return shape, inp
         tried.append(f"{shape.name} ({n})")
+    if refused and len(refused) == len(cands):
+        raise refused[0]
     raise ShapeMismatchError(f"{vk_path}: takes {len(vk.ic) - 1} public inputs, and no shape of {c1_path}'s sector "
                              f"size does (tried {', '.join(tried) or 'none that fits the C1'}): give --shape")
 
