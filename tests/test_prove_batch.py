@@ -120,12 +120,20 @@ def _corrupt(path):
 
 @pytest.mark.parametrize("bad", [0, 1])
 def test_corrupt_witness_raises_from_the_stager_and_writes_nothing(batch, tmp_path, bad):
-    """Sector ``bad``'s witness is corrupt: job 0 fails before any proof, job 1 while proof 0 runs."""
+    """Sector ``bad``'s witness is corrupt: job 0 fails before any proof, job 1 while proof 0 runs.
+    The damaged file is moved aside to ``.damaged`` (the error says so; the workflow's next run
+    makes it again) and the other sector's witness stays."""
     dirs = _copy_witnesses(batch, tmp_path)
-    _corrupt(dirs[bad] / "partition-0.wit")
+    wit = dirs[bad] / "partition-0.wit"
+    _corrupt(wit)
+    damaged = wit.read_bytes()
     out = tmp_path / "proofs"
-    with pytest.raises(WitnessFormatError, match="checksum"):
+    with pytest.raises(WitnessFormatError, match="checksum") as e:
         pipeline.prove_batch(batch["pce"], batch["params"], batch["c1"], dirs, out, backend="cpu", threads=2)
+    moved = dirs[bad] / "partition-0.wit.damaged"
+    assert f"moved aside to {moved}" in str(e.value) and e.value.path == str(wit)
+    assert not wit.exists() and moved.read_bytes() == damaged
+    assert (dirs[1 - bad] / "partition-0.wit").is_file()
     assert not out.exists()
     assert not [t for t in threading.enumerate() if t.name.startswith("cuzk-stage")]
 

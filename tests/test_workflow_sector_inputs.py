@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from cuzk import pipeline
+from cuzk.damaged import damaged_files
 from cuzk.circuits.registry import shape_by_name
 from cuzk.memory.budget import declared_gb
 from cuzk.memory.model import predict_step_bytes
@@ -218,12 +219,14 @@ def test_damaged_intermediates_are_found(run, tmp_path):
     files = [res / "pce" / f"{SHAPE}.pce", res / "params" / f"{SHAPE}.params", res / "params" / f"{SHAPE}.vk",
              next((res / "proofs").glob("*/1.proof")), res / "witness" / "1" / "partition-0.wit",
              res / "c1" / "1.checked.json"]
-    assert pipeline.damaged_files(files) == []
+    assert damaged_files(files) == []
     cut = []
     for f in files:   # past the middle: half a two-partition proof file is one whole proof
         cut.append(tmp_path / f.name)
         cut[-1].write_bytes(f.read_bytes()[: f.stat().st_size // 2 + 1])
-    assert [p for p, _ in pipeline.damaged_files(cut)] == list(map(str, cut))
+    found = damaged_files(cut)
+    assert [p for p, _ in found] == list(map(str, cut))
+    assert not any(str(p) in why for p, why in found)   # each reason names its path once, beside it
 
 
 def test_damaged_intermediates_stop_the_run_before_any_job_and_are_rebuilt(run):

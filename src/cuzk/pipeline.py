@@ -19,6 +19,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from .errors import CuzkError
+from .damaged import damaged_witness_aside
 from .backend import backend_kind, get_backend, gpu_mem_limit_bytes
 from .backend.gpus import claim, visible_gpus
 from .backend.workers import WorkerDiedError
@@ -28,7 +29,7 @@ from .circuits.registry import ShapeMismatchError, family_of, shape_by_name
 from .field import from_limbs
 from .fileio import atomic_dir, atomic_write_text
 from . import progress as bars
-from .groth16 import (DevelopmentSetupWarning, Prover, check_params_file, file_digest, read_params, trust_params_file, read_proofs, read_vk, setup, setup_resident, verify,
+from .groth16 import (DevelopmentSetupWarning, Prover, file_digest, read_params, trust_params_file, read_proofs, read_vk, setup, setup_resident, verify,
                       write_params, write_proofs, write_resident_params, write_vk)
 from .groth16 import official
 from .groth16.prover import MSMS_PER_PROOF
@@ -45,10 +46,10 @@ from .r1cs.native_path import synthesis_on_gpu, synthesis_threads
 from .r1cs.parallel import synthesis_workers
 from .r1cs.poseidon_path import WITNESS_POSEIDON, choose_poseidon
 from .r1cs.sha_path import choose_sha
-from .r1cs.pce import check_pce_file, read_pce, read_pce_header, write_pce
-from .r1cs.witness import (check_witness_file, keeps_values, read_witness_compact, witness_compact_bytes,
-                           write_witness_compact)
-from .sector.jsondoc import admit, load_checked, load_checked_partition, read_record, write_doc
+from .r1cs.pce import read_pce, read_pce_header, write_pce
+from .r1cs.witness import (keeps_values, read_witness_compact,
+                           witness_compact_bytes, write_witness_compact)
+from .sector.jsondoc import admit, load_checked, load_checked_partition, write_doc
 from .sector.porep_c1 import write_porep_c1
 from .sector.fr32 import pad_sector
 from .sector.post import generate_post, partition_count, read_sealed, write_post
@@ -136,35 +137,6 @@ def shape_of_pce(pce_path):
 INPUT_ERRORS = CuzkError
 """Errors about the job's inputs or resources (bad files, wrong shape, out of memory): a step
 stopped by one prints its message alone on stderr; its log keeps the traceback."""
-
-
-class DamagedFilesError(CuzkError):
-    """Existing intermediate files that fail their cheap checks (:func:`damaged_files`), found
-    while the workflow's DAG is built; the message names each and what the run does about it."""
-
-
-def damaged_files(paths) -> list[tuple[str, str]]:
-    """Cheap checks of a run's existing intermediate files before any job runs (no hashing of
-    large files): ``.pce`` and ``.params`` by header and length, ``.vk`` and ``.proof`` files
-    read whole (small), witnesses by header and length, check records parsed. Missing files are
-    skipped. Returns ``(path, what is wrong)`` of every damaged one.
-    """
-    checks = {".pce": check_pce_file, ".params": check_params_file, ".vk": read_vk, ".proof": read_proofs,
-              ".wit": check_witness_file}
-    out = []
-    for p in map(str, paths):
-        if not os.path.isfile(p):
-            continue
-        fn = checks.get(os.path.splitext(p)[1])
-        if fn is None and p.endswith(".checked.json"):
-            fn = lambda q: read_record(q, C1Error)  # noqa: E731
-        if fn is None:
-            continue
-        try:
-            fn(p)
-        except (CuzkError, OSError) as e:
-            out.append((p, str(e)))
-    return out
 
 
 def start_log(path) -> None:
@@ -664,7 +636,9 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
 
     Raises:
         ShapeMismatchError: an input of another shape, or a witness made from another input.
-        WitnessFormatError: a witness file is corrupt, truncated, or made for another PCE.
+        WitnessFormatError: a witness file is corrupt, truncated, or made for another PCE: it is
+            moved aside to ``<name>.damaged`` (the batch's other files stay), so that the next run
+            of the workflow makes it again with its synthesize step.
         ProofVerificationError: a proof does not verify (nothing is written for that input).
     """
     shape = shape_of_pce(pce)
@@ -693,7 +667,8 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
         phases[name] = round(now - clock[0], 3)
         clock[0] = now
 
-    with measured("prove", mem_json, pred, mem_gb, rec) as sampler, atomic_dir(out_dir) as tmp:
+    with damaged_witness_aside(witness_dirs), measured("prove", mem_json, pred, mem_gb, rec) as sampler, \
+            atomic_dir(out_dir) as tmp:
         clock[0] = time.perf_counter()
         pk = read_params(params)
         lap("key_read")

@@ -18,12 +18,8 @@ from cuzk.groth16.setup import DEV_SETUP_WARNING
 from cuzk.memory import budget
 from cuzk.memory.model import predict_step_bytes, prove_bench_bytes
 from cuzk.paths import Results, post_label, post_target
-from cuzk.pipeline import (
-    UPSTREAM_ORDER_FAMILIES,
-    DamagedFilesError,
-    damaged_files,
-    stale_pce,
-)
+from cuzk.damaged import DamagedFilesError, damaged_files
+from cuzk.pipeline import UPSTREAM_ORDER_FAMILIES, stale_pce
 from cuzk.r1cs.native_path import synthesis_on_gpu, synthesis_threads
 from cuzk.r1cs import poseidon_path
 from cuzk.r1cs.parallel import useful_workers
@@ -712,7 +708,7 @@ def _existing_intermediates():
 
 
 def damaged_before_run():
-    """Cheap checks of the existing intermediate files (cuzk.pipeline.damaged_files) while the DAG
+    """Cheap checks of the existing intermediate files (cuzk.damaged.damaged_files) while the DAG
     is built: a damaged one stops the run before any job starts (so no failing job makes
     Snakemake delete good outputs), named, and is moved aside to <name>.damaged so that the next
     run rebuilds it with its rule; a dry run (-n) names them and moves nothing."""

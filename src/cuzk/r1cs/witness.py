@@ -56,7 +56,7 @@ class WitnessFormatError(CuzkError, ValueError):
     """A witness file is malformed or does not fit the expected shape (names the file)."""
 
     def __init__(self, path, message: str):
-        self.path = str(path)
+        self.path, self.reason = str(path), message
         super().__init__(f"{self.path}: {message}")
 
 
