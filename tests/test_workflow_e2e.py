@@ -151,16 +151,21 @@ def test_reverify_names_a_proof_that_no_longer_verifies(killed_and_rerun):
     assert "proofs verified (PoRep sectors and PoSt): 2 of 2" in (res / "report" / "summary.md").read_text()
 
 
-def test_bad_sector_stops_only_itself(killed_and_rerun):
+def test_oversized_data_stops_the_run_before_any_job(killed_and_rerun):
+    """A data: file larger than its sector's payload stops the run while the DAG is built (even
+    under --keep-going, as a missing one does), in one typed line naming the sector, the file and
+    both sizes; no job runs and the other sectors' outputs are intact."""
     tmp, cfg, res, *_ = killed_and_rerun
     big = tmp / "too-big.bin"
-    big.write_bytes(b"x" * 200)   # over a 128-byte sector's 127 bytes of payload: found only by its job
+    big.write_bytes(b"x" * 200)   # over a 128-byte sector's 127 bytes of payload
     cfg2 = _config(tmp, extra=f"  - {{id: 3, data: {big}, sector_size: test-only-128B}}\n")
     r = _snakemake(cfg2, "--keep-going")
+    out = r.stdout + r.stderr
     assert r.returncode != 0
-    log = (res / "logs" / "prepare" / "3.log").read_text()
-    assert "too-big.bin" in log and "do not fit" in log
-    # the other sectors' outputs are intact
+    want = (f"cuzk: SectorInputError: {cfg2}: sector 3: data {big}: 200 bytes do not fit a 128-byte sector "
+            "(at most 127 bytes of payload)")
+    assert want in out.splitlines(), out[-3000:]
+    assert "Traceback" not in out and not (res / "logs" / "prepare" / "3.log").exists()
     assert json.loads((res / "verify" / "1.json").read_text())["verified"]
 
 

@@ -25,7 +25,7 @@ from cuzk.r1cs import poseidon_path
 from cuzk.r1cs.parallel import useful_workers
 from cuzk.sector import filecoin_c1
 from cuzk.sector.post import partition_count
-from cuzk.sector.prepare import SectorInputError
+from cuzk.sector.prepare import SectorInputError, check_payload_size
 
 RESULTS = config["results"]
 R = Results(RESULTS)
@@ -179,9 +179,9 @@ def missing_input(sid, what, path):
 
 
 def sector_data(wc):
-    """The data file, an input of the sector's prepare job. A missing one stops the run while
-    the DAG is built (a dry run included), naming the sector and the path, unless the sector's
-    C1 exists (prepare will not run)."""
+    """The data file, an input of the sector's prepare job. A missing one, or one larger than
+    the sector's payload, stops the run while the DAG is built (a dry run included), naming the
+    sector and the path, unless the sector's C1 exists (prepare will not run)."""
     path = SECTORS[wc.sid].get("data")
     if not path:
         return []
@@ -189,6 +189,11 @@ def sector_data(wc):
         if os.path.exists(R.c1(wc.sid)):
             return []
         missing_input(wc.sid, "data", path)
+    if not os.path.exists(R.c1(wc.sid)):   # too large: stopped now, not when its prepare job runs
+        try:
+            check_payload_size(path, shape_by_name(sector_shape(wc)).sector_size)
+        except SectorInputError as e:
+            stop_before_run(SectorInputError(f"{CONFIG_NAME}: sector {wc.sid}: data {e}"))
     return [path]
 
 

@@ -28,6 +28,20 @@ def dev_randomness(tag: str, randomness: str, sector_id: int) -> bytes:
     return hashlib.sha256(tag.encode() + b"\0" + randomness.encode() + b"\0" + sector_id.to_bytes(8, "little")).digest()
 
 
+def check_payload_size(path, sector_size: int) -> None:
+    """Refuse a data file larger than a sector's payload (sector_size · 127/128 bytes: Fr32
+    padding, ``fr32.unpadded_size``) from its size alone (the workflow checks it while the DAG is
+    built, before any job runs).
+
+    Raises:
+        SectorInputError: too many bytes, naming the file and both sizes; OSError: no such file.
+    """
+    cap = unpadded_size(sector_size)
+    size = Path(path).stat().st_size
+    if size > cap:
+        raise SectorInputError(f"{path}: {size} bytes do not fit a {sector_size}-byte sector (at most {cap} bytes of payload)")
+
+
 def load_payload(data: str | Path | None, sector_size: int, generate_seed: int | None = None) -> bytes:
     """The unpadded payload of a sector: a file's bytes, or random bytes from ``generate_seed``.
 
@@ -42,9 +56,7 @@ def load_payload(data: str | Path | None, sector_size: int, generate_seed: int |
         return np.random.default_rng(generate_seed).integers(0, 256, size=cap, dtype=np.uint8).tobytes()
     p = Path(data)
     try:
-        size = p.stat().st_size
-        if size > cap:
-            raise SectorInputError(f"{p}: {size} bytes do not fit a {sector_size}-byte sector (at most {cap} bytes of payload)")
+        check_payload_size(p, sector_size)
         return p.read_bytes()
     except OSError as e:
         raise SectorInputError(f"{p}: cannot read sector data: {e.strerror or e}") from None
