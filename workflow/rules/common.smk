@@ -189,11 +189,14 @@ def sector_data(wc):
         if os.path.exists(R.c1(wc.sid)):
             return []
         missing_input(wc.sid, "data", path)
-    if not os.path.exists(R.c1(wc.sid)):   # too large: stopped now, not when its prepare job runs
+    # too large: stopped now, not when its prepare job runs
+    if not os.path.exists(R.c1(wc.sid)):
         try:
             check_payload_size(path, shape_by_name(sector_shape(wc)).sector_size)
         except SectorInputError as e:
-            stop_before_run(SectorInputError(f"{CONFIG_NAME}: sector {wc.sid}: data {e}"))
+            stop_before_run(
+                SectorInputError(f"{CONFIG_NAME}: sector {wc.sid}: data {e}")
+            )
     return [path]
 
 
