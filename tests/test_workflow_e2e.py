@@ -236,7 +236,8 @@ def test_deleted_batch_directory_is_proved_again(killed_and_rerun, tmp_path):
     assert r.returncode == 0, out[-3000:]
     assert "rule prove:" in out and "rule verify:" in out
     assert "rule setup:" not in out and "rule synthesize:" not in out
-    # one proof file removed from its directory: nothing to redo for Snakemake, so a warning says how
+    # one proof file removed from its directory: nothing to redo for Snakemake, so it is named as a
+    # missing intermediate: the run moves the batch folder aside and stops (the next proves it again)
     proof = next(batch.glob("*.proof"))
     shutil.move(proof, tmp_path / proof.name)
     try:
@@ -244,7 +245,9 @@ def test_deleted_batch_directory_is_proved_again(killed_and_rerun, tmp_path):
     finally:
         shutil.move(tmp_path / proof.name, proof)
     out = r.stdout + r.stderr
-    assert r.returncode == 0 and f"{batch} lacks the proofs of sector(s) {proof.stem}" in out, out[-3000:]
+    assert r.returncode != 0 and "cuzk: DamagedFilesError" in out, out[-3000:]
+    assert f"{proof}: missing from its batch's proofs folder" in out, out[-3000:]
+    assert f"(the run will move it aside to {batch}.damaged)" in out and batch.is_dir()
 
 
 def test_test_shapes_refused_by_default(tmp_path):

@@ -685,11 +685,11 @@ def warn_development_keys():
 
 
 def checks_before_run(wildcards):
-    """Input function of the all rule, evaluated at DAG build before any job: the memory budget of every
-    job still to run, and batch directories missing a proof. Adds no input."""
+    """Input function of the all rule, evaluated at DAG build before any job: damaged or missing
+    intermediate files (batch directories missing a proof among them), the memory budget of every
+    job still to run. Adds no input."""
     damaged_before_run()
     check_budgets()
-    incomplete_batches()
     gpu_limit_unset()
     return []
 
@@ -720,7 +720,7 @@ def damaged_before_run():
     is built: a damaged one stops the run before any job starts (so no failing job makes
     Snakemake delete good outputs), named, and is moved aside to <name>.damaged so that the next
     run rebuilds it with its rule; a dry run (-n) names them and moves nothing."""
-    bad = damaged_files(_existing_intermediates())
+    bad = damaged_files(_existing_intermediates()) + list(missing_batch_proofs())
     # a sound PCE of older code (or of the other order) is rebuilt like a damaged one
     for sh in SHAPES:
         if os.path.isfile(R.pce(sh)) and not any(p == R.pce(sh) for p, _ in bad):
@@ -785,20 +785,16 @@ def gpu_limit_unset():
     return False
 
 
-def incomplete_batches():
-    """Batch proof directories that lack some sector's proof file (removed by hand): the
-    directory is the rule's output, so Snakemake sees nothing to redo. Warned about, with the
-    remedy, while the DAG is built."""
+def missing_batch_proofs():
+    """(proof file, why) for each sector's proof missing from its batch's existing directory
+    (removed by hand): the directory is the prove rule's output, so Snakemake would see nothing
+    to redo and the sector's verify record would stand; damaged_before_run moves the directory
+    aside like a damaged one, so the batch is proved (and its sectors verified) again."""
     for b, sids in BATCHES.items():
-        d = R.proofs(b)
-        if not os.path.isdir(d):
-            continue
-        missing = [sid for sid in sids if not os.path.exists(R.proof(b, sid))]
-        if missing:
-            logger.warning(
-                f"cuzk: {d} lacks the proofs of sector(s) {', '.join(map(str, missing))}: delete the "
-                f"directory to prove the batch again"
-            )
+        if os.path.isdir(R.proofs(b)):
+            for sid in sids:
+                if not os.path.exists(R.proof(b, sid)):
+                    yield R.proof(b, sid), "missing from its batch's proofs folder"
 
 
 def _planned_jobs():
