@@ -263,3 +263,27 @@ def test_an_official_key_replaces_setup_in_upstream_order(snakemake_cli, default
     r, jobs = dry_run(False)
     assert r.returncode == 0 and "setup shape=winning-post-2KiB" in jobs, r.stdout + r.stderr
     assert f"{d}: ic: 0 of the files present for winning-post-2KiB" in r.stdout + r.stderr
+
+
+def test_verify_exit_status(tmp_path, monkeypatch, commd_128b_key, capsys):
+    """``cuzk verify``: 0 for a proof that verifies (its result JSON written), 1 for one that does
+    not (another sector's proof: named with its sector and partition, nothing written), 2 for an
+    error (a missing proof file)."""
+    from conftest import KEY_SHAPE
+    from cuzk.paths import Results
+
+    monkeypatch.chdir(tmp_path)
+    r = Results(str(commd_128b_key))
+    pce, params, vk = r.pce(KEY_SHAPE), r.params(KEY_SHAPE), r.vk(KEY_SHAPE)
+    for sid in (4, 5):
+        assert main(["prepare", "--sector-id", str(sid), "--shape", KEY_SHAPE, "--generate", str(sid), "-o", f"{sid}.json"]) == 0
+        assert main(["synthesize", "--c1", f"{sid}.json", "--pce", pce, "-o", f"w{sid}"]) == 0
+    assert main(["prove", "--pce", pce, "--params", params, "--c1", "4.json", "5.json", "--witness", "w4", "w5",
+                 "-o", "proofs", "--backend", "cpu"]) == 0
+    assert main(["verify", "--vk", vk, "--c1", "4.json", "--proof", "proofs/4.proof", "-o", "ok.json"]) == 0
+    assert json.loads(Path("ok.json").read_text())["verified"]
+    capsys.readouterr()
+    assert main(["verify", "--vk", vk, "--c1", "4.json", "--proof", "proofs/5.proof", "-o", "bad.json"]) == 1
+    assert "cuzk: not verified: proofs/5.proof: sector 4 partition 0 does not verify" in capsys.readouterr().err
+    assert not Path("bad.json").exists()
+    assert main(["verify", "--vk", vk, "--c1", "4.json", "--proof", "proofs/6.proof", "-o", "err.json"]) == 2

@@ -138,7 +138,7 @@ def test_reverify_names_a_proof_that_no_longer_verifies(killed_and_rerun):
     try:
         bad = reverify()
         assert bad.returncode != 0
-        assert f"{one}: 1 partition 0 does not verify" in bad.stdout + bad.stderr
+        assert f"{one}: sector 1 partition 0 does not verify" in bad.stdout + bad.stderr
         rows = pd.read_csv(table, sep="\t", keep_default_na=False).set_index("proof_file")
         assert not rows.loc[str(one), "verified"] and rows.loc[str(two), "verified"]
         assert "proofs verified (PoRep sectors and PoSt): 1 of 2" in (res / "report" / "summary.md").read_text()

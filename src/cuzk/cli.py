@@ -157,12 +157,23 @@ def _steps(sub) -> None:
         (("--c1",), {"nargs": "+", **req, "help": "C1 files (or one PoSt vanilla file), one per sector"}),
         (("--witness",), {"nargs": "+", **req, "help": "witness directories, in --c1 order"}),
         (("--out", "-o"), {**req, "help": "proof directory"}), be, th, gm)
-    add("verify", "verify a proof file", lambda a: pipeline.verify_sector(a.vk, a.c1, a.proof, a.out, a.shape, a.mem_json),
+    add("verify", "verify a proof file (exit status 1 when it does not verify, 2 on an error)", _verify,
         (("--vk",), {**req, "help": "the verifying key (`cuzk setup`)"}),
         (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}),
         (("--proof",), {**req, "help": "the proof file (`cuzk prove`)"}),
         (("--out", "-o"), {**req, "help": "the result JSON to write"}), (("--shape",), {"help": "circuit shape (default: the PoRep or comm_d shape of the C1's size "
                                                     "whose public inputs the key takes)"}))
+
+
+class _NotVerified(Exception):
+    """A proof that does not verify (``cuzk verify``'s exit status 1, not an error's 2)."""
+
+
+def _verify(a) -> None:
+    try:
+        pipeline.verify_sector(a.vk, a.c1, a.proof, a.out, a.shape, a.mem_json)
+    except pipeline.ProofVerificationError as e:
+        raise _NotVerified(e) from None
 
 
 def _miner(text: str) -> int:
@@ -493,6 +504,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
+    except _NotVerified as e:
+        print(f"cuzk: not verified: {e}", file=sys.stderr)
+        return 1
     except (ValueError, RuntimeError, OSError) as e:
         print(f"cuzk: error: {e}", file=sys.stderr)
         return 2

@@ -770,7 +770,7 @@ def verify_sector(vk_path, c1_path, proof_path, out_json, shape_name: str | None
             if len(vk.ic) != len(pub) + 1:
                 raise ShapeMismatchError(f"{vk_path}: takes {len(vk.ic) - 1} public inputs, shape {shape.name} has {len(pub)}")
             if not verify(vk, p, pub):
-                raise ProofVerificationError(f"{proof_path}: {label} partition {k} does not verify")
+                raise ProofVerificationError(f"{proof_path}: {fam.describe(label)} partition {k} does not verify")
         res = {"proof": label, "shape": shape.name, "partitions": len(proofs), "verified": True,
                "synthetic": bool(inp.get("synthetic", False)), "proof_file": str(proof_path),
                "proof_sha256": file_digest(proof_path)}
