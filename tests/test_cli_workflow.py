@@ -287,3 +287,14 @@ def test_verify_exit_status(tmp_path, monkeypatch, commd_128b_key, capsys):
     assert "cuzk: not verified: proofs/5.proof: sector 4 partition 0 does not verify" in capsys.readouterr().err
     assert not Path("bad.json").exists()
     assert main(["verify", "--vk", vk, "--c1", "4.json", "--proof", "proofs/6.proof", "-o", "err.json"]) == 2
+
+
+def test_quick_config_builds_its_dag(snakemake_cli, tmp_path):
+    """README's first run (``quick.yaml``) passes the config check and plans its two sectors'
+    steps within the 4 GB budget it is run with (a dry run, results elsewhere)."""
+    r = subprocess.run(["snakemake", "-n", "--cores", "2", "--resources", "mem_gb=4", "--configfile", "quick.yaml",
+                        "--config", f"results={tmp_path / 'res'}"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-2000:]
+    assert "prove" in out and "setup" in out and "_post" not in out, out[-2000:]   # no PoSt rule
+    assert not (tmp_path / "res").exists() and not (ROOT / "results-quick").exists()

@@ -332,7 +332,10 @@ def check_header(c1: dict, path, pid: bytes | None = None) -> tuple[dict, str, l
                                                 f"and porep_id (expected {want})")
     b = {k: bytes(v) for k, v in c1.items() if k in ("prover_id", "ticket", "seed", "comm_d", "comm_r", "replica_id", "porep_id")}
     if replica_id(b["prover_id"], c1["sector_id"], b["ticket"], b["comm_d"], size, pid) != b["replica_id"]:
-        raise C1Error(path, "replica_id", "does not match SHA-256(prover_id, sector_id, ticket, comm_d, porep_id)")
+        raise C1Error(path, "replica_id", "does not match SHA-256(prover_id, sector_id, ticket, comm_d, porep_id): "
+                                          f"check the prover id ({b['prover_id'].hex()}: the workflow's prover_id, "
+                                          "the miner's actor id as an unsigned LEB128 varint zero-padded to 32 bytes, "
+                                          "e.g. t01000: e807 then zeros), the sector id and comm_d")
     key = _vanilla_key(size)
     if key not in c1["vanilla_proofs"]:
         raise C1Error(path, "vanilla_proofs", f"expected key {key}")
