@@ -78,6 +78,13 @@ def test_gpu_jobs_declare_a_gpu_and_the_gpu_memory_model(snakemake_cli, default_
     assert r.returncode == 0, r.stderr + r.stdout
     out = r.stdout + r.stderr
     assert warn in out
+    from cuzk.backend.cuda.runtime import cuda_available
+    if not cuda_available():   # a dry run here warns; a real run stops before any job (below)
+        assert "backend: cuda, but on this host backend 'cuda' is not available" in out, out[-2000:]
+        real = subprocess.run(["snakemake", "--cores", "2", "--configfile", str(cfg)], cwd=ROOT, capture_output=True,
+                              text=True, timeout=120)
+        assert real.returncode != 0 and "cuzk: BackendUnavailableError" in real.stdout + real.stderr
+        assert "localrule" not in real.stdout + real.stderr and "rule prepare" not in real.stdout
     jobs = {b.split(":")[0] + " " + b.split("wildcards: ")[1].split("\n")[0]: b
             for b in r.stdout.split("\nrule ") if "wildcards: " in b}
     setup = jobs["setup shape=porep-2KiB"]

@@ -684,12 +684,38 @@ def warn_development_keys():
         logger.warning(DEV_SETUP_WARNING)
 
 
+def cuda_unavailable_before_run():
+    """backend: cuda where CuPy cannot run here (not importable, or no device), while a setup or
+    prove job is still to run: a local run stops while the DAG is built, before a PCE job runs
+    for minutes only for its setup to fail; a dry run warns (it needs no device). Not checked
+    under a cluster executor, whose nodes are not this host."""
+    if config["backend"] != "cuda" or cluster_executor():
+        return
+    gpu_steps = ("setup", "prove")
+    if not any(
+        step in gpu_steps and not os.path.exists(out)
+        for _rule, step, _sh, _t, _b, out, *_n in _planned_jobs()
+    ):
+        return
+    from cuzk.backend.base import BackendUnavailableError
+    from cuzk.backend.cuda.runtime import _cupy
+
+    try:
+        _cupy()
+    except BackendUnavailableError as e:
+        if workflow.dryrun:
+            logger.warning(f"cuzk: {CONFIG_NAME}: backend: cuda, but on this host {e}")
+        else:
+            stop_before_run(BackendUnavailableError(f"{CONFIG_NAME}: backend: cuda, but {e}"))
+
+
 def checks_before_run(wildcards):
     """Input function of the all rule, evaluated at DAG build before any job: damaged or missing
     intermediate files (batch directories missing a proof among them), the memory budget of every
     job still to run. Adds no input."""
     damaged_before_run()
     check_budgets()
+    cuda_unavailable_before_run()
     gpu_limit_unset()
     return []
 
@@ -848,6 +874,11 @@ def check_budgets():
     left out: they will not run."""
     budget_gb = _budget_gb()
     if budget_gb is None:
+        if not cluster_executor() and not workflow.dryrun:
+            logger.warning(
+                "cuzk: --resources mem_gb=<GiB> is not set: jobs start by cores alone, and the "
+                "memory each declares (mem_gb) limits nothing; pass the machine's budget"
+            )
         return
     jobs = (
         (rule, _declared(step, shape, threads, b, *n), _declared(step, shape, 1, 1, *n))
