@@ -38,3 +38,20 @@ def test_infinity_and_negative_budgets_refused():
     assert any("gpu_mem_limit_gb" in p for p in config_problems(_config(gpu_mem_limit_gb=math.inf), SCHEMA))
     assert any("gpu_mem_limit_gb" in p for p in config_problems(_config(gpu_mem_limit_gb=-1), SCHEMA))
     assert config_problems(_config(gpu_mem_limit_gb=24), SCHEMA) == []
+
+
+def test_sector_ids_and_test_shapes_listed_with_the_rest():
+    """A sector id given twice and a test-only shape without ``allow_test_shapes`` are listed with
+    the schema's problems in one refusal (not one per run); allowed test shapes pass."""
+    cfg = _config(threads=2.0)
+    cfg["sectors"][1]["id"] = cfg["sectors"][0]["id"]
+    cfg["sectors"][2]["sector_size"] = "test-only-128B"
+    cfg.pop("allow_test_shapes", None)
+    joined = "\n".join(config_problems(cfg, SCHEMA))
+    sid = cfg["sectors"][0]["id"]
+    for line in ("threads:", f"sectors: sector id {sid} appears 2 times",
+                 "sectors.2.sector_size: test-only-128B is a test-only shape"):
+        assert line in joined, (line, joined)
+    cfg = _config()
+    cfg["sectors"][2]["sector_size"] = "test-only-128B"
+    assert config_problems(dict(cfg, allow_test_shapes=True), SCHEMA) == []

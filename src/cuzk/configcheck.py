@@ -33,8 +33,9 @@ def _path_problem(value) -> str | None:
 
 
 def config_problems(config: dict, schema: dict) -> list[str]:
-    """Every problem of ``config`` against ``schema`` (strict types) and the path rules, one line
-    each (``place: message``), sorted by place; empty when the config is good."""
+    """Every problem of ``config`` against ``schema`` (strict types), the path rules, sector ids
+    given twice and test-only shapes without ``allow_test_shapes``, one line each (``place:
+    message``), sorted by place; empty when the config is good."""
     out = []
     for e in _Strict(schema).iter_errors(config):
         place = ".".join(map(str, e.path)) or "(top level)"
@@ -49,6 +50,16 @@ def config_problems(config: dict, schema: dict) -> list[str]:
         why = _path_problem(value)
         if why and value is not None:
             out.append((place, f"  {'.'.join(place)}: {value!r} is {why}"))
+    sectors = [s for s in config.get("sectors") or [] if isinstance(s, dict)]
+    ids = [str(s["id"]) for s in sectors if "id" in s]
+    for sid in sorted({i for i in ids if ids.count(i) > 1}):
+        out.append((["sectors"], f"  sectors: sector id {sid} appears {ids.count(sid)} times"))
+    if config.get("allow_test_shapes", False) is not True:
+        for i, s in enumerate(sectors):
+            size = s.get("sector_size")
+            if isinstance(size, str) and size.startswith("test-only"):
+                out.append((["sectors", str(i), "sector_size"], f"  sectors.{i}.sector_size: {size} is a test-only "
+                                                               "shape, not a Filecoin sector size (allow_test_shapes)"))
     sha = config.get("synthesis_sha")
     if sha in ("native", "gpu") and config.get("upstream_order") is True:
         out.append((["synthesis_sha"], f"  synthesis_sha: {sha} computes the SHA-256 witness in block order only; "

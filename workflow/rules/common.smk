@@ -50,13 +50,8 @@ POST_KINDS = [k for k in registry.POST_KINDS if config.get("post", {}).get(k, Fa
 def _sectors():
     out = {}
     for s in config["sectors"]:
+        # ids given twice and test-only shapes: refused with every other problem (cuzk.configcheck)
         sid, size = str(s["id"]), s["sector_size"]
-        if sid in out:
-            raise WorkflowError(f"{CONFIG_NAME}: sector id {sid} appears twice")
-        if size.startswith("test-only") and not config.get("allow_test_shapes", False):
-            raise WorkflowError(
-                f"{CONFIG_NAME}: sector {sid}: {size} is a test-only shape, not a Filecoin sector size"
-            )
         circuit = "update" if "update" in s else CIRCUIT
         shape = (
             registry.update_shape(size)
