@@ -1,6 +1,7 @@
 """Memory sampler and budget checks."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -414,3 +415,20 @@ def test_post_slice_read_term_covers_the_measured_read():
     term = model.BASE_PROCESS_BYTES + model.POST_SLICE_READ_BYTES_PER_VALUE * values
     assert max(peaks) <= term <= 1.15 * max(peaks)
     assert model.POST_SLICE_READ_BYTES_PER_VALUE < model.POST_VANILLA_BYTES_PER_VALUE
+
+
+def test_report_names_the_rule_of_each_record(tmp_path):
+    """The report's rule column is the workflow rule whose folder holds the record
+    (``paths.record_rule``: prepare_synthetic, whose step is "prepare"), else the record's step."""
+    from cuzk.memory import StepRecord, write_record
+    from cuzk.paths import Results, record_rule
+    from cuzk.report import load_steps
+
+    with MemorySampler(interval=0.01) as s:
+        pass
+    r = Results(str(tmp_path))
+    paths = [Path(r.record("prepare_synthetic", "1")), Path(r.record("prepare", "2")), tmp_path / "elsewhere.mem.json"]
+    for p in paths:
+        write_record(p, StepRecord("prepare", mem_gb=1, started_at=1.0).measured(s.report()))
+    assert [record_rule(p) for p in paths] == ["prepare_synthetic", "prepare", None]
+    assert list(load_steps(paths)["rule"]) == ["prepare_synthetic", "prepare", "prepare"]

@@ -56,6 +56,8 @@ def test_filecoin_form_c1_is_imported_checked_proved_and_verified(tmp_path):
     v = json.loads((res / "verify" / "4.json").read_text())
     assert v["verified"] and v["partitions"] == shape.partitions and v["sector_id"] == 4
     assert v["comm_d"] == bytes(c1["comm_d"]).hex()
+    steps = (res / "report" / "steps.tsv").read_text()   # the import is a step of the report too
+    assert any(line.startswith("import_c1\t") for line in steps.splitlines()), steps
 
 
 def test_a_damaged_c1_stops_the_run_before_the_key(tmp_path):

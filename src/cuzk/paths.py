@@ -41,6 +41,13 @@ def record_job(path) -> str:
     return Path(path).name.removesuffix(RECORD_SUFFIX)
 
 
+def record_rule(path) -> str | None:
+    """The workflow rule a memory record belongs to, from its folder (``benchmarks/<rule>/``,
+    :meth:`Results.record`), or None for a record kept elsewhere."""
+    p = Path(path)
+    return p.parent.name if p.parent.parent.name == "benchmarks" else None
+
+
 @dataclass(frozen=True)
 class Results:
     """Every output of a run under ``root`` (a string, as Snakemake's patterns are)."""

@@ -21,7 +21,7 @@ from .circuits.registry import SHAPES, family_of
 from .fileio import atomic_dir, atomic_write_text
 from .groth16 import file_digest
 from .memory.record import read_record
-from .paths import record_job
+from .paths import record_job, record_rule
 
 GIB = 1 << 30
 
@@ -43,7 +43,7 @@ def load_steps(mem_jsons) -> pd.DataFrame:
     for p in map(Path, mem_jsons):
         r = read_record(p)
         rows.append({
-            "rule": r.step,
+            "rule": record_rule(p) or r.step,   # the rule (prepare_synthetic), not the step it runs
             "job": record_job(p),
             "started_at": r.started_at,
             "seconds": r.seconds,

@@ -485,6 +485,11 @@ def report_records():
             "{sid}",
             {"sid": [sid for sid in UPDATE_SIDS if sid in POREP_SECTORS]},
         ),
+        (
+            "import_c1",
+            "{sid}",
+            {"sid": [sid for sid in IMPORTED_SIDS if sid in POREP_SECTORS]},
+        ),
         ("check_c1", "{sid}", {"sid": POREP_SECTORS}),
         ("pce_extract", "{shape}", {"shape": SHAPES}),
         (
