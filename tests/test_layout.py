@@ -99,7 +99,7 @@ def test_function_level_imports_only_for_cupy_with_a_reason():
 
 # cuzk/__init__.py's layer list: a module imports only its own layer and the layers before it
 LAYERS = ("errors", "fileio", "progress", "field", "hash", "curve", "backend", "memory", "r1cs", "sector", "circuits",
-          "groth16", "formats", "paths", "pipeline", "report", "bench", "cli")
+          "groth16", "formats", "paths", "damaged", "pipeline", "report", "bench", "cli")
 
 
 def test_layers_import_only_layers_before_them():

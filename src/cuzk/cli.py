@@ -26,6 +26,7 @@ from .bench import (
     table,
 )
 from .circuits.registry import format_shape_table, shape_table
+from .errors import CuzkError
 from .fileio import atomic_write_text
 from .groth16 import official
 from .sector import filecoin_c1 as fc
@@ -165,7 +166,7 @@ def _steps(sub) -> None:
                                                     "whose public inputs the key takes)"}))
 
 
-class _NotVerified(Exception):
+class _NotVerified(CuzkError):
     """A proof that does not verify (``cuzk verify``'s exit status 1, not an error's 2)."""
 
 

@@ -706,7 +706,9 @@ def cuda_unavailable_before_run():
         if workflow.dryrun:
             logger.warning(f"cuzk: {CONFIG_NAME}: backend: cuda, but on this host {e}")
         else:
-            stop_before_run(BackendUnavailableError(f"{CONFIG_NAME}: backend: cuda, but {e}"))
+            stop_before_run(
+                BackendUnavailableError(f"{CONFIG_NAME}: backend: cuda, but {e}")
+            )
 
 
 def checks_before_run(wildcards):
@@ -815,7 +817,8 @@ def missing_batch_proofs():
     """(proof file, why) for each sector's proof missing from its batch's existing directory
     (removed by hand): the directory is the prove rule's output, so Snakemake would see nothing
     to redo and the sector's verify record would stand; damaged_before_run moves the directory
-    aside like a damaged one, so the batch is proved (and its sectors verified) again."""
+    aside like a damaged one, so the batch is proved (and its sectors verified) again.
+    """
     for b, sids in BATCHES.items():
         if os.path.isdir(R.proofs(b)):
             for sid in sids:
