@@ -119,7 +119,7 @@ def _corrupt(path):
 
 
 @pytest.mark.parametrize("bad", [0, 1])
-def test_corrupt_witness_raises_from_the_stager_and_writes_nothing(batch, tmp_path, bad):
+def test_corrupt_witness_raises_from_the_stager_and_writes_nothing(batch, tmp_path, bad, monkeypatch):
     """Sector ``bad``'s witness is corrupt: job 0 fails before any proof, job 1 while proof 0 runs.
     The damaged file is moved aside to ``.damaged`` (the error says so; the workflow's next run
     makes it again) and the other sector's witness stays."""
@@ -136,6 +136,10 @@ def test_corrupt_witness_raises_from_the_stager_and_writes_nothing(batch, tmp_pa
     assert (dirs[1 - bad] / "partition-0.wit").is_file()
     assert not out.exists()
     assert not [t for t in threading.enumerate() if t.name.startswith("cuzk-stage")]
+    # the same job again (the profile's retry) names the copy set aside, before any key is read
+    monkeypatch.setattr(pipeline, "read_params", lambda *a: pytest.fail("the key was read"))
+    with pytest.raises(WitnessFormatError, match=f"missing: moved aside to {moved}"):
+        pipeline.prove_batch(batch["pce"], batch["params"], batch["c1"], dirs, out, backend="cpu", threads=2)
 
 
 def test_witness_of_another_sector_is_a_shape_mismatch(batch, tmp_path):

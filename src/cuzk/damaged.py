@@ -63,3 +63,17 @@ def damaged_witness_aside(witness_dirs):
         moved = path.with_name(path.name + ".damaged")
         os.replace(path, moved)
         raise WitnessFormatError(path, f"{e.reason}; moved aside to {moved}: run again to make it anew") from e
+
+
+def refuse_set_aside(paths) -> None:
+    """Refuse witness files that an earlier attempt moved aside (:func:`damaged_witness_aside`;
+    the profile's retry of the same job, or a rerun before their synthesize step has made them
+    again), naming the ``.damaged`` copy, before any key is read.
+
+    Raises:
+        WitnessFormatError: the first such path.
+    """
+    for p in map(Path, paths):
+        aside = p.with_name(p.name + ".damaged")
+        if not p.exists() and aside.exists():
+            raise WitnessFormatError(p, f"missing: moved aside to {aside} as damaged; run the workflow again to make it anew")

@@ -19,7 +19,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from .errors import CuzkError
-from .damaged import damaged_witness_aside
+from .damaged import damaged_witness_aside, refuse_set_aside
 from .backend import backend_kind, get_backend, gpu_mem_limit_bytes
 from .backend.gpus import claim, visible_gpus
 from .backend.workers import WorkerDiedError
@@ -653,6 +653,7 @@ def prove_batch(pce, params, c1_paths, witness_dirs, out_dir, backend="auto", th
     inputs = [_read_input(p, shape, rec) for p, rec in zip(c1_paths, records)]
     labels = [fam.label(inp) for inp in inputs]
     jobs = [(i, k) for i, inp in enumerate(inputs) for k in range(fam.partitions(inp))]
+    refuse_set_aside(partition_witness(witness_dirs[i], k) for i, k in jobs)
     limit = gpu_mem_limit_bytes(gpu_mem_limit_gb)
     host_limit = None if mem_gb is None else int(mem_gb * 2**30) // 2   # what waiting scalars may take
     pred = predict_step_bytes("prove", shape.stats(), threads=threads, batch=n, backend=backend_kind(backend),
