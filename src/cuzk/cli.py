@@ -26,7 +26,6 @@ from .bench import (
     table,
 )
 from .circuits.registry import format_shape_table, shape_table
-from .errors import CuzkError
 from .fileio import atomic_write_text
 from .groth16 import official
 from .sector import filecoin_c1 as fc
@@ -158,23 +157,13 @@ def _steps(sub) -> None:
         (("--c1",), {"nargs": "+", **req, "help": "C1 files (or one PoSt vanilla file), one per sector"}),
         (("--witness",), {"nargs": "+", **req, "help": "witness directories, in --c1 order"}),
         (("--out", "-o"), {**req, "help": "proof directory"}), be, th, gm)
-    add("verify", "verify a proof file (exit status 1 when it does not verify, 2 on an error)", _verify,
+    add("verify", "verify a proof file (exit status 1 when it does not verify, 2 on an error)",
+        lambda a: pipeline.verify_sector(a.vk, a.c1, a.proof, a.out, a.shape, a.mem_json),
         (("--vk",), {**req, "help": "the verifying key (`cuzk setup`)"}),
         (("--c1",), {**req, "help": "the C1 file, or a PoSt vanilla file"}),
         (("--proof",), {**req, "help": "the proof file (`cuzk prove`)"}),
         (("--out", "-o"), {**req, "help": "the result JSON to write"}), (("--shape",), {"help": "circuit shape (default: the PoRep or comm_d shape of the C1's size "
                                                     "whose public inputs the key takes)"}))
-
-
-class _NotVerified(CuzkError):
-    """A proof that does not verify (``cuzk verify``'s exit status 1, not an error's 2)."""
-
-
-def _verify(a) -> None:
-    try:
-        pipeline.verify_sector(a.vk, a.c1, a.proof, a.out, a.shape, a.mem_json)
-    except pipeline.ProofVerificationError as e:
-        raise _NotVerified(e) from None
 
 
 def _miner(text: str) -> int:
@@ -505,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
-    except _NotVerified as e:
+    except pipeline.ProofVerificationError as e:   # a proof that does not verify: not an error's 2
         print(f"cuzk: not verified: {e}", file=sys.stderr)
         return 1
     except (ValueError, RuntimeError, OSError) as e:

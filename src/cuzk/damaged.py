@@ -7,6 +7,7 @@ only its checksum shows, found while a batch is proved (:func:`damaged_witness_a
 from __future__ import annotations
 
 import os
+import shutil
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -48,6 +49,21 @@ def damaged_files(paths) -> list[tuple[str, str]]:
     return out
 
 
+def aside_path(path) -> str:
+    """Where a damaged file or folder is kept once moved aside: ``<path>.damaged``."""
+    return f"{path}.damaged"
+
+
+def set_aside(path) -> str:
+    """Move a damaged file or folder to :func:`aside_path` (replacing an earlier copy there), so
+    that the rule that makes it runs again; returns where it went."""
+    moved = aside_path(path)
+    if os.path.isdir(moved):
+        shutil.rmtree(moved)
+    os.replace(path, moved)
+    return moved
+
+
 @contextmanager
 def damaged_witness_aside(witness_dirs):
     """A ``WitnessFormatError`` about a file in one of ``witness_dirs`` (found while a batch is
@@ -60,8 +76,7 @@ def damaged_witness_aside(witness_dirs):
         path = Path(e.path)
         if not (path.is_file() and any(path.parent.resolve() == Path(d).resolve() for d in witness_dirs)):
             raise
-        moved = path.with_name(path.name + ".damaged")
-        os.replace(path, moved)
+        moved = set_aside(path)
         raise WitnessFormatError(path, f"{e.reason}; moved aside to {moved}: run again to make it anew") from e
 
 
@@ -74,6 +89,6 @@ def refuse_set_aside(paths) -> None:
         WitnessFormatError: the first such path.
     """
     for p in map(Path, paths):
-        aside = p.with_name(p.name + ".damaged")
-        if not p.exists() and aside.exists():
+        aside = aside_path(p)
+        if not p.exists() and os.path.exists(aside):
             raise WitnessFormatError(p, f"missing: moved aside to {aside} as damaged; run the workflow again to make it anew")

@@ -4,7 +4,6 @@
 # and the budget refusal (cuzk.memory.budget) from the predictions of cuzk.memory.model.
 import os
 import re
-import shutil
 
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
@@ -18,7 +17,7 @@ from cuzk.groth16.setup import DEV_SETUP_WARNING
 from cuzk.memory import budget
 from cuzk.memory.model import predict_step_bytes, prove_bench_bytes
 from cuzk.paths import Results, post_label, post_target
-from cuzk.damaged import DamagedFilesError, damaged_files
+from cuzk.damaged import DamagedFilesError, aside_path, damaged_files, set_aside
 from cuzk.pipeline import UPSTREAM_ORDER_FAMILIES, stale_pce
 from cuzk.r1cs.native_path import synthesis_on_gpu, synthesis_threads
 from cuzk.r1cs import poseidon_path
@@ -762,12 +761,10 @@ def damaged_before_run():
     for path, why in bad:
         # a batch's proofs folder is its rule's output: the whole folder goes, so it is proved again
         aside = os.path.dirname(path) if os.path.dirname(path) in proof_dirs else path
-        moved = f"{aside}.damaged"
+        moved = aside_path(aside)
         # a dry run changes nothing: it says what the real run will do
         if not workflow.dryrun and os.path.exists(aside):
-            if os.path.isdir(moved):
-                shutil.rmtree(moved)
-            os.replace(aside, moved)
+            set_aside(aside)
         done = "the run will move it aside" if workflow.dryrun else "moved aside"
         lines.append(f"  {path}: {why}\n    ({done} to {moved})")
     if workflow.dryrun:

@@ -196,7 +196,7 @@ extern "C" __global__ void __launch_bounds__(256, 8) msm_scatter(const u32* __re
     }
 }
 
-// Over shifted bases, the sort by a library radix sort instead (msm.py SHIFT_SORT "sort64"): one
+// Over shifted bases from plan.SORT64_FROM points, the sort by a library radix sort instead: one
 // 64-bit key per (window w, scalar i), key[w n + i] = (d - 1) << 33 | sign << 32 | (w n + i) for a
 // digit d != 0 (one set of buckets: bucket d - 1, entry w n + i the table's row), all ones for
 // d = 0 (sorted past the entries); after the sort, msm_key_offsets gives the buckets' offsets (no

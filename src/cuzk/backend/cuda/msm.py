@@ -267,9 +267,9 @@ class CUDAMSMContext(MSMContext):
         """Precompute shifted bases for later MSMs: a table whose row w·n + i is 2^(w·c)·base i
         (affine, Montgomery) for the W = ⌈255/c⌉ windows of width c (default
         ``plan.shift_window``), so that an MSM's windows share one set of 2^(c−1) buckets (entry
-        of scalar i in window w: row w·n + i, ``msm_scatter``) and a wider window pays (fewer
-        bucket additions per point; the reduction is one window's). Precomputed multiples of fixed
-        bases are the method of the ZPrize 2023 MSM entries (ANCHORS.md); the table is built on
+        of scalar i in window w: row w·n + i, ``msm_scatter`` or ``msm_keys``) and a wider window
+        pays (fewer bucket additions per point; the reduction is one window's). Precomputed
+        multiples of fixed bases are the method of the ZPrize 2023 MSM entries; the table is built on
         the device (``msm_shift_bases``: c doublings per row, one inversion per 32 rows), W − 1
         launches per slice of ``_FB_SLICE`` points. MSMs then use it whenever they run whole
         (``msm``'s ``c`` None or this width); chunked MSMs and ``msm_many``'s pieces use the bases

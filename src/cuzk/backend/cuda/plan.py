@@ -205,13 +205,15 @@ set), eats most of the gain: 18.6 ms at 2^24 against 10.6 plain (less sorted by 
 SORT64_FROM = {"G1": 1 << 24, "G2": 0}
 """Per group, the fewest points from which an MSM over shifted bases sorts its entries by a
 library radix sort of one 64-bit key per entry (bucket, sign, table row: ``msm_keys``, CuPy's
-``ndarray.sort``, ``msm_keys_vals``; 20 bytes of device memory per entry at the sort's peak) instead
-of the counting sort (``msm_scatter``, 4 bytes), whose one global atomic per entry into 2^(c−1)
-bucket tails no longer stays in L2 from c = 22; each bucket's entries then also come in table-row
-order, which the bucket sums read faster. 0: never. H100, G1, side by side (benchmarks/results/
-2026-12-05-stop48/call5, ``benchmarks/msm_shift/sort.py``): 2^24 at c = 22 102.4 against 106.0 ms
-(sort 15.9 against 20.9 ms, bucket sums 79.1 against 83.7), 2^25 197.3 against 204.4; equal at
-2^22 and 2^23 (c = 20). G2 not measured. Read at each MSM."""
+``ndarray.sort``; the offsets read off the sorted keys, ``msm_key_offsets``, the entries made from
+them, ``msm_keys_vals``; 20 bytes of device memory per entry at the sort's peak) instead of the
+counting sort (``msm_hist``, ``msm_scatter``, 4 bytes), whose one global atomic per entry into
+2^(c−1) bucket tails no longer stays in L2 from c = 22; each bucket's entries then also come in
+table-row order, which the bucket sums read faster. 0: never. H100, G1, side by side
+(benchmarks/results/2026-12-05-stop48/call6, ``benchmarks/msm_shift/sort.py``): 2^24 at c = 22
+100.34 against 105.85 ms, 2^25 192.80 against 203.98; in call 5 (the histogram still run) the sort
+took 15.9 against 20.9 ms and the bucket sums 79.1 against 83.7 at 2^24, and both sorts were equal
+at 2^22 and 2^23 (c = 20). G2 not measured. Read at each MSM."""
 
 
 def sorts_by_keys(n: int, group, shifted: bool) -> bool:
