@@ -1,8 +1,10 @@
 """The SHA-256 witness kernel (``cuzk.backend.cuda.witness.sha_aux``) on a device against the CPU
 path: every compression bit (ValueStore slot) and state word of a synthetic 2 KiB PoRep
 partition and of compressions with negated and constant columns, byte for byte; slots outside
-the calls untouched; and a partition synthesized with the device computing the compressions'
-bits. Skipped without CuPy or a device."""
+the calls untouched; a partition synthesized with the device computing the compressions'
+bits; and a ``synthesis_sha: prover`` file whose bits the device fills in
+(``compact_to_device_async``, ``computed.sha_bits_on_device``): the same w on the device as the native file's.
+Skipped without CuPy or a device."""
 
 from __future__ import annotations
 
@@ -18,7 +20,11 @@ from cuzk.backend.cuda import cuda_available  # noqa: E402
 if not cuda_available():
     pytest.skip("no CUDA device", allow_module_level=True)
 
+from cuzk import pipeline  # noqa: E402
+from cuzk.backend import get_backend  # noqa: E402
 from cuzk.backend.cuda.witness import gpu_compute, job_table, sha_aux  # noqa: E402
+from cuzk.r1cs.witness import read_witness_compact  # noqa: E402
+from pce_util import header_pce  # noqa: E402
 from cuzk.bench.witness import mismatches, same_witness, synthesize_recorded  # noqa: E402
 from sha_util import mixed_calls  # noqa: E402
 
@@ -57,3 +63,19 @@ def test_gpu_delegated_synthesis_is_the_cpu_path(porep_input):
     ref, calls = synthesize_recorded(*porep_input("porep-2KiB"), "porep-2KiB", 0)
     cs, got = synthesize_recorded(*porep_input("porep-2KiB"), "porep-2KiB", 0, compute=gpu_compute())
     assert same_witness(ref, cs) and ref.num_constraints == cs.num_constraints and len(got) == len(calls)
+
+
+def test_prover_file_bits_filled_on_the_device(porep_input, tmp_path):
+    c1, rec = porep_input("porep-2KiB")
+    pce = header_pce(tmp_path / "block.pce", "porep-2KiB")
+    native = pipeline.synthesize_partition(c1, rec, pce, 0, tmp_path / "native.wit", sha="native")
+    prover = pipeline.synthesize_partition(c1, rec, pce, 0, tmp_path / "prover.wit", sha="prover")
+    cw = read_witness_compact(prover)
+    assert cw.sha is not None and cw.sha.end > 0.95 * cw.num_aux
+    with get_backend("cuda") as bk:
+        want = bk.compact_to_device_async(read_witness_compact(native)).ready().get()
+        got = bk.compact_to_device_async(cw).ready().get()
+        assert np.array_equal(got, want)
+        cw.sha = cw.sha._replace(vals=cw.sha.vals.copy())   # the file's bytes are read-only
+        cw.sha.vals[0, 9] ^= 1   # a changed input word: other bits on the device
+        assert not np.array_equal(bk.compact_to_device_async(cw).ready().get(), want)

@@ -143,7 +143,8 @@ def _steps(sub) -> None:
         (("--sha",), {"choices": list(SHA_PATHS), "default": "auto",
                       "help": "who computes the SHA-256 witness bits: native (C++ core, built once and cached), "
                               "numpy, gpu (the CUDA kernel, on a free GPU), or auto (default: native when it "
-                              "builds, else numpy); same witness"}),
+                              "builds, else numpy); same witness; or prover (the file keeps the compressions' "
+                              "inputs, the prove step computes the bits)"}),
         (("--poseidon",), {"choices": list(POSEIDON_PATHS), "default": "auto",
                            "help": "who computes the Poseidon witness values: native (C++ core, built once and "
                                    "cached), python, gpu (the CUDA kernel, on a free GPU, in this process), or auto "

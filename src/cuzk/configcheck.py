@@ -5,7 +5,7 @@ parses all three), and a path may be empty or the file system's root: each would
 schema and fail late (``threads: 2.0`` reaching a worker pool), or worse (``results: /``).
 :func:`config_problems` validates with integers that are Python ints (not bools, not floats),
 finite numbers, and the configured paths (``results``, sectors' ``data`` and ``c1``) non-empty
-and not a root, and ``synthesis_sha: native`` or ``gpu`` not with ``upstream_order: true`` (the native
+and not a root, and ``synthesis_sha: native``, ``gpu`` or ``prover`` not with ``upstream_order: true`` (the native
 and GPU SHA-256 witness is in block order only: ``cuzk.r1cs.sha_path``); it returns one line per
 problem, with its place in the config.
 """
@@ -61,7 +61,7 @@ def config_problems(config: dict, schema: dict) -> list[str]:
                 out.append((["sectors", str(i), "sector_size"], f"  sectors.{i}.sector_size: {size} is a test-only "
                                                                "shape, not a Filecoin sector size (allow_test_shapes)"))
     sha = config.get("synthesis_sha")
-    if sha in ("native", "gpu") and config.get("upstream_order") is True:
+    if sha in ("native", "gpu", "prover") and config.get("upstream_order") is True:
         out.append((["synthesis_sha"], f"  synthesis_sha: {sha} computes the SHA-256 witness in block order only; "
                                        "with upstream_order: true use auto (numpy there) or numpy"))
     return [line for _, line in sorted(out, key=lambda t: t[0])]

@@ -538,7 +538,7 @@ def synthesize_partition(c1_path, checked, pce, partition: int, out, mem_json=No
         with bars.watch(lambda: cs.num_aux, stats["aux"], f"synthesize {Path(c1_path).name} partition {partition}", "aux"), \
                 _synthesis_gpu(path, ppath), path.active(), ppath.active():
             fam.synthesize(cs, shape, fam.values(inp, partition))
-        write_witness_compact(out, cs.assignment_compact(lazy=True), pce_digest(pce))
+        write_witness_compact(out, path.finish(cs.assignment_compact(lazy=True)), pce_digest(pce))
     return Path(out)
 
 
@@ -583,7 +583,7 @@ def synthesize_sector(c1_path, pce, out_dir, mem_json=None, mem_gb=None, checked
                 cs = done[1] = ConstraintSystem(shape=False, witness=True, aux_capacity=stats["aux"], upstream_order=upstream)
                 with path.active(), ppath.active():
                     fam.synthesize(cs, shape, fam.values(inp, k))
-                write_witness_compact(partition_witness(tmp, k), cs.assignment_compact(lazy=True), digest)
+                write_witness_compact(partition_witness(tmp, k), path.finish(cs.assignment_compact(lazy=True)), digest)
                 done[:] = [done[0] + cs.num_aux, None]
     return [partition_witness(out_dir, k) for k in range(n)]
 

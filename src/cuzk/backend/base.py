@@ -16,6 +16,7 @@ from ..curve import Group
 from ..errors import CuzkError
 from ..field import FR, LimbRuns, is_limb_array, limbs_below_modulus
 from ..field.sparse import CSRMatrix
+from .sha_host import fill_bits, host_core
 
 
 class BackendUnavailableError(CuzkError, RuntimeError):
@@ -124,6 +125,9 @@ class PendingUpload:
 _POPCOUNT8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)  # set bits of a byte
 
 
+_HOST_SHA: list = []   # the SHA-256 core's host build, loaded once per process (CompactAssignment.resolved)
+
+
 class CompactAssignment:
     """A full assignment w = inputs ‖ aux as a witness file stores it (``cuzk.r1cs.witness``):
     the aux values that are 0 or 1 as packed bits, the others as limbs. A PoRep partition is
@@ -139,16 +143,19 @@ class CompactAssignment:
             ``cuzk.field.LimbRuns`` of them (``ConstraintSystem.assignment_compact(lazy=True)``:
             what the witness writer streams; other users read ``numpy.asarray(wide)``).
         num_aux, num_bits: counts (num_wide = num_aux − num_bits).
+        sha: None, or the ``cuzk.backend.sha_host.ShaJobs`` of SHA-256 compressions whose bits
+            are still to be computed (a ``synthesis_sha: prover`` file: ``bits`` holds 0 there);
+            :meth:`resolved` computes them on the host, the cuda backend on the device.
 
     Raises (on construction):
         ValueError: shapes or dtypes that disagree with the counts, a mask whose set bits are
             not ``num_bits`` (or with bits set past ``num_aux``), or a limb value not below r.
     """
 
-    __slots__ = ("inputs", "mask", "bits", "wide", "num_aux", "num_bits")
+    __slots__ = ("inputs", "mask", "bits", "wide", "num_aux", "num_bits", "sha")
 
     def __init__(self, inputs: np.ndarray, mask: np.ndarray, bits: np.ndarray, wide: np.ndarray, num_aux: int,
-                 num_bits: int):
+                 num_bits: int, sha=None):
         if not (is_limb_array(inputs) and (is_limb_array(wide) or isinstance(wide, LimbRuns))):
             raise ValueError("inputs and wide must be (n, 4) uint64 limb arrays")
         if mask.dtype != np.uint8 or bits.dtype != np.uint8:
@@ -162,7 +169,9 @@ class CompactAssignment:
                 and (wide.below_modulus() if isinstance(wide, LimbRuns) else limbs_below_modulus(wide).all())):
             raise ValueError("a value is not below the field modulus")
         self.inputs, self.mask, self.bits, self.wide = inputs, mask, bits, wide
-        self.num_aux, self.num_bits = num_aux, num_bits
+        self.num_aux, self.num_bits, self.sha = num_aux, num_bits, sha
+        if sha is not None and sha.end > num_aux:
+            raise ValueError(f"the SHA-256 job table ends at aux {sha.end}, past the {num_aux} aux values")
 
     def __len__(self) -> int:
         return len(self.inputs) + self.num_aux
@@ -177,9 +186,26 @@ class CompactAssignment:
         """``(num_aux,)`` bool: which aux values are stored as bits."""
         return np.unpackbits(self.mask, bitorder="little", count=self.num_aux).astype(bool)
 
+    def resolved(self) -> "CompactAssignment":
+        """This assignment with every bit value in ``bits``: itself, or, with a pending ``sha``
+        table, a copy whose compressions' bits the SHA-256 core computed on the host
+        (``cuzk.backend.sha_host.fill_bits``; its g++ build, once per process).
+
+        Raises:
+            NativeBuildError: the host core cannot be built.
+            ValueError: the table's bits fall on aux values the mask does not flag as bits.
+        """
+        if self.sha is None:
+            return self
+        if not _HOST_SHA:
+            _HOST_SHA.append(host_core())
+        bits = fill_bits(self.mask, self.bits, self.num_aux, self.num_bits, self.sha, _HOST_SHA[0])
+        return CompactAssignment(self.inputs, self.mask, bits, self.wide, self.num_aux, self.num_bits)
+
     def bit_values(self) -> np.ndarray:
-        """``(num_bits,)`` uint8 values of the bit-valued aux, in order."""
-        return np.unpackbits(self.bits, bitorder="little", count=self.num_bits)
+        """``(num_bits,)`` uint8 values of the bit-valued aux, in order (a pending ``sha`` table's
+        computed first: :meth:`resolved`)."""
+        return np.unpackbits(self.resolved().bits, bitorder="little", count=self.num_bits)
 
     def limbs(self) -> np.ndarray:
         """w on the host: ``(num_inputs + num_aux, 4)`` uint64 canonical limbs, inputs first."""

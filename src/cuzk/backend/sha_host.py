@@ -91,6 +91,11 @@ def host_compute(run):
     return lambda call: run(_one_call(call), call.size)
 
 
+def _library(out_dir):
+    """The host build of the core (``sha_witness_host.cpp``), built once per machine and loaded."""
+    return load_library(build_library("sha_witness_host", SOURCES, HEADERS, [_SRC], root=out_dir))
+
+
 def host_core(out_dir: str | os.PathLike | None = None):
     """The kernel's core built for the host (``sha_witness_host.cpp``; :func:`cuzk.backend.native.build_library`,
     cached under ``out_dir``, default ``$CUZK_CACHE_DIR/native``): a function
@@ -101,10 +106,9 @@ def host_core(out_dir: str | os.PathLike | None = None):
     Raises:
         NativeBuildError: no C++ compiler, the build failed, or the library cannot be loaded.
     """
-    lib = build_library("sha_witness_host", SOURCES, HEADERS, [_SRC], root=out_dir)
-    fn = load_library(lib).sha_witness_host
+    fn = _library(out_dir).sha_witness_host
     fn.restype = None
-    fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_uint64]
+    fn.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64]
 
     def run(table: ShaJobs, num_aux: int | None = None):
         lanes = table.job_of.shape[0]
@@ -113,10 +117,82 @@ def host_core(out_dir: str | os.PathLike | None = None):
             raise ValueError(f"host_core: num_aux {slots.shape[0]} is below the calls' end {table.end}")
         outw = np.zeros((lanes, 8), dtype=np.uint32)
         jobs, job_of, vals = (np.ascontiguousarray(a) for a in (table.jobs, table.job_of, table.vals))
-        fn(jobs.ctypes.data, job_of.ctypes.data, vals.ctypes.data, slots.ctypes.data, outw.ctypes.data, lanes)
+        fn(jobs.ctypes.data, job_of.ctypes.data, vals.ctypes.data, slots.ctypes.data, slots.shape[0], outw.ctypes.data,
+           lanes)
         return slots, outw
 
     return run
 
 
-__all__ = ["HEADERS", "JOB_DTYPE", "SOURCES", "ShaJobs", "host_compute", "host_core", "job_table"]
+def host_words(out_dir: str | os.PathLike | None = None):
+    """The compressions' new state words alone, on one CPU core (``sha_words_host`` of the same
+    library as :func:`host_core`: FIPS 180-4 6.2.2 per lane, no witness bits): a function
+    ``words(vals) -> outw``, ``vals`` ``(L, 24)`` uint32 (8 state then 16 message words per
+    lane, :class:`ShaJobs`' ``vals``), ``outw`` ``(L, 8)`` uint32, equal to :func:`host_core`'s.
+
+    Raises:
+        NativeBuildError: no C++ compiler, the build failed, or the library cannot be loaded.
+    """
+    fn = _library(out_dir).sha_words_host
+    fn.restype = None
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
+
+    def words(vals: np.ndarray) -> np.ndarray:
+        vals = np.ascontiguousarray(vals, dtype=np.uint32)
+        if vals.ndim != 2 or vals.shape[1] != 24:
+            raise ValueError(f"host_words: vals must be (L, 24) uint32, not {vals.shape}")
+        outw = np.empty((vals.shape[0], 8), dtype=np.uint32)
+        fn(vals.ctypes.data, outw.ctypes.data, vals.shape[0])
+        return outw
+
+    return words
+
+
+def deferred_compute(words, calls: list):
+    """A delegate for ``cuzk.r1cs.sha_calls.delegate_compressions`` that leaves the bits to later
+    (``synthesis_sha: prover``): each call gives no bits (``delegate_compressions`` sets its output
+    words' bits and leaves the others 0: flagged as bits, packed as 0 in the witness file) and its
+    words come from ``words`` (:func:`host_words`); the call, with its words, is appended to
+    ``calls`` (also the delegate's ``calls``), whose :func:`job_table` the witness file keeps so
+    that the prover computes the bits (:func:`fill_bits`, or the GPU kernel on the device)."""
+
+    def compute(call):
+        vals = np.empty((call.k, 24), dtype=np.uint32)
+        for i, w in enumerate(call.H + call.W):
+            vals[:, i] = np.asarray(w.v)
+        out = words(vals)
+        calls.append(call._replace(out=[out[:, j].astype(np.uint64) for j in range(8)]))
+        return None, out   # bits later: the delegation sets the output words' bits alone
+
+    compute.calls = calls
+    return compute
+
+
+def fill_bits(mask: np.ndarray, bits: np.ndarray, num_aux: int, num_bits: int, table: ShaJobs, run) -> np.ndarray:
+    """The packed bit values of a compact assignment (``cuzk.backend.CompactAssignment``'s
+    ``mask``/``bits``, little bit order) with the bits of ``table``'s compressions set, computed
+    on the host by ``run`` (:func:`host_core`): what the GPU does on the device for ``synthesis_sha:
+    prover`` files (``cuzk.backend.cuda.computed.sha_bits_on_device``). ``bits`` holds 0 at those
+    positions but the output words' (set already: setting them again changes nothing).
+
+    Returns a new ``(ceil(num_bits / 8),)`` uint8 array.
+
+    Raises:
+        ValueError: the table reaches past ``num_aux``, or a computed bit falls on an aux value
+            that the mask does not flag as a bit.
+    """
+    if table.end > num_aux:
+        raise ValueError(f"sha job table: its calls end at aux {table.end}, past the {num_aux} aux values")
+    slots, _ = run(table, table.end)
+    ones = np.flatnonzero(slots)
+    flags = np.unpackbits(mask, bitorder="little", count=table.end)
+    if not flags[ones].all():
+        raise ValueError("sha job table: a computed bit falls on an aux value not flagged as a bit")
+    rank = np.cumsum(flags, dtype=np.uint32)[ones] - 1   # position among the bit-valued aux
+    vals = np.unpackbits(bits, bitorder="little", count=num_bits)
+    vals[rank] = 1
+    return np.packbits(vals, bitorder="little")
+
+
+__all__ = ["HEADERS", "JOB_DTYPE", "SOURCES", "ShaJobs", "deferred_compute", "fill_bits", "host_compute", "host_core",
+           "host_words", "job_table"]

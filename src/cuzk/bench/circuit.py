@@ -97,12 +97,20 @@ def _phase_witness(shape_name: str, c1_path: str, path: str, sha: str = "auto", 
     cs = ConstraintSystem(shape=False, witness=True, aux_capacity=naux)
     with sha_path.active(), pos_path.active():
         fam.synthesize(cs, sh, fam.values(inp, 0))
-    cw = cs.assignment_compact(lazy=True)   # as the synthesize step writes it
+    cw = sha_path.finish(cs.assignment_compact(lazy=True))   # as the synthesize step writes it
     synth = time.perf_counter() - t
     write_witness_compact(path, cw)
-    return {"seconds": time.perf_counter() - t, "synthesize_seconds": synth, "rss_peak_bytes": _peak(),
-            "bytes": Path(path).stat().st_size, "aux": cw.num_aux, "sha": sha_path.name,
-            "poseidon": pos_path.name, "witness_poseidon": pos_path.keep, "sha256": file_digest(path)}
+    out = {"seconds": time.perf_counter() - t, "synthesize_seconds": synth, "rss_peak_bytes": _peak(),
+           "bytes": Path(path).stat().st_size, "aux": cw.num_aux, "sha": sha_path.name,
+           "poseidon": pos_path.name, "witness_poseidon": pos_path.keep, "sha256": file_digest(path)}
+    if cw.sha is not None:   # synthesis_sha: prover: the file the other paths write, its bits resolved here
+        t = time.perf_counter()
+        full = cw.resolved()
+        out["resolve_seconds"] = time.perf_counter() - t
+        write_witness_compact(f"{path}.resolved", full)
+        out["sha256"], out["file_sha256"] = file_digest(f"{path}.resolved"), out["sha256"]
+        Path(f"{path}.resolved").unlink()
+    return out
 
 
 def _phase_prove(shape_name: str, pce_path: str, c1_path: str, wit_path: str, backend: str, repeat: int) -> dict:

@@ -33,6 +33,7 @@ class Compression(NamedTuple):
     out: list
 
 
+_COLS = np.arange(32, dtype=np.uint32)
 _RECORDERS: list = []
 _DELEGATE: list = []          # at most one compute function
 _TEMPLATES: dict = {}         # kind → (bits, constraints, output refs − base), or None: not delegable
@@ -62,7 +63,9 @@ def delegate_compressions(compute: Callable):
     """Within the block, witness-only compressions in block order take their bits from
     ``compute(call)``: ``call`` a :class:`Compression` (``out`` empty) → ``(bits, out)``, bits
     ``(call.size,)`` uint8 0/1 (the call's new aux values in block order), out ``(k, 8)`` uint32
-    (the new state words of each instance).
+    (the new state words of each instance). ``bits`` None: the call's bits are computed later
+    (``synthesis_sha: prover``); its output words' bits, which later gadgets read from the value
+    store (a digest packed into Fr), are set from ``out`` and the others left 0.
 
     Raises:
         RuntimeError: a delegation is already active.
@@ -100,7 +103,12 @@ def compress(wit, hw: list, ww: list, word: Callable) -> list:
     size, constraints, refs = _TEMPLATES[key]
     base = cs.num_aux
     bits, out = _DELEGATE[0](Compression(base, size, wit.k, hw, ww, []))
-    bits, out = np.asarray(bits), np.asarray(out)
+    out = np.asarray(out)
+    if bits is None and out.shape == (wit.k, 8):   # computed later: only the output words' bits now
+        bits = np.zeros(size, dtype=np.uint8)
+        for j, r in enumerate(refs):
+            bits[r] = (out[:, j, None].astype(np.uint32) >> _COLS) & 1
+    bits = np.asarray(bits)
     if bits.shape != (size,) or out.shape != (wit.k, 8) or (bits.size and bits.max() > 1):
         raise ValueError(f"delegate_compressions: {wit.sha.g}: the delegate gave bits {bits.shape} and words "
                          f"{out.shape}, not ({size},) 0/1 and ({wit.k}, 8)")

@@ -16,6 +16,13 @@
   a 32 GiB partition's witness took 1.16 s with both kernels against 1.09 s with both native
   cores on the H200 host, benchmarks/results/2026-12-04-h200-stop39/call5).
 
+- ``prover``: the witness file keeps each delegated call's input words instead of its bits
+  (version 3, ``cuzk.backend.sha_host.deferred_compute``): the synthesis computes only the
+  words a later call needs (the native core's ``sha_words_host``, no bits) and the prover
+  computes the bits, the cuda backend on the GPU straight into device memory
+  (``cuzk.backend.cuda.computed.sha_bits_on_device``: the bits never exist on the host), the CPU backend
+  with the host core (``CompactAssignment.resolved``). Needs the native build.
+
 Delegation works in block order only (upstream order permutes the compressions' bit loops): with
 an upstream-order PCE (``upstream_order: true``) ``auto`` takes ``numpy`` and ``native`` and
 ``gpu`` are refused (:class:`ShaPathError`).
@@ -26,12 +33,12 @@ from __future__ import annotations
 import contextlib
 from typing import Callable, NamedTuple
 
-from ..backend.sha_host import host_compute, host_core
+from ..backend.sha_host import deferred_compute, host_compute, host_core, host_words, job_table
 from ..errors import CuzkError
 from .native_path import built_once, choose_native
 from .sha_calls import delegate_compressions
 
-SHA_PATHS = ("auto", "native", "numpy", "gpu")
+SHA_PATHS = ("auto", "native", "numpy", "gpu", "prover")
 """The values of ``synthesis_sha`` (``auto`` first: the default)."""
 
 CONFIG_KEY = "synthesis_sha"
@@ -47,18 +54,33 @@ class NativeShaFallbackWarning(UserWarning):
 
 
 class ShaPath(NamedTuple):
-    """A chosen path: ``name`` (``"native"``, ``"gpu"`` or ``"numpy"``) and ``compute`` (the
-    delegate for ``delegate_compressions``, None for numpy)."""
+    """A chosen path: ``name`` (``"native"``, ``"gpu"``, ``"numpy"`` or ``"prover"``) and
+    ``compute`` (the delegate for ``delegate_compressions``, None for numpy; for ``prover`` its
+    ``calls`` attribute is the list it fills: the current system's deferred calls)."""
 
     name: str
     compute: Callable | None
 
     def active(self):
-        """A context manager within which witness-only compressions take this path."""
+        """A context manager within which witness-only compressions take this path (a new
+        system's: ``prover`` forgets the calls of the one before)."""
+        calls = getattr(self.compute, "calls", None)
+        if calls is not None:
+            calls.clear()
         return delegate_compressions(self.compute) if self.compute is not None else contextlib.nullcontext()
+
+    def finish(self, cw):
+        """The compact assignment (``ConstraintSystem.assignment_compact``) as the witness file
+        keeps it: with ``prover``, the job table of the calls made under :meth:`active` attached
+        (``CompactAssignment.sha``); else ``cw`` itself."""
+        calls = getattr(self.compute, "calls", None)
+        if calls is not None:
+            cw.sha = job_table(calls)
+        return cw
 
 
 _NATIVE: dict = {}    # (cache directory, $CXX) → delegate: built and loaded once per process
+_DEFERRED: dict = {}  # likewise, the prover path's delegate maker
 _WARNED: list = []    # the fallback warning is given once per process
 
 
@@ -66,18 +88,25 @@ def _native() -> Callable:
     return built_once(_NATIVE, lambda root: host_compute(host_core(root)))
 
 
+def _deferred(root) -> Callable:
+    words = host_words(root)
+    return lambda calls: deferred_compute(words, calls)
+
+
 def choose_sha(choice: str = "auto", upstream_order: bool = False) -> ShaPath:
     """The SHA-256 witness path for ``choice`` (:data:`SHA_PATHS`) and a PCE's order.
 
     Raises:
         ShaPathError: ``choice`` is not one of :data:`SHA_PATHS` (the message names
-            ``synthesis_sha``), or is ``native`` or ``gpu`` with ``upstream_order``.
-        NativeBuildError: ``native`` and the core cannot be built (no compiler, a failed build:
-            the message names the compiler, the source and the compiler's output).
+            ``synthesis_sha``), or is ``native``, ``gpu`` or ``prover`` with ``upstream_order``.
+        NativeBuildError: ``native`` or ``prover`` and the core cannot be built (no compiler, a
+            failed build: the message names the compiler, the source and the compiler's output).
         BackendUnavailableError: ``gpu`` without CuPy or a CUDA device.
     """
+    if choice == "prover" and not upstream_order:
+        return ShaPath("prover", built_once(_DEFERRED, _deferred)([]))
     if choice in SHA_PATHS and choice != "numpy" and upstream_order:
-        if choice in ("native", "gpu"):
+        if choice in ("native", "gpu", "prover"):
             raise ShaPathError(f"{CONFIG_KEY}: {choice} computes the SHA-256 witness in cuzk's block order only; this "
                                f"PCE is in rust-fil-proofs' order (upstream_order: true): use auto or numpy")
         return ShaPath("numpy", None)

@@ -26,6 +26,17 @@ offsets (count × 8 bytes, uint64: where each row's values begin among the wide 
 block order a run's rows follow each other, in rust-fil-proofs' order each hash's values are
 still together but the calls are spread out). A full 32 GiB WindowPoSt partition: 0.25 GiB instead of 3.76 GiB
 (52 MB of them Poseidon inputs, 0.9 MB rows).
+
+Version 3 (written only where the SHA-256 compressions' bits are computed by the prover,
+``synthesis_sha: prover``: ``cuzk.backend.sha_host.deferred_compute``) is version 2 (computed runs
+or none) with ``sha`` in the header (``calls``, ``lanes``, ``end``: the job table's rows, lanes and
+one past its last aux index); its ``bits`` section holds 0 for those compressions' bits (but their
+output words', which later gadgets read), and after
+the computed runs come the job table (calls × 208 bytes, ``sha_host.JOB_DTYPE``), the lanes' calls
+(lanes × 4 bytes, uint32, zero-padded to 8 bytes) and their input words (lanes × 96 bytes: 8 state
+and 16 message words, uint32). A 32 GiB PoRep partition's 127.5 M bits are then 5,040 lanes of
+inputs (about 0.6 MB) that the GPU turns into its bits in device memory (the zeros are still
+packed in ``bits``: the file is not smaller).
 """
 
 from __future__ import annotations
@@ -40,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from ..backend.base import CompactAssignment
+from ..backend.sha_host import JOB_DTYPE, ShaJobs
 from ..errors import CuzkError
 from ..field import FR, LimbRuns, from_limbs, to_limbs
 from ..fileio import atomic_open
@@ -50,6 +62,8 @@ _PIECE = 32 << 20   # bytes hashed beside each write (write_witness_compact)
 VERSION = 1
 VERSION_COMPUTED = 2
 """The version of a file with computed runs (the layout above)."""
+VERSION_SHA = 3
+"""The version of a file with a SHA-256 job table (the layout above)."""
 
 
 class WitnessFormatError(CuzkError, ValueError):
@@ -108,6 +122,9 @@ def write_witness_compact(path, cw: CompactAssignment, pce_digest: str = "") -> 
     if runs:
         header["computed"] = [{"values": rows.shape[0] * lm.shape[1], "count": rows.shape[0], "m": lm.shape[0],
                                "width": lm.inputs.shape[1], "spec": lm.spec()} for _, lm, rows in runs]
+    sha = cw.sha
+    if sha is not None:
+        header["sha"] = {"calls": len(sha.jobs), "lanes": len(sha.job_of), "end": sha.end}
     hdr = json.dumps(header).encode()
     h = hashlib.sha256()
     # each piece hashed on a thread while it is written (both release the GIL): the 2 s of
@@ -121,9 +138,12 @@ def write_witness_compact(path, cw: CompactAssignment, pce_digest: str = "") -> 
                 f.write(piece)
                 done.result()
 
-        head = MAGIC + struct.pack("<II", VERSION_COMPUTED if runs else VERSION, len(hdr)) + hdr
+        version = VERSION_SHA if sha is not None else VERSION_COMPUTED if runs else VERSION
+        head = MAGIC + struct.pack("<II", version, len(hdr)) + hdr
         put(head + bytes((-len(head)) % 8))
         tail = [a for offsets, lm, rows in runs for a in (lm.inputs, _padded_rows(rows), offsets.astype(np.uint64))]
+        if sha is not None:
+            tail += [sha.jobs.view(np.uint8), _padded_rows(sha.job_of), sha.vals.astype(np.uint32, copy=False)]
         for arr in (cw.inputs, cw.mask, cw.bits, cw.wide, *tail):
             for part in arr.chunks(computed=False) if isinstance(arr, LimbRuns) else (arr,):
                 data = np.ascontiguousarray(part).astype(part.dtype.newbyteorder("<"), copy=False)
@@ -141,7 +161,7 @@ def _padded_rows(rows: np.ndarray) -> np.ndarray:
 def _layout(path, head: bytes) -> tuple[dict, int, list[int]]:
     """The header of a witness file from its first bytes (at least 16, the header after them when
     present): (header, offset of the first section, the section sizes: four, then three per
-    computed run).
+    computed run, then three for a SHA-256 job table).
 
     Raises:
         WitnessFormatError: bad magic, an unknown version, or a damaged header.
@@ -149,18 +169,25 @@ def _layout(path, head: bytes) -> tuple[dict, int, list[int]]:
     if len(head) < 16 or head[:8] != MAGIC:
         raise WitnessFormatError(path, "not a witness file (bad magic or too short)")
     version, hlen = struct.unpack("<II", head[8:16])
-    if version not in (VERSION, VERSION_COMPUTED):
+    if version not in (VERSION, VERSION_COMPUTED, VERSION_SHA):
         raise WitnessFormatError(path, f"witness version {version} is not supported")
     try:
         hd = json.loads(head[16 : 16 + hlen])
         ni, na, nb, nw = hd["num_inputs"], hd["num_aux"], hd["num_bits"], hd["num_wide"]
-        runs = hd.get("computed", []) if version == VERSION_COMPUTED else []
+        runs = hd.get("computed", []) if version != VERSION else []
         stored = nw - sum(int(r["values"]) for r in runs)
         sizes = [32 * ni, (na + 7) // 8, (nb + 7) // 8, 32 * stored]
         for r in runs:
             sizes += [32 * int(r["m"]) * int(r["width"]), 8 * -(-int(r["count"]) // 2), 8 * int(r["count"])]
-        if min(sizes) < 0 or (version == VERSION_COMPUTED) != bool(runs):
-            raise ValueError("negative sizes, or computed runs that disagree with the version")
+        sha = hd.get("sha") if version == VERSION_SHA else None
+        if sha is not None:
+            calls, lanes = int(sha["calls"]), int(sha["lanes"])
+            sizes += [JOB_DTYPE.itemsize * calls, 8 * -(-lanes // 2), 96 * lanes]
+            if not 0 <= int(sha["end"]) <= na:
+                raise ValueError(f"the SHA-256 job table ends at aux {sha['end']}, outside the {na} aux values")
+        if min(sizes) < 0 or (version == VERSION and runs) or (version == VERSION_COMPUTED and not runs) \
+                or (version == VERSION_SHA) != (sha is not None):
+            raise ValueError("negative sizes, or computed runs or a SHA-256 table that disagree with the version")
     except (ValueError, KeyError, TypeError, OverflowError) as e:   # OverflowError: int(Infinity)
         raise WitnessFormatError(path, f"header is damaged: {e}") from None
     pos = 16 + hlen
@@ -243,11 +270,30 @@ def read_witness_compact(path, pce_digest: str | None = None) -> CompactAssignme
         pos += s
     try:
         wide = parts[3].view("<u8").reshape(-1, FR.limbs)
+        sha = _sha_table(hd["sha"], parts[-3:]) if "sha" in hd else None
         if "computed" in hd:
-            wide = _with_computed(hd["computed"], wide, parts[4:])
-        return CompactAssignment(parts[0].view("<u8").reshape(ni, FR.limbs), parts[1], parts[2], wide, na, nb)
+            wide = _with_computed(hd["computed"], wide, parts[4:len(parts) - (3 if sha else 0)])
+        return CompactAssignment(parts[0].view("<u8").reshape(ni, FR.limbs), parts[1], parts[2], wide, na, nb, sha=sha)
     except (ValueError, KeyError, TypeError, OverflowError) as e:
         raise WitnessFormatError(path, str(e)) from None
+
+
+def _sha_table(hd: dict, parts: list) -> ShaJobs:
+    """The SHA-256 job table of a version 3 file (its three sections).
+
+    Raises:
+        ValueError: a lane's call, or a call's lanes, outside the table.
+    """
+    lanes = int(hd["lanes"])
+    jobs = parts[0].view(JOB_DTYPE)
+    job_of = parts[1].view("<u4")[:lanes]
+    if lanes and int(job_of.max()) >= jobs.shape[0]:
+        raise ValueError("the SHA-256 job table names a call it does not hold")
+    first = jobs["first"].astype(np.int64)[job_of]
+    t = np.arange(lanes, dtype=np.int64)
+    if not ((first <= t) & (t < first + jobs["k"][job_of])).all():   # the cores index lanes from first
+        raise ValueError("a lane of the SHA-256 job table lies outside its call's lanes")
+    return ShaJobs(jobs, job_of, parts[2].view("<u4").reshape(lanes, 24), int(hd["end"]))
 
 
 def _with_computed(runs: list, stored: np.ndarray, parts: list) -> LimbRuns:

@@ -1,5 +1,6 @@
-"""A witness's wide values on the device where some are computed there (issue 17: the assignment
-on the device): a version 2 witness file (``witness_poseidon: inputs``, ``cuzk.r1cs.witness``)
+"""A witness's values on the device where some are computed there (issue 17: the assignment on
+the device): the SHA-256 compressions' bits of a ``synthesis_sha: prover`` file
+(:func:`sha_bits_on_device`), and its wide values: a version 2 witness file (``witness_poseidon: inputs``, ``cuzk.r1cs.witness``)
 holds its Poseidon hash calls' inputs (``cuzk.r1cs.poseidon.PoseidonWalks``, a
 ``cuzk.field.ComputedRows``), and the cuda backend's compact upload
 (``CUDABackend._compact_upload``) makes their values with the Poseidon kernel
@@ -82,4 +83,47 @@ def wide_on_device(cp, wide, stream=None):
     return out
 
 
-__all__ = ["computed_scratch_bytes", "wide_on_device"]
+def sha_slots(cp, kernel, table, slots, block: int = 32):
+    """The SHA-256 witness kernel (``sha_witness.cu``, one thread per lane of ``table``, a
+    ``cuzk.backend.sha_host.ShaJobs``) writing the calls' bits into the uint8 device array
+    ``slots`` (none at or past its length); returns the ``(L, 8)`` uint32 new state words.
+    ``kernel``: the runtime's ``_kernel`` (handed in: the runtime imports this module).
+    Asynchronous on the current stream (the table's small uploads aside)."""
+    lanes = table.job_of.shape[0]
+    outw = cp.empty((lanes, 8), dtype=cp.uint32)
+    if lanes:
+        jobs = cp.asarray(table.jobs.view(np.uint8))
+        job_of, vals = cp.asarray(table.job_of), cp.asarray(table.vals)
+        kernel("sha_witness.cu", "sha_witness")((-(-lanes // block),), (block,),
+                                                (jobs, job_of, vals, slots, np.uint64(slots.size), outw, np.uint64(lanes)))
+    return outw
+
+
+def sha_bits_on_device(cp, kernel, table, mask, cumw, bits32) -> None:
+    """``synthesis_sha: prover`` (issue 17: the assignment on the device): the job table's
+    compressions' bits computed on the current device (:func:`sha_slots` into a ``(table.end,)``
+    uint8 array that lives for the call) and set in a compact assignment's packed bit values
+    there (``sha_fill_bits``): the bits never exist on the host. Asynchronous on the current stream.
+
+    Args:
+        table: the witness file's job table (``CompactAssignment.sha``).
+        mask, cumw: the assignment's is-a-bit flags as uint32 words and the set flags before each
+            (``runtime.CompactW``), at least ``ceil(table.end / 32)`` words.
+        bits32: its packed bit values as uint32 words (little-endian: bit p is bit p % 32 of
+            word p // 32), holding the file's bits (0 at the computed ones but output words').
+
+    Raises:
+        ValueError: mask shorter than the table's aux.
+    """
+    words = -(-table.end // 32)
+    if mask.size < words or cumw.size < words:
+        raise ValueError(f"sha fill: the mask has {mask.size} words, the table reaches aux {table.end}")
+    if not words:
+        return
+    slots = cp.zeros(table.end, dtype=cp.uint8)
+    sha_slots(cp, kernel, table, slots)
+    kernel("sha_witness.cu", "sha_fill_bits")((-(-words // 256),), (256,),
+                                              (slots, np.uint64(table.end), mask, cumw, bits32))
+
+
+__all__ = ["computed_scratch_bytes", "sha_bits_on_device", "sha_slots", "wide_on_device"]

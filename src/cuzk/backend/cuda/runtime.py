@@ -30,7 +30,7 @@ from ...curve import Group
 from ...field import FQ, FR, is_limb_array, limbs_below_modulus, to_limbs
 from ..base import BackendUnavailableError, GPUMemoryError, PendingUpload
 from . import pinned
-from .computed import computed_scratch_bytes, wide_on_device
+from .computed import computed_scratch_bytes, sha_bits_on_device, wide_on_device
 from .pieces import set_rows
 from .plan import _coord_words
 
@@ -708,7 +708,8 @@ class DeviceRuntime:
         """
         if defer:
             return _PendingCUDAUpload(self, None, None, compact=cw)
-        need = 32 * len(cw) + cw.nbytes + computed_scratch_bytes(cw.wide)   # w and the compact form beside it
+        # w and the compact form beside it (and a prover-computed SHA table's slots while they are made)
+        need = 32 * len(cw) + cw.nbytes + computed_scratch_bytes(cw.wide) + (cw.sha.end if cw.sha is not None else 0)
         with self.cp.cuda.Device(self._device_id):
             avail = self._mem_avail(need)
             if avail is not None and avail < need:
@@ -732,9 +733,12 @@ class DeviceRuntime:
             if words:
                 _kernel("ntt.cu", "popc_words")((_grid(words, 256),), (256,), (mask, cumw, _u64(words)))
                 cumw = cp.cumsum(cumw, dtype=cp.uint32) - cumw   # exclusive: set flags before each word
-            bits = cp.empty(cw.bits.shape, dtype=cp.uint8)
+            bits32 = cp.empty(-(-cw.bits.size // 4), dtype=cp.uint32)   # words: the SHA fill's atomics
+            bits = bits32.view(cp.uint8)[: cw.bits.size]
             if cw.bits.size:
                 bits.set(cw.bits, stream=stream)
+            if cw.sha is not None:   # synthesis_sha: prover: the compressions' bits made here
+                sha_bits_on_device(cp, _kernel, cw.sha, mask, cumw, bits32)
             cwd = CompactW(inputs, mask, cumw, bits, wide_on_device(cp, cw.wide, stream), cw.num_aux)
             out = self._expand(cwd, 0, len(cwd))
         return _PendingCUDAUpload(self, out, None, stream.record(), compact_w=cwd)

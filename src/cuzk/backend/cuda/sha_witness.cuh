@@ -56,19 +56,25 @@ struct Job {
     u32 hc[8], hn[8], wc[16], wn[16];
 };
 
-// Writes the new bits of one lane: pos counts the bits of all k lanes so far (from base).
+// Writes the new bits of one lane: pos counts the bits of all k lanes so far (from base). Bits at
+// limit (the slots' length) or past it are not written: a job table read from a file cannot
+// write outside the array (its bits are then wrong, and the proof fails its verification).
 struct Emit {
     unsigned char* slots;
     u64 base;
     u64 pos;
     u32 k;
     u32 lane;
+    u64 limit;
     SHAW_FN void alloc(u64 v, u64 mask) {
         const u32 m = (u32)popc64(mask);
-        unsigned char* dst = slots + base + pos + (u64)lane * m;
+        const u64 at = base + pos + (u64)lane * m;
         u32 r = 0;
         for (u32 col = 0; col < 64 && (mask >> col); ++col) {
-            if ((mask >> col) & 1) dst[r++] = (unsigned char)((v >> col) & 1);
+            if ((mask >> col) & 1) {
+                if (at + r < limit) slots[at + r] = (unsigned char)((v >> col) & 1);
+                ++r;
+            }
         }
         pos += (u64)k * m;
     }
@@ -255,16 +261,16 @@ SHAW_FN void compress(Emit& e, const Word* H, const Word* W, u32* out) {
 }
 
 // One lane (flat index t of `lanes`) of the job table: job_of[t] names its job; vals[t] holds
-// its 8 state then 16 message word values; writes its bits into slots and its new state
-// into outw[t] (8 values).
+// its 8 state then 16 message word values; writes its bits into slots (below limit) and its
+// new state into outw[t] (8 values).
 SHAW_FN void sha_witness_lane(const Job* jobs, const u32* job_of, const u32* vals,
-                                                 unsigned char* slots, u32* outw, u64 t) {
+                                                 unsigned char* slots, u64 limit, u32* outw, u64 t) {
     const Job& jb = jobs[job_of[t]];
     const u32* in = vals + 24 * t;
     Word H[8], W[16];
     for (int i = 0; i < 8; ++i) H[i] = Word{in[i], jb.hc[i], jb.hn[i]};
     for (int i = 0; i < 16; ++i) W[i] = Word{in[8 + i], jb.wc[i], jb.wn[i]};
-    Emit e{slots, jb.base, 0, jb.k, (u32)(t - jb.first)};
+    Emit e{slots, jb.base, 0, jb.k, (u32)(t - jb.first), limit};
     compress(e, H, W, outw + 8 * t);
 }
 

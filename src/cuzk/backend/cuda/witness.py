@@ -52,10 +52,9 @@ same for the kernel on a device (2 KiB); ``benchmarks/witness_gpu/bench_sha.py``
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..sha_host import JOB_DTYPE, ShaJobs, _one_call, host_compute, host_core, job_table
-from .runtime import _cupy, _grid, _kernel, _u64
+from .computed import sha_slots
+from .runtime import _cupy, _kernel
 
 # JOB_DTYPE, ShaJobs, job_table, host_core and host_compute live in ``cuzk.backend.sha_host``
 # (no CuPy: the CPU synthesis uses them too); named here as well, as before
@@ -94,14 +93,7 @@ def sha_aux(table: ShaJobs, num_aux: int | None = None, slots=None, block: int =
     if slots.dtype != cp.uint8 or slots.size < table.end:
         raise ValueError(f"sha_aux: slots must be uint8 with at least {table.end} entries, "
                          f"got {slots.dtype} ({slots.size})")
-    lanes = table.job_of.shape[0]
-    outw = cp.empty((lanes, 8), dtype=cp.uint32)
-    if lanes:
-        jobs = cp.asarray(table.jobs.view(np.uint8))
-        job_of, vals = cp.asarray(table.job_of), cp.asarray(table.vals)
-        _kernel("sha_witness.cu", "sha_witness")((_grid(lanes, block),), (block,),
-                                                 (jobs, job_of, vals, slots, outw, _u64(lanes)))
-    return slots, outw
+    return slots, sha_slots(cp, _kernel, table, slots, block)
 
 
 def gpu_compute(block: int = _BLOCK):
