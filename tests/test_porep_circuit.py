@@ -245,6 +245,18 @@ def test_porep_256B_end_to_end_through_the_steps(tmp_path):
     pipeline.prove_batch(pce, params, [c1], [tmp_path / "wit"], tmp_path / "proofs", backend="cpu", threads=2)
     res = pipeline.verify_sector(vk, c1, tmp_path / "proofs" / "1.proof", tmp_path / "v.json", shape_name=shape)
     assert res["verified"] and res["partitions"] == 1
+    # synthesis_sha: prover (a version 3 file: the compressions' inputs, not their bits; this
+    # process knows every call's kind by now, so each is deferred): the CPU prover computes the
+    # bits (CompactAssignment.resolved) and its proof verifies
+    from cuzk.r1cs.witness import read_witness_compact
+
+    pipeline.synthesize_sector(c1, pce, tmp_path / "wit-prover", sha="prover")
+    cw = read_witness_compact(tmp_path / "wit-prover" / "partition-0.wit")
+    assert cw.sha is not None and cw.sha.end > 0.9 * cw.num_aux
+    assert np.array_equal(cw.resolved().bits, read_witness_compact(tmp_path / "wit" / "partition-0.wit").bits)
+    pipeline.prove_batch(pce, params, [c1], [tmp_path / "wit-prover"], tmp_path / "proofs-prover", backend="cpu")
+    res = pipeline.verify_sector(vk, c1, tmp_path / "proofs-prover" / "1.proof", tmp_path / "vp.json", shape_name=shape)
+    assert res["verified"] and res["partitions"] == 1
     # without a shape (``cuzk verify`` with no --shape): the one of the C1's size whose public
     # inputs the key takes (the two-layer 256 B shape does not fit the C1; the comm_d one's count differs)
     res = pipeline.verify_sector(vk, c1, tmp_path / "proofs" / "1.proof", tmp_path / "v2.json")
