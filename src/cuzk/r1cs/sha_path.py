@@ -24,8 +24,8 @@
   with the host core (``CompactAssignment.resolved``). Needs the native build.
 
 Delegation works in block order only (upstream order permutes the compressions' bit loops): with
-an upstream-order PCE (``upstream_order: true``) ``auto`` takes ``numpy`` and ``native`` and
-``gpu`` are refused (:class:`ShaPathError`).
+an upstream-order PCE (``upstream_order: true``) ``auto`` takes ``numpy`` and ``native``, ``gpu``
+and ``prover`` are refused (:class:`ShaPathError`).
 """
 
 from __future__ import annotations
