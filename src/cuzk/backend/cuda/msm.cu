@@ -138,6 +138,15 @@ __device__ __forceinline__ u32 window_bits(const u32* __restrict__ s, int off, i
     return v & ((1u << c) - 1);
 }
 
+// Signed digit of window w (digits in [-(2^(c-1) - 1), 2^(c-1)], the carry into the next window
+// updated): a window's bits plus the carry from below, d > NB = 2^(c-1) taken as -(2^c - d).
+// Returns |d|, sets sign. The one digit rule of msm_hist, msm_scatter and msm_keys.
+__device__ __forceinline__ u32 signed_digit(const u32* __restrict__ s, int w, int c, u32 NB, u32& carry, u32& sign) {
+    const u32 d = window_bits(s, w * c, c) + carry;
+    carry = sign = d > NB;
+    return sign ? (1u << c) - d : d;
+}
+
 // Bucket of window w, digit d: w * bstride + d - 1 (bstride = NB; 0 over shifted bases, whose
 // windows share one set of buckets: msm_scatter).
 extern "C" __global__ void msm_hist(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c, int W,
@@ -146,10 +155,9 @@ extern "C" __global__ void msm_hist(const u32* __restrict__ sc, const unsigned c
     GRID_STRIDE(i, n) {
         if (flags[i] & 4) continue;
         const u32* s = sc + 8 * i;
-        u32 carry = 0;
+        u32 carry = 0, sign;
         for (int w = 0; w < W; w++) {
-            u32 d = window_bits(s, w * c, c) + carry;
-            if (d > NB) { carry = 1; d = (1u << c) - d; } else carry = 0;
+            const u32 d = signed_digit(s, w, c, NB, carry, sign);
             if (d) atomicAdd(&counts[(u64)w * bstride + d - 1], 1u);
         }
     }
@@ -182,12 +190,10 @@ extern "C" __global__ void __launch_bounds__(256, 8) msm_scatter(const u32* __re
         if (f & 4) continue;   // mostly-bit scalars: each launch reads n flags, not n·32 bytes
         const u32* s = sc + 8 * i;
         const u32 neg = (f >> 1) & 1;
-        u32 carry = 0;
-        for (int w = 0; w < w0; w++) carry = window_bits(s, w * c, c) + carry > NB;
+        u32 carry = 0, sign;
+        for (int w = 0; w < w0; w++) signed_digit(s, w, c, NB, carry, sign);
         for (int w = w0; w < w1; w++) {
-            u32 d = window_bits(s, w * c, c) + carry;
-            u32 sign = 0;
-            if (d > NB) { carry = 1; d = (1u << c) - d; sign = 1; } else carry = 0;
+            const u32 d = signed_digit(s, w, c, NB, carry, sign);
             if (d) {
                 u32 pos = atomicAdd(&cursor[(u64)w * bstride + d - 1], 1u);
                 vals[pos] = (u32)(w * istride + i) | ((sign ^ neg) << 31);
@@ -209,13 +215,11 @@ extern "C" __global__ void msm_keys(const u32* __restrict__ sc, const unsigned c
         const unsigned char f = flags[i];
         const u32* s = sc + 8 * i;
         const unsigned long long neg = (f >> 1) & 1;
-        u32 carry = 0;
+        u32 carry = 0, sign = 0;
         for (int w = 0; w < W; w++) {
-            u32 d = (f & 4) ? 0u : window_bits(s, w * c, c) + carry;
-            unsigned long long sign = 0;
-            if (d > NB) { carry = 1; d = (1u << c) - d; sign = 1; } else carry = 0;
+            const u32 d = (f & 4) ? 0u : signed_digit(s, w, c, NB, carry, sign);
             const u64 row = (u64)w * n + i;
-            keys[row] = d ? ((unsigned long long)(d - 1) << 33 | (sign ^ neg) << 32 | row) : ~0ull;
+            keys[row] = d ? ((unsigned long long)(d - 1) << 33 | ((unsigned long long)sign ^ neg) << 32 | row) : ~0ull;
         }
     }
 }
