@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from cuzk import pipeline
+from cuzk.backend import sha_host
 from cuzk.backend.sha_host import JOB_DTYPE, ShaJobs, host_core, host_words
 from cuzk.r1cs.sha_path import ShaPathError, choose_sha
 from cuzk.r1cs.witness import WitnessFormatError, read_witness_compact, write_witness_compact
@@ -67,7 +68,10 @@ def files(tmp_path_factory):
     return native, prover, (c1, rec, pce)
 
 
-def test_prover_file_resolves_to_the_native_witness(files, tmp_path):
+@pytest.mark.parametrize("piece", [None, 64])   # fill_bits's pieces: whole, and 64 aux at a time
+def test_prover_file_resolves_to_the_native_witness(files, tmp_path, piece, monkeypatch):
+    if piece:
+        monkeypatch.setattr(sha_host, "_FILL_PIECE", piece)
     native, prover, _ = files
     nat, cw = read_witness_compact(native), read_witness_compact(prover)
     assert nat.sha is None and cw.sha is not None

@@ -168,6 +168,9 @@ def deferred_compute(words, calls: list):
     return compute
 
 
+_FILL_PIECE = 1 << 22   # aux values per piece of fill_bits (a multiple of 8: whole mask bytes)
+
+
 def fill_bits(mask: np.ndarray, bits: np.ndarray, num_aux: int, num_bits: int, table: ShaJobs, run) -> np.ndarray:
     """The packed bit values of a compact assignment (``cuzk.backend.CompactAssignment``'s
     ``mask``/``bits``, little bit order) with the bits of ``table``'s compressions set, computed
@@ -175,7 +178,8 @@ def fill_bits(mask: np.ndarray, bits: np.ndarray, num_aux: int, num_bits: int, t
     prover`` files (``cuzk.backend.cuda.computed.sha_bits_on_device``). ``bits`` holds 0 at those
     positions but the output words' (set already: setting them again changes nothing).
 
-    Returns a new ``(ceil(num_bits / 8),)`` uint8 array.
+    Returns a new ``(ceil(num_bits / 8),)`` uint8 array. Host memory: the slots (1 B an aux to
+    ``table.end``) and the unpacked bits (1 B each) beside pieces of ``_FILL_PIECE``.
 
     Raises:
         ValueError: the table reaches past ``num_aux``, or a computed bit falls on an aux value
@@ -184,13 +188,17 @@ def fill_bits(mask: np.ndarray, bits: np.ndarray, num_aux: int, num_bits: int, t
     if table.end > num_aux:
         raise ValueError(f"sha job table: its calls end at aux {table.end}, past the {num_aux} aux values")
     slots, _ = run(table, table.end)
-    ones = np.flatnonzero(slots)
-    flags = np.unpackbits(mask, bitorder="little", count=table.end)
-    if not flags[ones].all():
-        raise ValueError("sha job table: a computed bit falls on an aux value not flagged as a bit")
-    rank = np.cumsum(flags, dtype=np.uint32)[ones] - 1   # position among the bit-valued aux
     vals = np.unpackbits(bits, bitorder="little", count=num_bits)
-    vals[rank] = 1
+    before = 0   # bit-valued aux before the piece
+    for lo in range(0, table.end, _FILL_PIECE):   # pieces: a 32 GiB partition's ranks are not made whole
+        hi = min(table.end, lo + _FILL_PIECE)
+        flags = np.unpackbits(mask[lo // 8: -(-hi // 8)], bitorder="little", count=hi - lo)
+        ones = np.flatnonzero(slots[lo:hi])
+        if not flags[ones].all():
+            raise ValueError("sha job table: a computed bit falls on an aux value not flagged as a bit")
+        rank = np.cumsum(flags, dtype=np.int64)   # 1 + position among the piece's bit-valued aux
+        vals[before + rank[ones] - 1] = 1
+        before += int(rank[-1])
     return np.packbits(vals, bitorder="little")
 
 
