@@ -149,6 +149,10 @@ def test_reverify_names_a_proof_that_no_longer_verifies(killed_and_rerun):
     rows = pd.read_csv(table, sep="\t", keep_default_na=False)
     assert len(rows) == 2 and rows["verified"].all()
     assert "proofs verified (PoRep sectors and PoSt): 2 of 2" in (res / "report" / "summary.md").read_text()
+    # the report made again (as after a batch proved again): the table of proofs as they were goes
+    rerun = _snakemake(cfg, "--forcerun", "report")
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert not table.exists() and (res / "report" / "summary.md").exists()
 
 
 def test_oversized_data_stops_the_run_before_any_job(killed_and_rerun):

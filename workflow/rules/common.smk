@@ -510,6 +510,10 @@ def report_records():
     return out
 
 
+# the reverify target's table; the report rule removes it (a later prove makes it stale)
+REVERIFY_TABLE = R.report("reverify.tsv")
+
+
 def reverify_checks():
     """One dict per proof file for the reverify target (cuzk.pipeline.reverify): PoRep sectors,
     then PoSt targets."""

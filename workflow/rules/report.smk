@@ -28,5 +28,6 @@ rule report:
         **job_memory("report", "report"),
     params:
         budget_gb=_budget_gb(),
+        stale=REVERIFY_TABLE,
     script:
         "../scripts/report.py"

@@ -14,7 +14,7 @@ rule reverify:
         **job_memory("reverify", "verify"),
     params:
         checks=reverify_checks(),
-        table=R.report("reverify.tsv"),
+        table=REVERIFY_TABLE,
         mem=report_records(),
         steps=R.report("steps.tsv"),
         plots=R.report("memory"),
