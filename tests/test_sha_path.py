@@ -56,6 +56,26 @@ def test_auto_falls_back_with_one_warning(no_compiler):
         assert choose_sha("auto") == ("numpy", None)   # once per process
 
 
+def test_auto_with_a_gpu_prover_leaves_the_bits_to_it(no_compiler):
+    """The workflow's auto with a cuda prover (``prover_choice``): prover where the native core
+    builds and the PCE is in block order, else auto's numpy (one warning); other values as given."""
+    assert sha_path.prover_choice("auto", True) == sha_path.AUTO_PROVER
+    assert [sha_path.prover_choice(v, g) for v, g in (("auto", False), ("native", True), ("numpy", True))] == \
+        ["auto", "native", "numpy"]
+    with pytest.warns(NativeShaFallbackWarning, match="missing-g\\+\\+"):
+        assert choose_sha(sha_path.AUTO_PROVER) == ("numpy", None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert choose_sha(sha_path.AUTO_PROVER, upstream_order=True) == ("numpy", None)
+
+
+def test_auto_prover_is_prover_where_the_core_builds():
+    if shutil.which("g++") is None and shutil.which("c++") is None:
+        pytest.skip("no C++ compiler")
+    path = choose_sha(sha_path.AUTO_PROVER)
+    assert path.name == "prover" and path.compute.calls == []
+
+
 def test_native_raises_when_it_cannot_build(no_compiler):
     with pytest.raises(NativeBuildError, match="missing-g\\+\\+"):
         choose_sha("native")

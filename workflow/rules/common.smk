@@ -20,7 +20,7 @@ from cuzk.paths import Results, post_label, post_target
 from cuzk.damaged import DamagedFilesError, aside_path, damaged_files, set_aside
 from cuzk.pipeline import UPSTREAM_ORDER_FAMILIES, stale_pce
 from cuzk.r1cs.native_path import synthesis_on_gpu, synthesis_threads
-from cuzk.r1cs import poseidon_path
+from cuzk.r1cs import poseidon_path, sha_path
 from cuzk.r1cs.parallel import useful_workers
 from cuzk.sector import filecoin_c1
 from cuzk.sector.post import partition_count
@@ -905,3 +905,5 @@ def _job_gpus():
 
 
 JOB_GPUS = _job_gpus()
+# synthesis_sha of the PoRep synthesize jobs: auto with a cuda prover leaves the SHA-256 bits to it
+SYNTHESIS_SHA_PROVE = sha_path.prover_choice(SYNTHESIS_SHA, bool(JOB_GPUS))

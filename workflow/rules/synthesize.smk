@@ -21,7 +21,7 @@ rule synthesize:
         **job_memory("synthesize", "synthesize", shape=sector_shape),
         gpu=SYNTHESIS_GPUS,
     params:
-        sha=SYNTHESIS_SHA,
+        sha=SYNTHESIS_SHA_PROVE,
         poseidon=SYNTHESIS_POSEIDON,
         keep=WITNESS_POSEIDON,
     script:

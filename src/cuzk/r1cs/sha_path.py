@@ -12,10 +12,10 @@
   call, its bits downloaded into the same value store) on the GPU the synthesize step claims
   (``cuzk.pipeline``); the same bytes (``tests/test_synthesis_gpu.py``). Without CuPy or a device
   it is refused when chosen (``BackendUnavailableError``), before any synthesis work.
-- ``auto``: ``native`` when it builds, else ``numpy`` with one warning per process (never ``gpu``:
-  a 32 GiB partition's witness took 1.16 s with both kernels against 1.09 s with both native
-  cores on the H200 host, benchmarks/results/2026-12-04-h200-stop39/call5).
-
+- ``auto``: ``native`` when it builds, else ``numpy`` with one warning per process; in the
+  workflow with a cuda prover, ``prover`` in place of native (:data:`AUTO_PROVER`). Never
+  ``gpu``: a 32 GiB partition's witness took 1.16 s with both kernels against 1.09 s with both
+  native cores on the H200 host, benchmarks/results/2026-12-04-h200-stop39/call5.
 - ``prover``: the witness file keeps each delegated call's input words instead of its bits
   (version 3, ``cuzk.backend.sha_host.deferred_compute``): the synthesis computes only the
   words a later call needs (the native core's ``sha_words_host``, no bits) and the prover
@@ -40,6 +40,14 @@ from .sha_calls import delegate_compressions
 
 SHA_PATHS = ("auto", "native", "numpy", "gpu", "prover")
 """The values of ``synthesis_sha`` (``auto`` first: the default)."""
+
+AUTO_PROVER = "auto-prover"
+"""What the workflow's synthesize steps take for ``auto`` when the prove step runs on the GPU
+(:func:`prover_choice`): ``prover`` when the native core builds and the PCE is in block order,
+else ``auto``'s choice (numpy, with its warning when the build fails). On the H100 host a 32 GiB
+partition's synthesis took 1.27-1.38 s with ``prover`` against 1.42-1.71 s native, the prover's
+upload 1 ms longer (benchmarks/results/2026-12-05-stop49, call 2); a CPU prover would compute the
+bits on the host (2.9 s), so ``auto`` alone stays native."""
 
 CONFIG_KEY = "synthesis_sha"
 
@@ -74,7 +82,7 @@ class ShaPath(NamedTuple):
         keeps it: with ``prover``, the job table of the calls made under :meth:`active` attached
         (``CompactAssignment.sha``); else ``cw`` itself."""
         calls = getattr(self.compute, "calls", None)
-        if calls is not None:
+        if calls:   # none deferred (a PoSt circuit, or each call its kind's first): the file as before
             cw.sha = job_table(calls)
         return cw
 
@@ -93,8 +101,15 @@ def _deferred(root) -> Callable:
     return lambda calls: deferred_compute(words, calls)
 
 
+def prover_choice(choice: str, gpu_prover: bool) -> str:
+    """The ``synthesis_sha`` value a workflow's synthesize step runs with: :data:`AUTO_PROVER` for
+    ``auto`` when the prove step runs on the GPU (its backend resolves to cuda), else ``choice``."""
+    return AUTO_PROVER if choice == "auto" and gpu_prover else choice
+
+
 def choose_sha(choice: str = "auto", upstream_order: bool = False) -> ShaPath:
-    """The SHA-256 witness path for ``choice`` (:data:`SHA_PATHS`) and a PCE's order.
+    """The SHA-256 witness path for ``choice`` (:data:`SHA_PATHS`, or :data:`AUTO_PROVER`) and a
+    PCE's order.
 
     Raises:
         ShaPathError: ``choice`` is not one of :data:`SHA_PATHS` (the message names
@@ -105,6 +120,13 @@ def choose_sha(choice: str = "auto", upstream_order: bool = False) -> ShaPath:
     """
     if choice == "prover" and not upstream_order:
         return ShaPath("prover", built_once(_DEFERRED, _deferred)([]))
+    if choice == AUTO_PROVER:   # auto's fallbacks (numpy in upstream order, or without a build)
+        if upstream_order:
+            return ShaPath("numpy", None)
+        name, make = choose_native("auto", key=CONFIG_KEY, values=SHA_PATHS, fallback="numpy",
+                                   build=lambda: built_once(_DEFERRED, _deferred), error=ShaPathError,
+                                   warning=NativeShaFallbackWarning, warned=_WARNED, what="SHA-256 core")
+        return ShaPath("prover", make([])) if make else ShaPath(name, None)
     if choice in SHA_PATHS and choice != "numpy" and upstream_order:
         if choice in ("native", "gpu", "prover"):
             raise ShaPathError(f"{CONFIG_KEY}: {choice} computes the SHA-256 witness in cuzk's block order only; this "
@@ -119,4 +141,5 @@ def choose_sha(choice: str = "auto", upstream_order: bool = False) -> ShaPath:
                                   what="SHA-256 core"))
 
 
-__all__ = ["CONFIG_KEY", "NativeShaFallbackWarning", "SHA_PATHS", "ShaPath", "ShaPathError", "choose_sha"]
+__all__ = ["AUTO_PROVER", "CONFIG_KEY", "NativeShaFallbackWarning", "SHA_PATHS", "ShaPath", "ShaPathError", "choose_sha",
+           "prover_choice"]
