@@ -79,3 +79,20 @@ def test_prover_file_bits_filled_on_the_device(porep_input, tmp_path):
         cw.sha = cw.sha._replace(vals=cw.sha.vals.copy())   # the file's bytes are read-only
         cw.sha.vals[0, 9] ^= 1   # a changed input word: other bits on the device
         assert not np.array_equal(bk.compact_to_device_async(cw).ready().get(), want)
+
+
+def test_a_prover_file_proves_on_the_gpu(tmp_path):
+    """The workflow's steps with a cuda prover and ``synthesis_sha: prover`` (what ``auto`` takes
+    there): a one-layer 256 B PoRep sector's witness of version 3, its bits made on the device by
+    ``prove_batch``, and the proof verifies."""
+    shape = "test-only-porep-256B-1L"
+    c1, pce, params, vk = tmp_path / "1.c1.json", tmp_path / "s.pce", tmp_path / "s.params", tmp_path / "s.vk"
+    pipeline.prepare({"id": 1, "generate": 1}, c1, shape, "e2e", "00" * 32)
+    pipeline.pce_extract(shape, pce)
+    pipeline.setup_params(pce, params, vk, backend="cuda")
+    pipeline.synthesize_sector(c1, pce, tmp_path / "native", sha="native")   # every call's kind known here
+    pipeline.synthesize_sector(c1, pce, tmp_path / "wit", sha="prover")
+    assert read_witness_compact(tmp_path / "wit" / "partition-0.wit").sha is not None
+    pipeline.prove_batch(pce, params, [c1], [tmp_path / "wit"], tmp_path / "proofs", backend="cuda")
+    res = pipeline.verify_sector(vk, c1, tmp_path / "proofs" / "1.proof", tmp_path / "v.json", shape_name=shape)
+    assert res["verified"] and res["partitions"] == 1
