@@ -21,7 +21,7 @@ from cuzk import pipeline
 from cuzk.backend import sha_host
 from cuzk.backend.sha_host import JOB_DTYPE, ShaJobs, host_core, host_words
 from cuzk.r1cs.sha_path import ShaPathError, choose_sha
-from cuzk.r1cs.witness import WitnessFormatError, read_witness_compact, write_witness_compact
+from cuzk.r1cs.witness import WitnessFormatError, check_witness_file, read_witness_compact, write_witness_compact
 from pce_util import header_pce
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,6 +123,10 @@ def test_damaged_or_inconsistent_tables_are_refused(files, tmp_path):
 
     with pytest.raises(WitnessFormatError, match="names a call it does not hold"):
         read_witness_compact(_rewrite(prover, tmp_path / "call.wit", unknown_call))
+    check_witness_file(prover)   # the workflow's DAG-time check reads the table's sections too
+    (tmp_path / "short.wit").write_bytes(prover.read_bytes()[:-100])
+    with pytest.raises(WitnessFormatError, match="short.wit: .* bytes, the header describes"):
+        check_witness_file(tmp_path / "short.wit")
     raw = bytearray(prover.read_bytes())   # a truncated table: the checksum names it
     with pytest.raises(WitnessFormatError, match="checksum"):
         (tmp_path / "cut.wit").write_bytes(bytes(raw[:-500]) + bytes(raw[-32:]))
