@@ -1,6 +1,7 @@
 """``synthesis_sha: prover``: the witness file keeps the SHA-256 compressions' input words (version
 3, ``cuzk.backend.sha_host.deferred_compute``) and the prover computes their bits. On the CPU:
-the words-only core against hashlib (FIPS 180-4's compression of a padded block) and the bit core;
+the core's words without its bits against hashlib (FIPS 180-4's compression of a padded block)
+and against the same core with its bits;
 a real 2 KiB PoRep partition's file, its bits computed on the host (``CompactAssignment.resolved``),
 equal to the native path's file value for value and byte for byte once written; a changed input
 word changes the bits; damaged or inconsistent tables refused with the file named; upstream order
@@ -19,7 +20,7 @@ import pytest
 
 from cuzk import pipeline
 from cuzk.backend import sha_host
-from cuzk.backend.sha_host import JOB_DTYPE, ShaJobs, host_core, host_words
+from cuzk.backend.sha_host import JOB_DTYPE, ShaJobs, host_core
 from cuzk.r1cs.sha_path import ShaPathError, choose_sha
 from cuzk.r1cs.witness import WitnessFormatError, check_witness_file, read_witness_compact, write_witness_compact
 from pce_util import header_pce
@@ -32,7 +33,7 @@ pytestmark = pytest.mark.skipif(shutil.which("g++") is None and shutil.which("c+
                                 reason="no C++ compiler")
 
 
-def test_words_core_is_fips_compression_and_the_bit_cores_words():
+def test_words_without_bits_are_the_fips_compression_and_the_bit_cores_words():
     rng = np.random.default_rng(5)
     msgs = [rng.bytes(n) for n in (0, 3, 31, 55)]
     vals = np.zeros((len(msgs) + 6, 24), dtype=np.uint32)
@@ -41,16 +42,15 @@ def test_words_core_is_fips_compression_and_the_bit_cores_words():
         vals[i, :8] = IV
         vals[i, 8:] = np.frombuffer(block, dtype=">u4")
     vals[len(msgs):] = rng.integers(0, 1 << 32, size=(6, 24), dtype=np.uint64)
-    got = host_words()(vals)
+    jobs = np.zeros(len(vals), dtype=JOB_DTYPE)   # every column a variable
+    jobs["k"], jobs["first"], jobs["base"] = 1, np.arange(len(vals)), 0
+    table = ShaJobs(jobs, np.arange(len(vals), dtype=np.uint32), vals, 0)
+    none, got = host_core()(table, bits=False)
+    assert none is None
     for i, m in enumerate(msgs):
         assert got[i].astype(">u4").tobytes() == hashlib.sha256(m).digest()
-    # the bit core's words for the same lanes (every column a variable)
-    jobs = np.zeros(len(vals), dtype=JOB_DTYPE)
-    jobs["k"], jobs["first"], jobs["base"] = 1, np.arange(len(vals)), 0
-    _, outw = host_core()(ShaJobs(jobs, np.arange(len(vals), dtype=np.uint32), vals, 0), 1 << 20)
-    assert np.array_equal(got, outw)
-    with pytest.raises(ValueError, match="must be \\(L, 24\\)"):
-        host_words()(vals[:, :8])
+    slots, outw = host_core()(table, 1 << 20)   # the same lanes with their bits
+    assert np.array_equal(got, outw) and slots.any()
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@
   native cores on the H200 host, benchmarks/results/2026-12-04-h200-stop39/call5.
 - ``prover``: the witness file keeps each delegated call's input words instead of its bits
   (version 3, ``cuzk.backend.sha_host.deferred_compute``): the synthesis computes only the
-  words a later call needs (the native core's ``sha_words_host``, no bits) and the prover
+  words a later call needs (the native core run without its bits) and the prover
   computes the bits, the cuda backend on the GPU straight into device memory
   (``cuzk.backend.cuda.computed.sha_bits_on_device``: the bits never exist on the host), the CPU backend
   with the host core (``CompactAssignment.resolved``). Needs the native build.
@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 from typing import Callable, NamedTuple
 
-from ..backend.sha_host import deferred_compute, host_compute, host_core, host_words, job_table
+from ..backend.sha_host import deferred_compute, host_compute, host_core, job_table
 from ..errors import CuzkError
 from .native_path import built_once, choose_native
 from .sha_calls import delegate_compressions
@@ -97,8 +97,8 @@ def _native() -> Callable:
 
 
 def _deferred(root) -> Callable:
-    words = host_words(root)
-    return lambda calls: deferred_compute(words, calls)
+    run = host_core(root)
+    return lambda calls: deferred_compute(run, calls)
 
 
 def prover_choice(choice: str, gpu_prover: bool) -> str:

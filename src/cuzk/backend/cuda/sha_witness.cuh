@@ -69,6 +69,8 @@ struct Emit {
     SHAW_FN void alloc(u64 v, u64 mask) {
         const u32 m = (u32)popc64(mask);
         const u64 at = base + pos + (u64)lane * m;
+        pos += (u64)k * m;
+        if (at >= limit) return;   // none to write (limit 0: the words alone, sha_host.host_core)
         u32 r = 0;
         for (u32 col = 0; col < 64 && (mask >> col); ++col) {
             if ((mask >> col) & 1) {
@@ -76,7 +78,6 @@ struct Emit {
                 ++r;
             }
         }
-        pos += (u64)k * m;
     }
 };
 
