@@ -16,6 +16,7 @@ from ..curve import Group
 from ..errors import CuzkError
 from ..field import FR, LimbRuns, is_limb_array, limbs_below_modulus
 from ..field.sparse import CSRMatrix
+from .native import built_once
 from .sha_host import fill_bits, host_core
 
 
@@ -125,7 +126,7 @@ class PendingUpload:
 _POPCOUNT8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)  # set bits of a byte
 
 
-_HOST_SHA: list = []   # the SHA-256 core's host build, loaded once per process (CompactAssignment.resolved)
+_HOST_SHA: dict = {}   # the SHA-256 core's host build, loaded once per process (CompactAssignment.resolved)
 
 
 class CompactAssignment:
@@ -197,9 +198,7 @@ class CompactAssignment:
         """
         if self.sha is None:
             return self
-        if not _HOST_SHA:
-            _HOST_SHA.append(host_core())
-        bits = fill_bits(self.mask, self.bits, self.num_aux, self.num_bits, self.sha, _HOST_SHA[0])
+        bits = fill_bits(self.mask, self.bits, self.num_aux, self.num_bits, self.sha, built_once(_HOST_SHA, host_core))
         return CompactAssignment(self.inputs, self.mask, bits, self.wide, self.num_aux, self.num_bits)
 
     def bit_values(self) -> np.ndarray:

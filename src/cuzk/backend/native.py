@@ -28,7 +28,7 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..errors import CuzkError
 from ..fileio import _umask, cache_dir, recorded_bytes, write_digest
@@ -189,5 +189,20 @@ def load_library(lib: Path) -> ctypes.CDLL:
         return _LOADED[key]
 
 
-__all__ = ["FLAGS", "NativeBuildError", "build_key", "build_library", "compiler", "load_library",
+def built_once(cache: dict, build: Callable):
+    """``build(root)`` for the cache directory ``root`` (:func:`native_cache_dir`),
+    kept in ``cache`` per (directory, ``$CXX``): a core is built (or found) and loaded once per
+    process, and again only where the environment now names another cache or compiler.
+
+    Raises:
+        NativeBuildError: from ``build``.
+    """
+    root = str(native_cache_dir())
+    key = (root, os.environ.get("CXX"))
+    if key not in cache:
+        cache[key] = build(root)
+    return cache[key]
+
+
+__all__ = ["FLAGS", "NativeBuildError", "build_key", "build_library", "built_once", "compiler", "load_library",
            "native_cache_dir", "verified"]

@@ -9,11 +9,10 @@ workflow declares and ``cuzk.pipeline`` does.
 
 from __future__ import annotations
 
-import os
 import warnings
 from typing import Callable
 
-from ..backend.native import NativeBuildError, native_cache_dir
+from ..backend.native import NativeBuildError
 
 
 def choose_native(choice: str, *, key: str, values: tuple, fallback: str, build: Callable, error: type,
@@ -50,21 +49,6 @@ def choose_native(choice: str, *, key: str, values: tuple, fallback: str, build:
         return fallback, None
 
 
-def built_once(cache: dict, build: Callable):
-    """``build(root)`` for the cache directory ``root`` (``cuzk.backend.native.native_cache_dir``),
-    kept in ``cache`` per (directory, ``$CXX``): a core is built (or found) and loaded once per
-    process, and again only where the environment now names another cache or compiler.
-
-    Raises:
-        NativeBuildError: from ``build``.
-    """
-    root = str(native_cache_dir())
-    key = (root, os.environ.get("CXX"))
-    if key not in cache:
-        cache[key] = build(root)
-    return cache[key]
-
-
 def synthesis_on_gpu(sha: str, poseidon: str) -> bool:
     """Whether a synthesize step with these ``synthesis_sha`` / ``synthesis_poseidon`` values (or
     chosen paths' names) runs a witness kernel on the GPU: it then claims one
@@ -78,4 +62,4 @@ def synthesis_threads(poseidon: str, threads: int) -> int:
     return 1 if poseidon == "gpu" else threads
 
 
-__all__ = ["built_once", "choose_native", "synthesis_on_gpu", "synthesis_threads"]
+__all__ = ["choose_native", "synthesis_on_gpu", "synthesis_threads"]

@@ -73,7 +73,7 @@ from ..backend.native import NativeBuildError
 from ..field import FR, ComputedRows, from_limbs, limbs_below_modulus, to_limbs
 from ..hash import poseidon as _nat
 from .gadgets import boolean
-from .native_path import built_once
+from ..backend.native import built_once
 from .parallel import active_workers, map_rows
 from .system import LC, ConstraintSystem, R, lc
 

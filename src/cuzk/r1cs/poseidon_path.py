@@ -34,7 +34,8 @@ from typing import NamedTuple
 
 from ..backend import poseidon_host
 from ..errors import CuzkError
-from .native_path import built_once, choose_native
+from ..backend.native import built_once
+from .native_path import choose_native
 from .poseidon import GPU_CORE, NATIVE_CORES, gpu_poseidon, native_poseidon, values_computed_later
 
 POSEIDON_PATHS = ("auto", "native", "python", "gpu")

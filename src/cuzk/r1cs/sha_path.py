@@ -35,7 +35,8 @@ from typing import Callable, NamedTuple
 
 from ..backend.sha_host import deferred_compute, host_compute, host_core, job_table
 from ..errors import CuzkError
-from .native_path import built_once, choose_native
+from ..backend.native import built_once
+from .native_path import choose_native
 from .sha_calls import delegate_compressions
 
 SHA_PATHS = ("auto", "native", "numpy", "gpu", "prover")
