@@ -102,6 +102,12 @@ def _deferred(root) -> Callable:
     return lambda calls: deferred_compute(run, calls)
 
 
+def _native_or_numpy(choice: str, build: Callable):
+    """``native_path.choose_native`` for ``synthesis_sha``: ("native", build()) or ("numpy", None)."""
+    return choose_native(choice, key=CONFIG_KEY, values=SHA_PATHS, fallback="numpy", build=build, error=ShaPathError,
+                         warning=NativeShaFallbackWarning, warned=_WARNED, what="SHA-256 core")
+
+
 def prover_choice(choice: str, gpu_prover: bool) -> str:
     """The ``synthesis_sha`` value a workflow's synthesize step runs with: :data:`AUTO_PROVER` for
     ``auto`` when the prove step runs on the GPU (its backend resolves to cuda), else ``choice``."""
@@ -124,10 +130,8 @@ def choose_sha(choice: str = "auto", upstream_order: bool = False) -> ShaPath:
     if choice == AUTO_PROVER:   # auto's fallbacks (numpy in upstream order, or without a build)
         if upstream_order:
             return ShaPath("numpy", None)
-        name, make = choose_native("auto", key=CONFIG_KEY, values=SHA_PATHS, fallback="numpy",
-                                   build=lambda: built_once(_DEFERRED, _deferred), error=ShaPathError,
-                                   warning=NativeShaFallbackWarning, warned=_WARNED, what="SHA-256 core")
-        return ShaPath("prover", make([])) if make else ShaPath(name, None)
+        _, make = _native_or_numpy("auto", lambda: built_once(_DEFERRED, _deferred))
+        return ShaPath("prover", make([])) if make else ShaPath("numpy", None)
     if choice in SHA_PATHS and choice != "numpy" and upstream_order:
         if choice in ("native", "gpu", "prover"):
             raise ShaPathError(f"{CONFIG_KEY}: {choice} computes the SHA-256 witness in cuzk's block order only; this "
@@ -137,9 +141,7 @@ def choose_sha(choice: str = "auto", upstream_order: bool = False) -> ShaPath:
         from ..backend.cuda.witness import gpu_compute   # CuPy on use: the GPU path only
 
         return ShaPath("gpu", gpu_compute())
-    return ShaPath(*choose_native(choice, key=CONFIG_KEY, values=SHA_PATHS, fallback="numpy", build=_native,
-                                  error=ShaPathError, warning=NativeShaFallbackWarning, warned=_WARNED,
-                                  what="SHA-256 core"))
+    return ShaPath(*_native_or_numpy(choice, _native))
 
 
 __all__ = ["AUTO_PROVER", "CONFIG_KEY", "NativeShaFallbackWarning", "SHA_PATHS", "ShaPath", "ShaPathError", "choose_sha",
