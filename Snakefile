@@ -42,7 +42,8 @@ rule all:
         expand(R.verified("{sid}"), sid=POREP_SECTORS),
         POST_VERIFIED,
         # the proofs themselves: a deleted batch directory is proved again (and re-verified)
-        expand(R.proofs("{batch}"), batch=BATCHES),
+        admitted_batches,
+        porep_keys(),
         [R.proofs(job) for job in POST_JOBS],
         # evaluated while the DAG is built, before any job runs (and only for this target)
         checks_before_run,

@@ -105,6 +105,32 @@ def test_admit_refuses_a_bad_document_and_writes_no_record(tmp_path):
     assert not (tmp_path / "s.checked.json").exists()
 
 
+def test_a_rejection_record_is_never_trusted(tmp_path):
+    """The record of a refused document (``reject``: the workflow's check_c1 with a batch going on
+    without the sector) names the reason; every reader raises the typed error with it, the slices
+    a passing check left beside it included, and the run's DAG-time check takes it as sound."""
+    from cuzk.damaged import damaged_files
+    from cuzk.sector.jsondoc import load_checked_partition, reject, rejection
+
+    p, verify = _c1_file(tmp_path)
+    rec_path = tmp_path / "s.checked.json"
+    admit(p, rec_path, verify, C1Error, slices=lambda doc: [doc])   # a passing check first: its slice stays
+    assert rejection(rec_path) is None and rejection(tmp_path / "missing.json") is None
+    doc = json.loads(p.read_text())
+    doc["vanilla_proofs"][next(iter(doc["vanilla_proofs"]))][0][0]["comm_d_proofs"]["leaf"][0] ^= 1
+    p.write_text(json.dumps(doc))
+    with pytest.raises(C1Error) as refused:
+        admit(p, rec_path, verify, C1Error)
+    rec = reject(p, rec_path, refused.value)
+    assert rec["rejected"] == str(refused.value) and rec["error"] == "C1Error" and rec["bytes"] == p.stat().st_size
+    assert rejection(rec_path) == str(refused.value) and read_record(rec_path, C1Error) == rec
+    for read in (lambda: load_checked(p, rec_path, C1Error), lambda: load_checked_partition(p, rec_path, C1Error, 0)):
+        with pytest.raises(C1Error) as e:
+            read()
+        assert e.value.field == "<check>" and "rejected by its check" in str(e.value) and str(refused.value) in str(e.value)
+    assert damaged_files([rec_path]) == []
+
+
 def test_depth_scan_in_chunks_equals_the_parsed_depth(monkeypatch):
     """The bracket scan, run in chunks of 7 bytes (a chunk boundary inside every run of
     brackets), gives the depth of the parsed document, brackets inside strings ignored, escaped quotes

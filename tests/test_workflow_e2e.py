@@ -437,8 +437,8 @@ def test_update_sectors_are_batched_like_porep(tmp_path):
     r = _snakemake(cfg, "-n")
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
     jobs = {}
-    for block in re.split(r"\n(?=rule |localrule )", r.stdout):
-        m, w = re.match(r"(?:local)?rule (\w+):", block), re.search(r"wildcards: (.*)", block)
+    for block in re.split(r"\n(?=(?:local)?(?:rule|checkpoint) )", r.stdout):   # check_c1 is a checkpoint
+        m, w = re.match(r"(?:local)?(?:rule|checkpoint) (\w+):", block), re.search(r"wildcards: (.*)", block)
         if m and w:
             jobs[(m.group(1), w.group(1))] = block
     for sid in ("21", "22", "23"):

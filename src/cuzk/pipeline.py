@@ -49,7 +49,7 @@ from .r1cs.sha_path import choose_sha
 from .r1cs.pce import read_pce, read_pce_header, write_pce
 from .r1cs.witness import (keeps_values, read_witness_compact,
                            witness_compact_bytes, write_witness_compact)
-from .sector.jsondoc import admit, load_checked, load_checked_partition, write_doc
+from .sector.jsondoc import admit, load_checked, load_checked_partition, reject, write_doc
 from .sector.porep_c1 import write_porep_c1
 from .sector.fr32 import pad_sector
 from .sector.post import generate_post, partition_count, read_sealed, write_post
@@ -426,7 +426,8 @@ def import_c1(path, out, shape_name: str, sector_id: int, prover_id_hex: str, me
     return form
 
 
-def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitions: int = 1, threads: int = 1) -> dict:
+def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitions: int = 1, threads: int = 1,
+                reject_bad: bool = False) -> dict:
     """The ``check_c1`` step: check an input file (a sector's C1, a SnapDeals file, or a PoSt
     vanilla file) fully, once, when it enters the workflow, and write its check record (SHA-256
     and facts, :func:`cuzk.sector.jsondoc.admit`); later steps read it through the record
@@ -436,9 +437,13 @@ def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitio
 
     ``partitions``: of a PoSt target, for the memory prediction (the file is held whole).
     ``threads`` > 1: the paths' hashes in that many worker processes (``cuzk.r1cs.parallel``).
+    ``reject_bad``: a file the check refuses (the family's typed error, or ShapeMismatchError)
+    gets a rejection record instead (:func:`cuzk.sector.jsondoc.reject`: the reason, logged as
+    an error), and the step returns normally: the workflow then proves the sector's batch-mates
+    without it, and the sector's verify job raises that error (every reader of the record does).
 
     Returns the record. Raises the family's typed error (``C1Error``, ``PoStError``) or
-    ShapeMismatchError before writing anything.
+    ShapeMismatchError before writing anything (without ``reject_bad``).
     """
     shape = shape_by_name(shape_name)
     fam = family_of(shape)
@@ -451,7 +456,13 @@ def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitio
     pred = predict_step_bytes("check_c1", shape.stats(), partitions=partitions, threads=threads)
     with synthesis_workers(threads), measured("check_c1", mem_json, pred, mem_gb), \
             choose_poseidon("auto").active():   # the paths' Poseidon hashes by the native core where it builds
-        rec = admit(path, out, verify_and_fit, fam.error, slices=fam.slices)
+        try:
+            rec = admit(path, out, verify_and_fit, fam.error, slices=fam.slices)
+        except (fam.error, ShapeMismatchError) as e:
+            if not reject_bad:
+                raise
+            log.error("rejected %s (%s): %s: %s", path, shape.name, type(e).__name__, e)
+            return reject(path, out, e)
     progress.info("checked %s (%s%s)", path, shape.name, ", synthetic" if rec["synthetic"] else "")
     return rec
 

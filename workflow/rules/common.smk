@@ -24,6 +24,7 @@ from cuzk.r1cs import poseidon_path, sha_path
 from cuzk.r1cs.parallel import useful_workers
 from cuzk.sector import filecoin_c1
 from cuzk.sector.post import partition_count
+from cuzk.sector.jsondoc import rejection
 from cuzk.sector.prepare import SectorInputError, check_payload_size
 
 RESULTS = config["results"]
@@ -314,17 +315,60 @@ def batch_shape_wc(wc):
 
 
 def batch_size(wc):
+    """Sectors of a batch as configured: the prove job's memory declaration, an upper bound when
+    a sector's C1 was rejected."""
     return len(BATCHES[wc.batch])
 
 
+def rejected_reason(sid):
+    """Why sector ``sid``'s C1 check rejected it (its record, cuzk.sector.jsondoc.reject), or None.
+    A real run asks the check_c1 checkpoint first: an input function calling this before the
+    sector's check has run is evaluated again after it. A dry run reads an existing record only
+    (a sector not checked yet counts as admitted: the plan shows every sector proved).
+    """
+    if not workflow.dryrun:
+        checkpoints.check_c1.get(sid=sid)
+    return rejection(R.checked(sid))
+
+
+def admitted(sids):
+    """The sectors of ``sids`` (in order) whose C1 passed its check (``rejected_reason``)."""
+    return [sid for sid in sids if rejected_reason(sid) is None]
+
+
 def batch_sids(wc):
-    return BATCHES[wc.batch]
+    """The sectors a batch proves: those of its sectors whose C1 passed its check."""
+    return admitted(BATCHES[wc.batch])
+
+
+def admitted_batches(wildcards):
+    """The all rule's batch proofs folders: each batch with a sector left to prove (a batch whose
+    every C1 was rejected has no prove job)."""
+    return [R.proofs(b) for b, sids in BATCHES.items() if admitted(sids)]
+
+
+def porep_keys():
+    """The PCE and parameters of every PoRep shape, asked for by the all rule itself: made while
+    the C1s are checked and the sectors prepared, not only once a batch's checks have run (the
+    prove jobs ask for them after the check_c1 checkpoints); made also when every C1 of a shape
+    is rejected."""
+    return [f for sh in POREP_SHAPES for f in (R.pce(sh), R.params(sh))]
+
+
+def verify_inputs(wc):
+    """The verify rule's inputs of a sector: its C1 and check record, and (unless the check
+    rejected the C1: then the job raises the check's error from the record) its shape's
+    verifying key and its batch's proofs folder."""
+    base = {"vanilla": sector_c1_wc(wc), "checked": R.checked(wc.sid)}
+    if rejected_reason(wc.sid) is not None:
+        return base
+    return base | {"vk": sector_vk(wc), "proofs": sector_proofs(wc)}
 
 
 def batch_inputs(wc):
-    """The prove rule's inputs of a batch: its shape's PCE and parameters, and each sector's C1
-    file and witness folder."""
-    shape, sids = batch_shape(wc.batch), BATCHES[wc.batch]
+    """The prove rule's inputs of a batch: its shape's PCE and parameters, and each admitted
+    sector's C1 file, check record and witness files."""
+    shape, sids = batch_shape(wc.batch), batch_sids(wc)
     return {
         "pce": R.pce(shape),
         "params": R.params(shape),
@@ -335,8 +379,8 @@ def batch_inputs(wc):
 
 
 def batch_witness_dirs(wc):
-    """The witness folder of each sector of a batch (its partitions' files are the inputs)."""
-    return [R.witness(sid) for sid in BATCHES[wc.batch]]
+    """The witness folder of each sector a batch proves (its partitions' files are the inputs)."""
+    return [R.witness(sid) for sid in batch_sids(wc)]
 
 
 def update_sealed(wc):
@@ -459,8 +503,17 @@ def partition_job(sid, k):
     return f"{sid}-p{k}"
 
 
-def report_records():
-    """The memory record of every job the report covers (PoRep steps, then PoSt targets)."""
+def report_records(checked=False):
+    """The memory record of every job the report covers (PoRep steps, then PoSt targets).
+    ``checked``: only the synthesize, prove, PCE and key jobs that serve sectors whose C1 passed
+    its check (``admitted``) or PoSt targets (the report rule's input), so that none is asked
+    for a rejected sector.
+    """
+    sids = admitted(POREP_SECTORS) if checked else list(POREP_SECTORS)
+    used = {SECTORS[sid]["shape"] for sid in sids} | {
+        p["shape"] for p in POSTS.values()
+    }
+    shapes = [sh for sh in SHAPES if sh in used]
     porep = [
         (
             "prepare",
@@ -490,19 +543,29 @@ def report_records():
             {"sid": [sid for sid in IMPORTED_SIDS if sid in POREP_SECTORS]},
         ),
         ("check_c1", "{sid}", {"sid": POREP_SECTORS}),
-        ("pce_extract", "{shape}", {"shape": SHAPES}),
+        ("pce_extract", "{shape}", {"shape": shapes}),
         (
             "setup",
             "{shape}",
-            {"shape": [s for s in SHAPES if s not in OFFICIAL_SHAPES]},
+            {"shape": [s for s in shapes if s not in OFFICIAL_SHAPES]},
         ),
-        ("official_params", "{shape}", {"shape": OFFICIAL_SHAPES}),
-        ("prove", "{batch}", {"batch": BATCHES}),
+        (
+            "official_params",
+            "{shape}",
+            {"shape": [s for s in OFFICIAL_SHAPES if s in shapes]},
+        ),
+        (
+            "prove",
+            "{batch}",
+            {"batch": [b for b in BATCHES if set(BATCHES[b]) & set(sids)]},
+        ),
         ("verify", "{sid}", {"sid": POREP_SECTORS}),
     ]
     out = [r for rule, job, wc in porep for r in expand(R.record(rule, job), **wc)]
     out += [
-        R.record("synthesize", partition_job(sid, k)) for sid, k in partition_jobs()
+        R.record("synthesize", partition_job(sid, k))
+        for sid, k in partition_jobs()
+        if sid in sids
     ]
     for p in POSTS.values():
         job = f"{p['kind']}-{p['size']}"
@@ -714,10 +777,17 @@ def cuda_unavailable_before_run():
             )
 
 
+_CHECKED_BEFORE_RUN = []
+
+
 def checks_before_run(wildcards):
     """Input function of the all rule, evaluated at DAG build before any job: damaged or missing
     intermediate files (batch directories missing a proof among them), the memory budget of every
-    job still to run. Adds no input."""
+    job still to run. Adds no input. Once per run: the all rule is evaluated again after the
+    check_c1 checkpoints (``admitted_batches``)."""
+    if _CHECKED_BEFORE_RUN:
+        return []
+    _CHECKED_BEFORE_RUN.append(True)
     damaged_before_run()
     check_budgets()
     cuda_unavailable_before_run()
@@ -823,7 +893,11 @@ def missing_batch_proofs():
     for b, sids in BATCHES.items():
         if os.path.isdir(R.proofs(b)):
             for sid in sids:
-                if not os.path.exists(R.proof(b, sid)):
+                # a rejected C1's sector has no proof in its batch's folder
+                if (
+                    not os.path.exists(R.proof(b, sid))
+                    and rejection(R.checked(sid)) is None
+                ):
                     yield R.proof(b, sid), "missing from its batch's proofs folder"
 
 

@@ -75,8 +75,10 @@ rule import_c1:
         "../scripts/import_c1.py"
 
 
-# The C1 checked once, fully (12-18 s at 32 GiB); later steps trust it by its SHA-256.
-rule check_c1:
+# The C1 checked once, fully (12-18 s at 32 GiB); later steps trust it by its SHA-256. A
+# checkpoint: a C1 the check refuses gets a rejection record (the job succeeds), its batch is
+# proved without it (common.smk: admitted) and its verify job fails with the check's error.
+checkpoint check_c1:
     input:
         vanilla=sector_c1_wc,
     output:
@@ -93,5 +95,6 @@ rule check_c1:
         **job_memory("check_c1", "check_c1", shape=sector_shape),
     params:
         shape=sector_shape,
+        reject_bad=True,
     script:
         "../scripts/check_c1.py"

@@ -4,7 +4,7 @@
 rule report:
     input:
         verified=expand(R.verified("{sid}"), sid=POREP_SECTORS) + POST_VERIFIED,
-        mem=report_records(),
+        mem=lambda wc: report_records(checked=True),
     output:
         steps=report(
             R.report("steps.tsv"), caption="../report/steps.rst", category="Steps"

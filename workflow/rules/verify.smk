@@ -1,12 +1,10 @@
-# Per sector: verify its proof file against its C1 public inputs (a failing proof is an error).
+# Per sector: verify its proof file against its C1 public inputs (a failing proof is an error; a
+# C1 its check rejected: that error).
 
 
 rule verify:
     input:
-        vk=sector_vk,
-        vanilla=sector_c1_wc,
-        checked=R.checked("{sid}"),
-        proofs=sector_proofs,
+        unpack(verify_inputs),
     output:
         json=R.verified("{sid}"),
         mem=R.record("verify", "{sid}"),

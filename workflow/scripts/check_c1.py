@@ -10,4 +10,5 @@ check_input(
     mem_gb=snakemake.resources.mem_gb,
     partitions=snakemake.params.get("partitions", 1),
     threads=snakemake.threads,
+    reject_bad=snakemake.params.get("reject_bad", False),
 )

@@ -19,6 +19,11 @@ jobs on the 2-core machine, 1.7 s on the H200 host; its one-partition slice pars
 The check writes each partition's slice beside the record and records their digests; a
 partition job still hashes the whole file against the record, then parses only its slice (a
 missing or changed slice: the whole file, with a warning).
+
+Rejected (:func:`reject`, :func:`rejection`): where the workflow lets a batch go on without a
+sector whose document fails its check, the check writes a record of the refusal instead (the
+reason, the bytes' SHA-256); every reader of the record (:func:`load_checked`) then raises the
+same typed error with that reason, so a rejected document is never trusted.
 """
 
 from __future__ import annotations
@@ -179,6 +184,34 @@ def admit(path, record_out, verify: Callable[[dict, str], None], error: ErrorFac
     return rec
 
 
+def reject(path, record_out, exc: Exception) -> dict:
+    """Record that ``path`` failed its check with ``exc`` (the caller's typed input error): the
+    record (JSON, atomically) has the format, path, size and SHA-256 of the refused bytes (an
+    unreadable file: size 0 and an empty digest), ``rejected`` (the error's text) and ``error``
+    (its class name). Returns it."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        data = None
+    rec = {"format": RECORD_FORMAT, "path": os.fspath(path), "bytes": len(data or b""),
+           "sha256": hashlib.sha256(data).hexdigest() if data is not None else "",
+           "rejected": str(exc), "error": type(exc).__name__}
+    atomic_write_text(record_out, json.dumps(rec, indent=1) + "\n")
+    return rec
+
+
+def rejection(record_path) -> str | None:
+    """The reason a record written by :func:`reject` gives, or None: the record admits its
+    document, or it is missing or unreadable (its readers name what is wrong)."""
+    try:
+        rec = json.loads(Path(record_path).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if isinstance(rec, dict) and rec.get("format") == RECORD_FORMAT and isinstance(rec.get("rejected"), str):
+        return rec["rejected"]
+    return None
+
+
 def read_record(record_path, error: ErrorFactory) -> dict:
     """A record written by :func:`admit`. Raises ``error`` for a malformed record."""
     rec = load_json(record_path, error)
@@ -192,8 +225,9 @@ def load_checked(path, record_path, error: ErrorFactory):
 
     Raises:
         ``error(path, "<sha256>", ...)`` when the bytes differ from the checked ones (the file
-        changed after it entered the workflow), or any strict-reading error; OSError when a
-        file cannot be read.
+        changed after it entered the workflow), ``error(path, "<check>", ...)`` with the reason
+        when the record is a rejection (:func:`reject`), or any strict-reading error; OSError
+        when a file cannot be read.
     """
     _, data = _checked_bytes(path, record_path, error)
     return loads(data, path, error, check_depth=False)
@@ -202,6 +236,8 @@ def load_checked(path, record_path, error: ErrorFactory):
 def _checked_bytes(path, record_path, error: ErrorFactory) -> tuple[dict, bytes]:
     """(record, the document's bytes) once the bytes' SHA-256 equals the recorded one."""
     rec = read_record(record_path, error)
+    if isinstance(rec.get("rejected"), str):
+        raise error(path, "<check>", f"rejected by its check ({record_path}): {rec['rejected']}")
     data = Path(path).read_bytes()
     got = hashlib.sha256(data).hexdigest()
     if got != rec["sha256"]:
@@ -237,4 +273,5 @@ def load_checked_partition(path, record_path, error: ErrorFactory, k: int):
 
 
 __all__ = ["BYTES32", "MAX_DEPTH", "NAT", "RECORD_FORMAT", "U64_MAX", "admit", "load_checked",
-           "load_checked_partition", "load_json", "loads", "nat", "read_record", "slice_path"]
+           "load_checked_partition", "load_json", "loads", "nat", "read_record", "reject", "rejection",
+           "slice_path"]

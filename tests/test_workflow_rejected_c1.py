@@ -1,0 +1,102 @@
+"""A sector whose C1 fails its check does not cost its batch-mates their proofs: the check_c1
+checkpoint writes a rejection record (cuzk.sector.jsondoc.reject), the batch is proved without
+the sector, and the sector's verify job fails with the check's error; a batch whose every C1 was
+rejected has no prove job. Real runs of the workflow (comm_d circuit, test-only 256 B
+sectors sealed here: the shortest proof the workflow makes)."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cuzk.circuits.registry import shape_by_name
+from cuzk.sector import filecoin_c1 as fc
+from cuzk.sector.jsondoc import rejection, write_doc
+from cuzk.sector.porep_c1 import seal_and_prove
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not installed")
+PID = fc.prover_id_of_actor(1000)
+SHAPE = shape_by_name("test-only-commd-256B")
+
+CONFIG = """backend: cpu
+threads: 1
+results: {results}
+max_batch_size: 2
+randomness: inputs
+prover_id: "{pid}"
+allow_test_shapes: true
+circuit: porep-commd
+post: {{winning: false, window: false}}
+sectors:
+{sectors}
+"""
+
+
+def _c1(tmp: Path, sid: int, tamper: bool) -> Path:
+    """A cuzk-form C1 of a 256 B sector sealed here; ``tamper``: its comm_d's first byte flipped
+    (the file still parses; its check refuses it: the tree's root is another)."""
+    data = bytes((7 * i + sid) & 0x3F for i in range(256))
+    c1 = seal_and_prove(data, 256, sid, PID, bytes([3] * 32), bytes([4] * 32), 2,
+                        partitions=SHAPE.partitions, challenges=SHAPE.challenges)
+    if tamper:
+        c1["comm_d"] = [c1["comm_d"][0] ^ 1, *c1["comm_d"][1:]]
+    path = tmp / f"s{sid}.c1.json"
+    write_doc(path, c1)
+    return path
+
+
+def _run(tmp: Path, c1s: dict, *extra):
+    cfg = tmp / "config.yaml"
+    sectors = "\n".join(f"  - {{id: {sid}, c1: {p}, sector_size: test-only-256B}}" for sid, p in c1s.items())
+    cfg.write_text(CONFIG.format(results=tmp / "results", pid=PID.hex(), sectors=sectors))
+    cmd = ["snakemake", "-s", str(ROOT / "Snakefile"), "--cores", "2", "--keep-going", "--configfile", str(cfg), *extra]
+    out = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=900)
+    return out, out.stdout + out.stderr
+
+
+@pytest.mark.slow
+def test_a_rejected_c1_leaves_its_batch_mate_proved(tmp_path):
+    c1s = {7: _c1(tmp_path, 7, False), 8: _c1(tmp_path, 8, True)}
+    res = tmp_path / "results"
+    out, log = _run(tmp_path, c1s)
+    assert out.returncode != 0, log[-4000:]
+    # the bad C1's check succeeded as a job, with the reason in its record
+    why = rejection(res / "c1" / "8.checked.json")
+    assert why is not None and str(c1s[8]) in why and "comm_d" in why, why
+    assert rejection(res / "c1" / "7.checked.json") is None
+    # its batch-mate was proved without it and verified
+    proofs = sorted(f.name for f in (res / "proofs").rglob("*.proof"))
+    assert proofs == ["7.proof"], proofs
+    v = json.loads((res / "verify" / "7.json").read_text())
+    assert v["verified"] and v["sector_id"] == 7 and v["partitions"] == SHAPE.partitions
+    # the rejected sector: no witness made, its verify job failed with the check's error
+    assert not (res / "witness" / "8").exists() or not any((res / "witness" / "8").iterdir())
+    assert not (res / "verify" / "8.json").exists()
+    vlog = (res / "logs" / "verify" / "8.log").read_text()
+    assert "C1Error" in vlog and "rejected by its check" in vlog, vlog[-2000:]
+    # a second run redoes only the failing verify job (the good outputs stay as they were)
+    before = {p: p.stat().st_mtime_ns for p in (res / "verify" / "7.json", *(res / "proofs").rglob("*.proof"))}
+    out2, log2 = _run(tmp_path, c1s)
+    assert out2.returncode != 0 and "rejected by its check" in (res / "logs" / "verify" / "8.log").read_text()
+    assert "rule prove:" not in log2 and "rule synthesize:" not in log2 and "checkpoint check_c1:" not in log2, log2[-3000:]
+    assert {p: p.stat().st_mtime_ns for p in before} == before
+    # a dry run plans nothing for the rejected sector but its verify job
+    dry, dlog = _run(tmp_path, c1s, "-n")
+    assert dry.returncode == 0, dlog[-3000:]
+    assert "rule verify:" in dlog and "rule prove:" not in dlog and "rule synthesize:" not in dlog, dlog[-3000:]
+
+
+def test_a_batch_of_rejected_c1s_is_not_proved(tmp_path):
+    """The only sector's C1 is rejected: its check and its verify run (the verify fails with the
+    reason), no witness or prove job (they wait on the checkpoint); the PCE and key start beside
+    the check (the all rule asks for them), so they are made all the same."""
+    out, log = _run(tmp_path, {9: _c1(tmp_path, 9, True)})
+    assert out.returncode != 0, log[-4000:]
+    assert "checkpoint check_c1:" in log and "rule verify:" in log, log[-4000:]
+    for rule in ("synthesize", "prove"):
+        assert f"rule {rule}:" not in log, (rule, log[-4000:])
+    assert (tmp_path / "results" / "pce" / f"{SHAPE.name}.pce").exists()
+    assert "rejected by its check" in (tmp_path / "results" / "logs" / "verify" / "9.log").read_text()
