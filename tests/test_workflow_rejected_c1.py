@@ -59,6 +59,9 @@ def _run(tmp: Path, c1s: dict, *extra):
 
 @pytest.mark.slow
 def test_a_rejected_c1_leaves_its_batch_mate_proved(tmp_path):
+    """Two sectors in one batch, the second's C1 tampered: the first is proved and verified, the
+    second's verify fails with the check's reason; a second run redoes only that; once the C1 is
+    replaced by a sound one, the next run proves the batch with both."""
     c1s = {7: _c1(tmp_path, 7, False), 8: _c1(tmp_path, 8, True)}
     res = tmp_path / "results"
     out, log = _run(tmp_path, c1s)
@@ -87,6 +90,13 @@ def test_a_rejected_c1_leaves_its_batch_mate_proved(tmp_path):
     dry, dlog = _run(tmp_path, c1s, "-n")
     assert dry.returncode == 0, dlog[-3000:]
     assert "rule verify:" in dlog and "rule prove:" not in dlog and "rule synthesize:" not in dlog, dlog[-3000:]
+    # the C1 replaced by a sound one (a newer file): checked again, synthesized, its batch proved with it
+    _c1(tmp_path, 8, False)
+    out3, log3 = _run(tmp_path, c1s)
+    assert out3.returncode == 0, log3[-4000:]
+    assert rejection(res / "c1" / "8.checked.json") is None
+    assert sorted(f.name for f in (res / "proofs").rglob("*.proof")) == ["7.proof", "8.proof"]
+    assert all(json.loads((res / "verify" / f"{s}.json").read_text())["verified"] for s in (7, 8))
 
 
 def test_a_batch_of_rejected_c1s_is_not_proved(tmp_path):

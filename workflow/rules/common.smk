@@ -348,10 +348,9 @@ def admitted_batches(wildcards):
 
 
 def porep_keys():
-    """The PCE and parameters of every PoRep shape, asked for by the all rule itself: made while
-    the C1s are checked and the sectors prepared, not only once a batch's checks have run (the
-    prove jobs ask for them after the check_c1 checkpoints); made also when every C1 of a shape
-    is rejected."""
+    """The PCE and parameters of every PoRep shape, asked for by the all rule itself, so they are
+    made while the C1s are checked and the sectors prepared (the prove jobs ask for them only
+    after the check_c1 checkpoints), also when every C1 of a shape is rejected."""
     return [f for sh in POREP_SHAPES for f in (R.pce(sh), R.params(sh))]
 
 
