@@ -43,7 +43,6 @@ rule all:
         POST_VERIFIED,
         # the proofs themselves: a deleted batch directory is proved again (and re-verified)
         admitted_batches,
-        porep_keys(),
         [R.proofs(job) for job in POST_JOBS],
         # evaluated while the DAG is built, before any job runs (and only for this target)
         checks_before_run,

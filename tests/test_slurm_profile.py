@@ -126,11 +126,15 @@ def _dry_run_resources(cfg, cwd) -> dict:
 def test_gpu_jobs_ask_slurm_for_a_gpu_and_their_mem_mb(tmp_path, commd_128b_key):
     """With backend cuda, setup goes to sbatch with --gpus=1, cpus from its threads and --mem of
     its rule's mem_mb (the model's GB plus the job's Snakemake), never --mem-per-cpu from a
-    default; prepare, a CPU step, asks for no GPU. prove declares the same gpu=1 resource."""
+    default; synthesize, a CPU step, asks for no GPU. prove declares the same gpu=1 resource."""
     cfg = write_config(tmp_path)
-    # the PCE and its record (the session's copy, not the key): setup is then ready at once (with prepare)
+    # the PCE and its record (the session's copy, not the key), and the sector's C1 and check made
+    # here first (setup and synthesize wait for the check_c1 checkpoint): both are then ready at once
     for d in ("pce", "benchmarks/pce_extract"):
         shutil.copytree(commd_128b_key / d, tmp_path / "results" / d)
+    pre = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "--cores", "1", "--configfile", str(cfg),
+                          "--until", "check_c1"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert pre.returncode == 0, (pre.stdout + pre.stderr)[-3000:]
     env = _fake_slurm(tmp_path)
     a = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "--profile", str(PROFILE), "--configfile", str(cfg),
                         "--config", "backend=cuda", "--default-resources", "runtime=30", "mem_mb_per_cpu=1800",
@@ -141,7 +145,7 @@ def test_gpu_jobs_ask_slurm_for_a_gpu_and_their_mem_mb(tmp_path, commd_128b_key)
     calls = (tmp_path / "sbatch.log").read_text().splitlines()
     listed = _dry_run_resources(cfg, tmp_path)
     assert "gpu=1" in listed["prove"] and "gpu=1" in listed["setup"] and "gpu" not in listed["prepare"]
-    for rule, gpus, cpus in (("setup", "--gpus=1", 2), ("prepare", None, 1)):
+    for rule, gpus, cpus in (("setup", "--gpus=1", 2), ("synthesize", None, 1)):
         mine = [c.split("--wrap")[0] for c in calls if f"--comment rule_{rule}_" in c]
         assert len(mine) == 2, f"{rule}: not one refused call and its retry: {calls}"
         gb = int(re.search(r"mem_gb=(\d+)", listed[rule]).group(1))

@@ -1,7 +1,7 @@
 """A sector whose C1 fails its check does not cost its batch-mates their proofs: the check_c1
 checkpoint writes a rejection record (cuzk.sector.jsondoc.reject), the batch is proved without
 the sector, and the sector's verify job fails with the check's error; a batch whose every C1 was
-rejected has no prove job. Real runs of the workflow (comm_d circuit, test-only 256 B
+rejected has no prove job, and its shape no PCE or key. Real runs of the workflow (comm_d circuit, test-only 256 B
 sectors sealed here: the shortest proof the workflow makes)."""
 
 import json
@@ -80,6 +80,10 @@ def test_a_rejected_c1_leaves_its_batch_mate_proved(tmp_path):
     assert not (res / "verify" / "8.json").exists()
     vlog = (res / "logs" / "verify" / "8.log").read_text()
     assert "C1Error" in vlog and "rejected by its check" in vlog, vlog[-2000:]
+    # the report covers the proved sector and names the rejected C1 with its reason
+    summary = (res / "report" / "summary.md").read_text()
+    assert "proofs verified (PoRep sectors and PoSt): 1 of 1" in summary, summary
+    assert "inputs rejected by their check (their sectors not proved): 1" in summary and why in summary, summary
     # a second run redoes only the failing verify job (the good outputs stay as they were)
     before = {p: p.stat().st_mtime_ns for p in (res / "verify" / "7.json", *(res / "proofs").rglob("*.proof"))}
     out2, log2 = _run(tmp_path, c1s)
@@ -99,14 +103,12 @@ def test_a_rejected_c1_leaves_its_batch_mate_proved(tmp_path):
     assert all(json.loads((res / "verify" / f"{s}.json").read_text())["verified"] for s in (7, 8))
 
 
-def test_a_batch_of_rejected_c1s_is_not_proved(tmp_path):
+def test_a_batch_of_rejected_c1s_makes_no_key(tmp_path):
     """The only sector's C1 is rejected: its check and its verify run (the verify fails with the
-    reason), no witness or prove job (they wait on the checkpoint); the PCE and key start beside
-    the check (the all rule asks for them), so they are made all the same."""
+    reason), but no PCE, key, witness or prove job: they wait on the checkpoint."""
     out, log = _run(tmp_path, {9: _c1(tmp_path, 9, True)})
     assert out.returncode != 0, log[-4000:]
     assert "checkpoint check_c1:" in log and "rule verify:" in log, log[-4000:]
-    for rule in ("synthesize", "prove"):
+    for rule in ("pce_extract", "setup", "synthesize", "prove"):
         assert f"rule {rule}:" not in log, (rule, log[-4000:])
-    assert (tmp_path / "results" / "pce" / f"{SHAPE.name}.pce").exists()
     assert "rejected by its check" in (tmp_path / "results" / "logs" / "verify" / "9.log").read_text()

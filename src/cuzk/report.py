@@ -22,6 +22,7 @@ from .fileio import atomic_dir, atomic_write_text
 from .groth16 import file_digest
 from .memory.record import read_record
 from .paths import record_job, record_rule
+from .sector.jsondoc import rejection
 
 GIB = 1 << 30
 
@@ -224,11 +225,13 @@ def _is_update(shape_name) -> bool:
     return shape_name in SHAPES and family_of(SHAPES[shape_name]).name == "update"
 
 
-def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir, budget_gb: float | None = None) -> pd.DataFrame:
+def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir, budget_gb: float | None = None,
+                 rejected=()) -> pd.DataFrame:
     """Write steps.tsv, summary.md and the plots (per rule, and ``run.png``: the whole run's
     RSS against ``budget_gb``, the run's ``--resources mem_gb``, and its GPU memory); return the
     step table. A proof counts as verified only while the file on disk is the one verified
-    (its SHA-256, recorded by the verify step)."""
+    (its SHA-256, recorded by the verify step). ``rejected``: check records of inputs their check
+    rejected (``cuzk.sector.jsondoc.reject``; their sectors are not proved), listed with the reason."""
     df = load_steps(mem_jsons)
     cols = ["rule", "job", "seconds", "rss_avg_gib", "rss_peak_gib", "rss_kernel_peak_gib", "rss_predicted_gib",
             "mem_gb_declared", "gpu",
@@ -271,6 +274,12 @@ def write_report(mem_jsons, verify_jsons, steps_tsv, summary_md, plots_dir, budg
         f"- synthetic sectors (not real data): {sum(bool(v.get('synthetic')) and 'sector_id' in v for v in verified)}"
         + (f"; PoSt proofs over synthetic sectors: {n}" if (n := sum(bool(v.get('synthetic')) and 'sector_id' not in v
                                                                     for v in verified)) else ""),
+    ]
+    reasons = [why for why in map(rejection, rejected) if why is not None]
+    if reasons:
+        lines += [f"- inputs rejected by their check (their sectors not proved): {len(reasons)}",
+                  *(f"  - {why}" for why in reasons)]
+    lines += [
         "",
         "| rule | jobs | seconds (sum) | peak RSS GiB (sampled) | peak RSS GiB (kernel) | predicted GiB | declared mem_gb |",
         "| --- | --- | --- | --- | --- | --- | --- |",

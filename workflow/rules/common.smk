@@ -264,7 +264,9 @@ KEY_PRIORITY = 2
 C1_PRIORITY = KEY_PRIORITY + 1
 """import_c1 and check_c1 (cheap, one thread) before any PCE or key job: a damaged C1 is found
 before the expensive setup starts, not after it (a new user's truncated C1 waited behind 7 min
-of setup on the 2-core machine, 2026-12-04)."""
+of setup on the 2-core machine, 2026-12-04). The PoRep PCE and key jobs are planned only after
+the checks of a batch they serve (the check_c1 checkpoint: ``admitted``): none is made for a
+shape whose every C1 is rejected."""
 
 
 def shape_priority(wc):
@@ -345,13 +347,6 @@ def admitted_batches(wildcards):
     """The all rule's batch proofs folders: each batch with a sector left to prove (a batch whose
     every C1 was rejected has no prove job)."""
     return [R.proofs(b) for b, sids in BATCHES.items() if admitted(sids)]
-
-
-def porep_keys():
-    """The PCE and parameters of every PoRep shape, asked for by the all rule itself, so they are
-    made while the C1s are checked and the sectors prepared (the prove jobs ask for them only
-    after the check_c1 checkpoints), also when every C1 of a shape is rejected."""
-    return [f for sh in POREP_SHAPES for f in (R.pce(sh), R.params(sh))]
 
 
 def verify_inputs(wc):
@@ -504,9 +499,9 @@ def partition_job(sid, k):
 
 def report_records(checked=False):
     """The memory record of every job the report covers (PoRep steps, then PoSt targets).
-    ``checked``: only the synthesize, prove, PCE and key jobs that serve sectors whose C1 passed
-    its check (``admitted``) or PoSt targets (the report rule's input), so that none is asked
-    for a rejected sector.
+    ``checked``: only the synthesize, prove, verify, PCE and key jobs that serve sectors whose
+    C1 passed its check (``admitted``) or PoSt targets (the report rule's input), so that none
+    is asked for a rejected sector (whose verify job fails).
     """
     sids = admitted(POREP_SECTORS) if checked else list(POREP_SECTORS)
     used = {SECTORS[sid]["shape"] for sid in sids} | {
@@ -558,7 +553,7 @@ def report_records(checked=False):
             "{batch}",
             {"batch": [b for b in BATCHES if set(BATCHES[b]) & set(sids)]},
         ),
-        ("verify", "{sid}", {"sid": POREP_SECTORS}),
+        ("verify", "{sid}", {"sid": sids}),
     ]
     out = [r for rule, job, wc in porep for r in expand(R.record(rule, job), **wc)]
     out += [
@@ -577,8 +572,8 @@ REVERIFY_TABLE = R.report("reverify.tsv")
 
 
 def reverify_checks():
-    """One dict per proof file for the reverify target (cuzk.pipeline.reverify): PoRep sectors,
-    then PoSt targets."""
+    """One dict per proof file for the reverify target (cuzk.pipeline.reverify): PoRep sectors
+    (but those whose C1 was rejected: no proof), then PoSt targets."""
     out = [
         dict(
             json=R.verified(sid),
@@ -589,6 +584,7 @@ def reverify_checks():
             checked=R.checked(sid),
         )
         for sid, s in POREP_SECTORS.items()
+        if rejection(R.checked(sid)) is None
     ]
     for p in POSTS.values():
         job = post_target(p["kind"], p["size"])

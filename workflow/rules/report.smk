@@ -3,8 +3,12 @@
 
 rule report:
     input:
-        verified=expand(R.verified("{sid}"), sid=POREP_SECTORS) + POST_VERIFIED,
+        verified=lambda wc: expand(R.verified("{sid}"), sid=admitted(POREP_SECTORS))
+        + POST_VERIFIED,
         mem=lambda wc: report_records(checked=True),
+        rejected=lambda wc: [
+            R.checked(sid) for sid in POREP_SECTORS if rejected_reason(sid) is not None
+        ],
     output:
         steps=report(
             R.report("steps.tsv"), caption="../report/steps.rst", category="Steps"
