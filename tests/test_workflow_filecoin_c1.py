@@ -62,9 +62,12 @@ def test_filecoin_form_c1_is_imported_checked_proved_and_verified(tmp_path):
 
 def test_a_damaged_c1_stops_the_run_before_the_key(tmp_path):
     """A truncated Filecoin-form C1 (the first 20,000 bytes of a venus 2 KiB one: its form is
-    still detected while the DAG is built) fails its import_c1 job, with the C1Error naming the
-    file, before the PCE and key jobs start (C1_PRIORITY above KEY_PRIORITY; one core, so only
-    the priorities decide the order)."""
+    still detected while the DAG is built) is rejected by its import_c1 job (a rejection record
+    in place of the converted C1, never a C1), its check passes the rejection on, and its verify
+    job fails with the C1Error naming the file; no PCE or key job runs (they wait for the
+    check_c1 checkpoint, and no sector is left to prove)."""
+    from cuzk.sector.jsondoc import rejection
+
     bad = tmp_path / "cut.c1.json"
     bad.write_bytes((ROOT / "tests" / "fixtures" / "filecoin" / "venus-t0106-2kib-s0.c1.json").read_bytes()[:20_000])
     cfg = tmp_path / "config.yaml"
@@ -73,8 +76,13 @@ def test_a_damaged_c1_stops_the_run_before_the_key(tmp_path):
     out = subprocess.run(["snakemake", "-s", str(ROOT / "Snakefile"), "--cores", "1", "--configfile", str(cfg)],
                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
     log = out.stdout + out.stderr
-    assert out.returncode != 0 and "C1Error" in log and str(bad) in log, log[-4000:]
-    assert "rule import_c1:" in log
+    assert out.returncode != 0 and "rule import_c1:" in log, log[-4000:]
+    res = tmp_path / "results"
+    why = rejection(res / "c1" / "1.imported.c1.json")
+    assert why is not None and str(bad) in why
+    assert why in (rejection(res / "c1" / "1.checked.json") or ""), why
+    vlog = (res / "logs" / "verify" / "1.log").read_text()
+    assert "C1Error" in vlog and str(bad) in vlog, vlog[-3000:]
     assert "rule setup:" not in log and "rule pce_extract:" not in log, log[-4000:]
 
 

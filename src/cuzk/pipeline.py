@@ -49,7 +49,7 @@ from .r1cs.sha_path import choose_sha
 from .r1cs.pce import read_pce, read_pce_header, write_pce
 from .r1cs.witness import (keeps_values, read_witness_compact,
                            witness_compact_bytes, write_witness_compact)
-from .sector.jsondoc import admit, load_checked, load_checked_partition, reject, write_doc
+from .sector.jsondoc import admit, load_checked, load_checked_partition, reject, rejection, write_doc
 from .sector.porep_c1 import write_porep_c1
 from .sector.fr32 import pad_sector
 from .sector.post import generate_post, partition_count, read_sealed, write_post
@@ -407,20 +407,27 @@ def setup_params(pce, params_out, vk_out, backend="auto", threads=1, mem_json=No
         write_vk(vk_out, key.vk)
 
 
-def import_c1(path, out, shape_name: str, sector_id: int, prover_id_hex: str, mem_json=None, mem_gb=None) -> str:
+def import_c1(path, out, shape_name: str, sector_id: int, prover_id_hex: str, mem_json=None, mem_gb=None,
+              reject_bad: bool = False) -> str:
     """The ``import_c1`` step: a C1 in Filecoin's form (SealCommitPhase1Output JSON or lotus-bench's
     commit2 input, :mod:`cuzk.sector.filecoin_c1`) written in cuzk's form for ``check_c1``, which
-    then checks every proof. Returns the form read.
+    then checks every proof. Returns the form read, or "rejected" with ``reject_bad``: a refused
+    file's rejection record (``jsondoc.reject``, never a C1) at ``out``, passed on by ``check_input``.
 
     Raises:
-        C1Error: the file's layout is faulty, or it is cuzk's form already (the workflow sends
-            only Filecoin's here), or lotus-bench's SectorNum is not ``sector_id``.
-    """
+        C1Error (without ``reject_bad``): a faulty layout, cuzk's form already (the workflow sends
+            only Filecoin's here), or lotus-bench's SectorNum is not ``sector_id``."""
     shape = shape_by_name(shape_name)
     with measured("import_c1", mem_json, predict_step_bytes("check_c1", shape.stats()), mem_gb):
-        form, c1 = filecoin_c1.read_any(path, sector_id, bytes.fromhex(prover_id_hex), verify=False)
-        if form == filecoin_c1.CUZK:
-            raise C1Error(path, "format", "already cuzk's form: give it as c1 directly")
+        try:
+            form, c1 = filecoin_c1.read_any(path, sector_id, bytes.fromhex(prover_id_hex), verify=False)
+            if form == filecoin_c1.CUZK:
+                raise C1Error(path, "format", "already cuzk's form: give it as c1 directly")
+        except C1Error as e:
+            if not reject_bad:
+                raise
+            reject(path, out, e)
+            return "rejected"
         write_porep_c1(out, c1)
     progress.info("imported %s (%s form) as %s", path, form, out)
     return form
@@ -428,23 +435,19 @@ def import_c1(path, out, shape_name: str, sector_id: int, prover_id_hex: str, me
 
 def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitions: int = 1, threads: int = 1,
                 reject_bad: bool = False) -> dict:
-    """The ``check_c1`` step: check an input file (a sector's C1, a SnapDeals file, or a PoSt
-    vanilla file) fully, once, when it enters the workflow, and write its check record (SHA-256
-    and facts, :func:`cuzk.sector.jsondoc.admit`); later steps read it through the record
-    (:func:`_read_input`) instead of checking it again (2-core box: 5.4 s for a 32 GiB C1, 31 s
-    for a full 32 GiB WindowPoSt partition's vanilla file, paths hashed natively). For a C1, each partition's
-    slice is written beside the record (``Family.slices``), so a partition job parses 1/n of it.
+    """The ``check_c1`` step: check an input file (a sector's C1, a SnapDeals file, or a PoSt vanilla
+    file) fully, once, and write its check record (:func:`cuzk.sector.jsondoc.admit`); later steps
+    trust it by the record (:func:`_read_input`; 2-core box: 5.4 s for a 32 GiB C1, 31 s for a 32 GiB
+    WindowPoSt partition's vanilla file). A C1's partition slices go beside it (``Family.slices``).
 
     ``partitions``: of a PoSt target, for the memory prediction (the file is held whole).
     ``threads`` > 1: the paths' hashes in that many worker processes (``cuzk.r1cs.parallel``).
-    ``reject_bad``: a file the check refuses (the family's typed error, or ShapeMismatchError)
-    gets a rejection record instead (:func:`cuzk.sector.jsondoc.reject`: the reason, logged as
-    an error), and the step returns normally: the workflow then proves the sector's batch-mates
-    without it, and the sector's verify job raises that error (every reader of the record does).
+    ``reject_bad``: a file the check refuses (the family's typed error, ShapeMismatchError, or
+    ``import_c1``'s rejection record) gets a rejection record (``jsondoc.reject``, logged) and the
+    step returns: the workflow proves the batch-mates without it; every reader raises the reason.
 
-    Returns the record. Raises the family's typed error (``C1Error``, ``PoStError``) or
-    ShapeMismatchError before writing anything (without ``reject_bad``).
-    """
+    Returns the record. Raises (without ``reject_bad``) the family's typed error (``C1Error``,
+    ``PoStError``) or ShapeMismatchError before writing anything."""
     shape = shape_by_name(shape_name)
     fam = family_of(shape)
 
@@ -457,11 +460,12 @@ def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitio
     with synthesis_workers(threads), measured("check_c1", mem_json, pred, mem_gb), \
             choose_poseidon("auto").active():   # the paths' Poseidon hashes by the native core where it builds
         try:
+            if reject_bad and (upstream := rejection(path)) is not None:   # import_c1's record, not a C1
+                raise fam.error(path, "<import>", upstream)
             rec = admit(path, out, verify_and_fit, fam.error, slices=fam.slices)
         except (fam.error, ShapeMismatchError) as e:
             if not reject_bad:
                 raise
-            log.error("rejected %s (%s): %s: %s", path, shape.name, type(e).__name__, e)
             return reject(path, out, e)
     progress.info("checked %s (%s%s)", path, shape.name, ", synthetic" if rec["synthetic"] else "")
     return rec

@@ -71,6 +71,7 @@ rule import_c1:
         shape_name=sector_shape,
         sector_id=lambda wc: int(wc.sid),
         prover_id_hex=config["prover_id"],
+        reject_bad=True,
     script:
         "../scripts/import_c1.py"
 

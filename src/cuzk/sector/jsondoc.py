@@ -188,7 +188,7 @@ def reject(path, record_out, exc: Exception) -> dict:
     """Record that ``path`` failed its check with ``exc`` (the caller's typed input error): the
     record (JSON, atomically) has the format, path, size and SHA-256 of the refused bytes (an
     unreadable file: size 0 and an empty digest), ``rejected`` (the error's text) and ``error``
-    (its class name). Returns it."""
+    (its class name), and logs the refusal as an error. Returns it."""
     try:
         data = Path(path).read_bytes()
     except OSError:
@@ -197,6 +197,7 @@ def reject(path, record_out, exc: Exception) -> dict:
            "sha256": hashlib.sha256(data).hexdigest() if data is not None else "",
            "rejected": str(exc), "error": type(exc).__name__}
     atomic_write_text(record_out, json.dumps(rec, indent=1) + "\n")
+    log.error("rejected %s: %s: %s", path, type(exc).__name__, exc)
     return rec
 
 
