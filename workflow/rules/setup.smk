@@ -48,3 +48,11 @@ rule official_params:
         params_dir=PARAMS_DIR,
     script:
         "../scripts/official_params.py"
+
+
+# Target keys: every shape's PCE and parameters and every sector's C1 check, made ahead of a batch
+# (cuzk sweep's shared run); no witness, no proof. A key is made even where every C1 is rejected.
+rule keys:
+    input:
+        [f for sh in SHAPES for f in (R.pce(sh), R.params(sh))],
+        expand(R.checked("{sid}"), sid=POREP_SECTORS),

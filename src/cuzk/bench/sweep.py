@@ -4,7 +4,7 @@ RAM budgets, each point measured (never predicted), and the deployment table mad
 ``cuzk sweep --configfile CFG --budgets 32,48,64 --cores 16 --out DIR``:
 
 1. **Shared inputs once.** The budget-independent outputs (PCE and parameters) are made by one
-   Snakemake run into ``DIR/shared`` (``--until setup``) and hard-linked, with their records,
+   Snakemake run into ``DIR/shared`` (the workflow's ``keys`` target, with the checked C1s) and hard-linked, with their records,
    into every budget's results folder, so each point measures the batch (its sectors entering
    and being checked, synthesis, proving and verification), not the key setup.
 2. **One run per budget.** ``snakemake --cores N --resources mem_gb=B gpu=G`` into
@@ -47,7 +47,7 @@ try:  # NVML's binding (nvidia-ml-py): GPU memory where there is a GPU
 except ImportError:
     pynvml = None
 
-SHARED_RULES = ("setup",)  # what the shared run stops after, with everything upstream (the PCE)
+SHARED_TARGET = "keys"   # the workflow's target of the shared run: the PCE, key and checked inputs
 TIMEOUT_RC = 124  # a run stopped at its time limit (as timeout(1) reports it)
 SHARED_DIRS = ("c1", "pce", "params", "sealed", "post", "benchmarks", "logs")  # budget-independent outputs (and their records), linked
 
@@ -278,8 +278,10 @@ def sweep(configfile, budgets: list[float], cores: int, out, gpus: int = 1, snak
     gpu_res = [f"gpu={gpus}"] if gpus else []
     shared = out / "shared"
     with open(out / "shared.log", "w") as log:
-        rc, wall, _ = sample_run(base + ["--config", f"results={shared}", "--until", *SHARED_RULES,
-                                         "--resources", f"mem_gb={max(budgets):g}", *gpu_res], interval, log=log)
+        # the target first: after the options it would be read as one more --resources value
+        rc, wall, _ = sample_run(base[:3] + [SHARED_TARGET] + base[3:] + ["--config", f"results={shared}", "--resources",
+                                                                          f"mem_gb={max(budgets):g}", *gpu_res],
+                                 interval, log=log)
     if rc != 0:
         raise RuntimeError(f"the shared run (PCE, key, checked inputs) failed (rc {rc}); see {out / 'shared.log'}")
     points, rows = _load_points(out), []
