@@ -52,7 +52,8 @@ def _run(tmp: Path, c1s: dict, *extra):
     cfg = tmp / "config.yaml"
     sectors = "\n".join(f"  - {{id: {sid}, c1: {p}, sector_size: test-only-256B}}" for sid, p in c1s.items())
     cfg.write_text(CONFIG.format(results=tmp / "results", pid=PID.hex(), sectors=sectors))
-    cmd = ["snakemake", "-s", str(ROOT / "Snakefile"), "--cores", "2", "--keep-going", "--configfile", str(cfg), *extra]
+    # extra (a target, -n) first: after --configfile a target would be read as one more config file
+    cmd = ["snakemake", *extra, "-s", str(ROOT / "Snakefile"), "--cores", "2", "--keep-going", "--configfile", str(cfg)]
     out = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=900)
     return out, out.stdout + out.stderr
 
@@ -90,6 +91,11 @@ def test_a_rejected_c1_leaves_its_batch_mate_proved(tmp_path):
     assert out2.returncode != 0 and "rejected by its check" in (res / "logs" / "verify" / "8.log").read_text()
     assert "rule prove:" not in log2 and "rule synthesize:" not in log2 and "checkpoint check_c1:" not in log2, log2[-3000:]
     assert {p: p.stat().st_mtime_ns for p in before} == before
+    # the reverify target checks the one proof there is (none is looked for the rejected sector)
+    rv, rvlog = _run(tmp_path, c1s, "reverify")
+    assert rv.returncode == 0, rvlog[-3000:]
+    rows = (res / "report" / "reverify.tsv").read_text().strip().splitlines()[1:]
+    assert len(rows) == 1 and "7.proof" in rows[0], rows
     # a dry run plans nothing for the rejected sector but its verify job
     dry, dlog = _run(tmp_path, c1s, "-n")
     assert dry.returncode == 0, dlog[-3000:]

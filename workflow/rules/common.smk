@@ -501,9 +501,15 @@ def report_records(checked=False):
     """The memory record of every job the report covers (PoRep steps, then PoSt targets).
     ``checked``: only the synthesize, prove, verify, PCE and key jobs that serve sectors whose
     C1 passed its check (``admitted``) or PoSt targets (the report rule's input), so that none
-    is asked for a rejected sector (whose verify job fails).
+    is asked for a rejected sector (whose verify job fails). Without it (the reverify target's
+    parameter, read when the workflow is parsed) the sectors an existing record rejects are left
+    out all the same.
     """
-    sids = admitted(POREP_SECTORS) if checked else list(POREP_SECTORS)
+    sids = (
+        admitted(POREP_SECTORS)
+        if checked
+        else [sid for sid in POREP_SECTORS if rejection(R.checked(sid)) is None]
+    )
     used = {SECTORS[sid]["shape"] for sid in sids} | {
         p["shape"] for p in POSTS.values()
     }
