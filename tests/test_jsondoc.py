@@ -129,6 +129,11 @@ def test_a_rejection_record_is_never_trusted(tmp_path):
             read()
         assert e.value.field == "<check>" and "rejected by its check" in str(e.value) and str(refused.value) in str(e.value)
     assert damaged_files([rec_path]) == []
+    # a rejection record where the document should be (import_c1's) is refused by admit, reason kept
+    with pytest.raises(C1Error) as e:
+        admit(rec_path, tmp_path / "again.checked.json", verify, C1Error)
+    assert e.value.field == "<rejected>" and str(refused.value) in str(e.value)
+    assert not (tmp_path / "again.checked.json").exists()
 
 
 def test_depth_scan_in_chunks_equals_the_parsed_depth(monkeypatch):

@@ -49,7 +49,7 @@ from .r1cs.sha_path import choose_sha
 from .r1cs.pce import read_pce, read_pce_header, write_pce
 from .r1cs.witness import (keeps_values, read_witness_compact,
                            witness_compact_bytes, write_witness_compact)
-from .sector.jsondoc import admit, load_checked, load_checked_partition, reject, rejection, write_doc
+from .sector.jsondoc import admit, load_checked, load_checked_partition, reject, write_doc
 from .sector.porep_c1 import write_porep_c1
 from .sector.fr32 import pad_sector
 from .sector.post import generate_post, partition_count, read_sealed, write_post
@@ -459,9 +459,7 @@ def check_input(path, out, shape_name: str, mem_json=None, mem_gb=None, partitio
     pred = predict_step_bytes("check_c1", shape.stats(), partitions=partitions, threads=threads)
     with synthesis_workers(threads), measured("check_c1", mem_json, pred, mem_gb), \
             choose_poseidon("auto").active():   # the paths' Poseidon hashes by the native core where it builds
-        try:
-            if reject_bad and (upstream := rejection(path)) is not None:   # import_c1's record, not a C1
-                raise fam.error(path, "<import>", upstream)
+        try:   # admit refuses import_c1's rejection record in the C1's place with its reason
             rec = admit(path, out, verify_and_fit, fam.error, slices=fam.slices)
         except (fam.error, ShapeMismatchError) as e:
             if not reject_bad:

@@ -166,10 +166,14 @@ def admit(path, record_out, verify: Callable[[dict, str], None], error: ErrorFac
             its SHA-256 recorded under ``"slices"``.
 
     Returns:
-        The record as a dict. Raises the typed error (or OSError) before writing anything.
+        The record as a dict. Raises the typed error (or OSError) before writing anything; a
+        rejection record in the document's place (:func:`reject`, written by an earlier step)
+        raises ``error(path, "<rejected>", ...)`` with its reason, parsed once with the rest.
     """
     data = Path(path).read_bytes()
     doc = loads(data, path, error)
+    if (why := _reason(doc)) is not None:   # an earlier step's refusal in its place (import_c1's)
+        raise error(path, "<rejected>", f"rejected before its check: {why}")
     found = verify(doc, os.fspath(path)) or {}
     rec = {"format": RECORD_FORMAT, "path": os.fspath(path), "bytes": len(data),
            "sha256": hashlib.sha256(data).hexdigest(), **facts, **found}
@@ -205,9 +209,13 @@ def rejection(record_path) -> str | None:
     """The reason a record written by :func:`reject` gives, or None: the record admits its
     document, or it is missing or unreadable (its readers name what is wrong)."""
     try:
-        rec = json.loads(Path(record_path).read_bytes())
+        return _reason(json.loads(Path(record_path).read_bytes()))
     except (OSError, ValueError):
         return None
+
+
+def _reason(rec) -> str | None:
+    """The reason of a parsed rejection record (:func:`reject`), or None for any other document."""
     if isinstance(rec, dict) and rec.get("format") == RECORD_FORMAT and isinstance(rec.get("rejected"), str):
         return rec["rejected"]
     return None
@@ -237,8 +245,8 @@ def load_checked(path, record_path, error: ErrorFactory):
 def _checked_bytes(path, record_path, error: ErrorFactory) -> tuple[dict, bytes]:
     """(record, the document's bytes) once the bytes' SHA-256 equals the recorded one."""
     rec = read_record(record_path, error)
-    if isinstance(rec.get("rejected"), str):
-        raise error(path, "<check>", f"rejected by its check ({record_path}): {rec['rejected']}")
+    if (why := _reason(rec)) is not None:
+        raise error(path, "<check>", f"rejected by its check ({record_path}): {why}")
     data = Path(path).read_bytes()
     got = hashlib.sha256(data).hexdigest()
     if got != rec["sha256"]:
