@@ -273,15 +273,15 @@ def sweep(configfile, budgets: list[float], cores: int, out, gpus: int = 1, snak
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    base = [sys.executable, "-m", "snakemake", "-s", str(snakefile), "--configfile", str(configfile),
-            "--cores", str(cores)] + (extra_args or [])
+    def snakemake(*targets):   # targets ahead of the options (after one, a target reads as its value)
+        return [sys.executable, "-m", "snakemake", *targets, "-s", str(snakefile), "--configfile", str(configfile),
+                "--cores", str(cores)] + (extra_args or [])
+
     gpu_res = [f"gpu={gpus}"] if gpus else []
     shared = out / "shared"
     with open(out / "shared.log", "w") as log:
-        # the target first: after the options it would be read as one more --resources value
-        rc, wall, _ = sample_run(base[:3] + [SHARED_TARGET] + base[3:] + ["--config", f"results={shared}", "--resources",
-                                                                          f"mem_gb={max(budgets):g}", *gpu_res],
-                                 interval, log=log)
+        rc, wall, _ = sample_run(snakemake(SHARED_TARGET) + ["--config", f"results={shared}", "--resources",
+                                                           f"mem_gb={max(budgets):g}", *gpu_res], interval, log=log)
     if rc != 0:
         raise RuntimeError(f"the shared run (PCE, key, checked inputs) failed (rc {rc}); see {out / 'shared.log'}")
     points, rows = _load_points(out), []
@@ -293,7 +293,7 @@ def sweep(configfile, budgets: list[float], cores: int, out, gpus: int = 1, snak
                     _link_tree(shared / d, res / d)
             logp = out / f"mem{b:g}.log"
             with open(logp, "w") as log:
-                rc, wall, s = sample_run(base + ["--config", f"results={res}", "--resources", f"mem_gb={b:g}", *gpu_res],
+                rc, wall, s = sample_run(snakemake() + ["--config", f"results={res}", "--resources", f"mem_gb={b:g}", *gpu_res],
                                          interval, log=log, timeout=point_timeout)
             note = "" if rc == 0 else (f"stopped at the {point_timeout:g} s limit" if rc == TIMEOUT_RC
                                        else f"rc {rc}: {_first_error(logp)}")
