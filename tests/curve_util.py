@@ -1,5 +1,10 @@
-"""Test helpers: curve points built from Python integers, independent of the libraries under test."""
+"""Test helpers: curve points built from Python integers, independent of the libraries under test;
+G1 points as the cuda backend's Montgomery affine limbs (the host builds of its device code)."""
 
+import numpy as np
+
+from cuzk.backend.cuda.runtime import _encoding_to_limbs, _limbs_to_encoding
+from cuzk.curve import G1
 from cuzk.field import FQ
 
 Q = FQ.modulus
@@ -86,3 +91,27 @@ def naive_lagrange(tau: int, n: int) -> list[int]:
                 num, den = num * (tau - pts[k]) % r, den * (pts[j] - pts[k]) % r
         out.append(num * pow(den, -1, r) % r)
     return out
+
+
+R384 = 1 << 384
+
+
+def _scaled(limbs: np.ndarray, f: int) -> np.ndarray:
+    """(n, 24) uint32 affine limbs with each 12-limb coordinate multiplied by f mod q."""
+    out = np.zeros_like(limbs)
+    for i, row in enumerate(limbs):
+        for k in (0, 12):
+            v = int.from_bytes(row[k:k + 12].tobytes(), "little") * f % Q
+            out[i, k:k + 12] = np.frombuffer(v.to_bytes(48, "little"), dtype=np.uint32)
+    return out
+
+
+def g1_to_mont(points) -> np.ndarray:
+    """(n, 24) uint32 Montgomery affine limbs of arkworks G1 points (infinity (0, 0)), as the
+    device holds bases (``runtime._encoding_to_limbs``, then x·2^384 mod q)."""
+    return _scaled(_encoding_to_limbs(G1, G1.to_array(points)), R384 % Q)
+
+
+def g1_from_mont(limbs: np.ndarray) -> list:
+    """arkworks G1 points of (n, 24) uint32 Montgomery affine limbs (g1_to_mont's inverse)."""
+    return G1.from_array(_limbs_to_encoding(G1, _scaled(limbs, pow(R384, -1, Q))))

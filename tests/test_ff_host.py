@@ -40,3 +40,21 @@ def test_field_ops_match_python(harness, field, limbs):
     assert len(out) == len(cases)
     bad = [(op, hex(a), hex(b)) for (op, a, b), got in zip(cases, out) if int(got, 16) != want[op](a, b)]
     assert not bad, bad[:3]
+
+
+def test_fq_mul_diff_matches_python(harness):
+    """fp_mul_diff (ff.cuh fp_mul_sum with d's negation: both products under one Montgomery
+    reduction, the XYZZ formulas' Y3) equals (a b - c d) 2^-384 mod q, with edge values in every
+    slot (d = 0 makes the negation q itself) and random ones."""
+    q = FQ.modulus
+    rng = random.Random(381)
+    edge = [0, 1, 2, q - 1, q - 2, (q - 1) // 2, (q + 1) // 2, 2**32 - 1, 2**64 - 1, 2**382 % q]
+    quads = [(a, b, c, d) for a in edge[::2] for b in edge[1::2] for c in edge[1::2] for d in edge[::2]]
+    quads += [(a, b, c, d) for a in (0, q - 1) for b in (0, q - 1) for c in (0, q - 1) for d in (0, q - 1)]
+    quads += [tuple(rng.randrange(q) for _ in range(4)) for _ in range(2000)]
+    rinv = pow(2, -384, q)
+    text = "".join("Fq dif " + " ".join(f"{v:096x}" for v in quad) + "\n" for quad in quads)
+    out = subprocess.run([str(harness)], input=text, capture_output=True, text=True, check=True).stdout.split()
+    assert len(out) == len(quads)
+    bad = [quad for quad, got in zip(quads, out) if int(got, 16) != (quad[0] * quad[1] - quad[2] * quad[3]) * rinv % q]
+    assert not bad, [tuple(map(hex, b)) for b in bad[:3]]

@@ -13,39 +13,16 @@ import subprocess
 
 import numpy as np
 import pytest
+from curve_util import g1_from_mont as _from_mont
+from curve_util import g1_to_mont as _to_mont
 
 from cuzk.backend.cuda import plan
-from cuzk.backend.cuda.runtime import _encoding_to_limbs, _limbs_to_encoding
 from cuzk.curve import G1
-from cuzk.field import FQ
-
-Q = FQ.modulus
-R384 = 1 << 384
 
 
 @pytest.fixture(scope="module")
 def emu(host_build):
     return host_build("msm_affine_emu")
-
-
-def _scaled(limbs: np.ndarray, f: int) -> np.ndarray:
-    """(n, 24) uint32 affine limbs with each 12-limb coordinate multiplied by f mod q."""
-    out = np.zeros_like(limbs)
-    for i, row in enumerate(limbs):
-        for k in (0, 12):
-            v = int.from_bytes(row[k:k + 12].tobytes(), "little") * f % Q
-            out[i, k:k + 12] = np.frombuffer(v.to_bytes(48, "little"), dtype=np.uint32)
-    return out
-
-
-def _to_mont(points) -> np.ndarray:
-    """(n, 24) uint32 Montgomery affine limbs of arkworks G1 points (infinity (0, 0)), as the
-    device holds bases (``runtime._encoding_to_limbs``, then x·2^384 mod q)."""
-    return _scaled(_encoding_to_limbs(G1, G1.to_array(points)), R384 % Q)
-
-
-def _from_mont(limbs: np.ndarray) -> list:
-    return G1.from_array(_limbs_to_encoding(G1, _scaled(limbs, pow(R384, -1, Q))))
 
 
 def _level(emu, tmp_path, vals, src: np.ndarray, oi: np.ndarray, K: int):

@@ -26,3 +26,23 @@ __device__ __forceinline__ fq_t fp_mul(const fq_t& a, const fq_t& b) { return fq
 __device__ __noinline__ fq_t fq_sqr_call(const fq_t a) { return fp_sqr<FqParams>(a); }
 __device__ __forceinline__ fq_t fp_sqr(const fq_t& a) { return fq_sqr_call(a); }
 #endif
+
+// a b - c d (a, b, c, d reduced): the XYZZ formulas' Y3 (xyzz.cuh), one Montgomery reduction for
+// both products (ff.cuh fp_mul_sum, with c (q - d)): 432 wide products against 576.
+// CUZK_Y3_TWO_PRODUCTS keeps two fp_mul and a difference, for benchmarks/msm_y3/y3.py (side by side).
+#if defined(CUZK_Y3_TWO_PRODUCTS)
+__device__ __forceinline__ fq_t fp_mul_diff(const fq_t& a, const fq_t& b, const fq_t& c, const fq_t& d) {
+    return fp_sub(fp_mul(a, b), fp_mul(c, d));
+}
+#elif defined(CUZK_FQ_MUL_CALL)
+__device__ __noinline__ fq_t fq_mul_diff_call(const fq_t a, const fq_t b, const fq_t c, const fq_t d) {
+    return fp_mul_sum<FqParams>(a, b, c, fp_sub_lazy(fq_t::zero(), d));
+}
+__device__ __forceinline__ fq_t fp_mul_diff(const fq_t& a, const fq_t& b, const fq_t& c, const fq_t& d) {
+    return fq_mul_diff_call(a, b, c, d);
+}
+#else
+__device__ __forceinline__ fq_t fp_mul_diff(const fq_t& a, const fq_t& b, const fq_t& c, const fq_t& d) {
+    return fp_mul_sum<FqParams>(a, b, c, fp_sub_lazy(fq_t::zero(), d));
+}
+#endif

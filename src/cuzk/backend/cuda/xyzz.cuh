@@ -2,12 +2,14 @@
 // field F (fq_t for BLS12-381 G1, fq2_t for G2; b never enters these formulas). (X, Y, ZZ, ZZZ)
 // stands for the affine point (X/ZZ, Y/ZZZ) with ZZ^3 = ZZZ^2; ZZ = 0 is the point at infinity.
 // Formulas from the Explicit-Formulas Database (Bernstein-Lange), "xyzz" family for a = 0:
-// madd-2008-s (mixed add, 8M + 2S), add-2008-s (12M + 2S), dbl-2008-s-1 (6M + 4S), mdbl-2008-s-1.
+// madd-2008-s (mixed add, 8M + 2S), add-2008-s (12M + 2S), dbl-2008-s-1 (6M + 4S), mdbl-2008-s-1;
+// each Y3 = u v - w z is one fp_mul_diff.
 // Affine points are (x, y) with (0, 0) the point at infinity ((0, 0) is on neither curve).
 //
 // F provides: static zero(), one() (Montgomery 1), is_zero(), static load(base, i) / store(base, i)
 // of element i in an array of F::WORDS uint4 words per element, and the free functions fp_add,
-// fp_sub, fp_dbl, fp_neg, fp_mul, fp_sqr, fp_inv (found by overloading / argument-dependent lookup).
+// fp_sub, fp_dbl, fp_neg, fp_mul, fp_sqr, fp_inv, and fp_mul_diff(a, b, c, d) = a b - c d (Fq: one
+// Montgomery reduction for both products), found by overloading / argument-dependent lookup.
 // Memory: affine 2 F::WORDS uint4 (x then y), XYZZ 4 F::WORDS uint4 (X, Y, ZZ, ZZZ), Montgomery.
 #pragma once
 #include "ff.cuh"
@@ -51,7 +53,7 @@ __device__ __noinline__ xyzz_t<F> xyzz_mdbl(const F& x, const F& y) {
     F xx = fp_sqr(x), M = fp_add(fp_dbl(xx), xx);
     xyzz_t<F> r;
     r.X = fp_sub(fp_sqr(M), fp_dbl(S));
-    r.Y = fp_sub(fp_mul(M, fp_sub(S, r.X)), fp_mul(W, y));
+    r.Y = fp_mul_diff(M, fp_sub(S, r.X), W, y);
     r.ZZ = V; r.ZZZ = W;
     return r;
 }
@@ -63,7 +65,7 @@ __device__ __noinline__ xyzz_t<F> xyzz_dbl(const xyzz_t<F>& p) {
     F xx = fp_sqr(p.X), M = fp_add(fp_dbl(xx), xx);
     xyzz_t<F> r;
     r.X = fp_sub(fp_sqr(M), fp_dbl(S));
-    r.Y = fp_sub(fp_mul(M, fp_sub(S, r.X)), fp_mul(W, p.Y));
+    r.Y = fp_mul_diff(M, fp_sub(S, r.X), W, p.Y);
     r.ZZ = fp_mul(V, p.ZZ); r.ZZZ = fp_mul(W, p.ZZZ);
     return r;
 }
@@ -81,7 +83,7 @@ __device__ __forceinline__ xyzz_t<F> xyzz_madd(const xyzz_t<F>& p, const F& x2, 
     F PP = fp_sqr(P), PPP = fp_mul(P, PP), Q = fp_mul(p.X, PP);
     xyzz_t<F> r;
     r.X = fp_sub(fp_sub(fp_sqr(R), PPP), fp_dbl(Q));
-    r.Y = fp_sub(fp_mul(R, fp_sub(Q, r.X)), fp_mul(p.Y, PPP));
+    r.Y = fp_mul_diff(R, fp_sub(Q, r.X), PPP, p.Y);
     r.ZZ = fp_mul(p.ZZ, PP); r.ZZZ = fp_mul(p.ZZZ, PPP);
     return r;
 }
@@ -108,7 +110,7 @@ __device__ __noinline__ xyzz_t<F> xyzz_add(const xyzz_t<F>& p, const xyzz_t<F>& 
     F PP = fp_sqr(P), PPP = fp_mul(P, PP), Q = fp_mul(U1, PP);
     xyzz_t<F> r;
     r.X = fp_sub(fp_sub(fp_sqr(R), PPP), fp_dbl(Q));
-    r.Y = fp_sub(fp_mul(R, fp_sub(Q, r.X)), fp_mul(S1, PPP));
+    r.Y = fp_mul_diff(R, fp_sub(Q, r.X), PPP, S1);
     r.ZZ = fp_mul(fp_mul(p.ZZ, q.ZZ), PP);
     r.ZZZ = fp_mul(fp_mul(p.ZZZ, q.ZZZ), PPP);
     return r;

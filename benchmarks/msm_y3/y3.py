@@ -1,0 +1,70 @@
+"""The XYZZ formulas' Y3 = u v - w z as one Montgomery reduction for both products (``fq.cuh``
+``fp_mul_diff``, ``ff.cuh`` ``fp_mul_sum``: 432 wide products against 576, so a G1 mixed addition
+2,604 instead of 2,748) against two products and a difference (``msm.cu`` built with
+``-DCUZK_Y3_TWO_PRODUCTS``), side by side in one run (issue 17: the 2^27 H MSM's bucket sums run
+near the multiply peak, so only fewer products can make them faster).
+
+Usage: python benchmarks/msm_y3/y3.py OUT.json [PLAIN_LOGS] [SHIFTED_LOGS] [REPEAT]
+(defaults 24,27 / 24 / 5)
+
+2^max distinct G1 bases on the device (``bench_bases``), random device scalars per size. Per size
+and mode: both modules' results checked equal to the two-product module's, with profiled phases,
+then REPEAT runs of each, alternated (wall seconds around ``msm``). Writes OUT.json.
+"""
+
+import sys
+
+from cuzk.backend import get_backend
+from cuzk.backend.cuda import CUDAMSMContext
+from cuzk.backend.cuda import runtime as rt
+from cuzk.bench.kernels import _rand_device, alternated, bench_bases, mode_rows, write_rows
+from cuzk.curve import G1
+
+KEY = ("msm.cu", "G1")
+
+
+def modules() -> dict:
+    """{"two_products": module built with CUZK_Y3_TWO_PRODUCTS, "one_reduction": the default}."""
+    mods = {"one_reduction": rt._module(*KEY)}
+    default = rt._MSM_OPTIONS["G1"]
+    rt._MODULES.pop(KEY)
+    rt._MSM_OPTIONS["G1"] = (*default, "-DCUZK_Y3_TWO_PRODUCTS")
+    try:
+        mods["two_products"] = rt._module(*KEY)
+    finally:
+        rt._MSM_OPTIONS["G1"] = default
+    return {"two_products": mods["two_products"], "one_reduction": mods["one_reduction"]}
+
+
+def main():
+    path = sys.argv[1]
+    ints = lambda i, d: [int(x) for x in (sys.argv[i] if len(sys.argv) > i else d).split(",") if x]
+    plain, shifted = ints(2, "24,27"), ints(3, "24")
+    repeat = ints(4, "5")[0]
+    be = get_backend("cuda")
+    mods = modules()
+    switch = {name: (lambda m=m: rt._MODULES.__setitem__(KEY, m)) for name, m in mods.items()}
+    bases = bench_bases(be, G1, max(plain + shifted))
+    rows = []
+    try:
+        for mode, logs in (("plain", plain), ("shifted", shifted)):
+            for k in logs:
+                ctx = CUDAMSMContext.from_device_affine(be, bases[: 1 << k], G1)
+                if mode == "shifted" and not ctx.shift():
+                    print(f"G1 2^{k}: the table does not fit", flush=True)
+                    ctx.close()
+                    continue
+                s = _rand_device(1 << k)
+                switch["two_products"]()
+                want = ctx.msm(s)
+                info = alternated(ctx, s, switch, repeat, want)
+                rows += mode_rows(info, "two_products", f"G1 2^{k} {mode}", key="y3", log_n=k, msm=mode)
+                ctx.close()
+                del s
+    finally:
+        rt._MODULES[KEY] = mods["one_reduction"]
+    write_rows(path, rows)
+
+
+if __name__ == "__main__":
+    main()
