@@ -12,10 +12,11 @@ import pytest
 from cuzk.field import FQ, FR
 
 
-@pytest.fixture(scope="module")
-def harness(host_build):
-    """tests/fixtures/ff_host.cpp built for the host (conftest ``host_build``)."""
-    return host_build("ff_host")
+@pytest.fixture(scope="module", params=["ff_host", "ff_host_kara"])
+def harness(host_build, request):
+    """tests/fixtures/ff_host.cpp built for the host (conftest ``host_build``), with Fq's products
+    by CIOS and, as ff_host_kara, by Karatsuba and a separate reduction (CUZK_FQ_KARATSUBA)."""
+    return host_build(request.param)
 
 
 @pytest.mark.parametrize("field, limbs", [(FR, 8), (FQ, 12)], ids=["Fr", "Fq"])
@@ -23,6 +24,8 @@ def test_field_ops_match_python(harness, field, limbs):
     p = field.modulus
     rng = random.Random(limbs)
     edge = [0, 1, 2, p - 1, p - 2, (p - 1) // 2, (p + 1) // 2, 2**32 - 1, 2**64 - 1, 2 ** (32 * limbs - 2) % p]
+    half = 16 * limbs   # Karatsuba halves: low halves of all ones carry out of the halves' sums
+    edge += [2**half - 1, (2**(2 * half) - 1) % p, ((2**half - 2) << half | (2**half - 1)) % p]
     vals = edge + [rng.randrange(p) for _ in range(1500)]
     pairs = [(a, b) for a in edge for b in edge] + [(vals[i], vals[(7 * i + 3) % len(vals)]) for i in range(len(vals))]
     rinv = pow(2, -32 * limbs, p)
@@ -48,7 +51,8 @@ def test_fq_mul_diff_matches_python(harness):
     slot (d = 0 makes the negation q itself) and random ones."""
     q = FQ.modulus
     rng = random.Random(381)
-    edge = [0, 1, 2, q - 1, q - 2, (q - 1) // 2, (q + 1) // 2, 2**32 - 1, 2**64 - 1, 2**382 % q]
+    edge = [0, 1, 2, q - 1, q - 2, (q - 1) // 2, (q + 1) // 2, 2**32 - 1, 2**64 - 1, 2**382 % q, 2**192 - 1,
+            (2**384 - 1) % q]
     quads = [(a, b, c, d) for a in edge[::2] for b in edge[1::2] for c in edge[1::2] for d in edge[::2]]
     quads += [(a, b, c, d) for a in (0, q - 1) for b in (0, q - 1) for c in (0, q - 1) for d in (0, q - 1)]
     quads += [tuple(rng.randrange(q) for _ in range(4)) for _ in range(2000)]

@@ -1,17 +1,21 @@
 # Stop 51, call 1 (any H100/H200): the XYZZ formulas' Y3 as one Montgomery reduction for two
-# products (fq.cuh fp_mul_diff). The GPU tests of every kernel built on xyzz.cuh (MSMs G1/G2 plain,
-# shifted, chunked, affine levels; fixed-base, point sums; the prover), then G1 MSMs with the new
-# Y3 against two products (msm.cu built with -DCUZK_Y3_TWO_PRODUCTS), side by side
-# (benchmarks/msm_y3/y3.py): plain 2^24, 2^27, over shifted bases 2^24.
+# products (fq.cuh fp_mul_diff), and Fq products by one Karatsuba level (CUZK_FQ_KARATSUBA). The
+# GPU tests of every kernel built on xyzz.cuh (MSMs G1/G2 plain, shifted, chunked, affine levels;
+# fixed-base, point sums; the prover) with the default build; each build's SASS counts; then G1
+# MSMs with the three builds side by side (benchmarks/msm_fq/products.py): plain 2^24, 2^27, over
+# shifted bases 2^24.
 # From the repository root, .whl carried:  bash benchmarks/results/2026-12-06-stop51/call1.sh
 set -u
 export OUT=${OUT:-/tmp/c1out}; mkdir -p $OUT; T0=$(date +%s)
 python -m pip install -q --no-index --find-links .whl gmpy2 py_arkworks_bls12381 pyblst jsonschema fastjsonschema > /dev/null 2>&1
 export PYTHONPATH=$PWD/src:$PWD/tests PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm --format=csv | tee $OUT/gpu.txt
-nvcc -arch=sm_90 -cubin -std=c++17 -I src/cuzk/backend/cuda -o /tmp/msm.cubin src/cuzk/backend/cuda/msm.cu -Xptxas -v > $OUT/msm-ptxas.txt 2>&1
-grep -A2 "entry function 'msm_bucket_chunks'" $OUT/msm-ptxas.txt | tail -1
+for b in two_products:-DCUZK_Y3_TWO_PRODUCTS one_reduction: karatsuba:-DCUZK_FQ_KARATSUBA; do
+  nvcc -arch=sm_90 -cubin -std=c++17 -I src/cuzk/backend/cuda -o /tmp/m.cubin src/cuzk/backend/cuda/msm.cu ${b#*:} -Xptxas -v > $OUT/ptxas-${b%%:*}.txt 2>&1
+  echo "${b%%:*}: $(grep -A2 "entry function 'msm_bucket_chunks'" $OUT/ptxas-${b%%:*}.txt | tail -1)" >> $OUT/sass-counts.txt
+  python benchmarks/msm_fq/sass_counts.py /tmp/m.cubin >> $OUT/sass-counts.txt 2>&1
+done; cat $OUT/sass-counts.txt
 timeout 300 python -m pytest -q -rs -p no:benchmark -m gpu tests/test_backend_cuda.py tests/test_prove_gpu.py > $OUT/gpu-tests.log 2>&1
 echo "pytest rc=$? after $(( $(date +%s) - T0 )) s" >> $OUT/gpu-tests.log; tail -4 $OUT/gpu-tests.log
-timeout $(( 560 - $(date +%s) + T0 )) python benchmarks/msm_y3/y3.py $OUT/y3.json 24,27 24 5 > $OUT/y3.log 2>&1
-echo "rc=$? after $(( $(date +%s) - T0 )) s" >> $OUT/y3.log; cat $OUT/y3.log
+timeout $(( 570 - $(date +%s) + T0 )) python benchmarks/msm_fq/products.py $OUT/products.json 24,27 24 5 > $OUT/products.log 2>&1
+echo "rc=$? after $(( $(date +%s) - T0 )) s" >> $OUT/products.log; cat $OUT/products.log

@@ -1,15 +1,20 @@
-"""The XYZZ formulas' Y3 = u v - w z as one Montgomery reduction for both products (``fq.cuh``
-``fp_mul_diff``, ``ff.cuh`` ``fp_mul_sum``: 432 wide products against 576, so a G1 mixed addition
-2,604 instead of 2,748) against two products and a difference (``msm.cu`` built with
-``-DCUZK_Y3_TWO_PRODUCTS``), side by side in one run (issue 17: the 2^27 H MSM's bucket sums run
-near the multiply peak, so only fewer products can make them faster).
+"""G1 MSMs with three ways to make the Fq products of the XYZZ formulas, side by side in one run
+(issue 17: the 2^27 H MSM's bucket sums run near the multiply peak, so only fewer wide products
+can make them faster), each a build of ``msm.cu``:
 
-Usage: python benchmarks/msm_y3/y3.py OUT.json [PLAIN_LOGS] [SHIFTED_LOGS] [REPEAT]
+- two_products (``-DCUZK_Y3_TWO_PRODUCTS``): Y3 = u v - w z as two products and a difference;
+  a mixed addition 2,748 wide products;
+- one_reduction (the default): Y3 one Montgomery reduction for both products (``fq.cuh``
+  ``fp_mul_diff``, ``ff.cuh`` ``fp_mul_sum``: 432 against 576): 2,604;
+- karatsuba (``-DCUZK_FQ_KARATSUBA``): also every product by one Karatsuba level and a separate
+  reduction (``ff.cuh`` ``fp_mul_kara``: 252 against 288; Y3 360): 2,316, for more additions.
+
+Usage: python benchmarks/msm_fq/products.py OUT.json [PLAIN_LOGS] [SHIFTED_LOGS] [REPEAT]
 (defaults 24,27 / 24 / 5)
 
-2^max distinct G1 bases on the device (``bench_bases``), random device scalars per size. Per size
-and mode: both modules' results checked equal to the two-product module's, with profiled phases,
-then REPEAT runs of each, alternated (wall seconds around ``msm``). Writes OUT.json.
+2^max distinct G1 bases on the device (``bench_bases``), random device scalars per size. Per size:
+every build's result checked equal to two_products', with profiled phases, then REPEAT runs of
+each, alternated (wall seconds around ``msm``). Writes OUT.json.
 """
 
 import sys
@@ -23,17 +28,21 @@ from cuzk.curve import G1
 KEY = ("msm.cu", "G1")
 
 
+BUILDS = {"two_products": ("-DCUZK_Y3_TWO_PRODUCTS",), "one_reduction": (), "karatsuba": ("-DCUZK_FQ_KARATSUBA",)}
+
+
 def modules() -> dict:
-    """{"two_products": module built with CUZK_Y3_TWO_PRODUCTS, "one_reduction": the default}."""
-    mods = {"one_reduction": rt._module(*KEY)}
+    """{build name: the G1 ``msm.cu`` module compiled with the default options and BUILDS'}."""
     default = rt._MSM_OPTIONS["G1"]
-    rt._MODULES.pop(KEY)
-    rt._MSM_OPTIONS["G1"] = (*default, "-DCUZK_Y3_TWO_PRODUCTS")
+    mods = {}
     try:
-        mods["two_products"] = rt._module(*KEY)
+        for name, extra in BUILDS.items():
+            rt._MODULES.pop(KEY, None)
+            rt._MSM_OPTIONS["G1"] = (*default, *extra)
+            mods[name] = rt._module(*KEY)
     finally:
         rt._MSM_OPTIONS["G1"] = default
-    return {"two_products": mods["two_products"], "one_reduction": mods["one_reduction"]}
+    return mods
 
 
 def main():
