@@ -1,5 +1,5 @@
 """The MSM's XYZZ curve formulas (``src/cuzk/backend/cuda/xyzz.cuh`` over G1: mixed addition of
-signed affine entries, addition, doubling, each Y3 = u v - w z one ``fp_mul_diff``) built for the
+signed affine entries, addition, doubling, each Y3 = a (u - v) - c d one ``fp_y3``) built for the
 host with the PTX carry-chain model (``tests/fixtures/xyzz_host.cpp``) and checked against arkworks
 (``cuzk.curve.G1``): running sums through infinity, a point added to itself (the mixed doubling),
 a point added to its negation, infinity entries, sums of two XYZZ points (equal, opposite, one at

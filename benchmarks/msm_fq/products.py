@@ -1,13 +1,16 @@
-"""G1 MSMs with three ways to make the Fq products of the XYZZ formulas, side by side in one run
-(issue 17: the 2^27 H MSM's bucket sums run near the multiply peak, so only fewer wide products
-can make them faster), each a build of ``msm.cu``:
+"""G1 MSMs with two builds of the XYZZ formulas' Fq products side by side in one run (issue 17:
+the 2^27 H MSM's bucket sums run near the multiply peak, so only fewer instructions, the wide
+products first, can make them faster), each a build of ``msm.cu``:
 
-- two_products (``-DCUZK_Y3_TWO_PRODUCTS``): Y3 = u v - w z as two products and a difference;
-  a mixed addition 2,748 wide products;
-- one_reduction (the default): Y3 one Montgomery reduction for both products (``fq.cuh``
-  ``fp_mul_diff``, ``ff.cuh`` ``fp_mul_sum``: 432 against 576): 2,604;
-- karatsuba (``-DCUZK_FQ_KARATSUBA``): also every product by one Karatsuba level and a separate
-  reduction (``ff.cuh`` ``fp_mul_kara``: 252 against 288; Y3 360): 2,316, for more additions.
+- two_products (``-DCUZK_Y3_TWO_PRODUCTS``): Y3 = a (u - v) - c d as two products and a
+  difference; a mixed addition 2,748 wide products;
+- one_reduction (the default): Y3 one Montgomery reduction for both products (``fq.cuh`` ``fp_y3``,
+  ``ff.cuh`` ``fp_mul_sum``: 432 against 576): 2,604.
+
+A third build, every product by one Karatsuba level and a separate reduction (252 wide products
+against 288, commit f51bd04, since removed), ran 1.32 times two_products' time at 2^24 and 2^27 on
+an H100: its additions cost more issue slots than the products it saved
+(``results/2026-12-06-stop51/call1``).
 
 Usage: python benchmarks/msm_fq/products.py OUT.json [PLAIN_LOGS] [SHIFTED_LOGS] [REPEAT]
 (defaults 24,27 / 24 / 5)
@@ -28,7 +31,7 @@ from cuzk.curve import G1
 KEY = ("msm.cu", "G1")
 
 
-BUILDS = {"two_products": ("-DCUZK_Y3_TWO_PRODUCTS",), "one_reduction": (), "karatsuba": ("-DCUZK_FQ_KARATSUBA",)}
+BUILDS = {"two_products": ("-DCUZK_Y3_TWO_PRODUCTS",), "one_reduction": ()}
 
 
 def modules() -> dict:

@@ -65,7 +65,10 @@ SPPARK_MSM_S = {"H200": {20: 20.9e-3, 22: 53.4e-3, 24: 155e-3}}   # G1, ANCHORS.
 """sppark 17278d7's G1 MSM, seconds, per card and log2 size (as ``SPPARK_NTT_S``)."""
 FQ_MULS = {"G1": {"madd": 10, "add": 14}, "G2": {"madd": 28, "add": 40}}
 """Fq products per bucket addition: mixed (8M + 2S) and general (12M + 2S) XYZZ additions; over
-Fq2 a product is 3 Fq products (Karatsuba) and a square 2."""
+Fq2 a product is 3 Fq products (Karatsuba) and a square 2. The formulas' products: over Fq, Y3's
+two share one Montgomery reduction (``fq.cuh`` ``fp_y3``), so a G1 mixed addition is 2,604 wide
+multiplies, not the 2,748 of ten products (squares 222, products 288); fractions of the peak
+below count the ten."""
 
 
 def _rss_peak() -> int:

@@ -171,6 +171,19 @@ __device__ __forceinline__ fp<P> fp_sub_lazy(const fp<P>& a, const fp<P>& b) {
     return t;
 }
 
+// p - a in one borrow chain: the negation of a nonzero reduced a; for a = 0 the N-word value p,
+// which fp_mul's second factor and fp_mul_sum's d may be (fp_neg's masked correction saved).
+template <class P>
+__device__ __forceinline__ fp<P> fp_p_minus(const fp<P>& a) {
+    const int N = P::N;
+    fp<P> r;
+    r.v[0] = ff::sub_cc(P::p(0), a.v[0]);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) r.v[i] = ff::subc_cc(P::p(i), a.v[i]);
+    r.v[N - 1] = ff::subc(P::p(N - 1), a.v[N - 1]);
+    return r;
+}
+
 template <class P>
 __device__ __forceinline__ fp<P> fp_neg(const fp<P>& a) {
     return fp_sub(fp<P>::zero(), a);
@@ -351,11 +364,12 @@ __device__ __forceinline__ fp<P> fp_mul(const fp<P>& a, const fp<P>& b) {
 
 // (a b + c d) 2^(-32N) mod p with one Montgomery reduction (lazy reduction: each CIOS row adds
 // both products before its m p), N^2 + N wide products fewer than two fp_mul: Fq 432 against 576.
-// a - b * c with c's negation p - c as d (fp_sub_lazy(zero, c), in (0, p]) is the XYZZ formulas'
-// Y3 (xyzz.cuh). Needs a, c < p and a b + c d < p 2^(32N) (so b + d <= 2^(32N)), for the result
-// below 2p before its one subtraction; and 3p < 2^(32N) with the top words a[N-1] + c[N-1] +
-// p[N-1] + 6 < 2^32, for the running sum (below a + c + p) and the words whose carries are not
-// kept: true for Fq (top limb 0x1a0111ea), not for Fr (0x73eda753).
+// With b a lazy difference u - v + p (fp_sub_lazy, below 2p) and d = p - z (fp_p_minus, in
+// (0, p]) it is the XYZZ formulas' Y3 = a (u - v) - c z (fq.cuh fp_y3). Needs a, c < p and
+// a b + c d < p 2^(32N) (so b + d <= 2^(32N)), for the result below 2p before its one
+// subtraction; and 3p < 2^(32N) with the top words a[N-1] + c[N-1] + p[N-1] + 6 < 2^32, for the
+// running sum (below a + c + p) and the words whose carries are not kept: true for Fq (top limb
+// 0x1a0111ea), not for Fr (0x73eda753).
 template <class P>
 __device__ __forceinline__ fp<P> fp_mul_sum(const fp<P>& a, const fp<P>& b, const fp<P>& c, const fp<P>& d) {
     const int N = P::N;
@@ -413,128 +427,6 @@ __device__ __forceinline__ fp<P> fp_sqr(const fp<P>& a) {
         fp_mont_row<P>(X, Y, pm, i, c);
     }
     return fp_mont_result<P>(X, Y, c);
-}
-
-// ---- Karatsuba products with a separate Montgomery reduction (SOS: Koc, Acar, Kaliski 1996) ----
-// One Karatsuba level (Knuth, TAOCP vol. 2, 4.3.3) makes a 2H-word product of three H-word ones:
-// Fq 3 x 36 + 144 (the reduction) = 252 wide products against CIOS's 288, for more additions,
-// which run beside the products on sm_90 (IMAD.WIDE holds the multiply pipe four cycles a warp).
-
-// out (2H words) = x * y (H words each, H even): rows of fp_chain split by the parity of each
-// product's position (X even, Y odd: every 64-bit product on a register pair), then one sum.
-template <int H>
-__device__ __forceinline__ void mul_half(const u32* x, const u32* y, u32* out) {
-    u32 X[2 * H + 1], Y[2 * H + 1];
-#pragma unroll
-    for (int j = 0; j < 2 * H + 1; j++) X[j] = Y[j] = 0;
-#pragma unroll
-    for (int i = 0; i < H; i++) {
-        fp_chain<H>(X, x, y[i], i, i & 1);
-        fp_chain<H>(Y, x, y[i], i, 1 - (i & 1));
-    }
-    out[0] = ff::add_cc(X[0], Y[0]);   // below 2^(64H): X[2H] + Y[2H] = 0, no carry out
-#pragma unroll
-    for (int k = 1; k < 2 * H - 1; k++) out[k] = ff::addc_cc(X[k], Y[k]);
-    out[2 * H - 1] = ff::addc(X[2 * H - 1], Y[2 * H - 1]);
-}
-
-// T (2N words) = a * b (N words each, N divisible by 4): lo = a0 b0, hi = a1 b1, and
-// a0 b1 + a1 b0 = (a0 + a1)(b0 + b1) - lo - hi, the sums' carry bits ca, cb folded in as
-// ca (b0 + b1) 2^(32H) + cb (a0 + a1) 2^(32H) + ca cb 2^(64H).
-template <int N>
-__device__ __forceinline__ void mul_karatsuba(const u32* a, const u32* b, u32* T) {
-    const int H = N / 2;
-    u32 sa[H], sb[H], M[N + 1];
-    mul_half<H>(a, b, T);
-    mul_half<H>(a + H, b + H, T + N);
-    sa[0] = ff::add_cc(a[0], a[H]);
-#pragma unroll
-    for (int k = 1; k < H; k++) sa[k] = ff::addc_cc(a[k], a[H + k]);
-    const u32 ca = ff::addc(0, 0);
-    sb[0] = ff::add_cc(b[0], b[H]);
-#pragma unroll
-    for (int k = 1; k < H; k++) sb[k] = ff::addc_cc(b[k], b[H + k]);
-    const u32 cb = ff::addc(0, 0);
-    mul_half<H>(sa, sb, M);
-    const u32 ma = 0u - ca, mb = 0u - cb;
-    M[H] = ff::add_cc(M[H], sb[0] & ma);
-#pragma unroll
-    for (int k = 1; k < H; k++) M[H + k] = ff::addc_cc(M[H + k], sb[k] & ma);
-    M[N] = ff::addc(ca & cb, 0);
-    M[H] = ff::add_cc(M[H], sa[0] & mb);
-#pragma unroll
-    for (int k = 1; k < H; k++) M[H + k] = ff::addc_cc(M[H + k], sa[k] & mb);
-    M[N] = ff::addc(M[N], 0);
-#pragma unroll
-    for (int h = 0; h < 2; h++) {   // M -= lo, then hi (the difference a0 b1 + a1 b0 >= 0)
-        M[0] = ff::sub_cc(M[0], T[h * N]);
-#pragma unroll
-        for (int k = 1; k < N; k++) M[k] = ff::subc_cc(M[k], T[h * N + k]);
-        M[N] = ff::subc(M[N], 0);
-    }
-    T[H] = ff::add_cc(T[H], M[0]);
-#pragma unroll
-    for (int k = 1; k <= N; k++) T[H + k] = ff::addc_cc(T[H + k], M[k]);
-#pragma unroll
-    for (int k = H + N + 1; k < 2 * N - 1; k++) T[k] = ff::addc_cc(T[k], 0);
-    T[2 * N - 1] = ff::addc(T[2 * N - 1], 0);   // the product < 2^(64N): no carry out
-}
-
-// T 2^(-32N) mod p for T < p 2^(32N) (2N words): N rows of m p (m makes position i ≡ 0 mod
-// 2^32) kept apart from T in X (even positions) and Y (odd); each array stays below
-// 2^(32(i + N + 1)) after row i (p < 2^(32N - 3)), so fp_chain's dropped carries are zero. The sum
-// (T + X + Y) 2^(-32N) is below 2p: reduced once.
-template <class P>
-__device__ __forceinline__ fp<P> fp_redc(const u32* T) {
-    const int N = P::N;
-    u32 X[2 * N + 1], Y[2 * N + 1], pm[N];
-#pragma unroll
-    for (int j = 0; j < N; j++) pm[j] = P::p(j);
-#pragma unroll
-    for (int j = 0; j < 2 * N + 1; j++) X[j] = Y[j] = 0;
-    u32 c = 0;
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        const u32 m = (T[i] + X[i] + Y[i] + c) * P::m0();
-        fp_chain<N>(X, pm, m, i, i & 1);
-        fp_chain<N>(Y, pm, m, i, 1 - (i & 1));
-        const u64 s = (u64)T[i] + X[i] + Y[i] + c;   // ≡ 0 mod 2^32
-        c = (u32)(s >> 32);
-    }
-    fp<P> r;
-    r.v[0] = ff::add_cc(X[N], Y[N]);
-#pragma unroll
-    for (int k = 1; k < N; k++) r.v[k] = ff::addc_cc(X[N + k], Y[N + k]);
-    r.v[0] = ff::add_cc(r.v[0], T[N]);
-#pragma unroll
-    for (int k = 1; k < N; k++) r.v[k] = ff::addc_cc(r.v[k], T[N + k]);
-    r.v[0] = ff::add_cc(r.v[0], c);
-#pragma unroll
-    for (int k = 1; k < N; k++) r.v[k] = ff::addc_cc(r.v[k], 0);
-    return fp_reduce_once(r);
-}
-
-// fp_mul by mul_karatsuba and fp_redc (a < p, b any N words)
-template <class P>
-__device__ __forceinline__ fp<P> fp_mul_kara(const fp<P>& a, const fp<P>& b) {
-    u32 T[2 * P::N];
-    mul_karatsuba<P::N>(a.v, b.v, T);
-    return fp_redc<P>(T);
-}
-
-// fp_mul_sum by two mul_karatsuba and one fp_redc (a, c < p, b + d <= 2^(32N)): Fq 360 wide
-// products against 432
-template <class P>
-__device__ __forceinline__ fp<P> fp_mul_sum_kara(const fp<P>& a, const fp<P>& b, const fp<P>& c, const fp<P>& d) {
-    const int N = P::N;
-    u32 T[2 * N], U[2 * N];
-    mul_karatsuba<N>(a.v, b.v, T);
-    mul_karatsuba<N>(c.v, d.v, U);
-    T[0] = ff::add_cc(T[0], U[0]);   // a b + c d < p 2^(32N): no carry out
-#pragma unroll
-    for (int k = 1; k < 2 * N - 1; k++) T[k] = ff::addc_cc(T[k], U[k]);
-    T[2 * N - 1] = ff::addc(T[2 * N - 1], U[2 * N - 1]);
-    return fp_redc<P>(T);
 }
 
 template <class P>

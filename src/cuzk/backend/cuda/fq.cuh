@@ -14,20 +14,6 @@ struct FqParams {
 };
 typedef fp<FqParams> fq_t;
 
-// CUZK_FQ_KARATSUBA: products by one Karatsuba level and a separate reduction (ff.cuh
-// fp_mul_kara, 252 wide products against 288), for benchmarks/msm_fq/products.py (side by side).
-#ifdef CUZK_FQ_KARATSUBA
-__device__ __forceinline__ fq_t fq_mul_impl(const fq_t& a, const fq_t& b) { return fp_mul_kara<FqParams>(a, b); }
-__device__ __forceinline__ fq_t fq_mul_sum_impl(const fq_t& a, const fq_t& b, const fq_t& c, const fq_t& d) {
-    return fp_mul_sum_kara<FqParams>(a, b, c, d);
-}
-#else
-__device__ __forceinline__ fq_t fq_mul_impl(const fq_t& a, const fq_t& b) { return fp_mul<FqParams>(a, b); }
-__device__ __forceinline__ fq_t fq_mul_sum_impl(const fq_t& a, const fq_t& b, const fq_t& c, const fq_t& d) {
-    return fp_mul_sum<FqParams>(a, b, c, d);
-}
-#endif
-
 #ifdef CUZK_FQ_MUL_CALL
 // Fq products and squares (and inverses, conversions, which are built on them) as calls to two
 // out-of-line functions instead of inlined copies: the non-template overload below is preferred to
@@ -35,30 +21,37 @@ __device__ __forceinline__ fq_t fq_mul_sum_impl(const fq_t& a, const fq_t& b, co
 // addition (28 of them over Fq2) inlined was ~35,000: it overflows the instruction cache and takes
 // ptxas minutes per kernel; as calls the code is far smaller for a few moves per call, and fits the
 // instruction cache: the G1 MSM runs faster this way too (msm.cu).
-__device__ __noinline__ fq_t fq_mul_call(const fq_t a, const fq_t b) { return fq_mul_impl(a, b); }
+__device__ __noinline__ fq_t fq_mul_call(const fq_t a, const fq_t b) { return fp_mul<FqParams>(a, b); }
 __device__ __forceinline__ fq_t fp_mul(const fq_t& a, const fq_t& b) { return fq_mul_call(a, b); }
 __device__ __noinline__ fq_t fq_sqr_call(const fq_t a) { return fp_sqr<FqParams>(a); }
 __device__ __forceinline__ fq_t fp_sqr(const fq_t& a) { return fq_sqr_call(a); }
-#elif defined(CUZK_FQ_KARATSUBA)
-__device__ __forceinline__ fq_t fp_mul(const fq_t& a, const fq_t& b) { return fq_mul_impl(a, b); }
 #endif
 
-// a b - c d (a, b, c, d reduced): the XYZZ formulas' Y3 (xyzz.cuh), one Montgomery reduction for
-// both products (ff.cuh fp_mul_sum, with c (q - d)): 432 wide products against 576.
-// CUZK_Y3_TWO_PRODUCTS keeps two fp_mul and a difference, for benchmarks/msm_fq/products.py (side by side).
+// a (u - v) - c d (all reduced): the XYZZ formulas' Y3 (xyzz.cuh) as one Montgomery reduction for
+// both products (ff.cuh fp_mul_sum of the lazy difference u - v + q and of q - d): 432 wide
+// products against 576. CUZK_Y3_TWO_PRODUCTS keeps two fp_mul and a difference, for
+// benchmarks/msm_fq/products.py (side by side).
 #if defined(CUZK_Y3_TWO_PRODUCTS)
-__device__ __forceinline__ fq_t fp_mul_diff(const fq_t& a, const fq_t& b, const fq_t& c, const fq_t& d) {
-    return fp_sub(fp_mul(a, b), fp_mul(c, d));
-}
-#elif defined(CUZK_FQ_MUL_CALL)
-__device__ __noinline__ fq_t fq_mul_diff_call(const fq_t a, const fq_t b, const fq_t c, const fq_t d) {
-    return fq_mul_sum_impl(a, b, c, fp_sub_lazy(fq_t::zero(), d));
-}
-__device__ __forceinline__ fq_t fp_mul_diff(const fq_t& a, const fq_t& b, const fq_t& c, const fq_t& d) {
-    return fq_mul_diff_call(a, b, c, d);
+__device__ __forceinline__ fq_t fp_y3(const fq_t& a, const fq_t& u, const fq_t& v, const fq_t& c, const fq_t& d) {
+    return fp_sub(fp_mul(a, fp_sub(u, v)), fp_mul(c, d));
 }
 #else
-__device__ __forceinline__ fq_t fp_mul_diff(const fq_t& a, const fq_t& b, const fq_t& c, const fq_t& d) {
-    return fq_mul_sum_impl(a, b, c, fp_sub_lazy(fq_t::zero(), d));
+__device__ __forceinline__ fq_t fq_y3_inline(const fq_t& a, const fq_t& u, const fq_t& v, const fq_t& c, const fq_t& d) {
+    return fp_mul_sum<FqParams>(a, fp_sub_lazy(u, v), c, fp_p_minus(d));
+}
+#ifdef CUZK_FQ_MUL_CALL
+__device__ __noinline__ fq_t fq_y3_call(const fq_t a, const fq_t u, const fq_t v, const fq_t c, const fq_t d) {
+    return fq_y3_inline(a, u, v, c, d);
+}
+__device__ __forceinline__ fq_t fp_y3(const fq_t& a, const fq_t& u, const fq_t& v, const fq_t& c, const fq_t& d) {
+    return fq_y3_call(a, u, v, c, d);
+}
+#else
+__device__ __forceinline__ fq_t fp_y3(const fq_t& a, const fq_t& u, const fq_t& v, const fq_t& c, const fq_t& d) {
+    return fq_y3_inline(a, u, v, c, d);
 }
 #endif
+#endif
+
+// -a for a nonzero a (an affine point's y: no point of G1's prime-order group has y = 0)
+__device__ __forceinline__ fq_t fp_neg_nonzero(const fq_t& a) { return fp_p_minus(a); }

@@ -47,10 +47,12 @@ __device__ __forceinline__ fq2_t fp_mul(const fq2_t& a, const fq2_t& b) {
     fq2_t r; r.c0 = fp_sub(t0, t1); r.c1 = fp_sub(fp_sub(s, t0), t1); return r;
 }
 
-// a b - c d (xyzz.cuh's Y3): two products and a difference over Fq2
-__device__ __forceinline__ fq2_t fp_mul_diff(const fq2_t& a, const fq2_t& b, const fq2_t& c, const fq2_t& d) {
-    return fp_sub(fp_mul(a, b), fp_mul(c, d));
+// a (u - v) - c d (xyzz.cuh's Y3): two products and a difference over Fq2
+__device__ __forceinline__ fq2_t fp_y3(const fq2_t& a, const fq2_t& u, const fq2_t& v, const fq2_t& c, const fq2_t& d) {
+    return fp_sub(fp_mul(a, fp_sub(u, v)), fp_mul(c, d));
 }
+// -a for a nonzero a: fp_neg (one of a's two coordinates may be 0)
+__device__ __forceinline__ fq2_t fp_neg_nonzero(const fq2_t& a) { return fp_neg(a); }
 
 // (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u
 __device__ __forceinline__ fq2_t fp_sqr(const fq2_t& a) {

@@ -3,13 +3,14 @@
 // stands for the affine point (X/ZZ, Y/ZZZ) with ZZ^3 = ZZZ^2; ZZ = 0 is the point at infinity.
 // Formulas from the Explicit-Formulas Database (Bernstein-Lange), "xyzz" family for a = 0:
 // madd-2008-s (mixed add, 8M + 2S), add-2008-s (12M + 2S), dbl-2008-s-1 (6M + 4S), mdbl-2008-s-1;
-// each Y3 = u v - w z is one fp_mul_diff.
+// each Y3 = a (u - v) - c d is one fp_y3.
 // Affine points are (x, y) with (0, 0) the point at infinity ((0, 0) is on neither curve).
 //
 // F provides: static zero(), one() (Montgomery 1), is_zero(), static load(base, i) / store(base, i)
 // of element i in an array of F::WORDS uint4 words per element, and the free functions fp_add,
-// fp_sub, fp_dbl, fp_neg, fp_mul, fp_sqr, fp_inv, and fp_mul_diff(a, b, c, d) = a b - c d (Fq: one
-// Montgomery reduction for both products), found by overloading / argument-dependent lookup.
+// fp_sub, fp_dbl, fp_neg, fp_mul, fp_sqr, fp_inv, fp_y3(a, u, v, c, d) = a (u - v) - c d (Fq: one
+// Montgomery reduction for both products) and fp_neg_nonzero (Fq: p - a), found by overloading /
+// argument-dependent lookup.
 // Memory: affine 2 F::WORDS uint4 (x then y), XYZZ 4 F::WORDS uint4 (X, Y, ZZ, ZZZ), Montgomery.
 #pragma once
 #include "ff.cuh"
@@ -53,7 +54,7 @@ __device__ __noinline__ xyzz_t<F> xyzz_mdbl(const F& x, const F& y) {
     F xx = fp_sqr(x), M = fp_add(fp_dbl(xx), xx);
     xyzz_t<F> r;
     r.X = fp_sub(fp_sqr(M), fp_dbl(S));
-    r.Y = fp_mul_diff(M, fp_sub(S, r.X), W, y);
+    r.Y = fp_y3(M, S, r.X, W, y);
     r.ZZ = V; r.ZZZ = W;
     return r;
 }
@@ -65,7 +66,7 @@ __device__ __noinline__ xyzz_t<F> xyzz_dbl(const xyzz_t<F>& p) {
     F xx = fp_sqr(p.X), M = fp_add(fp_dbl(xx), xx);
     xyzz_t<F> r;
     r.X = fp_sub(fp_sqr(M), fp_dbl(S));
-    r.Y = fp_mul_diff(M, fp_sub(S, r.X), W, p.Y);
+    r.Y = fp_y3(M, S, r.X, W, p.Y);
     r.ZZ = fp_mul(V, p.ZZ); r.ZZZ = fp_mul(W, p.ZZZ);
     return r;
 }
@@ -83,7 +84,7 @@ __device__ __forceinline__ xyzz_t<F> xyzz_madd(const xyzz_t<F>& p, const F& x2, 
     F PP = fp_sqr(P), PPP = fp_mul(P, PP), Q = fp_mul(p.X, PP);
     xyzz_t<F> r;
     r.X = fp_sub(fp_sub(fp_sqr(R), PPP), fp_dbl(Q));
-    r.Y = fp_mul_diff(R, fp_sub(Q, r.X), PPP, p.Y);
+    r.Y = fp_y3(R, Q, r.X, PPP, p.Y);
     r.ZZ = fp_mul(p.ZZ, PP); r.ZZZ = fp_mul(p.ZZZ, PPP);
     return r;
 }
@@ -92,7 +93,7 @@ __device__ __forceinline__ xyzz_t<F> xyzz_madd(const xyzz_t<F>& p, const F& x2, 
 template <class F>
 __device__ __forceinline__ xyzz_t<F> xyzz_madd_aff(const xyzz_t<F>& p, aff_t<F> a, bool neg) {
     if (aff_is_inf(a)) return p;
-    if (neg) a.y = fp_neg(a.y);
+    if (neg) a.y = fp_neg_nonzero(a.y);   // a is not infinity: y != 0
     return xyzz_madd(p, a.x, a.y);
 }
 
@@ -110,7 +111,7 @@ __device__ __noinline__ xyzz_t<F> xyzz_add(const xyzz_t<F>& p, const xyzz_t<F>& 
     F PP = fp_sqr(P), PPP = fp_mul(P, PP), Q = fp_mul(U1, PP);
     xyzz_t<F> r;
     r.X = fp_sub(fp_sub(fp_sqr(R), PPP), fp_dbl(Q));
-    r.Y = fp_mul_diff(R, fp_sub(Q, r.X), PPP, S1);
+    r.Y = fp_y3(R, Q, r.X, PPP, S1);
     r.ZZ = fp_mul(fp_mul(p.ZZ, q.ZZ), PP);
     r.ZZZ = fp_mul(fp_mul(p.ZZZ, q.ZZZ), PPP);
     return r;
