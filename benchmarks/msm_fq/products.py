@@ -23,9 +23,8 @@ each, alternated (wall seconds around ``msm``). Writes OUT.json.
 import sys
 
 from cuzk.backend import get_backend
-from cuzk.backend.cuda import CUDAMSMContext
 from cuzk.backend.cuda import runtime as rt
-from cuzk.bench.kernels import _rand_device, alternated, bench_bases, mode_rows, write_rows
+from cuzk.bench.kernels import alternated, bench_bases, mode_rows, msm_cases, write_rows
 from cuzk.curve import G1
 
 KEY = ("msm.cu", "G1")
@@ -59,20 +58,11 @@ def main():
     bases = bench_bases(be, G1, max(plain + shifted))
     rows = []
     try:
-        for mode, logs in (("plain", plain), ("shifted", shifted)):
-            for k in logs:
-                ctx = CUDAMSMContext.from_device_affine(be, bases[: 1 << k], G1)
-                if mode == "shifted" and not ctx.shift():
-                    print(f"G1 2^{k}: the table does not fit", flush=True)
-                    ctx.close()
-                    continue
-                s = _rand_device(1 << k)
-                switch["two_products"]()
-                want = ctx.msm(s)
-                info = alternated(ctx, s, switch, repeat, want)
-                rows += mode_rows(info, "two_products", f"G1 2^{k} {mode}", key="y3", log_n=k, msm=mode)
-                ctx.close()
-                del s
+        for mode, k, ctx, s in msm_cases(be, G1, bases, (("plain", plain), ("shifted", shifted))):
+            switch["two_products"]()
+            want = ctx.msm(s)
+            info = alternated(ctx, s, switch, repeat, want)
+            rows += mode_rows(info, "two_products", f"G1 2^{k} {mode}", key="y3", log_n=k, msm=mode)
     finally:
         rt._MODULES[KEY] = mods["one_reduction"]
     write_rows(path, rows)

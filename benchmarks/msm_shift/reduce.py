@@ -15,8 +15,7 @@ import sys
 
 import cuzk.backend.cuda.msm as cb
 from cuzk.backend import get_backend
-from cuzk.backend.cuda import CUDAMSMContext
-from cuzk.bench.kernels import _rand_device, alternated, bench_bases, mode_rows, write_rows
+from cuzk.bench.kernels import alternated, bench_bases, mode_rows, msm_cases, write_rows
 from cuzk.curve import G1
 
 
@@ -33,23 +32,14 @@ def main():
     default = cb.SEG_FIRST
     bases = bench_bases(be, G1, max(shifted + plain))
     rows = []
-    for mode, logs in (("shifted", shifted), ("plain", plain)):
-        for k in logs:
-            ctx = CUDAMSMContext.from_device_affine(be, bases[: 1 << k], G1)
-            if mode == "shifted" and not ctx.shift():
-                print(f"G1 2^{k}: the table does not fit", flush=True)
-                ctx.close()
-                continue
-            s = _rand_device(1 << k)
-            try:
-                cb.SEG_FIRST = 4
-                want = ctx.msm(s)
-                info = alternated(ctx, s, {f: (lambda f=f: setattr(cb, "SEG_FIRST", f)) for f in firsts}, repeat, want)
-            finally:
-                cb.SEG_FIRST = default
-            rows += mode_rows(info, firsts[0], f"G1 2^{k} {mode}", key="seg_first", log_n=k, mode=mode)
-            ctx.close()
-            del s
+    for mode, k, ctx, s in msm_cases(be, G1, bases, (("shifted", shifted), ("plain", plain))):
+        try:
+            cb.SEG_FIRST = 4
+            want = ctx.msm(s)
+            info = alternated(ctx, s, {f: (lambda f=f: setattr(cb, "SEG_FIRST", f)) for f in firsts}, repeat, want)
+        finally:
+            cb.SEG_FIRST = default
+        rows += mode_rows(info, firsts[0], f"G1 2^{k} {mode}", key="seg_first", log_n=k, mode=mode)
     write_rows(path, rows)
 
 

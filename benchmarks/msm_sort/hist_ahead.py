@@ -15,8 +15,7 @@ import sys
 
 import cuzk.backend.cuda.msm as cb
 from cuzk.backend import get_backend
-from cuzk.backend.cuda import CUDAMSMContext
-from cuzk.bench.kernels import _rand_device, alternated, bench_bases, mode_rows, write_rows
+from cuzk.bench.kernels import alternated, bench_bases, mode_rows, msm_cases, write_rows
 from cuzk.curve import G1
 
 
@@ -30,16 +29,12 @@ def main():
     modes = {"hist_first": lambda: setattr(cb, "HIST_AHEAD", False), "hist_ahead": lambda: setattr(cb, "HIST_AHEAD", True)}
     rows = []
     try:
-        for k in logs:
-            ctx = CUDAMSMContext.from_device_affine(be, bases[: 1 << k], G1)
-            s = _rand_device(1 << k)
+        for _mode, k, ctx, s in msm_cases(be, G1, bases, (("plain", logs),)):
             info = alternated(ctx, s, modes, repeat)
             for mode in modes:   # each mode's sum, sorted ahead, against the profiled (inline) one
                 modes[mode]()
                 info[mode]["equal"] = info[mode]["equal"] and ctx.msm(s) == ctx.msm(s, profile={})
             rows += mode_rows(info, "hist_first", f"G1 2^{k}", log_n=k)
-            ctx.close()
-            del s
     finally:
         cb.HIST_AHEAD = default
     write_rows(path, rows)

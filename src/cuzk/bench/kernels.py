@@ -332,6 +332,25 @@ def timed_msm(ctx, scalars, **kw) -> float:
     return time.perf_counter() - t
 
 
+def msm_cases(be, group, bases, cases):
+    """The side-by-side MSM benchmarks' cases: for each (mode, log sizes) of ``cases`` ("plain" or
+    "shifted") and size 2^k, yields (mode, k, context over ``bases[:2^k]`` (shifted: with its table
+    built at the default width; skipped, with a line printed, where it does not fit), 2^k random
+    device scalars); each context closed after its turn."""
+    from ..backend.cuda import CUDAMSMContext  # noqa: PLC0415  (imports CuPy on use: the cuda backend only)
+
+    for mode, logs in cases:
+        for k in logs:
+            ctx = CUDAMSMContext.from_device_affine(be, bases[: 1 << k], group)
+            try:
+                if mode == "shifted" and not ctx.shift():
+                    print(f"{group.name} 2^{k}: the table does not fit", flush=True)
+                    continue
+                yield mode, k, ctx, _rand_device(1 << k)
+            finally:
+                ctx.close()
+
+
 def alternated(ctx, scalars, modes: dict, repeat: int, want=None) -> dict:
     """MSMs of ``scalars`` on ``ctx`` in several modes, side by side (the MSM benchmarks'
     comparisons): per mode (name → a function that switches it on), one profiled ``ctx.msm`` after
