@@ -82,11 +82,14 @@ ahead against inline alternated): 2^27 799 against 861 ms, 2^26 412 / 444, 2^24 
 Below 2^24 that run compared the inline path with itself (the threshold was already 2^24 there:
 12.3 / 11.8 ms at 2^20 is its noise); from 2^24, the smallest size measured faster. Read at each MSM."""
 
-HIST_AHEAD = True
-"""Where an MSM sorts ahead (``OVERLAP_SORT``): the windows after the first launch's are also
-counted (``msm_hist``) and offset on the sort stream, beside the first window's bucket sums, not
-all before them (G1 2^27 at c = 20: the count took 22 ms of 707 on the H100 before any sum
-started: benchmarks/results/2026-12-06-stop51/call1). Read at each MSM."""
+HIST_AHEAD = False
+"""Where an MSM sorts ahead (``OVERLAP_SORT``): True counts the windows after the first launch's
+(``msm_hist``) and offsets them on the sort stream, beside the first window's bucket sums, instead
+of all before any sum starts. Off: on the H200 it was slower (G1, random scalars, side by side,
+medians of 7 and 11: 2^27 700.0 against 697.2 ms, 2^26 359.6 against 357.3, 2^24 103.4 against
+102.7; benchmarks/results/2026-12-06-stop51/call2, call2b), though the count took 18.6 ms of the
+2^27 MSM before its first sums: counting beside the sums slows them by more than it saves.
+Read at each MSM."""
 
 AFFINE = {"G1": 0, "G2": 0}
 """Per group, the fewest points from which a uniform run's bucket sums start with batch-affine pair
