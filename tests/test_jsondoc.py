@@ -2,6 +2,7 @@
 
 import gc
 import json
+import os
 
 import pytest
 
@@ -134,6 +135,37 @@ def test_a_rejection_record_is_never_trusted(tmp_path):
         admit(rec_path, tmp_path / "again.checked.json", verify, C1Error)
     assert e.value.field == "<rejected>" and str(refused.value) in str(e.value)
     assert not (tmp_path / "again.checked.json").exists()
+
+
+def test_a_rejection_of_a_changed_file_is_stale(tmp_path):
+    """``stale_rejection``: a rejection whose refused file changed since (also with an older
+    modification time, as ``cp -p`` leaves it) is stale; with an imported C1's rejection in the
+    refused file's place, a change of the source makes both stale, the inner one first; a current
+    rejection, an admitting record, and a refused file that is gone are not."""
+    from cuzk.sector.jsondoc import reject, stale_rejection
+
+    p, verify = _c1_file(tmp_path)
+    good = p.read_bytes()
+    admitted = tmp_path / "ok.checked.json"
+    admit(p, admitted, verify, C1Error)
+    assert stale_rejection(admitted) == [] and stale_rejection(tmp_path / "missing.json") == []
+    bad = json.loads(good)
+    bad["vanilla_proofs"][next(iter(bad["vanilla_proofs"]))][0][0]["comm_d_proofs"]["leaf"][0] ^= 1
+    p.write_text(json.dumps(bad))
+    with pytest.raises(C1Error) as refused:
+        admit(p, tmp_path / "x.checked.json", verify, C1Error)
+    imported = tmp_path / "s.imported.json"        # import_c1's record in the imported C1's place
+    reject(p, imported, refused.value)
+    rec = tmp_path / "s.checked.json"              # check_c1's record of that file
+    reject(imported, rec, C1Error(imported, "<rejected>", "rejected before"))
+    assert stale_rejection(rec) == [] and stale_rejection(imported) == []
+    old = rec.stat().st_mtime - 3600
+    p.write_bytes(good)                            # the source replaced by a sound copy, older
+    os.utime(p, (old, old))
+    assert stale_rejection(imported) == [str(imported)]
+    assert stale_rejection(rec) == [str(imported), str(rec)]
+    p.unlink()                                     # gone: nothing new to check
+    assert stale_rejection(imported) == []
 
 
 def test_depth_scan_in_chunks_equals_the_parsed_depth(monkeypatch):

@@ -5,6 +5,7 @@ rejected has no prove job, and its shape no PCE or key. Real runs of the workflo
 sectors sealed here: the shortest proof the workflow makes)."""
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -62,7 +63,8 @@ def _run(tmp: Path, c1s: dict, *extra):
 def test_a_rejected_c1_leaves_its_batch_mate_proved(tmp_path):
     """Two sectors in one batch, the second's C1 tampered: the first is proved and verified, the
     second's verify fails with the check's reason; a second run redoes only that; once the C1 is
-    replaced by a sound one, the next run proves the batch with both."""
+    replaced by a sound one (older than the rejection: a copy that kept its time), the next run
+    checks it again and proves the batch with both."""
     c1s = {7: _c1(tmp_path, 7, False), 8: _c1(tmp_path, 8, True)}
     res = tmp_path / "results"
     out, log = _run(tmp_path, c1s)
@@ -100,11 +102,20 @@ def test_a_rejected_c1_leaves_its_batch_mate_proved(tmp_path):
     dry, dlog = _run(tmp_path, c1s, "-n")
     assert dry.returncode == 0, dlog[-3000:]
     assert "rule verify:" in dlog and "rule prove:" not in dlog and "rule synthesize:" not in dlog, dlog[-3000:]
-    # the C1 replaced by a sound one (a newer file): checked again, synthesized, its batch proved with it
+    # the C1 replaced by a sound one with an older modification time (as cp -p leaves it; Snakemake
+    # sees no newer input): the stale rejection is planned as admitted by a dry run, which keeps
+    # it; a real run removes it, checks the C1 again, synthesizes it, proves its batch with it
+    rec8 = res / "c1" / "8.checked.json"
     _c1(tmp_path, 8, False)
+    old = rec8.stat().st_mtime - 3600
+    os.utime(c1s[8], (old, old))
+    dry2, dlog2 = _run(tmp_path, c1s, "-n")
+    assert dry2.returncode == 0 and "rule prove:" in dlog2, dlog2[-3000:]
+    assert rejection(rec8) is not None
     out3, log3 = _run(tmp_path, c1s)
     assert out3.returncode == 0, log3[-4000:]
-    assert rejection(res / "c1" / "8.checked.json") is None
+    assert "a rejection of a file that changed since" in log3 and "checkpoint check_c1:" in log3, log3[-4000:]
+    assert rejection(rec8) is None
     assert sorted(f.name for f in (res / "proofs").rglob("*.proof")) == ["7.proof", "8.proof"]
     assert all(json.loads((res / "verify" / f"{s}.json").read_text())["verified"] for s in (7, 8))
 

@@ -24,7 +24,7 @@ from cuzk.r1cs import poseidon_path, sha_path
 from cuzk.r1cs.parallel import useful_workers
 from cuzk.sector import filecoin_c1
 from cuzk.sector.post import partition_count
-from cuzk.sector.jsondoc import rejection
+from cuzk.sector.jsondoc import rejection, stale_rejection
 from cuzk.sector.prepare import SectorInputError, check_payload_size
 
 RESULTS = config["results"]
@@ -322,15 +322,44 @@ def batch_size(wc):
     return len(BATCHES[wc.batch])
 
 
-def rejected_reason(sid):
-    """Why sector ``sid``'s C1 check rejected it (its record, cuzk.sector.jsondoc.reject), or None.
-    A real run asks the check_c1 checkpoint first: an input function calling this before the
-    sector's check has run is evaluated again after it. A dry run reads an existing record only
-    (a sector not checked yet counts as admitted: the plan shows every sector proved).
+_STALE_SEEN = set()
+_DRY_STALE = set()
+
+
+def recorded_rejection(sid):
+    """Why sector ``sid``'s existing check record rejects its C1 (cuzk.sector.jsondoc.reject), or
+    None: no record, an admitting one, or a stale rejection (jsondoc.stale_rejection: the refused
+    file changed since, also when its modification time is older). Once per process a real run
+    removes a stale rejection (with an imported C1's stale one, so import_c1 runs again), logged,
+    so that the sector's check runs again; a dry run plans the sector as admitted. While the
+    Snakefile is parsed (no executor yet: a dry run is not known) the record is read as it is.
     """
+    if workflow.executor_plugin is None:
+        return rejection(R.checked(sid))
+    if sid not in _STALE_SEEN:
+        _STALE_SEEN.add(sid)
+        stale = stale_rejection(R.checked(sid))
+        if stale and workflow.dryrun:
+            _DRY_STALE.add(sid)
+        for path in [] if workflow.dryrun else stale:
+            os.remove(path)
+            logger.warning(
+                f"cuzk: {path}: a rejection of a file that changed since: removed, checked again"
+            )
+    return None if sid in _DRY_STALE else rejection(R.checked(sid))
+
+
+def rejected_reason(sid):
+    """Why sector ``sid``'s C1 check rejected it (``recorded_rejection``), or None. A real run
+    asks the check_c1 checkpoint first (after a stale rejection is removed): an input function
+    calling this before the sector's check has run is evaluated again after it. A dry run reads an
+    existing record only (a sector not checked yet counts as admitted: the plan shows every sector
+    proved).
+    """
+    recorded_rejection(sid)
     if not workflow.dryrun:
         checkpoints.check_c1.get(sid=sid)
-    return rejection(R.checked(sid))
+    return recorded_rejection(sid)
 
 
 def admitted(sids):
@@ -508,7 +537,7 @@ def report_records(checked=False):
     sids = (
         admitted(POREP_SECTORS)
         if checked
-        else [sid for sid in POREP_SECTORS if rejection(R.checked(sid)) is None]
+        else [sid for sid in POREP_SECTORS if recorded_rejection(sid) is None]
     )
     used = {SECTORS[sid]["shape"] for sid in sids} | {
         p["shape"] for p in POSTS.values()
@@ -590,7 +619,7 @@ def reverify_checks():
             checked=R.checked(sid),
         )
         for sid, s in POREP_SECTORS.items()
-        if rejection(R.checked(sid)) is None
+        if recorded_rejection(sid) is None
     ]
     for p in POSTS.values():
         job = post_target(p["kind"], p["size"])
@@ -894,10 +923,14 @@ def missing_batch_proofs():
     for b, sids in BATCHES.items():
         if os.path.isdir(R.proofs(b)):
             for sid in sids:
-                # a rejected C1's sector has no proof in its batch's folder
+                # a rejected C1's sector has no proof in its batch's folder; one whose check is
+                # to run again (its stale rejection removed, or planned so by a dry run) proves
+                # its batch again
                 if (
                     not os.path.exists(R.proof(b, sid))
-                    and rejection(R.checked(sid)) is None
+                    and recorded_rejection(sid) is None
+                    and sid not in _DRY_STALE
+                    and os.path.exists(R.checked(sid))
                 ):
                     yield R.proof(b, sid), "missing from its batch's proofs folder"
 

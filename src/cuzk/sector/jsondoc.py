@@ -221,6 +221,31 @@ def _reason(rec) -> str | None:
     return None
 
 
+def stale_rejection(record_path) -> list:
+    """The rejection records to drop because the file they refused changed: ``record_path`` when
+    it is a rejection (:func:`reject`) whose refused file now reads with another size or SHA-256
+    (replaced, e.g. by an older copy whose modification time Snakemake does not see as newer),
+    and, where the refused file is itself a rejection record (an imported C1's, ``import_c1``)
+    that is stale, that one's list then ``record_path``. Empty for a current rejection, any other
+    record, or a refused file that is missing or unreadable now (nothing new to check).
+    Reads the refused file whole (rejected inputs only)."""
+    try:
+        rec = json.loads(Path(record_path).read_bytes())
+    except (OSError, ValueError):
+        return []
+    path = rec.get("path") if _reason(rec) is not None else None
+    if not isinstance(path, str) or os.path.abspath(path) == os.path.abspath(record_path):
+        return []
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return []
+    inner = stale_rejection(path)
+    if inner or len(data) != rec.get("bytes") or hashlib.sha256(data).hexdigest() != rec.get("sha256"):
+        return [*inner, os.fspath(record_path)]
+    return []
+
+
 def read_record(record_path, error: ErrorFactory) -> dict:
     """A record written by :func:`admit`. Raises ``error`` for a malformed record."""
     rec = load_json(record_path, error)
