@@ -591,21 +591,16 @@ def test_msm_skewed_buckets_and_windows(gpu, monkeypatch):
 
 
 @GROUPS
-@pytest.mark.parametrize("step, hist_ahead", [(1, True), (2, True), (1, False)])
-def test_msm_sort_ahead_on_a_side_stream(gpu, group, monkeypatch, step, hist_ahead):
-    """With ``OVERLAP_SORT`` forced on (from 1 point), the windows after the first ``step``
-    (``SCATTER_WINDOWS``) are counted, offset and scattered on the sort stream while earlier
-    windows' bucket sums run, window by window, on two streams (``_sort_ahead``: their runs drawn
-    after the first windows' sums started): the same sums as arkworks' MSM, for random scalars, at
-    widths whose top window is crowded (skewed path), for scalars that send whole windows down the
-    skewed path and for scalars below 2^64 (empty windows); and the path was taken (every window a
-    run of its own, every scatter launch but the first ahead). ``HIST_AHEAD`` off: every window
-    counted before the sums start, the rest as above."""
+def test_msm_sort_ahead_on_a_side_stream(gpu, group, monkeypatch):
+    """With ``OVERLAP_SORT`` forced on (from 1 point), each later window is scattered on the sort
+    stream while earlier windows' bucket sums run, window by window, on two streams: the same
+    sums as arkworks' MSM, for random scalars, at widths whose top window is crowded (skewed
+    path), for scalars that send whole windows down the skewed path and for scalars below 2^64
+    (empty windows); and the path was taken
+    (every window a run of its own, all but the first scattered ahead)."""
     import cuzk.backend.cuda.msm as cb
 
     monkeypatch.setitem(cb.OVERLAP_SORT, group.name, 1)
-    monkeypatch.setattr(cb, "SCATTER_WINDOWS", step)
-    monkeypatch.setattr(cb, "HIST_AHEAD", hist_ahead)
     ahead, runs = [], []
     real_scatter, real_sums = cb.CUDAMSMContext._scatter, cb.CUDAMSMContext._bucket_sums
 
@@ -614,15 +609,8 @@ def test_msm_sort_ahead_on_a_side_stream(gpu, group, monkeypatch, step, hist_ahe
         return real_scatter(self, *a)
 
     def sums(self, vals, offs, NB, W, rs, ready=None, affine=False, bases=None):
-        seen = []
-        runs.append((W, seen, ready is not None))
-
-        def tap():   # the runs as the sums draw them (a generator when sorted ahead)
-            for r in rs:
-                seen.append(r[:2])
-                yield r
-
-        return real_sums(self, vals, offs, NB, W, tap(), ready, affine, bases)
+        runs.append((W, [r[:2] for r in rs], ready is not None))
+        return real_sums(self, vals, offs, NB, W, rs, ready, affine, bases)
 
     monkeypatch.setattr(cb.CUDAMSMContext, "_scatter", scatter)
     monkeypatch.setattr(cb.CUDAMSMContext, "_bucket_sums", sums)
@@ -639,7 +627,7 @@ def test_msm_sort_ahead_on_a_side_stream(gpu, group, monkeypatch, step, hist_ahe
             assert ctx.msm(sc, c=c) == ref, c
             W = runs[0][0]
             assert runs == [(W, [(w, w + 1) for w in range(W)], True)], c
-            assert ahead == [False] + [True] * (-(-W // step) - 1), c
+            assert ahead == [False] + [True] * (W - 1), c
     monkeypatch.setitem(cb.OVERLAP_SORT, group.name, n + 1)     # below the threshold: one stream
     runs.clear()
     sc = rand_fr(n)

@@ -147,18 +147,16 @@ __device__ __forceinline__ u32 signed_digit(const u32* __restrict__ s, int w, in
     return sign ? (1u << c) - d : d;
 }
 
-// Counts of windows [w0, w1). Bucket of window w, digit d: w * bstride + d - 1 (bstride = NB; 0
-// over shifted bases, whose windows share one set of buckets: msm_scatter). 32 registers, as
-// msm_scatter: windows 1.. are counted beside window 0's bucket sums (msm.py OVERLAP_SORT).
-extern "C" __global__ void msm_hist(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c, int w0,
-                                    int w1, u32 bstride, u32* __restrict__ counts) {
+// Bucket of window w, digit d: w * bstride + d - 1 (bstride = NB; 0 over shifted bases, whose
+// windows share one set of buckets: msm_scatter).
+extern "C" __global__ void msm_hist(const u32* __restrict__ sc, const unsigned char* __restrict__ flags, u64 n, int c, int W,
+                                    u32 bstride, u32* __restrict__ counts) {
     const u32 NB = 1u << (c - 1);
     GRID_STRIDE(i, n) {
         if (flags[i] & 4) continue;
         const u32* s = sc + 8 * i;
         u32 carry = 0, sign;
-        for (int w = 0; w < w0; w++) signed_digit(s, w, c, NB, carry, sign);
-        for (int w = w0; w < w1; w++) {
+        for (int w = 0; w < W; w++) {
             const u32 d = signed_digit(s, w, c, NB, carry, sign);
             if (d) atomicAdd(&counts[(u64)w * bstride + d - 1], 1u);
         }

@@ -13,7 +13,6 @@ point arrays, ``msm_context`` and fixed-base products are ``points.MSMOps``.
 
 from __future__ import annotations
 
-import itertools
 import time
 
 import numpy as np
@@ -80,16 +79,10 @@ window by window, alternating over two streams so that one window's last wave ov
 window's first. On the H200 (benchmarks/results/2026-12-04-h200-stop39/call2, random scalars,
 ahead against inline alternated): 2^27 799 against 861 ms, 2^26 412 / 444, 2^24 117.5 / 121.3.
 Below 2^24 that run compared the inline path with itself (the threshold was already 2^24 there:
-12.3 / 11.8 ms at 2^20 is its noise); from 2^24, the smallest size measured faster. Read at each MSM."""
-
-HIST_AHEAD = False
-"""Where an MSM sorts ahead (``OVERLAP_SORT``): True counts the windows after the first launch's
-(``msm_hist``) and offsets them on the sort stream, beside the first window's bucket sums, instead
-of all before any sum starts. Off: on the H200 it was slower (G1, random scalars, side by side,
-medians of 7 and 11: 2^27 700.0 against 697.2 ms, 2^26 359.6 against 357.3, 2^24 103.4 against
-102.7; benchmarks/results/2026-12-06-stop51/call2, call2b), though the count took 18.6 ms of the
-2^27 MSM before its first sums: counting beside the sums slows them by more than it saves.
-Read at each MSM."""
+12.3 / 11.8 ms at 2^20 is its noise); from 2^24, the smallest size measured faster. Counting the
+later windows (``msm_hist``) on the side stream too, beside window 0's sums, was slower on the H200
+(2^27 700.0 against 697.2 ms with all counted first; commit 6cfca9f, since removed:
+benchmarks/results/2026-12-06-stop51/call2b). Read at each MSM."""
 
 AFFINE = {"G1": 0, "G2": 0}
 """Per group, the fewest points from which a uniform run's bucket sums start with batch-affine pair
@@ -370,52 +363,22 @@ class CUDAMSMContext(MSMContext):
     def _scatter(self, sc, flags, n: int, c: int, w0: int, w1: int, cursor, vals, ahead: bool, shifted: bool = False):
         """``msm_scatter`` of windows [w0, w1). ``ahead``: on the backend's "msm-sort" stream
         (``named_stream``: one per backend and device, so the chunks and pieces of an MSM, each a
-        context of its own, reuse its pool arena), in its order (``_sort_ahead`` made it wait for
-        this stream), one 128-thread block per SM, so that it runs beside the bucket sums of an
-        earlier window (``OVERLAP_SORT``); returns the event the bucket sums of these windows wait
-        for. Else on the current stream, with a block per 256 scalars (returns None). ``shifted``:
-        entries of window w are rows w·n + i of the shifted table, all windows into one bucket set."""
+        context of its own, reuse its pool arena), after this stream's work so far, one 128-thread
+        block per SM, so that it runs beside the bucket sums of an earlier window
+        (``OVERLAP_SORT``); returns the event the bucket sums of these windows wait for. Else on
+        the current stream, with a block per 256 scalars (returns None). ``shifted``: entries of
+        window w are rows w·n + i of the shifted table, all windows into one bucket set."""
+        cp = self._be.cp
         args = (sc, flags, _u64(n), _i32(c), _i32(w0), _i32(w1), _u32(0 if shifted else 1 << (c - 1)),
                 _u64(n if shifted else 0), cursor, vals)
         if not ahead:
             self._k("msm_scatter")((_grid(n, 256),), (256,), args)
             return None
         side = self._be.named_stream("msm-sort")
+        side.wait_event(cp.cuda.get_current_stream().record())
         with side:
             self._k("msm_scatter")((self._be.sm_count(),), (128,), args)
             return side.record()
-
-    def _sort_ahead(self, sc, flags, n: int, c: int, step: int, count: bool, counts, offs, cursor, vals, events: dict):
-        """The windows from ``step`` on of an MSM sorted ahead (``OVERLAP_SORT``). Now, on the
-        "msm-sort" stream after this stream's work so far (the first windows counted, offset and
-        scattered here, their sums not yet launched): where ``count`` (``HIST_AHEAD``; else the
-        caller counted every window), their counts (``msm_hist``, one 128-thread block per SM,
-        beside the first windows' sums), offsets after the first windows' and cursors. Returns a
-        generator of their runs that ``_bucket_sums`` draws from once it has launched the first
-        windows' sums: the runs read back on the sort stream (the host waits for the counts, not
-        for the sums), then ``_scatter`` launches of ``step`` windows, each window's event in
-        ``events[w]``."""
-        cp = self._be.cp
-        W, NB = -(-255 // c), 1 << (c - 1)
-        first = step * NB
-        side = self._be.named_stream("msm-sort")
-        side.wait_event(cp.cuda.get_current_stream().record())
-        if count:
-            with side:
-                self._k("msm_hist")((self._be.sm_count(),), (128,), (sc, flags, _u64(n), _i32(c), _i32(step), _i32(W), _u32(NB), counts))
-                offs[first + 1 :] = offs[first] + cp.cumsum(counts[first:], dtype=cp.uint32)
-                cursor[first:] = offs[first:-1]
-
-        def later():
-            with side:
-                rest = self._window_runs(counts[first:], offs[first:], NB, W - step, split=True)
-            for w0 in range(step, W, step):
-                ev = self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, True)
-                events.update(dict.fromkeys(range(w0, min(W, w0 + step)), ev))
-            for w0, w1, o0, o1, skewed in rest:
-                yield w0 + step, w1 + step, o0, o1, skewed
-
-        return later()
 
     def _sort64(self, sc, flags, n: int, c: int, W: int, NB: int):
         """``plan.sorts_by_keys``: the entries over shifted bases (one set of NB buckets) in bucket
@@ -436,12 +399,11 @@ class CUDAMSMContext(MSMContext):
             self._k("msm_keys_vals")((_grid(total, 256),), (256,), (keys, _u64(total), vals))
         return vals, offs
 
-    def _bucket_sums(self, vals, offs, NB: int, W: int, runs, ready: dict | None = None, affine: bool = False,
+    def _bucket_sums(self, vals, offs, NB: int, W: int, runs: list, ready: list | None = None, affine: bool = False,
                      bases=None):
         """(W·NB, xw) XYZZ bucket sums from the sorted entries ``vals`` and offsets ``offs``
-        (W·NB + 1), run by run (``_window_runs``; an iterable, drawn as the sums are launched:
-        ``_sort_ahead``). ``ready``: per window, the event of its scatter on the sort stream, read
-        when its run starts (absent or None: already ordered); the runs then alternate between the current stream
+        (W·NB + 1), run by run (``_window_runs``). ``ready``: per run, the event of its scatter on
+        the sort stream (None: already ordered); the runs then alternate between the current stream
         and the backend's "msm-buckets" stream, each after its event. The caller makes the current
         stream wait for the sort and buckets streams before it uses the sums or frees the entries
         (``msm_device``'s ``finally``: also when a run fails). ``affine``: uniform runs may start
@@ -457,8 +419,8 @@ class CUDAMSMContext(MSMContext):
         for i, (w0, w1, o0, o1, skewed) in enumerate(runs):
             st = streams[i % len(streams)]
             with st:
-                if ready is not None and ready.get(w0) is not None:
-                    st.wait_event(ready[w0])
+                if ready is not None and ready[i] is not None:
+                    st.wait_event(ready[i])
                 of = offs[w0 * NB : w1 * NB + 1]
                 if o0:
                     of = of - cp.uint32(o0)                   # the run's entries from vals[o0]
@@ -627,39 +589,34 @@ class CUDAMSMContext(MSMContext):
         B = WB * NB
         mark("prep")
         keyed = sorts_by_keys(n, self.group, shifted)
-        step = (SCATTER_WINDOWS or W) if busy >= n * SCATTER_BUSY else W
-        ahead = 0 < OVERLAP_SORT.get(self._g, 0) <= n and step < W and profile is None and not shifted
-        head = step if ahead else WB   # bucket sets whose sums start before the rest is sorted (ahead)
-        counted = step if ahead and HIST_AHEAD else W   # windows counted before the sums start
         if keyed:   # sorted first: the offsets come from the sorted keys
             vals, offs = self._sort64(sc, flags, n, c, W, NB)
             counts, cursor = offs[1:] - offs[:-1], None
         else:
             counts = cp.zeros(B, dtype=cp.uint32)
-            self._k("msm_hist")((_grid(n, 256),), (256,), (sc, flags, _u64(n), _i32(c), _i32(0), _i32(counted),
-                                                          _u32(0 if shifted else NB), counts))
+            self._k("msm_hist")((_grid(n, 256),), (256,), (sc, flags, _u64(n), _i32(c), _i32(W), _u32(0 if shifted else NB), counts))
             mark("hist")
             offs = cp.zeros(B + 1, dtype=cp.uint32)
-            nb = B if shifted else counted * NB
-            offs[1 : nb + 1] = cp.cumsum(counts[:nb], dtype=cp.uint32)
+            offs[1:] = cp.cumsum(counts, dtype=cp.uint32)
             cursor = offs[:-1].copy()
             vals = cp.empty(max(1, n * W), dtype=cp.uint32)
-        runs = self._window_runs(counts[: head * NB], offs[: head * NB + 1], NB, head, split=ahead, shifted=shifted)
+        step = (SCATTER_WINDOWS or W) if busy >= n * SCATTER_BUSY else W
+        ahead = 0 < OVERLAP_SORT.get(self._g, 0) <= n and step < W and profile is None and not shifted
+        runs = self._window_runs(counts, offs, NB, WB, split=ahead, shifted=shifted)
+        del counts
         try:
-            events: dict = {}
-            for w0 in range(0, head if ahead else 0 if keyed else W, step):
-                self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, False, shifted)
-            if ahead:
-                runs = itertools.chain(runs, self._sort_ahead(sc, flags, n, c, step, counted < W, counts, offs, cursor, vals, events))
+            events = [] if keyed else [
+                self._scatter(sc, flags, n, c, w0, min(W, w0 + step), cursor, vals, ahead and w0 > 0, shifted)
+                for w0 in range(0, W, step)]
             mark("sort")
-            buckets = self._bucket_sums(vals, offs, NB, WB, runs, events if ahead else None,
+            buckets = self._bucket_sums(vals, offs, NB, WB, runs, [events[r[0] // step] for r in runs] if ahead else None,
                                         affine=0 < AFFINE.get(self._g, 0) <= n, bases=self._table if shifted else None)
         finally:
             if ahead:   # the sums are used, the entries freed, on this stream; also when a run fails
                 main = cp.cuda.get_current_stream()
                 for name in ("msm-sort", "msm-buckets"):
                     main.wait_event(self._be.named_stream(name).record())
-        del vals, offs, cursor, counts   # after the bucket sums: this stream has waited for the sort stream
+        del vals, offs, cursor   # after the bucket sums: this stream has waited for every scatter
         mark("buckets")
         wins = self._window_sums(buckets, NB, WB)
         del buckets
