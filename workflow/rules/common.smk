@@ -322,8 +322,9 @@ def batch_size(wc):
     return len(BATCHES[wc.batch])
 
 
-_STALE_SEEN = set()
-_DRY_STALE = set()
+_STALE = {}
+"""Per sector whose check record was looked at (``recorded_rejection``): whether it is a stale
+rejection a dry run keeps (a real run removes it: its check then writes a new record)."""
 
 
 def recorded_rejection(sid):
@@ -334,19 +335,22 @@ def recorded_rejection(sid):
     so that the sector's check runs again; a dry run plans the sector as admitted. While the
     Snakefile is parsed (no executor yet: a dry run is not known) the record is read as it is.
     """
-    if workflow.executor_plugin is None:
-        return rejection(R.checked(sid))
-    if sid not in _STALE_SEEN:
-        _STALE_SEEN.add(sid)
+    if workflow.executor_plugin is not None and sid not in _STALE:
         stale = stale_rejection(R.checked(sid))
-        if stale and workflow.dryrun:
-            _DRY_STALE.add(sid)
+        _STALE[sid] = bool(stale) and workflow.dryrun
         for path in [] if workflow.dryrun else stale:
             os.remove(path)
             logger.warning(
                 f"cuzk: {path}: a rejection of a file that changed since: removed, checked again"
             )
-    return None if sid in _DRY_STALE else rejection(R.checked(sid))
+    return None if _STALE.get(sid) else rejection(R.checked(sid))
+
+
+def check_pending(sid):
+    """Whether sector ``sid``'s check is still to run: no record, or a stale rejection
+    (``recorded_rejection``, which it reads first)."""
+    recorded_rejection(sid)
+    return _STALE.get(sid, False) or not os.path.exists(R.checked(sid))
 
 
 def rejected_reason(sid):
@@ -924,13 +928,11 @@ def missing_batch_proofs():
         if os.path.isdir(R.proofs(b)):
             for sid in sids:
                 # a rejected C1's sector has no proof in its batch's folder; one whose check is
-                # to run again (its stale rejection removed, or planned so by a dry run) proves
-                # its batch again
+                # still to run proves its batch again through its new inputs
                 if (
                     not os.path.exists(R.proof(b, sid))
+                    and not check_pending(sid)
                     and recorded_rejection(sid) is None
-                    and sid not in _DRY_STALE
-                    and os.path.exists(R.checked(sid))
                 ):
                     yield R.proof(b, sid), "missing from its batch's proofs folder"
 
