@@ -185,47 +185,6 @@ def test_variant_plans_match_dft(host_ntt, name):
             assert got == dft(x, inverse), (k, inverse)
 
 
-FUSED = sorted({(v.fused, v.kernel) for v in NTT_VARIANTS.values() if v.fused})
-
-
-@pytest.mark.parametrize("fused,kernel", FUSED)
-@pytest.mark.parametrize("k,rows,block_log,max_t", [(9, 1, 4, 2), (11, 1, 8, 8), (10, 1, 5, 2), (8, 4, 5, 3), (12, 1, 9, 9)])
-def test_fused_kernel_matches_dft(host_ntt, fused, kernel, k, rows, block_log, max_t):
-    """The fused kernels (every pass of a plan in one launch, ``ntt.cuh`` NTT_FUSED_KERNEL) on
-    plans of 2 to 4 passes, with each flag and batches of rows, equal to the reference and to
-    their pass kernel's launches; the harness also requires the counters back at zero."""
-    plan = _ntt_plan(k, block_log, max_t)
-    assert 2 <= len(plan) <= 4
-    x = [RNG.randrange(R) for _ in range(rows << k)]
-    g, c1, c2 = FR.generator, RNG.randrange(1, R), RNG.randrange(1, R)
-    for inverse, pre, post in [(False, None, None), (True, None, None), (False, (g, c1), None),
-                               (True, (1, c1), (pow(g, -1, R), c2)), (False, None, (1, c2))]:
-        got = host_ntt(x, k, inverse, pre, post, rows, block_log, max_t, kernel=fused)
-        assert got == reference(x, k, rows, inverse, pre, post), (inverse, pre, post)
-        assert got == host_ntt(x, k, inverse, pre, post, rows, block_log, max_t, kernel=kernel)
-
-
-def test_fused_kernel_subtracts(host_ntt):
-    """SUB on the fused kernel's last pass: the transform less what the output held."""
-    x, m = ([RNG.randrange(R) for _ in range(1 << 10)] for _ in range(2))
-    got = host_ntt(x, 10, True, None, (1, 5), block_log=6, max_t=2, kernel="ntt_fused_r4o3", minuend=m)
-    assert got == [(v - w) % R for v, w in zip(reference(x, 10, 1, True, None, (1, 5)), m)]
-
-
-def test_fused_word():
-    """``_fused_word`` packs each pass as s_hi | t << 5 | c << 9 at bits 13p, and refuses plans the
-    kernels cannot run: over four passes, blocks of unequal sizes, fields out of their bits."""
-    from cuzk.backend.cuda.ntt import _fused_word
-
-    assert _fused_word([(15, 8, 0), (7, 8, 0)]) == (15 | 8 << 5) | (7 | 8 << 5) << 13
-    plan = _ntt_plan(27, 9, 7)
-    word = _fused_word(plan)
-    assert [((word >> 13 * p) & 31, (word >> 13 * p + 5) & 15, (word >> 13 * p + 9) & 15) for p in range(len(plan))] == plan
-    for bad in (_ntt_plan(12, 4, 2), [(10, 9, 2), (1, 2, 0)], [(40, 8, 0), (7, 8, 0)]):
-        with pytest.raises(ValueError, match="pass word"):
-            _fused_word(bad)
-
-
 # Pass shapes (s_hi, t, c) beyond the small sizes' plans: rounds of every length t (remainder
 # rounds of 1 and 2 stages first), runs of 2^c = 4..16 elements as the big sizes' first passes have
 # them (t = 9, 10 with c = 2, 3), three passes, and a last pass of a single stage.

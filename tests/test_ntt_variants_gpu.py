@@ -149,46 +149,25 @@ def test_compute_h_equal_across_variants(gpu, cpu, variant, logn):
         assert [int(v) for v in gpu.to_host(results["old"])] == [int(v) for v in ref]
 
 
-# --- every pass in one launch (ntt.NTT_FUSED_MAX_LOG; ntt.cuh NTT_FUSED_KERNEL) -------------------
-
-FUSED = [name for name, v in ntt_mod.NTT_VARIANTS.items() if v.fused]
+# --- the passes launched through the driver (ntt.NTT_DRIVER_LAUNCH, launch.DriverLaunch) ----------
 
 
-@pytest.mark.parametrize("name", FUSED)
-def test_fused_matches_cpu_and_passes(gpu, refs, variant, monkeypatch, name):
-    """Forward and inverse NTT of 2^1..2^20 with the passes in one launch equal the cpu's and the
-    launch per pass's; the counters are back at zero after every transform."""
-    variant(name)
+def test_driver_launch_equals_rawkernel(gpu, refs, monkeypatch):
+    """Forward, inverse and coset NTTs of 2^1..2^20 launched through the driver equal the cpu's
+    and CuPy's RawKernel launches of the same passes, on the null stream and on a side stream
+    (each launch on the stream current at the call)."""
     for k, (x, y, yi) in refs.items():
-        monkeypatch.setattr(ntt_mod, "NTT_FUSED_MAX_LOG", 0)
-        apart = gpu.ntt(x), gpu.ntt(x, inverse=True)
-        monkeypatch.setattr(ntt_mod, "NTT_FUSED_MAX_LOG", 27)
-        got = gpu.ntt(x), gpu.ntt(x, inverse=True)
-        for g, a, want in zip(got, apart, (y, yi)):
-            assert bool((g == want).all()) and bool((a == want).all()), (name, k)
-        assert not gpu._ntt_counter().any(), (name, k)
-
-
-def test_fused_back_to_back_and_on_two_streams(gpu, refs, monkeypatch):
-    """Hundreds of fused transforms of mixed sizes queued back to back on one stream, then
-    interleaved on two streams (each with its own counters), every result checked: a counter
-    left behind by one launch would hang or corrupt the next."""
-    monkeypatch.setattr(ntt_mod, "NTT_FUSED_MAX_LOG", 27)
-    sizes = [k for k in (9, 11, 13, 16, 17, 18, 20) if len(ntt_mod._ntt_plan(k, 8, 8)) > 1]
-    outs = [(k, gpu.ntt(refs[k][0])) for _ in range(40) for k in sizes]
+        got = {}
+        for flag in (True, False):
+            monkeypatch.setattr(ntt_mod, "NTT_DRIVER_LAUNCH", flag)
+            got[flag] = gpu.ntt(x), gpu.ntt(x, inverse=True), gpu.coset_ntt(x), gpu.coset_ntt(x, inverse=True)
+        assert bool((got[True][0] == y).all()) and bool((got[True][1] == yi).all()), k
+        for a, b in zip(got[True], got[False]):
+            assert bool((a == b).all()), k
+    monkeypatch.setattr(ntt_mod, "NTT_DRIVER_LAUNCH", True)
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        outs = [(k, gpu.ntt(refs[k][0])) for k in (16, 18, 20) for _ in range(20)]
+    s.synchronize()
     for k, got in outs:
         assert bool((got == refs[k][1]).all()), k
-    streams = [cp.cuda.Stream(non_blocking=True) for _ in range(2)]
-    outs = []
-    for i in range(60):
-        k = sizes[i % len(sizes)]
-        with streams[i % 2]:
-            outs.append((k, gpu.ntt(refs[k][0], inverse=bool(i & 2)), bool(i & 2)))
-    for s in streams:
-        s.synchronize()
-    for k, got, inv in outs:
-        assert bool((got == refs[k][2 if inv else 1]).all()), (k, inv)
-    for s in streams:
-        with s:
-            assert not gpu._ntt_counter().any()
-    assert len({id(c) for c in gpu._ntt_ctr.values()}) >= 3

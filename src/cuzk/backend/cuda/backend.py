@@ -91,8 +91,7 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
         self.threads = int(threads)
         self._device_id = int(self.cp.cuda.runtime.getDevice())  # other threads start on device 0
         self._tw: dict[int, object] = {}
-        self._ntt_launches: dict[tuple, object] = {}   # ntt.NTTOps._ntt: launch records per shape
-        self._ntt_ctr: dict[tuple[int, int], object] = {}   # the fused NTT's counters, per device and stream
+        self._ntt_launches: dict[tuple, tuple] = {}   # ntt.NTTOps._ntt_passes: launches per shape
         self._tables: dict[tuple[int, int, int], tuple] = {}
         self._csr: dict[int, tuple] = {}
         self._csr32: dict[int, tuple] = {}   # spmv_blocks: (weakref to the matrix, its host index arrays)

@@ -455,18 +455,5 @@ __device__ __noinline__ fp<P> fp_inv(const fp<P>& a) {
 template <class P>
 __device__ __forceinline__ fp<P> fp_load(const uint4* __restrict__ base, u64 i) { return fp<P>::load(base, i); }
 
-// Element i from L2 (ld.global.cg): data that other blocks of the same launch wrote (fp_load through
-// a const __restrict__ pointer becomes ld.global.nc, valid only for data read-only in the kernel).
-template <class P>
-__device__ __forceinline__ fp<P> fp_load_cg(const uint4* base, u64 i) {
-    fp<P> r;
-#pragma unroll
-    for (int k = 0; k < fp<P>::WORDS; k++) {
-        const uint4 w = __ldcg(base + i * fp<P>::WORDS + k);
-        r.v[4 * k] = w.x; r.v[4 * k + 1] = w.y; r.v[4 * k + 2] = w.z; r.v[4 * k + 3] = w.w;
-    }
-    return r;
-}
-
 template <class P>
 __device__ __forceinline__ void fp_store(uint4* base, u64 i, const fp<P>& a) { a.store(base, i); }

@@ -137,7 +137,7 @@ extern "C" __global__ void popc_words(const unsigned* __restrict__ w, unsigned* 
 // ---- NTT passes: one shared-memory round trip per stage (ntt.cuh: ntt_pass_r2), or per round of two
 // stages in registers (ntt_pass_radix<2>) ------------------------------------------------------------
 // 4 blocks of 256 per SM: 64 registers, no spills (without the bound ff.cuh's fp_mul rows take 80)
-NTT_PASS_KERNEL(ntt_pass, (256, 4), ntt_pass_r2<>)
+NTT_PASS_KERNEL(ntt_pass, (256, 4), ntt_pass_r2)
 
 // Radix-4 capped at 3 blocks of 256 per SM (80 registers, no spills; ntt.cuh ntt_pass_radix): 1-4 %
 // ahead of ntt_pass from 2^20 up on an H200 and an H100 (ntt.py's NTT_VARIANT_BY_LOG runs it
@@ -145,7 +145,3 @@ NTT_PASS_KERNEL(ntt_pass, (256, 4), ntt_pass_r2<>)
 // (benchmarks/results/2026-12-05-h200-stop44). Here rather than in ntt_radix.cu: it adds about 2 s
 // to this module's compile (nvcc), where ntt_radix.cu takes about 15 s.
 NTT_PASS_KERNEL(ntt_pass_r4o3, (256, 3), ntt_pass_radix<2>)
-
-// The same two pass bodies with every pass of a plan in one launch (ntt.cuh: NTT_FUSED_KERNEL).
-NTT_FUSED_KERNEL(ntt_fused, (256, 3), ntt_pass_r2<true>)   // at (256, 4): 8 B spilled
-NTT_FUSED_KERNEL(ntt_fused_r4o3, (256, 3), (ntt_pass_radix<2, true>))

@@ -40,18 +40,18 @@ __device__ __forceinline__ fr_t sm_get(const u32* sm, int E, u32 e) {
     return x;
 }
 
-// Block blk of a pass: E = 2^(t+c) elements, element e at global index gi(e) (see above).
+// One block of a pass: E = 2^(t+c) elements, element e at global index gi(e) (see above).
 struct ntt_blk {
     int E, s_lo, c;
     u32 lob, cmask, base;
-    __device__ __forceinline__ ntt_blk(u32 blk, int s_hi, int t, int c_) {
+    __device__ __forceinline__ ntt_blk(int s_hi, int t, int c_) {
         E = 1 << (t + c_);
         c = c_;
         s_lo = s_hi - t + 1;
         const int nlo_log = s_lo - c;
-        lob = blk & ((1u << nlo_log) - 1);
+        lob = blockIdx.x & ((1u << nlo_log) - 1);
         cmask = (1u << c) - 1;
-        base = ((blk >> nlo_log) << (s_hi + 1)) + (lob << c);
+        base = ((blockIdx.x >> nlo_log) << (s_hi + 1)) + (lob << c);
     }
     __device__ __forceinline__ u32 gi(u32 e) const { return base + ((e >> c) << s_lo) + (e & cmask); }
 };
@@ -69,11 +69,9 @@ struct ntt_io {
     int post_m;
 };
 
-// Element gi of src, times its PRE factor. CG: from L2 (the fused kernels: src may be what other
-// blocks of the launch wrote), else through the read-only cache.
-template <bool CG>
+// Element gi of src, times its PRE factor.
 __device__ __forceinline__ fr_t ntt_in(const ntt_io& io, u32 gi) {
-    fr_t x = CG ? fp_load_cg<FrParams>(io.src, gi) : fp_load<FrParams>(io.src, gi);
+    fr_t x = fp_load<FrParams>(io.src, gi);
     if (io.flags & NTT_PRE) {
         fr_t f = fp_load<FrParams>(io.pre_hi, gi >> io.pre_m);
         if (io.flags & NTT_PRE_LO) f = fp_mul(f, fp_load<FrParams>(io.pre_lo, gi & ((1u << io.pre_m) - 1)));
@@ -107,16 +105,15 @@ __device__ __forceinline__ void ntt_out(const ntt_io& io, u32 gi, fr_t x) {
 
 // ---- The radix-2 pass (ntt.cu's ntt_pass): one shared-memory round trip per stage. sm: 8 limb
 // planes of E words (structure of arrays: no bank conflicts).
-template <bool CG = false>
 __device__ __forceinline__ void ntt_pass_r2(
-    u32* sm, u32 blk, const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K, int s_hi, int t, int c, int flags,
+    u32* sm, const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K, int s_hi, int t, int c, int flags,
     const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,
     const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo, int post_m) {
-    const ntt_blk B(blk, s_hi, t, c);
+    const ntt_blk B(s_hi, t, c);
     const int E = B.E, s_lo = B.s_lo;
     const u32 cmask = B.cmask, lob = B.lob;
     const ntt_io io = NTT_IO;
-    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) sm_put(sm, E, e, ntt_in<CG>(io, B.gi(e)));
+    for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) sm_put(sm, E, e, ntt_in(io, B.gi(e)));
     __syncthreads();
 
     for (int s = s_hi; s >= s_lo; --s) {
@@ -164,7 +161,7 @@ __device__ __forceinline__ u32 ntt_sw(u32 e) { return e ^ ((e >> R) & 31u); }
 
 // One round of M stages (local stages hl .. hl-M+1) over every group of the block; from_global:
 // read the groups from io.src (first round), to_global: write them to io.dst (last round).
-template <int M, int R, bool CG>
+template <int M, int R>
 __device__ __forceinline__ void ntt_round(const ntt_io& io, const ntt_blk& B, u32* sm, const uint4* __restrict__ tw,
                                           int K, int hl, bool from_global, bool to_global) {
     const int E = B.E, c = B.c, s_lo = B.s_lo, h0 = hl - M + 1;
@@ -176,7 +173,7 @@ __device__ __forceinline__ void ntt_round(const ntt_io& io, const ntt_blk& B, u3
 #pragma unroll
         for (int b = 0; b < (1 << M); b++) {
             const u32 e = e0 + b * de;
-            x[b] = from_global ? ntt_in<CG>(io, B.gi(e)) : sm_get(sm, E, ntt_sw<R>(e));
+            x[b] = from_global ? ntt_in(io, B.gi(e)) : sm_get(sm, E, ntt_sw<R>(e));
         }
         // element b's index mod 2^s at stage s = s_lo + hl - i: p0 + (b mod 2^(M-1-i)) 2^(s_lo+h0)
         const u32 p0 = (jlow << s_lo) + (B.lob << c) + l;
@@ -207,88 +204,33 @@ __device__ __forceinline__ void ntt_round(const ntt_io& io, const ntt_blk& B, u3
 
 // The pass in rounds of at most R stages (the first one takes t mod R when that is not 0).
 // sm: the block's shared memory, 8 limb planes of E words, element e at ntt_sw<R>(e).
-template <int R, bool CG = false>
-__device__ __forceinline__ void ntt_pass_radix(u32* sm, u32 blk, const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K,
+template <int R>
+__device__ __forceinline__ void ntt_pass_radix(u32* sm, const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K,
                                                int s_hi, int t, int c, int flags,
                                                const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,
                                                const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo, int post_m) {
-    const ntt_blk B(blk, s_hi, t, c);
+    const ntt_blk B(s_hi, t, c);
     const ntt_io io = NTT_IO;
     int m = t % R ? t % R : R;
     for (int hl = t - 1; hl >= 0; hl -= m, m = R) {
         const bool first = hl == t - 1, last = hl == m - 1;
         if constexpr (R == 3) {
-            if (m == 3) ntt_round<3, R, CG>(io, B, sm, tw, K, hl, first, last);
+            if (m == 3) ntt_round<3, R>(io, B, sm, tw, K, hl, first, last);
         }
-        if (m == 2) ntt_round<2, R, CG>(io, B, sm, tw, K, hl, first, last);
-        else if (m == 1) ntt_round<1, R, CG>(io, B, sm, tw, K, hl, first, last);
+        if (m == 2) ntt_round<2, R>(io, B, sm, tw, K, hl, first, last);
+        else if (m == 1) ntt_round<1, R>(io, B, sm, tw, K, hl, first, last);
         if (!last) __syncthreads();
     }
 }
 
-#define NTT_FACTOR_PARAMS                                                                                           \
-    const uint4 *__restrict__ pre_hi, const uint4 *__restrict__ pre_lo, int pre_m, const uint4 *__restrict__ post_hi, \
-        const uint4 *__restrict__ post_lo, int post_m
-#define NTT_PASS_PARAMS \
-    const uint4 *src, uint4 *dst, const uint4 *__restrict__ tw, int k, int K, int s_hi, int t, int c, int flags, NTT_FACTOR_PARAMS
-#define NTT_FACTOR_ARGS pre_hi, pre_lo, pre_m, post_hi, post_lo, post_m
+#define NTT_PASS_PARAMS                                                                                          \
+    const uint4 *src, uint4 *dst, const uint4 *__restrict__ tw, int k, int K, int s_hi, int t, int c, int flags, \
+        const uint4 *__restrict__ pre_hi, const uint4 *__restrict__ pre_lo, int pre_m,                           \
+        const uint4 *__restrict__ post_hi, const uint4 *__restrict__ post_lo, int post_m
+#define NTT_PASS_ARGS sm, src, dst, tw, k, K, s_hi, t, c, flags, pre_hi, pre_lo, pre_m, post_hi, post_lo, post_m
 // A pass kernel: NAME with __launch_bounds__ BOUNDS (threads, min blocks per SM) running BODY.
-#define NTT_PASS_KERNEL(NAME, BOUNDS, BODY)                                        \
-    extern "C" __global__ void __launch_bounds__ BOUNDS NAME(NTT_PASS_PARAMS) {    \
-        extern __shared__ u32 sm[];                                                \
-        BODY(sm, blockIdx.x, src, dst, tw, k, K, s_hi, t, c, flags, NTT_FACTOR_ARGS); \
-    }
-
-// ---- Every pass of a plan in one launch (ntt.py's fused kernels) --------------------------------
-// The grid is P passes of `per` = gridDim.x / P blocks (a plan's passes all have blocks of E = 2^(t+c)
-// elements). A block takes a ticket (ctr[0]) as it starts: ticket j runs block j mod per of pass
-// j / per, so the blocks of pass p start only after every block of the passes before p has started.
-// Pass p > 0 first waits until all `per` blocks of pass p - 1 have finished (ctr[p] counts them):
-// the blocks it waits on hold tickets, so they are resident and wait on nothing later, and the wait
-// ends without co-residency of the whole grid (no cooperative launch). The handshake is the one of
-// cooperative groups' grid sync: block barrier, thread 0's fence and atomic; the waiter's volatile
-// spin, fence, block barrier. The last block of the last pass zeroes ctr[0..P] for the next launch
-// on the stream. Saves the host P - 1 launches: at 2^16 the transform is bound by them.
-// passes: pass p's (s_hi, t, c) in bits 13p.. of 5, 4 and 4 bits (ntt.py: _fused_word); flags:
-// PRE, PRE_LO apply to the first pass, the rest (LAST, INV, POST, POST_LO, SUB) to the last.
-#define NTT_FUSED_MAX_PASSES 4
-#define NTT_PRE_FLAGS (NTT_PRE | NTT_PRE_LO)
-
-__device__ __forceinline__ void ntt_wait(const unsigned* done, u32 per) {
-    if (threadIdx.x == 0) {
-        while (*(const volatile unsigned*)done < per) __nanosleep(32);
-        __threadfence();
-    }
-    __syncthreads();
-}
-
-// The block with ticket tk is done (its stores issued by every thread); the last block of the last pass
-// resets ctr. Recomputed from the ticket in shared memory: nothing held in registers across the pass.
-__device__ __forceinline__ void ntt_signal(unsigned* ctr, const u32* ticket, u32 P) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        const u32 per = gridDim.x / P, p = *ticket / per;
-        __threadfence();
-        const u32 before = atomicAdd(ctr + 1 + p, 1u);
-        if (p == P - 1 && before == per - 1)
-            for (u32 i = 0; i <= P; i++) ctr[i] = 0;
-    }
-}
-
-#define NTT_FUSED_KERNEL(NAME, BOUNDS, BODY)                                                                       \
-    extern "C" __global__ void __launch_bounds__ BOUNDS NAME(const uint4 *src, uint4 *dst, uint4 *tmp, unsigned *ctr, \
-                                                             u64 passes, int P, const uint4 *__restrict__ tw, int k, int K, \
-                                                             int flags, NTT_FACTOR_PARAMS) {                        \
-        extern __shared__ u32 sm[];                                                                                \
-        __shared__ u32 ticket;                                                                                     \
-        if (threadIdx.x == 0) ticket = atomicAdd(ctr, 1u);                                                         \
-        __syncthreads();                                                                                           \
-        const u32 per = gridDim.x / (u32)P, p = ticket / per;                                                      \
-        if (p > 0) ntt_wait(ctr + p, per);                                                                         \
-        const u32 w = (u32)(passes >> (13 * p));                                                                   \
-        const int last = p == (u32)P - 1;                                                                          \
-        const int f = (p == 0 ? flags & NTT_PRE_FLAGS : 0) | (last ? flags & ~NTT_PRE_FLAGS : 0);                  \
-        BODY(sm, ticket - p * per, p == 0 ? src : tmp, last ? dst : tmp, tw, k, K, w & 31, (w >> 5) & 15, (w >> 9) & 15, \
-             f, NTT_FACTOR_ARGS);                                                                                  \
-        ntt_signal(ctr, &ticket, (u32)P);                                                                          \
+#define NTT_PASS_KERNEL(NAME, BOUNDS, BODY)                               \
+    extern "C" __global__ void __launch_bounds__ BOUNDS NAME(NTT_PASS_PARAMS) { \
+        extern __shared__ u32 sm[];                                       \
+        BODY(NTT_PASS_ARGS);                                              \
     }

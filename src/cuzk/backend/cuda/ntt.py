@@ -16,12 +16,14 @@ pass. When the whole transform does not fit, it runs split (four-step, in blocks
 
 from __future__ import annotations
 
+import threading
 from typing import NamedTuple
 
 import numpy as np
 
 from ...field import FR
 from .plan import _ntt_plan, compute_h_bus_arrays, _stage_step, compute_h_device_bytes, compute_h_memory_plan, ntt_device_bytes, ntt_memory_plan, ntt_split
+from .launch import DriverLaunch
 from .runtime import DeviceRuntime, _grid, _guard, _i32, _kernel, _R, _u64
 
 MAX_LOG_NTT = 27
@@ -37,20 +39,17 @@ _NTT_THREADS = 256
 
 class NTTVariant(NamedTuple):
     """A pass kernel (of ``module``) and its plan: ``_ntt_plan(k, block_log, max_t)``, each
-    thread running the butterflies of a group of 2^radix_log elements per shared-memory round;
-    ``fused``: the same pass body running every pass of a plan in one launch (``ntt.cuh``
-    ``NTT_FUSED_KERNEL``), "" where the module has none."""
+    thread running the butterflies of a group of 2^radix_log elements per shared-memory round."""
 
     module: str
     kernel: str
     radix_log: int
     block_log: int
     max_t: int
-    fused: str = ""
 
 
 NTT_VARIANTS: dict[str, NTTVariant] = {
-    "old": NTTVariant("ntt.cu", "ntt_pass", 1, 10, 8, "ntt_fused"),   # 64 registers, no spills (fused: 68)
+    "old": NTTVariant("ntt.cu", "ntt_pass", 1, 10, 8),            # 64 registers, no spills
     "r8": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 11, 9),    # 162 registers, no spills: 1 block / SM
     "r8-4k": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 12, 10),
     "r8-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r8", 3, 10, 8),  # 128 threads: 2 blocks / SM
@@ -58,11 +57,11 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "r8c-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r8c", 3, 10, 8),
     "r4": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 11, 9),    # 100 registers, no spills: 2 blocks / SM
     "r4-1k": NTTVariant("ntt_radix.cu", "ntt_pass_r4", 2, 10, 8),
-    "r4o3": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 11, 9, "ntt_fused_r4o3"),   # 80 registers, no spills: 3 blocks / SM
-    "old-256": NTTVariant("ntt.cu", "ntt_pass", 1, 8, 8, "ntt_fused"),           # small sizes: 4x the blocks of old
-    "r4o3-256": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 8, 8, "ntt_fused_r4o3"),
-    "r4o3-512": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 9, "ntt_fused_r4o3"),
-    "r4o3-512/7": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 7, "ntt_fused_r4o3"),   # 2^27: 4 passes, runs of 8 elements
+    "r4o3": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 11, 9),        # 80 registers, no spills: 3 blocks / SM
+    "old-256": NTTVariant("ntt.cu", "ntt_pass", 1, 8, 8),          # small sizes: 4x the blocks of old
+    "r4o3-256": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 8, 8),
+    "r4o3-512": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 9),
+    "r4o3-512/7": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 7),   # 2^27: 4 passes, runs of 8 elements
 }
 """The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
 blocks / SM at 256 threads by registers). ``ntt_radix.cu`` (r8, r8c, r4) compiles in about 15 s
@@ -108,9 +107,10 @@ against old on the H200: 2^20 0.313 / 0.303, 2^24 5.164 / 5.091, 2^27 46.56 / 45
 h200-stop44/call2). Bigger blocks leave too few blocks below 2^21. r4o3 is in ``ntt.cu`` (about 3 s
 of its compile)."""
 
-NTT_FUSED_MAX_LOG = 27
-"""Largest transform length 2^k (of a row) whose passes run as one launch (the variant's ``fused``
-kernel) rather than one launch each; read at each call. PLACEHOLDER (measured below)."""
+NTT_DRIVER_LAUNCH = True
+"""``_ntt`` launches its passes through the driver with argument blocks built once per shape
+(``launch.DriverLaunch``), else through CuPy's ``RawKernel`` call (the A/B of
+``benchmarks/ntt_fast/launch.py``); read at each call."""
 
 _SMEM_OPTED: dict[tuple[str, str, int], int] = {}
 """Dynamic shared-memory bytes each pass kernel (module, name, device) was allowed so far."""
@@ -128,33 +128,16 @@ def _pass_kernel(cp, module: str, name: str, plan):
     return fn
 
 
-def _fused_word(plan) -> int:
-    """A plan's passes (s_hi, t, c) packed for the fused kernels (``ntt.cuh`` NTT_FUSED_KERNEL):
-    pass p in bits 13p.. as s_hi | t << 5 | c << 9.
-
-    Raises:
-        ValueError: more than ``NTT_FUSED_MAX_PASSES`` (4) passes, blocks of unequal sizes (the
-            grid is passes × blocks), or a field out of its bits.
-    """
-    if (len(plan) > 4 or len({t + c for _, t, c in plan}) != 1
-            or any(not (0 <= s < 32 and 0 <= t < 16 and 0 <= c < 16) for s, t, c in plan)):
-        raise ValueError(f"NTT plan {plan} does not pack into the fused kernels' pass word")
-    return sum((s | t << 5 | c << 9) << (13 * p) for p, (s, t, c) in enumerate(plan))
-
-
-class _NTTLaunch(NamedTuple):
-    """``_ntt``'s launches of one shape (size, rows, variant, flags, factor tables), built once:
-    ``args`` holds each launch's arguments after its arrays (one tuple when fused)."""
+class _NTTPass(NamedTuple):
+    """One pass launch of ``_ntt`` for one shape: the RawKernel with its grid, block, shared memory
+    and the arguments after (src, dst), and the same launch as a ``DriverLaunch``."""
 
     fn: object
     grid: tuple
     block: tuple
     smem: int
-    passes: int
-    fused: bool
     args: tuple
-    pre: object
-    post: object
+    driver: DriverLaunch
 
 
 def h_factors(m: int, n: int) -> tuple:
@@ -270,52 +253,41 @@ class NTTOps(DeviceRuntime):
                     y = self.mul(y, f[0][:1])
             out[...] = self.sub(y, out) if sub else y
             return out
-        rec = self._ntt_launch(k, rows, inverse, pre, post, sub)
-        if tmp is None and rec.passes > 1:
+        passes = self._ntt_passes(k, rows, inverse, pre, post, sub)
+        if tmp is None and len(passes) > 1:
             tmp = cp.empty_like(a)
-        if rec.fused:
-            rec.fn(rec.grid, rec.block, (a, out, tmp, self._ntt_counter(), *rec.args), shared_mem=rec.smem)
-            return out
+        stream = cp.cuda.get_current_stream().ptr if NTT_DRIVER_LAUNCH else None
         src = a
-        for i, args in enumerate(rec.args):
-            dst = out if i == len(rec.args) - 1 else tmp
-            rec.fn(rec.grid, rec.block, (src, dst, *args), shared_mem=rec.smem)
+        for i, p in enumerate(passes):
+            dst = out if i == len(passes) - 1 else tmp
+            if stream is None:
+                p.fn(p.grid, p.block, (src, dst, *p.args), shared_mem=p.smem)
+            else:
+                p.driver(stream, src, dst)
             src = dst
         return out
 
-    def _ntt_counter(self):
-        """The fused kernels' counters (8 uint32, zero between launches) of the current device and
-        stream: launches on one stream run one after another, so each stream needs its own."""
-        cp = self.cp
-        key = (cp.cuda.runtime.getDevice(), cp.cuda.get_current_stream().ptr)
-        ctr = self._ntt_ctr.get(key)
-        if ctr is None:
-            ctr = self._ntt_ctr[key] = cp.zeros(8, dtype=cp.uint32)
-        return ctr
-
-    def _ntt_launch(self, k: int, rows: int, inverse: bool, pre, post, sub: bool) -> _NTTLaunch:
-        """``_ntt``'s launch record for this shape (cached: the host's work per small transform is
-        its launches, stop 48's ``benchmarks/ntt_fast/overhead.py``). The variant is
-        ``NTT_VARIANT_BY_LOG`` or ``NTT_VARIANT``, fused up to ``NTT_FUSED_MAX_LOG``, both read here."""
+    def _ntt_passes(self, k: int, rows: int, inverse: bool, pre, post, sub: bool) -> tuple:
+        """``_ntt``'s pass launches (``_NTTPass``) for this shape, built once per shape, device and
+        thread (``DriverLaunch`` blocks are per thread): variant ``NTT_VARIANT_BY_LOG`` or
+        ``NTT_VARIANT``, read here; pre and post are ``_factor_tables`` triples or None."""
         cp = self.cp
         vname = NTT_VARIANT_BY_LOG.get(k, NTT_VARIANT)
-        fused_max = NTT_FUSED_MAX_LOG
-        key = (k, rows, vname, fused_max, inverse, sub, id(pre), id(post), cp.cuda.runtime.getDevice())
+        key = (k, rows, vname, inverse, sub, id(pre), id(post), cp.cuda.runtime.getDevice(), threading.get_ident())
         rec = self._ntt_launches.get(key)
-        if rec is not None and rec.pre is pre and rec.post is post:
-            return rec
+        if rec is not None and rec[0] is pre and rec[1] is post:
+            return rec[2]
         tw = self._twiddles(k)
         var = NTT_VARIANTS[vname]
         plan = _ntt_plan(k, var.block_log, var.max_t)
-        fused = len(plan) > 1 and k <= fused_max and bool(var.fused)
-        flags = 0
+        fn = _pass_kernel(cp, var.module, var.kernel, plan)
         pre_hi = pre_lo = post_hi = post_lo = tw
-        pre_m = post_m = 0
+        first = pre_m = post_m = 0
         if pre is not None:
-            flags |= _NTT_PRE
+            first |= _NTT_PRE
             pre_hi, pre_m = pre[0], pre[2]
             if pre[1] is not None:
-                flags |= _NTT_PRE_LO
+                first |= _NTT_PRE_LO
                 pre_lo = pre[1]
         last = _NTT_LAST | (_NTT_INV if inverse else 0) | (_NTT_SUB if sub else 0)
         if post is not None:
@@ -324,24 +296,18 @@ class NTTOps(DeviceRuntime):
             if post[1] is not None:
                 last |= _NTT_POST_LO
                 post_lo = post[1]
-        factors = (pre_hi, pre_lo, _i32(pre_m), post_hi, post_lo, _i32(post_m))
-        E = 1 << (plan[0][1] + plan[0][2])   # every pass of a plan has blocks of E elements
-        block = (max(1, min(_NTT_THREADS, E >> var.radix_log)),)
-        if fused:
-            fn = _pass_kernel(cp, var.module, var.fused, plan)
-            args = ((_u64(_fused_word(plan)), _i32(len(plan)), tw, _i32(k), _i32(k), _i32(flags | last), *factors),)
-            grid = (len(plan) * rows * (1 << k) // E,)
-        else:
-            fn = _pass_kernel(cp, var.module, var.kernel, plan)
-            args = tuple((tw, _i32(k), _i32(k), _i32(s_hi), _i32(t), _i32(c),
-                          _i32((flags if i == 0 else 0) | (last if i == len(plan) - 1 else 0)), *factors)
-                         for i, (s_hi, t, c) in enumerate(plan))
-            grid = (rows * (1 << k) // E,)
-        rec = _NTTLaunch(fn, grid, block, E * 32, len(plan), fused, args[0] if fused else args, pre, post)
+        passes = []
+        for i, (s_hi, t, c) in enumerate(plan):
+            E = 1 << (t + c)
+            flags = (first if i == 0 else 0) | (last if i == len(plan) - 1 else 0)
+            args = (tw, _i32(k), _i32(k), _i32(s_hi), _i32(t), _i32(c), _i32(flags),
+                    pre_hi, pre_lo, _i32(pre_m), post_hi, post_lo, _i32(post_m))
+            grid, block = rows * (1 << k) // E, max(1, min(_NTT_THREADS, E >> var.radix_log))
+            passes.append(_NTTPass(fn, (grid,), (block,), E * 32, args, DriverLaunch(fn, grid, block, E * 32, 2, args)))
         if len(self._ntt_launches) > 256:
             self._ntt_launches.clear()
-        self._ntt_launches[key] = rec
-        return rec
+        self._ntt_launches[key] = (pre, post, tuple(passes))
+        return self._ntt_launches[key][2]
 
     # --- NTT under a device-memory limit: split (four-step) transforms, staged compute_h ----------
 

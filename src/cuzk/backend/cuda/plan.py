@@ -11,6 +11,7 @@ and CPU CI use it on machines without CuPy.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only
@@ -373,6 +374,7 @@ def _ntt_fixed_bytes(n: int, split: bool, twiddles: bool) -> int:
     return (tw + 4 * (n1 + n2)) * _FR_BYTES + _POOL_SLACK
 
 
+@functools.lru_cache(maxsize=256)   # pure; read at every small NTT (its host time is its launches)
 def ntt_device_bytes(n: int, chunk: int = 0, twiddles: bool = True) -> int:
     """Peak device bytes an NTT (``ntt``/``coset_ntt``) of n = 2^k elements allocates besides its
     input (an upper estimate).

@@ -1,0 +1,62 @@
+"""``cuzk.backend.cuda.launch.DriverLaunch``'s argument block, on the CPU: the parameter array
+``cuLaunchKernel`` reads (one pointer per kernel parameter, each to a value of the parameter's
+width) read back through ctypes, the per-call array pointers written into it, and arguments of
+other types refused. The launch itself is replaced by a recorder; the GPU tests
+(``test_ntt_variants_gpu.py``) launch it for real."""
+
+from __future__ import annotations
+
+import ctypes
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from cuzk.backend.cuda import launch
+
+
+def fake_array(ptr: int):
+    """An object with CuPy's ``data.ptr`` (a device address)."""
+    return SimpleNamespace(data=SimpleNamespace(ptr=ptr))
+
+
+TYPES = [ctypes.c_void_p] * 3 + [ctypes.c_int32, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int64]
+
+
+def read_params(addr: int, types) -> list[int]:
+    """The values behind the parameter array at ``addr``: entry i points to a value of types[i]."""
+    ptrs = (ctypes.c_void_p * len(types)).from_address(addr)
+    return [t.from_address(p).value or 0 for t, p in zip(types, ptrs)]
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    """The launches made, each as its arguments with the parameter values read at launch time."""
+    calls = []
+    monkeypatch.setattr(launch, "_launch_kernel", lambda: lambda *a: calls.append((*a, read_params(a[9], TYPES))))
+    return calls
+
+
+def test_argument_block_and_launch(launches):
+    """Two calls of one launch: fixed values of each width in place, each call's array pointers
+    and stream in its own launch."""
+    kernel = SimpleNamespace(kernel=SimpleNamespace(ptr=0xABC0))
+    table = fake_array(0x7000_0000_1000)
+    fixed = (table, np.int32(-5), np.uint32(7), np.uint64(2**63 + 3), np.int64(-(2**40)))
+    dl = launch.DriverLaunch(kernel, 96, 128, 8192, 2, fixed)
+    dl(0x55, fake_array(0x7000_0000_2000), fake_array(0x7000_0000_3000))
+    dl(0x66, fake_array(0x7000_0000_4000), fake_array(0x7000_0000_5000))
+    assert len(launches) == 2
+    for call, stream, src, dst in zip(launches, (0x55, 0x66), (0x7000_0000_2000, 0x7000_0000_4000),
+                                      (0x7000_0000_3000, 0x7000_0000_5000)):
+        fn, gx, gy, gz, bx, by, bz, smem, st, _, extra, values = call
+        assert (fn, gx, gy, gz, bx, by, bz, smem, st, extra) == (0xABC0, 96, 1, 1, 128, 1, 1, 8192, stream, 0)
+        assert values == [src, dst, 0x7000_0000_1000, -5, 7, 2**63 + 3, -(2**40)]
+
+
+@pytest.mark.parametrize("bad", [5, 2.0, "x", np.float32(1)])
+def test_other_argument_types_refused(bad):
+    """A Python int (its width unknown), a float, a string, a float scalar: TypeError."""
+    kernel = SimpleNamespace(kernel=SimpleNamespace(ptr=1))
+    with pytest.raises(TypeError, match="DriverLaunch"):
+        launch.DriverLaunch(kernel, 1, 1, 0, 1, (np.int32(1), bad))
