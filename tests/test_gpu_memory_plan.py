@@ -516,13 +516,20 @@ def test_pool_allocator_tracks_the_live_peak():
     assert cp.cuda.get_allocator() is alloc
     assert _PoolAllocator.install(cp) is alloc          # installed once
     a, b = _Watcher(), _Watcher(used=20)
-    alloc.watchers.update((a, b))
+    alloc.watch(a)
+    alloc.watch(b)
     x = alloc(5)
     alloc(3)
     pool.free(x)
     alloc(4)
     assert pool.used == 7
     assert a._live_peak == 8 and b._live_peak == 20     # b was made while 20 bytes were live
+    c = _Watcher(used=1)                                # opened later, below the others' peaks
+    alloc.watch(c)
+    alloc(1)
+    assert (a._live_peak, b._live_peak, c._live_peak) == (8, 20, 8)
+    alloc(20)                                           # 28 live: every peak moves
+    assert (a._live_peak, b._live_peak, c._live_peak) == (28, 28, 28)
 
 
 def test_pool_allocator_retries_under_a_limit_only():

@@ -108,7 +108,7 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
         self._alloc = _PoolAllocator.install(self.cp)
         self._live_tracked = self._alloc is not None
         if self._alloc is not None:
-            self._alloc.watchers.add(self)
+            self._alloc.watch(self)
         if mem_limit is not None:
             self.set_mem_limit(mem_limit)
 

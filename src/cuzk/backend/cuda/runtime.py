@@ -434,6 +434,12 @@ class _PoolAllocator:
         self.pool = cupy.get_default_memory_pool()
         self.oom = cupy.cuda.memory.OutOfMemoryError
         self.watchers = weakref.WeakSet()
+        self.floor = 0   # at most the lowest live peak of the watchers: below it no peak moves
+
+    def watch(self, backend) -> None:
+        """Fold the pool's bytes in use into ``backend._live_peak`` after each allocation."""
+        self.watchers.add(backend)
+        self.floor = min(self.floor, backend._live_peak)
 
     def __call__(self, size: int):
         pool = self.pool
@@ -444,11 +450,14 @@ class _PoolAllocator:
                 raise
             pool.free_all_blocks()
             mem = pool.malloc(size)
-        if self.watchers:   # open backends: one or two
-            used = pool.used_bytes()
-            for w in list(self.watchers):
+        used = pool.used_bytes()
+        if used > self.floor and self.watchers:   # open backends: one or two
+            peaks = []
+            for w in list(self.watchers):   # a WeakSet's walk: skipped below the floor (host µs a call)
                 if used > w._live_peak:
                     w._live_peak = used
+                peaks.append(w._live_peak)
+            self.floor = min(peaks)
         return mem
 
     @classmethod
