@@ -39,13 +39,22 @@ _NTT_THREADS = 256
 
 class NTTVariant(NamedTuple):
     """A pass kernel (of ``module``) and its plan: ``_ntt_plan(k, block_log, max_t)``, each
-    thread running the butterflies of a group of 2^radix_log elements per shared-memory round."""
+    thread running the butterflies of a group of 2^radix_log elements per shared-memory round;
+    ``plans``: (k, passes) pairs that replace that plan at size 2^k (``variant_plan``)."""
 
     module: str
     kernel: str
     radix_log: int
     block_log: int
     max_t: int
+    plans: tuple = ()
+
+
+def variant_plan(var: NTTVariant, k: int) -> list[tuple[int, int, int]]:
+    """The passes (s_hi, t, c) of ``var`` at size 2^k: its own plan for k in ``var.plans``, else
+    ``plan._ntt_plan(k, var.block_log, var.max_t)``."""
+    return list(dict(var.plans).get(k, ())) or _ntt_plan(k, var.block_log, var.max_t)
+
 
 
 NTT_VARIANTS: dict[str, NTTVariant] = {
@@ -62,6 +71,8 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "r4o3-256": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 8, 8),
     "r4o3-512": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 9),
     "r4o3-512/7": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 7),   # 2^27: 4 passes, runs of 8 elements
+    # old-256 with a last pass of 9 stages on blocks of 2^9: 2^16 and 2^17 in two passes
+    "old-mix": NTTVariant("ntt.cu", "ntt_pass", 1, 8, 8, ((16, ((15, 7, 1), (8, 9, 0))), (17, ((16, 8, 0), (8, 9, 0))))),
 }
 """The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
 blocks / SM at 256 threads by registers). ``ntt_radix.cu`` (r8, r8c, r4) compiles in about 15 s
@@ -279,7 +290,7 @@ class NTTOps(DeviceRuntime):
             return rec[2]
         tw = self._twiddles(k)
         var = NTT_VARIANTS[vname]
-        plan = _ntt_plan(k, var.block_log, var.max_t)
+        plan = variant_plan(var, k)
         fn = _pass_kernel(cp, var.module, var.kernel, plan)
         pre_hi = pre_lo = post_hi = post_lo = tw
         first = pre_m = post_m = 0
