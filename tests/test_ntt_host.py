@@ -173,22 +173,6 @@ def test_ntt_variant_specs(monkeypatch):
             ntt_variant(bad)
 
 
-def test_variant_plans_cover_every_stage():
-    """``variant_plan`` of every variant at 2^1..2^27: the passes run stages k−1..0 each once, in
-    order, the last on whole runs (c = 0: it writes bit-reversed indices), blocks within a row
-    and within shared memory (2^12 elements); a variant's own plans (``plans``) are used."""
-    from cuzk.backend.cuda.ntt import variant_plan
-
-    for name, v in NTT_VARIANTS.items():
-        for k in range(1, 28):
-            plan = variant_plan(v, k)
-            stages = [s for s_hi, t, _ in plan for s in range(s_hi, s_hi - t, -1)]
-            assert stages == list(range(k - 1, -1, -1)), (name, k, plan)
-            assert plan[-1][2] == 0 and all(t + c <= min(k, 12) for _, t, c in plan), (name, k, plan)
-        for k, own in v.plans:
-            assert variant_plan(v, k) == list(own)
-
-
 @pytest.mark.parametrize("name", [n for n in NTT_VARIANTS if n != "old"])
 def test_variant_plans_match_dft(host_ntt, name):
     """Each variant's own plans at 2^1..2^13 (one pass up to its block, two above), forward and

@@ -39,22 +39,13 @@ _NTT_THREADS = 256
 
 class NTTVariant(NamedTuple):
     """A pass kernel (of ``module``) and its plan: ``_ntt_plan(k, block_log, max_t)``, each
-    thread running the butterflies of a group of 2^radix_log elements per shared-memory round;
-    ``plans``: (k, passes) pairs that replace that plan at size 2^k (``variant_plan``)."""
+    thread running the butterflies of a group of 2^radix_log elements per shared-memory round."""
 
     module: str
     kernel: str
     radix_log: int
     block_log: int
     max_t: int
-    plans: tuple = ()
-
-
-def variant_plan(var: NTTVariant, k: int) -> list[tuple[int, int, int]]:
-    """The passes (s_hi, t, c) of ``var`` at size 2^k: its own plan for k in ``var.plans``, else
-    ``plan._ntt_plan(k, var.block_log, var.max_t)``."""
-    return list(dict(var.plans).get(k, ())) or _ntt_plan(k, var.block_log, var.max_t)
-
 
 
 NTT_VARIANTS: dict[str, NTTVariant] = {
@@ -71,8 +62,6 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "r4o3-256": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 8, 8),
     "r4o3-512": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 9),
     "r4o3-512/7": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 7),   # 2^27: 4 passes, runs of 8 elements
-    # old-256 with a last pass of 9 stages on blocks of 2^9: 2^16 and 2^17 in two passes
-    "old-mix": NTTVariant("ntt.cu", "ntt_pass", 1, 8, 8, ((16, ((15, 7, 1), (8, 9, 0))), (17, ((16, 8, 0), (8, 9, 0))))),
 }
 """The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
 blocks / SM at 256 threads by registers). ``ntt_radix.cu`` (r8, r8c, r4) compiles in about 15 s
@@ -116,12 +105,21 @@ the Python launches set the back-to-back time: as a CUDA graph replay of 200 tra
 against old-256 0.0246 ms (2^17 0.0475 / 0.0391; 2^18 0.0789 / r4o3-256 0.0659). Earlier, r4o3
 against old on the H200: 2^20 0.313 / 0.303, 2^24 5.164 / 5.091, 2^27 46.56 / 45.25 (2026-12-05-
 h200-stop44/call2). Bigger blocks leave too few blocks below 2^21. r4o3 is in ``ntt.cu`` (about 3 s
-of its compile)."""
+of its compile). Stop 52 (H100, calls 3 and 4, back to back / graph replay, ms): at 2^17 none of
+old@9:9, old@9:8, r4o3-256, r4o3-512, r4o3@9:8 beat old-256 (0.0418 / 0.0390), nor two passes
+with a last one on blocks of 2^9 ((16, 8, 0), (8, 9, 0): 0.0421 / 0.0404); at 2^16 that split
+((15, 7, 1), (8, 9, 0)) gave 0.0263 / 0.0250 against 0.0260 / 0.0247."""
 
 NTT_DRIVER_LAUNCH = True
 """``_ntt`` launches its passes through the driver with argument blocks built once per shape
-(``launch.DriverLaunch``), else through CuPy's ``RawKernel`` call (the A/B of
-``benchmarks/ntt_fast/launch.py``); read at each call."""
+(``launch.DriverLaunch``), else through CuPy's ``RawKernel`` call; read at each call. Side by
+side on an H100 (benchmarks/results/2026-12-06-stop52, call 3; ``benchmarks/ntt_fast/launch.py``),
+``CUDABackend.ntt`` back to back: 2^16 0.0268 against 0.0331 ms (host 26.5 against 33.1 µs a
+call), from 2^17 equal within 1 % (call 2: 2^17 0.0610 against 0.0872 on a slower host). Tried
+and removed (call 1): every pass in one launch, later passes' blocks waiting on a counter of the
+pass before (a ticket per block, no cooperative launch): the host saved a launch, but the
+waiting blocks slowed the device, 2^16 0.0364 against 0.0262 ms and 2^18 0.0926 against 0.0696
+into preallocated buffers, 1-3 % from 2^19."""
 
 _SMEM_OPTED: dict[tuple[str, str, int], int] = {}
 """Dynamic shared-memory bytes each pass kernel (module, name, device) was allowed so far."""
@@ -290,7 +288,7 @@ class NTTOps(DeviceRuntime):
             return rec[2]
         tw = self._twiddles(k)
         var = NTT_VARIANTS[vname]
-        plan = variant_plan(var, k)
+        plan = _ntt_plan(k, var.block_log, var.max_t)
         fn = _pass_kernel(cp, var.module, var.kernel, plan)
         pre_hi = pre_lo = post_hi = post_lo = tw
         first = pre_m = post_m = 0
