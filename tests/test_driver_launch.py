@@ -60,3 +60,40 @@ def test_other_argument_types_refused(bad):
     kernel = SimpleNamespace(kernel=SimpleNamespace(ptr=1))
     with pytest.raises(TypeError, match="DriverLaunch"):
         launch.DriverLaunch(kernel, 1, 1, 0, 1, (np.int32(1), bad))
+
+
+def test_after_passes_the_programmatic_launch_attribute(monkeypatch):
+    """``after``: ``cuLaunchKernelEx`` gets a ``CUlaunchConfig`` (read back here through cuda.h's
+    layout: 3 + 3 uint, uint, 8-byte-aligned stream and attribute pointer, uint count) with the
+    grid, block, shared memory and stream, one attribute of id 6 (programmatic stream
+    serialization) and value 1, and the same parameter array as a plain launch; without the
+    driver entry point it launches plainly; a refused launch raises the driver's error."""
+    got = []
+
+    def ex(cfg, fn, params, extra):
+        words = (ctypes.c_uint * 7).from_address(cfg)
+        stream, attrs = (ctypes.c_void_p * 2).from_address(cfg + 32)
+        count = ctypes.c_uint.from_address(cfg + 48).value
+        attr_id, value = ctypes.c_int.from_address(attrs).value, ctypes.c_int.from_address(attrs + 8).value
+        got.append((list(words), stream, count, attr_id, value, fn, read_params(params, TYPES[:3]), extra))
+        return 0
+
+    monkeypatch.setattr(launch, "_launch_kernel_ex", lambda: ex)
+    kernel = SimpleNamespace(kernel=SimpleNamespace(ptr=0xF00))
+    dl = launch.DriverLaunch(kernel, 40, 256, 16384, 2, (fake_array(0x9000),))
+    dl.after(0x77, fake_array(0xA000), fake_array(0xB000))
+    assert got == [([40, 1, 1, 256, 1, 1, 16384], 0x77, 1, 6, 1, 0xF00, [0xA000, 0xB000, 0x9000], None)]
+
+    plain = []
+    monkeypatch.setattr(launch, "_launch_kernel_ex", lambda: None)
+    monkeypatch.setattr(launch, "_launch_kernel", lambda: lambda *a: plain.append(a[:9]))
+    dl.after(0x78, fake_array(0xC000), fake_array(0xD000))
+    assert plain == [(0xF00, 40, 1, 1, 256, 1, 1, 16384, 0x78)]
+
+    class DriverError(Exception):
+        pass
+
+    monkeypatch.setattr(launch, "_launch_kernel_ex", lambda: lambda *a: 1)
+    monkeypatch.setattr(launch, "_cupy", lambda: SimpleNamespace(cuda=SimpleNamespace(driver=SimpleNamespace(CUDADriverError=DriverError))))
+    with pytest.raises(DriverError):
+        dl.after(0x79, fake_array(0xC000), fake_array(0xD000))

@@ -152,22 +152,29 @@ def test_compute_h_equal_across_variants(gpu, cpu, variant, logn):
 # --- the passes launched through the driver (ntt.NTT_DRIVER_LAUNCH, launch.DriverLaunch) ----------
 
 
+LAUNCHES = {"overlap": (True, True), "driver": (True, False), "raw": (False, False)}
+
+
 def test_driver_launch_equals_rawkernel(gpu, refs, monkeypatch):
-    """Forward, inverse and coset NTTs of 2^1..2^20 launched through the driver equal the cpu's
-    and CuPy's RawKernel launches of the same passes, on the null stream and on a side stream
-    (each launch on the stream current at the call)."""
+    """Forward, inverse and coset NTTs of 2^1..2^20 launched through the driver, overlapped
+    (each pass may begin before the one ahead ends) or not, equal the cpu's and CuPy's RawKernel
+    launches of the same passes; then 60 overlapped transforms queued on a side stream, each
+    result checked (each launch on the stream current at the call)."""
     for k, (x, y, yi) in refs.items():
         got = {}
-        for flag in (True, False):
-            monkeypatch.setattr(ntt_mod, "NTT_DRIVER_LAUNCH", flag)
-            got[flag] = gpu.ntt(x), gpu.ntt(x, inverse=True), gpu.coset_ntt(x), gpu.coset_ntt(x, inverse=True)
-        assert bool((got[True][0] == y).all()) and bool((got[True][1] == yi).all()), k
-        for a, b in zip(got[True], got[False]):
-            assert bool((a == b).all()), k
+        for mode, (drv, overlap) in LAUNCHES.items():
+            monkeypatch.setattr(ntt_mod, "NTT_DRIVER_LAUNCH", drv)
+            monkeypatch.setattr(ntt_mod, "NTT_OVERLAP", overlap)
+            got[mode] = gpu.ntt(x), gpu.ntt(x, inverse=True), gpu.coset_ntt(x), gpu.coset_ntt(x, inverse=True)
+        assert bool((got["overlap"][0] == y).all()) and bool((got["overlap"][1] == yi).all()), k
+        for mode in ("driver", "raw"):
+            for a, b in zip(got["overlap"], got[mode]):
+                assert bool((a == b).all()), (k, mode)
     monkeypatch.setattr(ntt_mod, "NTT_DRIVER_LAUNCH", True)
+    monkeypatch.setattr(ntt_mod, "NTT_OVERLAP", True)
     s = cp.cuda.Stream(non_blocking=True)
     with s:
-        outs = [(k, gpu.ntt(refs[k][0])) for k in (16, 18, 20) for _ in range(20)]
+        outs = [(k, gpu.ntt(refs[k][0])) for _ in range(20) for k in (16, 18, 20)]
     s.synchronize()
     for k, got in outs:
         assert bool((got == refs[k][1]).all()), k

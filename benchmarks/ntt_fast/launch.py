@@ -4,16 +4,17 @@ side in one process, with a peer's NTT on the same card.
 
 Per size (default 2^16..2^27): random elements made on the device; the forward NTT and its
 inverse through the driver must equal the RawKernel path's, and the inverse must give the input
-back (else exit status 1 after the table). Then, alternated ``--repeat`` times (medians), ms per
+back (else exit status 1 after the table); the same for the overlapped launches. Then, alternated ``--repeat`` times (medians), ms per
 transform with ``count`` transforms back to back between one pair of CUDA events:
 
 - ``product``: ``CUDABackend.ntt(x)`` (a new output each call: the path ``cuzk bench ntt``
-  times), driver and RawKernel launches;
-- ``floor``: ``NTTOps._ntt`` into a preallocated output and pass buffer, both launches;
+  times), in each mode of ``MODES`` (overlap, driver, raw);
+- ``floor``: ``NTTOps._ntt`` into a preallocated output and pass buffer, each mode;
 - ``graph``: ``count`` floor transforms captured as one CUDA graph and replayed (no host work
-  between kernels: the device's time, as a C++ host launching the same kernels would see it);
+  between kernels, launched one after another: the device's time, as a C++ host launching the
+  same kernels would see it);
 - ``host_us``: the product call's host microseconds per call (the device synchronized once at
-  the end), both launches.
+  the end), each mode.
 
 Then at the first size a cProfile of ``--calls`` product calls (top functions by own time, to
 ``OUT.prof.txt``) and the host microseconds of the pieces of one call (array allocation, one pass
@@ -47,7 +48,12 @@ from cuzk.backend.cuda import CUDABackend
 from cuzk.backend.cuda import ntt as ntt_mod
 from cuzk.bench.kernels import back_to_back, seeded_device
 
-MODES = {"driver": True, "raw": False}
+MODES = {"overlap": (True, True), "driver": (True, False), "raw": (False, False)}
+"""Launch modes: (``NTT_DRIVER_LAUNCH``, ``NTT_OVERLAP``)."""
+
+
+def use(mode: str) -> None:
+    ntt_mod.NTT_DRIVER_LAUNCH, ntt_mod.NTT_OVERLAP = MODES[mode]
 
 
 def log_sizes(text: str) -> list[int]:
@@ -94,6 +100,7 @@ def pieces(be, x, calls: int = 100) -> dict:
     out, tmp = cp.empty_like(x), cp.empty_like(x)
     k = x.shape[0].bit_length() - 1
     p = be._ntt_passes(k, 1, False, None, None, False)[0]
+    use("overlap")
     stream = cp.cuda.get_current_stream().ptr
     probes = {
         "empty_like": lambda: cp.empty_like(x),
@@ -124,35 +131,36 @@ def main() -> int:
         x = seeded_device(n, k)
         out, tmp = cp.empty_like(x), cp.empty_like(x)
         count = max(4, min(400, (1 << 24) >> k))
-        ntt_mod.NTT_DRIVER_LAUNCH = False
-        raw = be.ntt(x)
-        ntt_mod.NTT_DRIVER_LAUNCH = True
-        drv = be.ntt(x)
-        ok = bool((drv == raw).all()) and bool((be.ntt(drv, inverse=True) == x).all())
-        if not ok:
-            bad.append(k)
-        del raw, drv
+        got, ok = {}, True
+        for mode in MODES:
+            use(mode)
+            got[mode] = be.ntt(x)
+            if not (bool((got[mode] == got["overlap"]).all()) and bool((be.ntt(got[mode], inverse=True) == x).all())):
+                bad.append((k, mode))
+                ok = False
+        del got
         product = lambda: be.ntt(x)   # noqa: E731
         floor = lambda: be._ntt(x, False, out=out, tmp=tmp)   # noqa: E731
         runs: dict[str, list[float]] = {}
         for _ in range(a.repeat):
-            for tag, flag in MODES.items():
-                ntt_mod.NTT_DRIVER_LAUNCH = flag
+            for tag in MODES:
+                use(tag)
                 runs.setdefault(f"product_{tag}_ms", []).append(1e3 * back_to_back(product, count))
                 runs.setdefault(f"floor_{tag}_ms", []).append(1e3 * back_to_back(floor, count))
                 runs.setdefault(f"host_{tag}_us", []).append(1e6 * host_per_call(product, count))
-        ntt_mod.NTT_DRIVER_LAUNCH = True
+        use("driver")
         runs["graph_ms"] = [graph_ms(floor, count)]
+        use("overlap")
         pool_peak = max(pool_peak, int(pool.total_bytes()))
         row = {"log_size": k, "equal": ok, "count": count, "passes": len(be._ntt_passes(k, 1, False, None, None, False))}
         row |= {name: round(statistics.median(v), 5) for name, v in runs.items()}
-        row["product_ratio"] = round(row["product_driver_ms"] / row["product_raw_ms"], 4)
+        row["product_ratio"] = round(row["product_overlap_ms"] / row["product_raw_ms"], 4)
         row["runs"] = runs
         rows.append(row)
-        print(f"2^{k}: product driver {row['product_driver_ms']:.4f} / raw {row['product_raw_ms']:.4f} ms "
-              f"({row['product_ratio']:.3f}), floor {row['floor_driver_ms']:.4f} / {row['floor_raw_ms']:.4f}, "
-              f"graph {row['graph_ms']:.4f}, host {row['host_driver_us']:.1f} / {row['host_raw_us']:.1f} us, equal {ok}",
-              flush=True)
+        print(f"2^{k}: product overlap / driver / raw {row['product_overlap_ms']:.4f} / {row['product_driver_ms']:.4f} / "
+              f"{row['product_raw_ms']:.4f} ms, floor {row['floor_overlap_ms']:.4f} / {row['floor_driver_ms']:.4f} / "
+              f"{row['floor_raw_ms']:.4f}, graph {row['graph_ms']:.4f}, host {row['host_overlap_us']:.1f} / "
+              f"{row['host_driver_us']:.1f} / {row['host_raw_us']:.1f} us, equal {ok}", flush=True)
         if k == a.log_sizes[0]:
             piece_us = pieces(be, x)
             print("host us per call:", json.dumps(piece_us), flush=True)
@@ -164,7 +172,7 @@ def main() -> int:
             cp.cuda.Device().synchronize()
             s = io.StringIO()
             pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(25)
-            prof = f"== 2^{k}: {a.calls} product calls, driver launches\n{s.getvalue()}"
+            prof = f"== 2^{k}: {a.calls} product calls, overlapped driver launches\n{s.getvalue()}"
         x = out = tmp = None   # freed before the next size
         pool.free_all_blocks()
     peer = []
@@ -173,17 +181,16 @@ def main() -> int:
         peer = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
         nn = {d["log"]: d["back_to_back_ms"] for d in peer if d.get("order") == "NN"}
         print("peer:", p.stderr.strip()[-300:], flush=True)
-        print(f"{'2^k':>4} {'product drv':>12} {'product raw':>12} {'floor drv':>10} {'graph':>8} {'peer NN':>9} "
-              f"{'prod/peer':>9} {'floor/peer':>10}")
+        cols = ("product_overlap", "product_driver", "floor_overlap", "floor_driver", "graph")
+        print(f"{'2^k':>4} " + " ".join(f"{c:>15}" for c in cols) + f" {'peer NN':>9}  (ms; / peer)")
         for row in rows:
             if row["log_size"] not in nn:
                 continue
             row["peer_nn_ms"] = nn[row["log_size"]]
-            for mode in ("product_driver", "product_raw", "floor_driver", "graph"):
+            for mode in cols:
                 row[f"{mode}_vs_peer"] = round(row[f"{mode}_ms"] / row["peer_nn_ms"], 4)
-            print(f"{row['log_size']:>4} {row['product_driver_ms']:>12.4f} {row['product_raw_ms']:>12.4f} "
-                  f"{row['floor_driver_ms']:>10.4f} {row['graph_ms']:>8.4f} {row['peer_nn_ms']:>9.4f} "
-                  f"{row['product_driver_vs_peer']:>9.3f} {row['floor_driver_vs_peer']:>10.3f}")
+            print(f"{row['log_size']:>4} " + " ".join(f"{row[c + '_ms']:>8.4f} {row[c + '_vs_peer']:>6.3f}" for c in cols)
+                  + f" {row['peer_nn_ms']:>9.4f}")
     res = {"device": cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)["name"].decode(), "commit": commit,
            "cupy": cp.__version__, "repeat": a.repeat, "rows": rows, "pieces_us": piece_us, "peer": peer,
            "mismatch": bad, "gpu_pool_peak_bytes": pool_peak,

@@ -228,9 +228,20 @@ __device__ __forceinline__ void ntt_pass_radix(u32* sm, const uint4* src, uint4*
         const uint4 *__restrict__ pre_hi, const uint4 *__restrict__ pre_lo, int pre_m,                           \
         const uint4 *__restrict__ post_hi, const uint4 *__restrict__ post_lo, int post_m
 #define NTT_PASS_ARGS sm, src, dst, tw, k, K, s_hi, t, c, flags, pre_hi, pre_lo, pre_m, post_hi, post_lo, post_m
+// Programmatic dependent launch (sm_90; ntt.py launches the passes with the driver's programmatic
+// stream serialization, launch.DriverLaunch.after): a pass's blocks first wait until the kernel
+// before it in the stream has completed and its writes are visible (griddepcontrol.wait), then
+// allow the next pass to be launched (launch_dependents): its launch and block scheduling overlap
+// this pass's tail instead of following it. Without that launch attribute both are no-ops.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define NTT_GRID_DEPEND() asm volatile("griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;" ::: "memory")
+#else
+#define NTT_GRID_DEPEND()
+#endif
 // A pass kernel: NAME with __launch_bounds__ BOUNDS (threads, min blocks per SM) running BODY.
 #define NTT_PASS_KERNEL(NAME, BOUNDS, BODY)                               \
     extern "C" __global__ void __launch_bounds__ BOUNDS NAME(NTT_PASS_PARAMS) { \
         extern __shared__ u32 sm[];                                       \
+        NTT_GRID_DEPEND();                                                \
         BODY(NTT_PASS_ARGS);                                              \
     }

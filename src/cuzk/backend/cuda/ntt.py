@@ -121,6 +121,11 @@ pass before (a ticket per block, no cooperative launch): the host saved a launch
 waiting blocks slowed the device, 2^16 0.0364 against 0.0262 ms and 2^18 0.0926 against 0.0696
 into preallocated buffers, 1-3 % from 2^19."""
 
+NTT_OVERLAP = True
+"""With ``NTT_DRIVER_LAUNCH``, each pass is launched to begin before the kernel ahead of it ends
+(``launch.DriverLaunch.after``; every pass kernel waits for it before touching memory,
+``ntt.cuh`` NTT_GRID_DEPEND), else once it has ended; read at each call."""
+
 _SMEM_OPTED: dict[tuple[str, str, int], int] = {}
 """Dynamic shared-memory bytes each pass kernel (module, name, device) was allowed so far."""
 
@@ -266,11 +271,14 @@ class NTTOps(DeviceRuntime):
         if tmp is None and len(passes) > 1:
             tmp = cp.empty_like(a)
         stream = cp.cuda.get_current_stream().ptr if NTT_DRIVER_LAUNCH else None
+        overlap = NTT_OVERLAP
         src = a
         for i, p in enumerate(passes):
             dst = out if i == len(passes) - 1 else tmp
             if stream is None:
                 p.fn(p.grid, p.block, (src, dst, *p.args), shared_mem=p.smem)
+            elif overlap:
+                p.driver.after(stream, src, dst)
             else:
                 p.driver(stream, src, dst)
             src = dst
