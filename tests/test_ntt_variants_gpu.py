@@ -152,7 +152,8 @@ def test_compute_h_equal_across_variants(gpu, cpu, variant, logn):
 # --- the passes launched through the driver (ntt.NTT_DRIVER_LAUNCH, launch.DriverLaunch) ----------
 
 
-LAUNCHES = {"overlap": (True, True), "driver": (True, False), "raw": (False, False)}
+ALL = frozenset(range(ntt_mod.MAX_LOG_NTT + 1))
+LAUNCHES = {"overlap": (True, ALL), "driver": (True, frozenset()), "raw": (False, frozenset())}
 
 
 def test_driver_launch_equals_rawkernel(gpu, refs, monkeypatch):
@@ -164,14 +165,14 @@ def test_driver_launch_equals_rawkernel(gpu, refs, monkeypatch):
         got = {}
         for mode, (drv, overlap) in LAUNCHES.items():
             monkeypatch.setattr(ntt_mod, "NTT_DRIVER_LAUNCH", drv)
-            monkeypatch.setattr(ntt_mod, "NTT_OVERLAP", overlap)
+            monkeypatch.setattr(ntt_mod, "NTT_OVERLAP_LOGS", overlap)
             got[mode] = gpu.ntt(x), gpu.ntt(x, inverse=True), gpu.coset_ntt(x), gpu.coset_ntt(x, inverse=True)
         assert bool((got["overlap"][0] == y).all()) and bool((got["overlap"][1] == yi).all()), k
         for mode in ("driver", "raw"):
             for a, b in zip(got["overlap"], got[mode]):
                 assert bool((a == b).all()), (k, mode)
     monkeypatch.setattr(ntt_mod, "NTT_DRIVER_LAUNCH", True)
-    monkeypatch.setattr(ntt_mod, "NTT_OVERLAP", True)
+    monkeypatch.setattr(ntt_mod, "NTT_OVERLAP_LOGS", ALL)
     s = cp.cuda.Stream(non_blocking=True)
     with s:
         outs = [(k, gpu.ntt(refs[k][0])) for _ in range(20) for k in (16, 18, 20)]

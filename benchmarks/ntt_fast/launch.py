@@ -48,12 +48,13 @@ from cuzk.backend.cuda import CUDABackend
 from cuzk.backend.cuda import ntt as ntt_mod
 from cuzk.bench.kernels import back_to_back, seeded_device
 
-MODES = {"overlap": (True, True), "driver": (True, False), "raw": (False, False)}
-"""Launch modes: (``NTT_DRIVER_LAUNCH``, ``NTT_OVERLAP``)."""
+ALL = frozenset(range(ntt_mod.MAX_LOG_NTT + 1))
+MODES = {"overlap": (True, ALL), "driver": (True, frozenset()), "raw": (False, frozenset())}
+"""Launch modes: (``NTT_DRIVER_LAUNCH``, ``NTT_OVERLAP_LOGS``)."""
 
 
 def use(mode: str) -> None:
-    ntt_mod.NTT_DRIVER_LAUNCH, ntt_mod.NTT_OVERLAP = MODES[mode]
+    ntt_mod.NTT_DRIVER_LAUNCH, ntt_mod.NTT_OVERLAP_LOGS = MODES[mode]
 
 
 def log_sizes(text: str) -> list[int]:

@@ -121,10 +121,17 @@ pass before (a ticket per block, no cooperative launch): the host saved a launch
 waiting blocks slowed the device, 2^16 0.0364 against 0.0262 ms and 2^18 0.0926 against 0.0696
 into preallocated buffers, 1-3 % from 2^19."""
 
-NTT_OVERLAP = True
-"""With ``NTT_DRIVER_LAUNCH``, each pass is launched to begin before the kernel ahead of it ends
-(``launch.DriverLaunch.after``; every pass kernel waits for it before touching memory,
-``ntt.cuh`` NTT_GRID_DEPEND), else once it has ended; read at each call."""
+NTT_OVERLAP_LOGS: frozenset = frozenset({16, 19, 20, 21})
+"""Transform lengths 2^k (of a row) whose passes are launched to begin before the kernel ahead of
+them ends (programmatic dependent launch: ``launch.DriverLaunch.after``; every pass kernel waits
+for that kernel before it touches memory, ``ntt.cuh`` NTT_GRID_DEPEND); needs
+``NTT_DRIVER_LAUNCH``; read at each call. Where it was faster into preallocated buffers in both
+runs on an H100 (benchmarks/results/2026-12-06-stop52, calls 5 and 6, ms back to back, with /
+without): 2^16 0.0242 / 0.0258 and 0.0244 / 0.0262 (sppark 0.0263, 0.0264), 2^19 0.1272 / 0.1308
+and 0.1277 / 0.1325, 2^20 0.2415 / 0.2478 and 0.2425 / 0.2496, 2^21 0.4833 / 0.4879 and 0.4854 /
+0.4901. Not at 2^18 (0.0879 / 0.0690 and 0.0880 / 0.0698: the next pass's 1,024 blocks are all
+resident early and slow the one ahead) nor 2^17 (0.0442 / 0.0415, then 0.0395 / 0.0423); within
+0.5 % from 2^22. The launch costs the host more (ctypes' ``cuLaunchKernelEx``: about 1 µs a pass)."""
 
 _SMEM_OPTED: dict[tuple[str, str, int], int] = {}
 """Dynamic shared-memory bytes each pass kernel (module, name, device) was allowed so far."""
@@ -271,7 +278,7 @@ class NTTOps(DeviceRuntime):
         if tmp is None and len(passes) > 1:
             tmp = cp.empty_like(a)
         stream = cp.cuda.get_current_stream().ptr if NTT_DRIVER_LAUNCH else None
-        overlap = NTT_OVERLAP
+        overlap = k in NTT_OVERLAP_LOGS
         src = a
         for i, p in enumerate(passes):
             dst = out if i == len(passes) - 1 else tmp
