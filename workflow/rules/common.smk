@@ -798,10 +798,10 @@ def cuda_unavailable_before_run():
     ):
         return
     from cuzk.backend.base import BackendUnavailableError
-    from cuzk.backend.cuda.runtime import _cupy
+    from cuzk.backend.cuda import require_cuda
 
     try:
-        _cupy()
+        require_cuda()
     except BackendUnavailableError as e:
         if workflow.dryrun:
             logger.warning(f"cuzk: {CONFIG_NAME}: backend: cuda, but on this host {e}")

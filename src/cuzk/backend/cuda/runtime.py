@@ -49,11 +49,19 @@ _SOURCES = ("ff.cuh", "fr.cuh", "fq.cuh", "xyzz.cuh", "msm_affine.cuh", "g1.cuh"
 def cuda_available() -> bool:
     """True when CuPy imports and sees at least one CUDA device (never raises)."""
     try:
-        import cupy  # noqa: F401  (CuPy is optional: imported on use)
-
-        return cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:
+        _cupy()
+    except BackendUnavailableError:
         return False
+    return True
+
+
+def require_cuda() -> None:
+    """Checks that the cuda backend can run here (CuPy imports and sees a CUDA device).
+
+    Raises:
+        BackendUnavailableError: naming what is missing.
+    """
+    _cupy()
 
 
 def _cupy():
