@@ -158,6 +158,28 @@ def test_variants_known():
                 assert ntt_device_bytes(n, twiddles=False) >= 2 * n * 32, (v, k)
 
 
+def test_factor_args():
+    """``ntt._factor_args``: a pass's flags and tables for no factor (twiddles in the slots, no
+    flag), a table without lo (its flag alone, twiddles in lo's slot) and one with lo (both
+    flags), for the input (PRE) and output (POST) factors."""
+    from cuzk.backend.cuda.ntt import _factor_args
+
+    tw, hi, lo = object(), object(), object()
+    for flag, lo_flag in ((_NTT_PRE, _NTT_PRE_LO), (_NTT_POST, _NTT_POST_LO)):
+        assert _factor_args(None, flag, lo_flag, tw) == (0, tw, tw, 0)
+        assert _factor_args((hi, None, 7), flag, lo_flag, tw) == (flag, hi, tw, 7)
+        assert _factor_args((hi, lo, 5), flag, lo_flag, tw) == (flag | lo_flag, hi, lo, 5)
+
+
+def test_log_range():
+    """``cuzk.bench.kernels.log_range``: a range with both ends, a list, a bad part refused."""
+    from cuzk.bench.kernels import log_range
+
+    assert log_range("16-19") == [16, 17, 18, 19] and log_range("16,20,27") == [16, 20, 27] and log_range("5") == [5]
+    with pytest.raises(ValueError):
+        log_range("16-x")
+
+
 def test_ntt_variant_specs(monkeypatch):
     """``cuzk.bench.kernels.ntt_variant``: a known name as it is, ``NAME@B:T`` added as NAME's kernel
     with blocks of 2^B and at most T stages a pass, an unknown NAME or a bare unknown name refused."""

@@ -39,21 +39,13 @@ import cupy as cp
 from cuzk.backend.cuda import CUDABackend
 from cuzk.backend.cuda import ntt as ntt_mod
 from cuzk.backend.cuda.plan import _ntt_plan
-from cuzk.bench.kernels import back_to_back, ntt_variant, seeded_device
+from cuzk.bench.kernels import back_to_back, log_range, ntt_variant, seeded_device
 from cuzk.field import FR
-
-
-def log_sizes(text: str) -> list[int]:
-    """'16-27' or '16,20,24' -> list of ints."""
-    if "-" in text:
-        lo, hi = text.split("-")
-        return list(range(int(lo), int(hi) + 1))
-    return [int(v) for v in text.split(",")]
 
 
 ap = argparse.ArgumentParser()
 ap.add_argument("out", help="JSON path")
-ap.add_argument("--log-sizes", type=log_sizes, default=list(range(16, 28)))
+ap.add_argument("--log-sizes", type=log_range, default=list(range(16, 28)))
 ap.add_argument("--variants", type=lambda t: t.split(","), default=list(ntt_mod.NTT_VARIANTS))
 ap.add_argument("--repeat", type=int, default=7)
 ap.add_argument("--budget", type=float, default=130.0, help="seconds for the whole run")

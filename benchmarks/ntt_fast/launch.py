@@ -40,13 +40,12 @@ import resource
 import statistics
 import subprocess
 import sys
-import time
 
 import cupy as cp
 
 from cuzk.backend.cuda import CUDABackend
 from cuzk.backend.cuda import ntt as ntt_mod
-from cuzk.bench.kernels import back_to_back, seeded_device
+from cuzk.bench.kernels import back_to_back, host_per_call, log_range, seeded_device
 
 ALL = frozenset(range(ntt_mod.MAX_LOG_NTT + 1))
 MODES = {"overlap": (True, ALL), "driver": (True, frozenset()), "raw": (False, frozenset())}
@@ -55,24 +54,6 @@ MODES = {"overlap": (True, ALL), "driver": (True, frozenset()), "raw": (False, f
 
 def use(mode: str) -> None:
     ntt_mod.NTT_DRIVER_LAUNCH, ntt_mod.NTT_OVERLAP_LOGS = MODES[mode]
-
-
-def log_sizes(text: str) -> list[int]:
-    """'16-27' or '16,20' -> list of ints."""
-    if "-" in text:
-        lo, hi = text.split("-")
-        return list(range(int(lo), int(hi) + 1))
-    return [int(v) for v in text.split(",")]
-
-
-def host_per_call(fn, calls: int) -> float:
-    """Host seconds per call of ``calls`` calls, the device synchronized before and once after."""
-    cp.cuda.Device().synchronize()
-    t = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    cp.cuda.Device().synchronize()
-    return (time.perf_counter() - t) / calls
 
 
 def graph_ms(fn, count: int) -> float:
@@ -118,7 +99,7 @@ def pieces(be, x, calls: int = 100) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
-    ap.add_argument("--log-sizes", type=log_sizes, default=list(range(16, 28)))
+    ap.add_argument("--log-sizes", type=log_range, default=list(range(16, 28)))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--peer", default="")

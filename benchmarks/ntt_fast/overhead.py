@@ -20,23 +20,12 @@ import cProfile
 import io
 import json
 import pstats
-import time
 
 import cupy as cp
 
 from cuzk.backend.cuda import CUDABackend
 from cuzk.backend.cuda import ntt as ntt_mod
-from cuzk.bench.kernels import back_to_back, seeded_device
-
-
-def per_call(fn, calls: int) -> float:
-    """Host seconds per call of ``calls`` calls, the device synchronized before and once after."""
-    cp.cuda.Device().synchronize()
-    t = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    cp.cuda.Device().synchronize()
-    return (time.perf_counter() - t) / calls
+from cuzk.bench.kernels import back_to_back, host_per_call as per_call, seeded_device
 
 
 def main():

@@ -187,6 +187,32 @@ def back_to_back(fn, count: int) -> float:
     return _time_events(lambda: [fn() for _ in range(count)], 1, warm=1)[0] / count
 
 
+def log_range(text: str) -> list[int]:
+    """Log2 sizes from ``"16-27"`` (a range, both ends in) or ``"16,20,24"`` (a list), for the
+    benchmark scripts' ``--log-sizes``.
+
+    Raises:
+        ValueError: a part is not an integer.
+    """
+    if "-" in text:
+        lo, hi = text.split("-")
+        return list(range(int(lo), int(hi) + 1))
+    return [int(v) for v in text.split(",")]
+
+
+def host_per_call(fn, calls: int) -> float:
+    """Host seconds per call of ``calls`` calls of fn, the device synchronized before and once
+    after (the device's time instead when its queue fills or the last kernels are long)."""
+    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
+
+    cp.cuda.Device().synchronize()
+    t = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    cp.cuda.Device().synchronize()
+    return (time.perf_counter() - t) / calls
+
+
 def ntt_variant(spec: str) -> str:
     """``spec`` as a key of ``cuzk.backend.cuda.ntt.NTT_VARIANTS``: a name there, or ``NAME@B:T``,
     variant NAME with blocks of 2^B elements and at most T stages a pass before the last (its plan
@@ -607,4 +633,5 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
     return result
 
 
-__all__ = ["KINDS", "alternated", "back_to_back", "bench_kernels", "kernels_ok", "mode_rows", "ntt_variant", "seeded_device"]
+__all__ = ["KINDS", "alternated", "back_to_back", "bench_kernels", "host_per_call", "kernels_ok", "log_range", "mode_rows",
+           "ntt_variant", "seeded_device"]

@@ -149,6 +149,14 @@ def _pass_kernel(cp, module: str, name: str, plan):
     return fn
 
 
+def _factor_args(f, flag: int, lo_flag: int, tw) -> tuple:
+    """(flags, hi, lo, m) of a pass for the factor tables f (a ``_factor_tables`` triple or None):
+    ``flag``, with ``lo_flag`` when f has a lo table; ``tw`` fills the unused table slots."""
+    if f is None:
+        return 0, tw, tw, 0
+    return flag | (lo_flag if f[1] is not None else 0), f[0], tw if f[1] is None else f[1], f[2]
+
+
 class _NTTPass(NamedTuple):
     """One pass launch of ``_ntt`` for one shape: the RawKernel with its grid, block, shared memory
     and the arguments after (src, dst), and the same launch as a ``DriverLaunch``."""
@@ -305,21 +313,9 @@ class NTTOps(DeviceRuntime):
         var = NTT_VARIANTS[vname]
         plan = _ntt_plan(k, var.block_log, var.max_t)
         fn = _pass_kernel(cp, var.module, var.kernel, plan)
-        pre_hi = pre_lo = post_hi = post_lo = tw
-        first = pre_m = post_m = 0
-        if pre is not None:
-            first |= _NTT_PRE
-            pre_hi, pre_m = pre[0], pre[2]
-            if pre[1] is not None:
-                first |= _NTT_PRE_LO
-                pre_lo = pre[1]
-        last = _NTT_LAST | (_NTT_INV if inverse else 0) | (_NTT_SUB if sub else 0)
-        if post is not None:
-            last |= _NTT_POST
-            post_hi, post_m = post[0], post[2]
-            if post[1] is not None:
-                last |= _NTT_POST_LO
-                post_lo = post[1]
+        first, pre_hi, pre_lo, pre_m = _factor_args(pre, _NTT_PRE, _NTT_PRE_LO, tw)
+        last, post_hi, post_lo, post_m = _factor_args(post, _NTT_POST, _NTT_POST_LO, tw)
+        last |= _NTT_LAST | (_NTT_INV if inverse else 0) | (_NTT_SUB if sub else 0)
         passes = []
         for i, (s_hi, t, c) in enumerate(plan):
             E = 1 << (t + c)
