@@ -227,6 +227,7 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
             self._alloc.watchers.discard(self)
         self._tw.clear()
         self._tables.clear()
+        self._ntt_launches.clear()   # they hold twiddles and tables too
         self._csr.clear()
         self._csr32.clear()
         self.cp.get_default_pinned_memory_pool().free_all_blocks()   # offloaded scalars' pinned blocks

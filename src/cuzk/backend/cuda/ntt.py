@@ -220,6 +220,7 @@ class NTTOps(DeviceRuntime):
                 t = (self._upload_mont_host(hi), self._upload_mont_host(lo), m)
             if len(self._tables) > 64:
                 self._tables.clear()
+                self._ntt_launches.clear()   # their arguments hold the tables
             self._tables[key] = t
         return t
 
