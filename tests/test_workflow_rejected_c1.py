@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from cuzk.circuits.registry import shape_by_name
+from cuzk.groth16.setup import DEV_SETUP_WARNING
 from cuzk.sector import filecoin_c1 as fc
 from cuzk.sector.jsondoc import rejection, write_doc
 from cuzk.sector.porep_c1 import seal_and_prove
@@ -69,6 +70,9 @@ def test_a_rejected_c1_leaves_its_batch_mate_proved(tmp_path):
     res = tmp_path / "results"
     out, log = _run(tmp_path, c1s)
     assert out.returncode != 0, log[-4000:]
+    # the development-keys warning on the console once, in the run whose setup (behind the
+    # checks' checkpoints) makes the key; not in the runs after
+    assert log.count(DEV_SETUP_WARNING) == 1, log[-3000:]
     # the bad C1's check succeeded as a job, with the reason in its record
     why = rejection(res / "c1" / "8.checked.json")
     assert why is not None and str(c1s[8]) in why and "comm_d" in why, why
@@ -92,6 +96,7 @@ def test_a_rejected_c1_leaves_its_batch_mate_proved(tmp_path):
     out2, log2 = _run(tmp_path, c1s)
     assert out2.returncode != 0 and "rejected by its check" in (res / "logs" / "verify" / "8.log").read_text()
     assert "rule prove:" not in log2 and "rule synthesize:" not in log2 and "checkpoint check_c1:" not in log2, log2[-3000:]
+    assert DEV_SETUP_WARNING not in log2
     assert {p: p.stat().st_mtime_ns for p in before} == before
     # the reverify target checks the one proof there is (none is looked for the rejected sector)
     rv, rvlog = _run(tmp_path, c1s, "reverify")

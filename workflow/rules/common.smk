@@ -783,10 +783,24 @@ def stop_before_run(error):
 
 def warn_development_keys():
     """The development-parameters warning on the console, once per run in which a setup job
-    runs (the DAG's jobs to run, known at onstart; not for reverify or bench_all). Setup's own
-    warning goes to its log file only."""
+    runs (the DAG's jobs to run, known at onstart; not for reverify or bench_all). A PoRep
+    setup waits on its sectors' check_c1 checkpoints, so it is not among those jobs until they
+    have run: with a check to run and a key of the config still to make (``_planned_jobs``), the
+    run warns too (also when every C1 is then rejected). Setup's own warning goes to its log
+    file only."""
     dag = getattr(workflow, "dag", None)  # Snakemake's; warn when it cannot tell
-    if dag is None or any(j.rule.name == "setup" for j in dag.needrun_jobs()):
+    rules = None if dag is None else {j.rule.name for j in dag.needrun_jobs()}
+    if (
+        rules is None
+        or "setup" in rules
+        or (
+            rules & {"check_c1", "import_c1"}
+            and any(
+                step == "setup" and not os.path.exists(out)
+                for _rule, step, _sh, _t, _b, out, *_n in _planned_jobs()
+            )
+        )
+    ):
         logger.warning(DEV_SETUP_WARNING)
 
 
