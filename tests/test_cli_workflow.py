@@ -147,6 +147,8 @@ def test_schema_rejects_bad_config(snakemake_cli, default_config, tmp_path):
     out = r.stderr + r.stdout
     assert r.returncode != 0 and "'thread' was unexpected" in out, out[-2000:]
     assert "Failed validating" not in out and len(out.splitlines()) < 40, out
+    # one cuzk error naming the file, not Snakemake's frame of the .smk file and line
+    assert f"cuzk: ConfigError: {cfg}" in out and "WorkflowError" not in out and "config.smk" not in out, out
 
 
 def test_lint_and_format(snakemake_cli):

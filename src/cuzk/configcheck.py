@@ -17,6 +17,13 @@ import os
 
 import jsonschema
 
+from .errors import CuzkError
+
+
+class ConfigError(CuzkError, ValueError):
+    """A workflow configuration that does not fit its schema; names the file and every problem."""
+
+
 _TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine_many({
     "integer": lambda _, x: isinstance(x, int) and not isinstance(x, bool),
     "number": lambda _, x: isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x),
@@ -67,4 +74,4 @@ def config_problems(config: dict, schema: dict) -> list[str]:
     return [line for _, line in sorted(out, key=lambda t: t[0])]
 
 
-__all__ = ["config_problems"]
+__all__ = ["ConfigError", "config_problems"]

@@ -773,14 +773,6 @@ def bench_prove_mb(wildcards, threads):
 # --- checks while the DAG is built ---------------------------------------------------------------
 
 
-def stop_before_run(error):
-    """Stop the run while the DAG is built with ``error`` (a CuzkError) as one message: logged,
-    then SystemExit, which Snakemake's input-function wrapper does not catch (a WorkflowError
-    would arrive as an InputFunctionException of rule all, traceback included)."""
-    logger.error(f"cuzk: {type(error).__name__}: {error}")
-    raise SystemExit(1)
-
-
 def warn_development_keys():
     """The development-parameters warning on the console, once per run in which a setup job
     runs (the DAG's jobs to run, known at onstart; not for reverify or bench_all). A PoRep

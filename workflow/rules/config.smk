@@ -3,9 +3,10 @@
 import os
 
 from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger
 from snakemake.utils import validate
 
-from cuzk.configcheck import config_problems
+from cuzk.configcheck import ConfigError, config_problems
 
 CONFIG_SCHEMA = os.path.join(
     workflow.basedir, "workflow", "schemas", "config.schema.yaml"
@@ -23,10 +24,21 @@ def _schema():
 CONFIG_NAME = ", ".join(map(str, workflow.overwrite_configfiles)) or "config.yaml"
 
 
+def stop_before_run(error):
+    """Stop the run before any job with ``error`` (a CuzkError) as its message: logged, then
+    SystemExit, which neither the Snakefile's parsing nor Snakemake's input-function wrapper
+    turns into a traceback (a WorkflowError would arrive framed by the .smk file and line, or as
+    an InputFunctionException of rule all)."""
+    logger.error(f"cuzk: {type(error).__name__}: {error}")
+    raise SystemExit(1)
+
+
 def _refuse(problems):
-    raise WorkflowError(
-        f"{CONFIG_NAME} (with any --config) does not fit workflow/schemas/config.schema.yaml:\n"
-        + "\n".join(problems)
+    stop_before_run(
+        ConfigError(
+            f"{CONFIG_NAME} (with any --config) does not fit workflow/schemas/config.schema.yaml:\n"
+            + "\n".join(problems)
+        )
     )
 
 
