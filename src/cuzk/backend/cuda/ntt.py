@@ -125,7 +125,8 @@ NTT_OVERLAP_LOGS: frozenset = frozenset({16, 19, 20, 21})
 """Transform lengths 2^k (of a row) whose passes are launched to begin before the kernel ahead of
 them ends (programmatic dependent launch: ``launch.DriverLaunch.after``; every pass kernel waits
 for that kernel before it touches memory, ``ntt.cuh`` NTT_GRID_DEPEND); needs
-``NTT_DRIVER_LAUNCH``; read at each call. Where it was faster into preallocated buffers in both
+``NTT_DRIVER_LAUNCH`` and a device of compute capability 9.0 or later (the wait is compiled
+there only); read at each call. Where it was faster into preallocated buffers in both
 runs on an H100 (benchmarks/results/2026-12-06-stop52, calls 5 and 6, ms back to back, with /
 without): 2^16 0.0242 / 0.0258 and 0.0244 / 0.0262 (sppark 0.0263, 0.0264), 2^19 0.1272 / 0.1308
 and 0.1277 / 0.1325, 2^20 0.2415 / 0.2478 and 0.2425 / 0.2496, 2^21 0.4833 / 0.4879 and 0.4854 /
@@ -159,7 +160,8 @@ def _factor_args(f, flag: int, lo_flag: int, tw) -> tuple:
 
 class _NTTPass(NamedTuple):
     """One pass launch of ``_ntt`` for one shape: the RawKernel with its grid, block, shared memory
-    and the arguments after (src, dst), and the same launch as a ``DriverLaunch``."""
+    and the arguments after (src, dst), the same launch as a ``DriverLaunch``, and whether the
+    device runs the kernels' dependent-launch wait (sm_90 and later: ``NTT_OVERLAP_LOGS`` applies)."""
 
     fn: object
     grid: tuple
@@ -167,6 +169,7 @@ class _NTTPass(NamedTuple):
     smem: int
     args: tuple
     driver: DriverLaunch
+    overlap_ok: bool
 
 
 def h_factors(m: int, n: int) -> tuple:
@@ -287,7 +290,7 @@ class NTTOps(DeviceRuntime):
         if tmp is None and len(passes) > 1:
             tmp = cp.empty_like(a)
         stream = cp.cuda.get_current_stream().ptr if NTT_DRIVER_LAUNCH else None
-        overlap = k in NTT_OVERLAP_LOGS
+        overlap = k in NTT_OVERLAP_LOGS and passes[0].overlap_ok
         src = a
         for i, p in enumerate(passes):
             dst = out if i == len(passes) - 1 else tmp
@@ -317,6 +320,9 @@ class NTTOps(DeviceRuntime):
         first, pre_hi, pre_lo, pre_m = _factor_args(pre, _NTT_PRE, _NTT_PRE_LO, tw)
         last, post_hi, post_lo, post_m = _factor_args(post, _NTT_POST, _NTT_POST_LO, tw)
         last |= _NTT_LAST | (_NTT_INV if inverse else 0) | (_NTT_SUB if sub else 0)
+        # griddepcontrol (ntt.cuh NTT_GRID_DEPEND) is compiled for sm_90 up only: elsewhere a pass
+        # must not begin before the one ahead has ended
+        overlap_ok = int(cp.cuda.Device().compute_capability) >= 90
         passes = []
         for i, (s_hi, t, c) in enumerate(plan):
             E = 1 << (t + c)
@@ -324,7 +330,8 @@ class NTTOps(DeviceRuntime):
             args = (tw, _i32(k), _i32(k), _i32(s_hi), _i32(t), _i32(c), _i32(flags),
                     pre_hi, pre_lo, _i32(pre_m), post_hi, post_lo, _i32(post_m))
             grid, block = rows * (1 << k) // E, max(1, min(_NTT_THREADS, E >> var.radix_log))
-            passes.append(_NTTPass(fn, (grid,), (block,), E * 32, args, DriverLaunch(fn, grid, block, E * 32, 2, args)))
+            passes.append(_NTTPass(fn, (grid,), (block,), E * 32, args, DriverLaunch(fn, grid, block, E * 32, 2, args),
+                                   overlap_ok))
         if len(self._ntt_launches) > 256:
             self._ntt_launches.clear()
         self._ntt_launches[key] = (pre, post, tuple(passes))
