@@ -179,3 +179,14 @@ def test_driver_launch_equals_rawkernel(gpu, refs, monkeypatch):
     s.synchronize()
     for k, got in outs:
         assert bool((got == refs[k][1]).all()), k
+
+
+def test_launch_records_released_and_overlap_on_sm90(refs):
+    """A backend's launch records hold its twiddles and tables: ``close`` drops them with those.
+    Dependent launches are allowed (``overlap_ok``) exactly on compute capability 9.0 and up."""
+    with CUDABackend() as g:
+        x, y, _ = refs[16]
+        assert bool((g.ntt(x) == y).all())
+        recs = list(g._ntt_launches.values())
+        assert recs and all(p.overlap_ok == (int(cp.cuda.Device().compute_capability) >= 90) for r in recs for p in r[2])
+    assert g._ntt_launches == {} and g._tw == {}
