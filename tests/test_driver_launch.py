@@ -97,3 +97,20 @@ def test_after_passes_the_programmatic_launch_attribute(monkeypatch):
     monkeypatch.setattr(launch, "_cupy", lambda: SimpleNamespace(cuda=SimpleNamespace(driver=SimpleNamespace(CUDADriverError=DriverError))))
     with pytest.raises(DriverError):
         dl.after(0x79, fake_array(0xC000), fake_array(0xD000))
+
+
+def test_raw_makes_the_same_launch_by_cupy():
+    """``raw``: CuPy's RawKernel call with the same grid, block, shared memory and arguments, the
+    call's arrays first and the fixed ones (as given, CuPy converts them) after."""
+    calls = []
+
+    class Kernel:
+        kernel = SimpleNamespace(ptr=0x10)
+
+        def __call__(self, grid, block, args, shared_mem=0):
+            calls.append((grid, block, args, shared_mem))
+
+    table, a, b = fake_array(0x1000), fake_array(0x2000), fake_array(0x3000)
+    fixed = (table, np.int32(3))
+    launch.DriverLaunch(Kernel(), 12, 64, 2048, 2, fixed).raw(a, b)
+    assert calls == [((12,), (64,), (a, b, table, np.int32(3)), 2048)]

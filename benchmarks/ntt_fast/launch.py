@@ -81,14 +81,14 @@ def pieces(be, x, calls: int = 100) -> dict:
     then wait for the kernels)."""
     out, tmp = cp.empty_like(x), cp.empty_like(x)
     k = x.shape[0].bit_length() - 1
-    p = be._ntt_passes(k, 1, False, None, None, False)[0]
+    p = be._ntt_passes(k, 1, False, None, None, False)[0][0]
     use("overlap")
     stream = cp.cuda.get_current_stream().ptr
     probes = {
         "empty_like": lambda: cp.empty_like(x),
         "get_current_stream": lambda: cp.cuda.get_current_stream().ptr,
-        "pass_driver": lambda: p.driver(stream, x, out),
-        "pass_rawkernel": lambda: p.fn(p.grid, p.block, (x, out, *p.args), shared_mem=p.smem),
+        "pass_driver": lambda: p(stream, x, out),
+        "pass_rawkernel": lambda: p.raw(x, out),
         "ntt_passes_lookup": lambda: be._ntt_passes(k, 1, False, None, None, False),
         "floor_call": lambda: be._ntt(x, False, out=out, tmp=tmp),
         "product_call": lambda: be.ntt(x),
@@ -134,7 +134,7 @@ def main() -> int:
         runs["graph_ms"] = [graph_ms(floor, count)]
         use("overlap")
         pool_peak = max(pool_peak, int(pool.total_bytes()))
-        row = {"log_size": k, "equal": ok, "count": count, "passes": len(be._ntt_passes(k, 1, False, None, None, False))}
+        row = {"log_size": k, "equal": ok, "count": count, "passes": len(be._ntt_passes(k, 1, False, None, None, False)[0])}
         row |= {name: round(statistics.median(v), 5) for name, v in runs.items()}
         row["product_ratio"] = round(row["product_overlap_ms"] / row["product_raw_ms"], 4)
         row["runs"] = runs

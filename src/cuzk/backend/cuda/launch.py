@@ -51,7 +51,7 @@ class DriverLaunch:
     the first ``arrays`` (device arrays) and the stream. CuPy's ``RawKernel.__call__`` converts
     every argument at each launch; here the argument block is built once and a call writes the
     array pointers into it: a small NTT's host time is its launches (stop 48,
-    ``benchmarks/ntt_fast/overhead.py``).
+    ``benchmarks/ntt_fast/overhead.py``). ``raw`` makes the same launch by CuPy's call (A/B).
 
     Args:
         kernel: a CuPy RawKernel (its function on the current device is launched).
@@ -67,9 +67,11 @@ class DriverLaunch:
         TypeError: a fixed argument of another type.
     """
 
-    __slots__ = ("_fn", "_grid", "_block", "_smem", "_slots", "_params", "_addr", "_keep", "_cfg", "_cfg_addr")
+    __slots__ = ("_kernel", "_fixed", "_fn", "_grid", "_block", "_smem", "_slots", "_params", "_addr", "_keep", "_cfg",
+                 "_cfg_addr")
 
     def __init__(self, kernel, grid: int, block: int, smem: int, arrays: int, fixed: tuple):
+        self._kernel, self._fixed = kernel, tuple(fixed)
         self._fn = kernel.kernel.ptr
         self._grid, self._block, self._smem = int(grid), int(block), int(smem)
         self._slots = [ctypes.c_void_p() for _ in range(arrays)]
@@ -87,13 +89,17 @@ class DriverLaunch:
         attr.value[0] = 1
         self._cfg = _LaunchConfig((self._grid, 1, 1), (self._block, 1, 1), self._smem, None, ctypes.pointer(attr), 1)
         self._cfg_addr = ctypes.addressof(self._cfg)
-        self._keep = (vals, fixed, attr)
+        self._keep = (vals, attr)
 
     def __call__(self, stream: int, *arrays) -> None:
         """Launch on ``stream`` (a CUDA stream handle: ``Stream.ptr``) with ``arrays`` first."""
         for slot, a in zip(self._slots, arrays):
             slot.value = a.data.ptr
         _launch_kernel()(self._fn, self._grid, 1, 1, self._block, 1, 1, self._smem, stream, self._addr, 0)
+
+    def raw(self, *arrays) -> None:
+        """The same launch by CuPy's ``RawKernel`` call, on the current stream."""
+        self._kernel((self._grid,), (self._block,), (*arrays, *self._fixed), shared_mem=self._smem)
 
     def after(self, stream: int, *arrays) -> None:
         """As a call, but the launch may begin before the kernel ahead of it in ``stream`` ends

@@ -158,20 +158,6 @@ def _factor_args(f, flag: int, lo_flag: int, tw) -> tuple:
     return flag | (lo_flag if f[1] is not None else 0), f[0], tw if f[1] is None else f[1], f[2]
 
 
-class _NTTPass(NamedTuple):
-    """One pass launch of ``_ntt`` for one shape: the RawKernel with its grid, block, shared memory
-    and the arguments after (src, dst), the same launch as a ``DriverLaunch``, and whether the
-    device runs the kernels' dependent-launch wait (sm_90 and later: ``NTT_OVERLAP_LOGS`` applies)."""
-
-    fn: object
-    grid: tuple
-    block: tuple
-    smem: int
-    args: tuple
-    driver: DriverLaunch
-    overlap_ok: bool
-
-
 def h_factors(m: int, n: int) -> tuple:
     """compute_h's three factors f(i) = c·x^i for a domain of m = 2^k elements (Z(x) = x^n − 1,
     g = ``FR.generator``), as (x, c) pairs of ints: m⁻¹·g^i into the coset (the last pass of each
@@ -286,33 +272,35 @@ class NTTOps(DeviceRuntime):
                     y = self.mul(y, f[0][:1])
             out[...] = self.sub(y, out) if sub else y
             return out
-        passes = self._ntt_passes(k, rows, inverse, pre, post, sub)
+        passes, overlap_ok = self._ntt_passes(k, rows, inverse, pre, post, sub)
         if tmp is None and len(passes) > 1:
             tmp = cp.empty_like(a)
         stream = cp.cuda.get_current_stream().ptr if NTT_DRIVER_LAUNCH else None
-        overlap = k in NTT_OVERLAP_LOGS and passes[0].overlap_ok
+        overlap = k in NTT_OVERLAP_LOGS and overlap_ok
         src = a
         for i, p in enumerate(passes):
             dst = out if i == len(passes) - 1 else tmp
             if stream is None:
-                p.fn(p.grid, p.block, (src, dst, *p.args), shared_mem=p.smem)
+                p.raw(src, dst)
             elif overlap:
-                p.driver.after(stream, src, dst)
+                p.after(stream, src, dst)
             else:
-                p.driver(stream, src, dst)
+                p(stream, src, dst)
             src = dst
         return out
 
     def _ntt_passes(self, k: int, rows: int, inverse: bool, pre, post, sub: bool) -> tuple:
-        """``_ntt``'s pass launches (``_NTTPass``) for this shape, built once per shape, device and
-        thread (``DriverLaunch`` blocks are per thread): variant ``NTT_VARIANT_BY_LOG`` or
-        ``NTT_VARIANT``, read here; pre and post are ``_factor_tables`` triples or None."""
+        """``_ntt``'s pass launches for this shape (``DriverLaunch``s, src and dst given per call)
+        and whether the device runs the kernels' dependent-launch wait (sm_90 up:
+        ``NTT_OVERLAP_LOGS`` applies), built once per shape, device and thread (a launch's argument
+        block is written at each call): variant ``NTT_VARIANT_BY_LOG`` or ``NTT_VARIANT``, read here;
+        pre and post are ``_factor_tables`` triples or None."""
         cp = self.cp
         vname = NTT_VARIANT_BY_LOG.get(k, NTT_VARIANT)
         key = (k, rows, vname, inverse, sub, id(pre), id(post), cp.cuda.runtime.getDevice(), threading.get_ident())
         rec = self._ntt_launches.get(key)
         if rec is not None and rec[0] is pre and rec[1] is post:
-            return rec[2]
+            return rec[2:]
         tw = self._twiddles(k)
         var = NTT_VARIANTS[vname]
         plan = _ntt_plan(k, var.block_log, var.max_t)
@@ -330,12 +318,11 @@ class NTTOps(DeviceRuntime):
             args = (tw, _i32(k), _i32(k), _i32(s_hi), _i32(t), _i32(c), _i32(flags),
                     pre_hi, pre_lo, _i32(pre_m), post_hi, post_lo, _i32(post_m))
             grid, block = rows * (1 << k) // E, max(1, min(_NTT_THREADS, E >> var.radix_log))
-            passes.append(_NTTPass(fn, (grid,), (block,), E * 32, args, DriverLaunch(fn, grid, block, E * 32, 2, args),
-                                   overlap_ok))
+            passes.append(DriverLaunch(fn, grid, block, E * 32, 2, args))
         if len(self._ntt_launches) > 256:
             self._ntt_launches.clear()
-        self._ntt_launches[key] = (pre, post, tuple(passes))
-        return self._ntt_launches[key][2]
+        self._ntt_launches[key] = (pre, post, tuple(passes), overlap_ok)
+        return self._ntt_launches[key][2:]
 
     # --- NTT under a device-memory limit: split (four-step) transforms, staged compute_h ----------
 
