@@ -5,7 +5,7 @@
 import os
 import re
 
-from snakemake.exceptions import IncompleteCheckpointException, WorkflowError
+from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 
 from cuzk.backend import gpu_mem_limit_bytes
@@ -318,14 +318,11 @@ def batch_shape_wc(wc):
 
 def batch_size(wc):
     """Sectors a batch proves (``batch_sids``: those whose C1 check admitted them), for the prove
-    job's memory declaration: Snakemake evaluates it when the job is scheduled, after the checks
-    (a GPU prove under gpu_mem_limit_gb declares host memory per partition in flight: at 64 GiB
-    and no host limit, a 32 GiB batch of 8 declares 781 GB, of 7 684). The configured count where
-    a check is still to run."""
-    try:
-        return len(batch_sids(wc))
-    except IncompleteCheckpointException:
-        return len(BATCHES[wc.batch])
+    job's memory declaration (a GPU prove under gpu_mem_limit_gb declares host memory per
+    partition in flight: at 64 GiB and no host limit, a 32 GiB batch of 8 declares 781 GB, of 7
+    684). The prove job exists only once its sectors' checks have run (its inputs are the admitted
+    sectors'), and Snakemake evaluates resources when it schedules a job."""
+    return len(batch_sids(wc))
 
 
 _STALE = {}
@@ -782,17 +779,8 @@ def warn_development_keys():
     file only."""
     dag = getattr(workflow, "dag", None)  # Snakemake's; warn when it cannot tell
     rules = None if dag is None else {j.rule.name for j in dag.needrun_jobs()}
-    if (
-        rules is None
-        or "setup" in rules
-        or (
-            rules & {"check_c1", "import_c1"}
-            and any(
-                step == "setup" and not os.path.exists(out)
-                for _rule, step, _sh, _t, _b, out, *_n in _planned_jobs()
-            )
-        )
-    ):
+    checks = rules is not None and rules & {"check_c1", "import_c1"}
+    if rules is None or "setup" in rules or (checks and steps_to_run("setup")):
         logger.warning(DEV_SETUP_WARNING)
 
 
@@ -803,11 +791,7 @@ def cuda_unavailable_before_run():
     under a cluster executor, whose nodes are not this host."""
     if config["backend"] != "cuda" or cluster_executor():
         return
-    gpu_steps = ("setup", "prove")
-    if not any(
-        step in gpu_steps and not os.path.exists(out)
-        for _rule, step, _sh, _t, _b, out, *_n in _planned_jobs()
-    ):
+    if not steps_to_run("setup", "prove"):
         return
     from cuzk.backend.base import BackendUnavailableError
     from cuzk.backend.cuda import require_cuda
@@ -947,6 +931,15 @@ def missing_batch_proofs():
                     and recorded_rejection(sid) is None
                 ):
                     yield R.proof(b, sid), "missing from its batch's proofs folder"
+
+
+def steps_to_run(*steps):
+    """Whether a job of one of ``steps`` that this config needs (``_planned_jobs``) has its output
+    still to make."""
+    return any(
+        step in steps and not os.path.exists(out)
+        for _rule, step, _sh, _t, _b, out, *_n in _planned_jobs()
+    )
 
 
 def _planned_jobs():
