@@ -139,6 +139,10 @@ extern "C" __global__ void popc_words(const unsigned* __restrict__ w, unsigned* 
 // 4 blocks of 256 per SM: 64 registers, no spills (without the bound ff.cuh's fp_mul rows take 80)
 NTT_PASS_KERNEL(ntt_pass, (256, 4), ntt_pass_r2)
 
+// ntt_pass with the next stage's twiddle loaded ahead (ntt.cuh ntt_pass_r2pf): the small sizes' blocks
+// of 2^8 elements, 128 threads, up to 4 blocks per SM by the bound
+NTT_PASS_KERNEL(ntt_pass_pf, (256, 2), ntt_pass_r2pf)
+
 // Radix-4 capped at 3 blocks of 256 per SM (80 registers, no spills; ntt.cuh ntt_pass_radix): 1-4 %
 // ahead of ntt_pass from 2^20 up on an H200 and an H100 (ntt.py's NTT_VARIANT_BY_LOG runs it
 // there), where ntt_pass at 5 or 6 blocks and two butterflies a thread were slower

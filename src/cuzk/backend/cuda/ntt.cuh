@@ -139,6 +139,48 @@ __device__ __forceinline__ void ntt_pass_r2(
     for (u32 e = threadIdx.x; e < (u32)E; e += blockDim.x) ntt_out(io, B.gi(e), sm_get(sm, E, e));
 }
 
+// ---- ntt_pass_r2 with each stage's twiddle loaded one stage ahead (ntt.cu's ntt_pass_pf), for
+// blocks of one butterfly a thread (blockDim = E/2: the small sizes' blocks of 2^8): the twiddle's
+// global load is issued before the stage ahead's shared-memory round trip and sync, so its latency
+// (an L2 hit at 2^16..2^18, with few warps a scheduler) is not waited on inside the stage.
+__device__ __forceinline__ fr_t ntt_r2_twiddle(const uint4* __restrict__ tw, const ntt_blk& B, int K, int s, u32 bf) {
+    const u32 q = bf >> B.c, jlow = q & ((1u << (s - B.s_lo)) - 1);
+    return fp_load<FrParams>(tw, (u64)((jlow << B.s_lo) + (B.lob << B.c) + (bf & B.cmask)) << (K - 1 - s));
+}
+
+__device__ __forceinline__ void ntt_pass_r2pf(
+    u32* sm, const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k, int K, int s_hi, int t, int c, int flags,
+    const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,
+    const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo, int post_m) {
+    const ntt_blk B(s_hi, t, c);
+    const int E = B.E, s_lo = B.s_lo;
+    if ((u32)E != 2 * blockDim.x) {   // not one butterfly a thread: the plain pass
+        ntt_pass_r2(sm, src, dst, tw, k, K, s_hi, t, c, flags, pre_hi, pre_lo, pre_m, post_hi, post_lo, post_m);
+        return;
+    }
+    const ntt_io io = NTT_IO;
+    const u32 bf = threadIdx.x, l = bf & B.cmask, q = bf >> c;
+    fr_t w = s_hi != 0 ? ntt_r2_twiddle(tw, B, K, s_hi, bf) : fr_t::one();
+    sm_put(sm, E, bf, ntt_in(io, B.gi(bf)));
+    sm_put(sm, E, bf + blockDim.x, ntt_in(io, B.gi(bf + blockDim.x)));
+    __syncthreads();
+    for (int s = s_hi; s >= s_lo; --s) {
+        const int hl = s - s_lo;
+        const u32 jlow = q & ((1u << hl) - 1), jhi = q >> hl;
+        const u32 e0 = (((jhi << (hl + 1)) + jlow) << c) + l;
+        const u32 e1 = e0 + (1u << (hl + c));
+        const fr_t u = sm_get(sm, E, e0), v = sm_get(sm, E, e1);
+        const fr_t wn = (s > s_lo && s > 1) ? ntt_r2_twiddle(tw, B, K, s - 1, bf) : w;
+        const fr_t y = s != 0 ? fp_mul(w, fp_sub_lazy(u, v)) : fp_sub(u, v);  // stage 0's twiddle is 1
+        sm_put(sm, E, e0, fp_add(u, v));
+        sm_put(sm, E, e1, y);
+        w = wn;
+        __syncthreads();
+    }
+    ntt_out(io, B.gi(bf), sm_get(sm, E, bf));
+    ntt_out(io, B.gi(bf + blockDim.x), sm_get(sm, E, bf + blockDim.x));
+}
+
 // ---- The radix-4 / radix-8 passes (ntt.cu's ntt_pass_r4o3; ntt_radix.cu's r4, r8, r8c) -----------
 // The same pass as ntt_pass (arguments, flags, block layout, element order, twiddle table), but the
 // t stages run in rounds of R = 2 or 3 stages (a first round of t mod R when R does not divide t):
