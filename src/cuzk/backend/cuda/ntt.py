@@ -60,6 +60,7 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "r4o3": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 11, 9),        # 80 registers, no spills: 3 blocks / SM
     "old-256": NTTVariant("ntt.cu", "ntt_pass", 1, 8, 8),          # small sizes: 4x the blocks of old
     "pf-256": NTTVariant("ntt.cu", "ntt_pass_pf", 1, 8, 8),      # old-256, twiddles loaded a stage ahead: 70 registers
+    "pf-128": NTTVariant("ntt.cu", "ntt_pass_pf", 1, 7, 7),      # blocks of 2^7: twice the blocks of pf-256
     "r4o3-256": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 8, 8),
     "r4o3-512": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 9),
     "r4o3-512/7": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 7),   # 2^27: 4 passes, runs of 8 elements
