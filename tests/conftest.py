@@ -48,7 +48,7 @@ def host_build(tmp_path_factory):
     def build(name: str) -> Path:
         if name not in built:
             exe = tmp_path_factory.mktemp("host") / name
-            subprocess.run([cxx, "-O1", "-std=c++17", f"-I{CUDA_SRC}", str(ROOT / "tests" / "fixtures" / f"{name}.cpp"),
+            subprocess.run([cxx, "-O1", "-std=c++17", "-pthread", f"-I{CUDA_SRC}", str(ROOT / "tests" / "fixtures" / f"{name}.cpp"),
                             "-o", str(exe)], check=True, capture_output=True, text=True)
             built[name] = exe
         return built[name]

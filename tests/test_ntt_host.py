@@ -9,6 +9,7 @@ compute_h's six-NTT schedule against the CPU backend's quotient."""
 
 from __future__ import annotations
 
+import functools
 import random
 import subprocess
 
@@ -18,7 +19,7 @@ import numpy as np
 
 from cuzk.backend import workers
 from cuzk.backend.cpu import CPUBackend
-from cuzk.backend.cuda.ntt import NTT_VARIANTS, h_factors, _NTT_INV, _NTT_LAST, _NTT_POST, _NTT_POST_LO, _NTT_PRE, _NTT_PRE_LO, _NTT_SUB
+from cuzk.backend.cuda.ntt import NTT_VARIANTS, h_factors, pass_threads, _NTT_INV, _NTT_LAST, _NTT_POST, _NTT_POST_LO, _NTT_PRE, _NTT_PRE_LO, _NTT_SUB
 from cuzk.backend.cuda.plan import _ntt_plan, ntt_device_bytes
 from cuzk.field import FR
 
@@ -74,14 +75,16 @@ def host_ntt(host_build):
     """f(x, k, inverse, pre, post, rows, block_log, max_t, kernel, plan, minuend) -> values:
     ``kernel`` (ntt_pass by default) on the host with the launches ``NTTOps._ntt`` makes (plan
     ``_ntt_plan(k, block_log, max_t)`` unless given; Montgomery limbs in and out); with
-    ``minuend`` the output array holds it first and the last pass has SUB."""
+    ``minuend`` the output array holds it first and the last pass has SUB. A block runs as one
+    thread, or with ``radix_log`` as the launch's threads (``ntt.pass_threads``; __syncthreads a
+    barrier of them)."""
     exe = host_build("ntt_host")
 
     def words(vals):
         return "".join(" ".join(f"{(v * MONT % R) >> (32 * i) & 0xFFFFFFFF:x}" for i in range(8)) + "\n" for v in vals)
 
     def run(x, k, inverse=False, pre=None, post=None, rows=1, block_log=10, max_t=8, kernel="ntt_pass", plan=None,
-            minuend=None):
+            minuend=None, radix_log=None):
         plan = plan or _ntt_plan(k, block_log, max_t)
         kr = (rows << k).bit_length() - 1   # pre indexes the whole array
         pt, qt = tables(pre, kr) if pre else None, tables(post, k) if post else None
@@ -92,7 +95,8 @@ def host_ntt(host_build):
                 flags |= _NTT_LAST | (_NTT_INV if inverse else 0)
                 flags |= _NTT_POST | (_NTT_POST_LO if qt[1] else 0) if qt else 0
                 flags |= _NTT_SUB if minuend is not None else 0
-            lines.append(f"{s_hi} {t} {c} {flags}\n")
+            threads = 1 if radix_log is None else pass_threads(1 << (t + c), radix_log)
+            lines.append(f"{s_hi} {t} {c} {flags} {threads}\n")
         w = FR.root_of_unity(1 << k)
         tabs = [[pow(w, j, R) for j in range(max(1, (1 << k) >> 1))], *(pt or ([1], None, 0))[:2], *(qt or ([1], None, 0))[:2]]
         tabs = [t or [1] for t in tabs]
@@ -151,7 +155,7 @@ def test_variants_known():
     ``plan.ntt_device_bytes`` counts the pass buffer (every pass before the last runs in it)."""
     assert RADIX_KERNELS == ["ntt_pass_r4", "ntt_pass_r4o3", "ntt_pass_r8", "ntt_pass_r8c"]
     for v in NTT_VARIANTS.values():
-        assert v.block_log >= 8 and v.max_t >= 1
+        assert v.block_log >= 7 and v.max_t >= 1
         for k in range(1, 28):
             n = 1 << k
             if len(_ntt_plan(k, v.block_log, v.max_t)) > 1:
@@ -205,6 +209,24 @@ def test_variant_plans_match_dft(host_ntt, name):
         for inverse in (False, True):
             got = host_ntt(x, k, inverse, block_log=v.block_log, max_t=v.max_t, kernel=v.kernel)
             assert got == dft(x, inverse), (k, inverse)
+
+
+@pytest.mark.parametrize("name", ["pf-128", "pf-256", "old-256", "r4o3-256"])
+def test_variant_threads_match_dft(host_ntt, name):
+    """Variants run by their launches' threads (``ntt.pass_threads``: one per butterfly or group
+    of a block of 2^7 or 2^8 elements, where ``ntt_pass_pf`` takes its twiddle-prefetch path;
+    __syncthreads a barrier), at 2^1..2^12 forward and inverse, and at 2^10 with both factors
+    on two rows: equal to the DFT."""
+    v = NTT_VARIANTS[name]
+    run = functools.partial(host_ntt, block_log=v.block_log, max_t=v.max_t, kernel=v.kernel, radix_log=v.radix_log)
+    for k in range(1, 13):
+        x = [0, 1, R - 1][: 1 << k] + [RNG.randrange(R) for _ in range((1 << k) - 3)]
+        for inverse in (False, True):
+            assert run(x, k, inverse) == dft(x, inverse), (k, inverse)
+    k, rows = 10, 2
+    x = [RNG.randrange(R) for _ in range(rows << k)]
+    pre, post = (FR.generator, 3), (pow(FR.generator, -1, R), 5)
+    assert run(x, k, False, pre, post, rows) == reference(x, k, rows, False, pre, post)
 
 
 # Pass shapes (s_hi, t, c) beyond the small sizes' plans: rounds of every length t (remainder

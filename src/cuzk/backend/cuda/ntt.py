@@ -68,7 +68,7 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
 """The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
 blocks / SM at 256 threads by registers). ``ntt_radix.cu`` (r8, r8c, r4) compiles in about 15 s
 (nvcc), once per process or CuPy kernel cache; r4o3 is in ``ntt.cu``. Every variant runs its passes before the last in one
-pass buffer, which ``plan.ntt_device_bytes`` counts from 2^9 up (blocks are at least 2^8 elements:
+pass buffer, which ``plan.ntt_device_bytes`` counts from 2^8 up (blocks are at least 2^7 elements:
 a single pass below). The *-256 variants (blocks of 2^8 elements, so four times the blocks
 of old's 2^10) keep more of the device busy where a transform is small; r4o3-512 (blocks of 2^9,
 up to 9 stages a pass) is the fastest from 2^21 to 2^25, r4o3-512/7 (at most 7) at 2^27, where
@@ -79,7 +79,8 @@ leaves one block per SM."""
 NTT_VARIANT = "old"
 """The variant ``_ntt`` runs (a key of ``NTT_VARIANTS``), read at each call."""
 
-NTT_VARIANT_BY_LOG: dict[int, str] = {16: "old-256", 17: "old-256", 18: "r4o3-256", 19: "r4o3-256", 20: "r4o3-256",
+NTT_VARIANT_BY_LOG: dict[int, str] = {**dict.fromkeys(range(11, 15), "pf-128"), 15: "pf-256", 16: "pf-256", 17: "pf-128",
+                                      18: "pf-128", 19: "r4o3-256", 20: "r4o3-256",
                                       **dict.fromkeys(range(21, 26), "r4o3-512"), 26: "r4o3-256", 27: "r4o3-512/7"}
 """Per transform length 2^k (of a row, in batches), a variant that overrides ``NTT_VARIANT``:
 the fastest side by side on the H100 with outputs equal to old's (benchmarks/results/
@@ -110,7 +111,18 @@ h200-stop44/call2). Bigger blocks leave too few blocks below 2^21. r4o3 is in ``
 of its compile). Stop 52 (H100, calls 3 and 4, back to back / graph replay, ms): at 2^17 none of
 old@9:9, old@9:8, r4o3-256, r4o3-512, r4o3@9:8 beat old-256 (0.0418 / 0.0390), nor two passes
 with a last one on blocks of 2^9 ((16, 8, 0), (8, 9, 0): 0.0421 / 0.0404); at 2^16 that split
-((15, 7, 1), (8, 9, 0)) gave 0.0263 / 0.0250 against 0.0260 / 0.0247."""
+((15, 7, 1), (8, 9, 0)) gave 0.0263 / 0.0250 against 0.0260 / 0.0247.
+
+Stop 53 (H100, 2026-12-06-stop53 calls 1-3; ms back to back into preallocated buffers, two runs,
+sppark NN in the same calls): pf-128 and pf-256 (``ntt_pass_pf``, old's pass with each stage's
+twiddle loaded a stage ahead) at 2^11..2^18, with ``NTT_OVERLAP_LOGS``' launches where listed.
+2^11..2^14 pf-128 0.0107..0.0127 (old 0.0299..0.0370, sppark 0.0163..0.0191; dependent launches);
+2^15 pf-256 0.0149 (old-256 0.0178, pf-128 0.0163, sppark 0.0203; dependent); 2^16 pf-256 0.0213
+(old-256 0.0243, sppark 0.0259; dependent); 2^17 pf-128 0.0382 / 0.0376 (pf-256 0.0390 / 0.0385,
+old-256 0.0422 / 0.0417, sppark 0.0406; plain launches); 2^18 pf-128 0.0640 / 0.0641 (r4o3-256
+0.0702 / 0.0687 plain, 0.0876 dependent; sppark 0.0735; dependent); 2^19 r4o3-256 0.1268 / 0.1270
+against pf-128 0.1273 / 0.1272 (dependent). As one graph replay (no launch gaps): 2^16 pf-256
+0.0215 against sppark 0.0237, 2^17 pf-128 0.0351 against 0.0384."""
 
 NTT_DRIVER_LAUNCH = True
 """``_ntt`` launches its passes through the driver with argument blocks built once per shape
@@ -123,7 +135,7 @@ pass before (a ticket per block, no cooperative launch): the host saved a launch
 waiting blocks slowed the device, 2^16 0.0364 against 0.0262 ms and 2^18 0.0926 against 0.0696
 into preallocated buffers, 1-3 % from 2^19."""
 
-NTT_OVERLAP_LOGS: frozenset = frozenset({16, 19, 20, 21})
+NTT_OVERLAP_LOGS: frozenset = frozenset({*range(11, 17), 18, 19, 20, 21})
 """Transform lengths 2^k (of a row) whose passes are launched to begin before the kernel ahead of
 them ends (programmatic dependent launch: ``launch.DriverLaunch.after``; every pass kernel waits
 for that kernel before it touches memory, ``ntt.cuh`` NTT_GRID_DEPEND); needs
@@ -134,7 +146,10 @@ without): 2^16 0.0242 / 0.0258 and 0.0244 / 0.0262 (sppark 0.0263, 0.0264), 2^19
 and 0.1277 / 0.1325, 2^20 0.2415 / 0.2478 and 0.2425 / 0.2496, 2^21 0.4833 / 0.4879 and 0.4854 /
 0.4901. Not at 2^18 (0.0879 / 0.0690 and 0.0880 / 0.0698: the next pass's 1,024 blocks are all
 resident early and slow the one ahead) nor 2^17 (0.0442 / 0.0415, then 0.0395 / 0.0423); within
-0.5 % from 2^22. The launch costs the host more (ctypes' ``cuLaunchKernelEx``: about 1 µs a pass)."""
+0.5 % from 2^22. The launch costs the host more (ctypes' ``cuLaunchKernelEx``: about 1 µs a pass).
+With the pf variants (stop 53, calls 2 and 3, with / without): 2^11..2^14 pf-128 0.0107..0.0127 /
+0.0119..0.0145, 2^15 pf-256 0.0149 / 0.0169, 2^16 0.0213 / 0.0233, 2^18 pf-128 0.0640 / 0.0696; but
+2^17 pf-128 0.0404 / 0.0382 (pf-256 0.0418 / 0.0390), in both runs."""
 
 _SMEM_OPTED: dict[tuple[str, str, int], int] = {}
 """Dynamic shared-memory bytes each pass kernel (module, name, device) was allowed so far."""
@@ -150,6 +165,12 @@ def _pass_kernel(cp, module: str, name: str, plan):
         fn.max_dynamic_shared_size_bytes = smem   # cuFuncSetAttribute on this device's function
         _SMEM_OPTED[key] = smem
     return fn
+
+
+def pass_threads(E: int, radix_log: int) -> int:
+    """Threads of a pass block of E elements for a kernel of groups of 2^radix_log elements: one
+    per group, at most ``_NTT_THREADS`` (more groups: a thread loops)."""
+    return max(1, min(_NTT_THREADS, E >> radix_log))
 
 
 def _factor_args(f, flag: int, lo_flag: int, tw) -> tuple:
@@ -319,7 +340,7 @@ class NTTOps(DeviceRuntime):
             flags = (first if i == 0 else 0) | (last if i == len(plan) - 1 else 0)
             args = (tw, _i32(k), _i32(k), _i32(s_hi), _i32(t), _i32(c), _i32(flags),
                     pre_hi, pre_lo, _i32(pre_m), post_hi, post_lo, _i32(post_m))
-            grid, block = rows * (1 << k) // E, max(1, min(_NTT_THREADS, E >> var.radix_log))
+            grid, block = rows * (1 << k) // E, pass_threads(E, var.radix_log)
             passes.append(DriverLaunch(fn, grid, block, E * 32, 2, args))
         if len(self._ntt_launches) > 256:
             self._ntt_launches.clear()

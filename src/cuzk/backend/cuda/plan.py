@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # annotations only
 # NTT pass plan (must match ntt.cu)
 _NTT_BLOCK_LOG = 10  # elements per shared-memory block: 2^10 (32 KiB)
 _NTT_MAX_T = 8       # stages per non-final pass (leaves runs of ≥ 4 contiguous elements)
-_NTT_MIN_BLOCK_LOG = 8   # the smallest block of any variant (ntt.NTT_VARIANTS): 2^8 elements
+_NTT_MIN_BLOCK_LOG = 7   # the smallest block of any variant (ntt.NTT_VARIANTS): 2^7 elements
 
 
 def _ntt_plan(k: int, block_log: int = _NTT_BLOCK_LOG, max_t: int = _NTT_MAX_T) -> list[tuple[int, int, int]]:
@@ -386,7 +386,7 @@ def ntt_device_bytes(n: int, chunk: int = 0, twiddles: bool = True) -> int:
             of ``chunk`` elements: the output plus two blocks (a gathered block and its transform).
         twiddles: the size's twiddles (n/2 elements) are not cached yet and count (unsplit only).
 
-    The pass buffer is counted from 2^9 up (``_NTT_MIN_BLOCK_LOG``): every variant of
+    The pass buffer is counted from 2^8 up (``_NTT_MIN_BLOCK_LOG``): every variant of
     ``ntt.NTT_VARIANTS`` runs its passes through one such buffer, with the same twiddle table and
     no other device arrays, so this stays an upper estimate whichever ``NTT_VARIANT`` runs.
     """
