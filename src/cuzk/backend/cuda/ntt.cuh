@@ -265,6 +265,133 @@ __device__ __forceinline__ void ntt_pass_radix(u32* sm, const uint4* src, uint4*
     }
 }
 
+// ---- ntt_pass_radix with each round's twiddles loaded a round ahead (ntt.cu's ntt_pass_r4pf), for
+// blocks of one group a thread (blockDim = E >> R): as ntt_pass_r2pf, the twiddles' global loads
+// are issued before the round ahead's butterflies and sync, not waited on inside the round.
+
+// The 2^M - 1 twiddles of group g in the round of local stages hl..hl-M+1, as ntt_round takes
+// them: stage by stage (i = 0..M-1), pairs u < 2^(M-1-i) in order; stage 0's is 1.
+template <int M>
+__device__ __forceinline__ void ntt_round_twiddles(const uint4* __restrict__ tw, const ntt_blk& B, int K, int hl, u32 g,
+                                                   fr_t* w) {
+    const int h0 = hl - M + 1;
+    const u32 jlow = (g >> B.c) & ((1u << h0) - 1);
+    const u32 p0 = (jlow << B.s_lo) + (B.lob << B.c) + (g & B.cmask);
+    int j = 0;
+#pragma unroll
+    for (int i = 0; i < M; i++) {
+        const int s = B.s_lo + hl - i;
+#pragma unroll
+        for (int u = 0; u < (1 << (M - 1 - i)); u++, j++)
+            w[j] = s != 0 ? fp_load<FrParams>(tw, (u64)(p0 + ((u32)u << (B.s_lo + h0))) << (K - 1 - s)) : fr_t::one();
+    }
+}
+
+template <int R>
+__device__ __forceinline__ void ntt_pass_radix_pf(u32* sm, const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k,
+                                                  int K, int s_hi, int t, int c, int flags,
+                                                  const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,
+                                                  const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo,
+                                                  int post_m) {
+    const ntt_blk B(s_hi, t, c);
+    const int E = B.E;
+    if ((u32)E >> R != blockDim.x) {   // not one group a thread: the plain pass
+        ntt_pass_radix<R>(sm, src, dst, tw, k, K, s_hi, t, c, flags, pre_hi, pre_lo, pre_m, post_hi, post_lo, post_m);
+        return;
+    }
+    const ntt_io io = NTT_IO;
+    const u32 g = threadIdx.x, l = g & B.cmask, q = g >> c;
+    fr_t w[(1 << R) - 1];
+    int m = t % R ? t % R : R;
+    if (m == R) ntt_round_twiddles<R>(tw, B, K, t - 1, g, w);
+    for (int hl = t - 1; hl >= 0; hl -= m, m = R) {
+        const bool first = hl == t - 1, last = hl == m - 1;
+        if (m != R) {   // a short first round (more groups than threads): the plain one
+            ntt_round_twiddles<R>(tw, B, K, hl - m, g, w);   // t > m here: a full round follows
+            if (m == 2) ntt_round<2, R>(io, B, sm, tw, K, hl, first, last);
+            else ntt_round<1, R>(io, B, sm, tw, K, hl, first, last);
+        } else {
+            const int h0 = hl - R + 1;
+            const u32 jlow = q & ((1u << h0) - 1), jhi = q >> h0;
+            const u32 e0 = (((jhi << (hl + 1)) + jlow) << c) + l, de = 1u << (h0 + c);
+            fr_t x[1 << R], wn[(1 << R) - 1];
+#pragma unroll
+            for (int b = 0; b < (1 << R); b++) {
+                const u32 e = e0 + b * de;
+                x[b] = first ? ntt_in(io, B.gi(e)) : sm_get(sm, E, ntt_sw<R>(e));
+            }
+            if (!last) ntt_round_twiddles<R>(tw, B, K, hl - R, g, wn);
+            int j = 0;
+#pragma unroll
+            for (int i = 0; i < R; i++) {
+                const int s = B.s_lo + hl - i, half = 1 << (R - 1 - i);
+#pragma unroll
+                for (int u = 0; u < half; u++, j++) {
+#pragma unroll
+                    for (int b = u; b < (1 << R); b += 2 * half) {
+                        const fr_t y = s != 0 ? fp_mul(w[j], fp_sub_lazy(x[b], x[b + half])) : fp_sub(x[b], x[b + half]);
+                        x[b] = fp_add(x[b], x[b + half]);
+                        x[b + half] = y;
+                    }
+                }
+            }
+#pragma unroll
+            for (int b = 0; b < (1 << R); b++) {
+                const u32 e = e0 + b * de;
+                if (last) ntt_out(io, B.gi(e), x[b]);
+                else sm_put(sm, E, ntt_sw<R>(e), x[b]);
+            }
+            if (!last) {
+#pragma unroll
+                for (int i = 0; i < (1 << R) - 1; i++) w[i] = wn[i];
+            }
+        }
+        if (!last) __syncthreads();
+    }
+}
+
+// ---- ntt_pass_radix with the next round's twiddles prefetched into L1 (ntt.cu's ntt_pass_r4l1):
+// prefetch.global.L1 at their addresses before each round, so the next round's loads hit L1;
+// unlike ntt_pass_radix_pf no registers hold them across the round, and any block shape takes it.
+template <int M>
+__device__ __forceinline__ void ntt_round_prefetch(const uint4* __restrict__ tw, const ntt_blk& B, int K, int hl, u32 g) {
+#if defined(__CUDA_ARCH__)
+    const int h0 = hl - M + 1;
+    const u32 jlow = (g >> B.c) & ((1u << h0) - 1);
+    const u32 p0 = (jlow << B.s_lo) + (B.lob << B.c) + (g & B.cmask);
+#pragma unroll
+    for (int i = 0; i < M; i++) {
+        const int s = B.s_lo + hl - i;
+#pragma unroll
+        for (int u = 0; u < (1 << (M - 1 - i)); u++)
+            if (s != 0)
+                asm volatile("prefetch.global.L1 [%0];" ::"l"(tw + 2 * ((u64)(p0 + ((u32)u << (B.s_lo + h0))) << (K - 1 - s))));
+    }
+#endif
+}
+
+template <int R>
+__device__ __forceinline__ void ntt_pass_radix_l1(u32* sm, const uint4* src, uint4* dst, const uint4* __restrict__ tw, int k,
+                                                  int K, int s_hi, int t, int c, int flags,
+                                                  const uint4* __restrict__ pre_hi, const uint4* __restrict__ pre_lo, int pre_m,
+                                                  const uint4* __restrict__ post_hi, const uint4* __restrict__ post_lo,
+                                                  int post_m) {
+    const ntt_blk B(s_hi, t, c);
+    const ntt_io io = NTT_IO;
+    int m = t % R ? t % R : R;
+    for (int hl = t - 1; hl >= 0; hl -= m, m = R) {
+        const bool first = hl == t - 1, last = hl == m - 1;
+        if (!last)   // the next round's twiddles (a full round of R stages)
+            for (u32 g = threadIdx.x; g < ((u32)B.E >> R); g += blockDim.x) ntt_round_prefetch<R>(tw, B, K, hl - m, g);
+        if constexpr (R == 3) {
+            if (m == 3) ntt_round<3, R>(io, B, sm, tw, K, hl, first, last);
+        }
+        if (m == 2) ntt_round<2, R>(io, B, sm, tw, K, hl, first, last);
+        else if (m == 1) ntt_round<1, R>(io, B, sm, tw, K, hl, first, last);
+        if (!last) __syncthreads();
+    }
+}
+
 #define NTT_PASS_PARAMS                                                                                          \
     const uint4 *src, uint4 *dst, const uint4 *__restrict__ tw, int k, int K, int s_hi, int t, int c, int flags, \
         const uint4 *__restrict__ pre_hi, const uint4 *__restrict__ pre_lo, int pre_m,                           \
