@@ -149,9 +149,3 @@ NTT_PASS_KERNEL(ntt_pass_pf, (256, 2), ntt_pass_r2pf)
 // (benchmarks/results/2026-12-05-h200-stop44). Here rather than in ntt_radix.cu: it adds about 2 s
 // to this module's compile (nvcc), where ntt_radix.cu takes about 15 s.
 NTT_PASS_KERNEL(ntt_pass_r4o3, (256, 3), ntt_pass_radix<2>)
-
-// ntt_pass_r4o3 with each round's twiddles loaded a round ahead (ntt.cuh ntt_pass_radix_pf), for
-// blocks of one group a thread (2^8, 2^9 elements)
-NTT_PASS_KERNEL(ntt_pass_r4pf, (256, 2), ntt_pass_radix_pf<2>)
-// ntt_pass_r4o3 with the next round's twiddles prefetched into L1 (ntt.cuh ntt_pass_radix_l1)
-NTT_PASS_KERNEL(ntt_pass_r4l1, (256, 3), ntt_pass_radix_l1<2>)

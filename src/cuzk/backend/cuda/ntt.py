@@ -64,12 +64,6 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "r4o3-256": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 8, 8),
     "r4o3-512": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 9),
     "r4o3-512/7": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 7),   # 2^27: 4 passes, runs of 8 elements
-    "r4pf-256": NTTVariant("ntt.cu", "ntt_pass_r4pf", 2, 8, 8),     # r4o3, twiddles held a round ahead: 126 registers
-    "r4pf-512": NTTVariant("ntt.cu", "ntt_pass_r4pf", 2, 9, 9),
-    "r4pf-512/7": NTTVariant("ntt.cu", "ntt_pass_r4pf", 2, 9, 7),
-    "r4l1-256": NTTVariant("ntt.cu", "ntt_pass_r4l1", 2, 8, 8),     # r4o3, next round's twiddles prefetched to L1
-    "r4l1-512": NTTVariant("ntt.cu", "ntt_pass_r4l1", 2, 9, 9),
-    "r4l1-512/7": NTTVariant("ntt.cu", "ntt_pass_r4l1", 2, 9, 7),
 }
 """The NTT pass variants by name (registers and spills: nvcc 13.0 ``-arch=sm_90 -Xptxas -v``;
 blocks / SM at 256 threads by registers). ``ntt_radix.cu`` (r8, r8c, r4) compiles in about 15 s
