@@ -79,7 +79,7 @@ leaves one block per SM."""
 NTT_VARIANT = "old"
 """The variant ``_ntt`` runs (a key of ``NTT_VARIANTS``), read at each call."""
 
-NTT_VARIANT_BY_LOG: dict[int, str] = {**dict.fromkeys(range(11, 15), "pf-128"), 15: "pf-256", 16: "pf-256", 17: "pf-128",
+NTT_VARIANT_BY_LOG: dict[int, str] = {10: "pf-256", **dict.fromkeys(range(11, 15), "pf-128"), 15: "pf-256", 16: "pf-256", 17: "pf-128",
                                       18: "pf-128", 19: "r4o3-256", 20: "r4o3-256",
                                       **dict.fromkeys(range(21, 26), "r4o3-512"), 26: "r4o3-256", 27: "r4o3-512/7"}
 """Per transform length 2^k (of a row, in batches), a variant that overrides ``NTT_VARIANT``:
@@ -122,7 +122,12 @@ twiddle loaded a stage ahead) at 2^11..2^18, with ``NTT_OVERLAP_LOGS``' launches
 old-256 0.0422 / 0.0417, sppark 0.0406; plain launches); 2^18 pf-128 0.0640 / 0.0641 (r4o3-256
 0.0702 / 0.0687 plain, 0.0876 dependent; sppark 0.0735; dependent); 2^19 r4o3-256 0.1268 / 0.1270
 against pf-128 0.1273 / 0.1272 (dependent). As one graph replay (no launch gaps): 2^16 pf-256
-0.0215 against sppark 0.0237, 2^17 pf-128 0.0351 against 0.0384."""
+0.0215 against sppark 0.0237, 2^17 pf-128 0.0351 against 0.0384. Call 4: 2^10 pf-256 0.0179
+against old 0.0250 (one pass; pf-128 0.0183); below 2^10 old's single pass stays (2^8 0.0106
+against pf-128's two passes 0.0179, 2^9 0.0132 / 0.0179). Tried and removed (call 4): the radix-4
+pass with the next round's twiddles held in registers (126 registers, 16 B spilled) or prefetched
+into L1 (``prefetch.global.L1``), slower than r4o3 at every size 2^19..2^27 (2^27 39.2 and 39.2
+against r4o3-512/7 37.4 ms; the fused H step 0.2538 and 0.2546 against 0.2447 s)."""
 
 NTT_DRIVER_LAUNCH = True
 """``_ntt`` launches its passes through the driver with argument blocks built once per shape
