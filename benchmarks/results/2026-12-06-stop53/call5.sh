@@ -15,7 +15,7 @@ timeout 280 python -m pytest -q -p no:benchmark tests/test_ntt_variants_gpu.py t
 echo "tests done after $(( $(date +%s) - T0 )) s"
 timeout 90 python benchmarks/ntt_fast/launch.py $OUT/launch.json --log-sizes 10-21 --repeat 7 --peer build/spk/ntt_bench 2>&1 | grep -v "^host us"
 build/spk/ntt_bench 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 > $OUT/sppark.jsonl 2>/dev/null; grep '"NN"' $OUT/sppark.jsonl
-timeout 90 python -m cuzk.cli bench ntt --backend cuda --log-sizes 10-27 --json $OUT/bench-ntt.json 2>&1 | tail -22
+timeout 90 python -m cuzk.cli bench ntt --backend cuda --log-sizes $(seq -s, 10 27) --json $OUT/bench-ntt.json 2>&1 | tail -22
 timeout 60 python -m cuzk.cli bench compute-h --backend cuda --log-sizes 27 --repeat 5 --json $OUT/bench-h.json 2>&1 | tail -4
 timeout 150 python -m cuzk.cli bench msm --backend cuda --log-sizes 24,27 --json $OUT/bench-msm.json 2>&1 | tail -6
 echo "done after $(( $(date +%s) - T0 )) s"
