@@ -338,3 +338,35 @@ def test_alternated_modes(monkeypatch, capsys):
     rows = bk.mode_rows(info, "a", "G1 2^4", log_n=4)
     assert [(r["mode"], r["ratio_over_a"], r["log_n"]) for r in rows] == [("a", 1.0, 4), ("b", 2.5, 4)]
     assert "G1 2^4 mode=b: 5000.00 ms (2.500)" in capsys.readouterr().out
+
+
+def test_pass_buffer_kept_per_stream_and_thread():
+    """``NTTOps._pass_buffer``: one buffer per (stream, thread, device), grown to the largest m
+    asked for, a view of m rows returned (numpy standing in for CuPy)."""
+    import threading
+    from types import SimpleNamespace
+
+    from cuzk.backend.cuda.ntt import NTTOps
+
+    made = []
+
+    def empty(shape, dtype):
+        made.append(shape)
+        return np.zeros(shape, dtype)
+
+    cp = SimpleNamespace(empty=empty, uint64=np.uint64, cuda=SimpleNamespace(runtime=SimpleNamespace(getDevice=lambda: 0)))
+    ops = SimpleNamespace(cp=cp, _ntt_scratch={}, _own_chunks=lambda: None)
+    take = lambda m, stream: NTTOps._pass_buffer(ops, m, stream)   # noqa: E731
+    a = take(1 << 10, 7)
+    assert a.shape == (1 << 10, 4) and made == [(1 << 10, 4)]
+    assert take(1 << 8, 7).base is a.base and len(made) == 1           # smaller: a view of the same
+    b = take(1 << 12, 7)
+    assert b.shape == (1 << 12, 4) and made[-1] == (1 << 12, 4)        # larger: grown
+    assert take(1 << 10, 7).base is b.base
+    take(1 << 10, 9)                                                   # another stream: its own
+    other = []
+    t = threading.Thread(target=lambda: other.append(take(1 << 10, 7)))
+    t.start()
+    t.join()
+    assert other[0].base is not b.base                                 # another thread: its own
+    assert len(ops._ntt_scratch) == 3 and len(made) == 4

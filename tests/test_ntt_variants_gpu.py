@@ -190,3 +190,34 @@ def test_launch_records_released_and_overlap_on_sm90(refs):
         recs = list(g._ntt_launches.values())
         assert recs and all(r[3] == (int(cp.cuda.Device().compute_capability) >= 90) for r in recs)
     assert g._ntt_launches == {} and g._tw == {}
+
+
+def test_pass_buffer_per_stream_and_thread(refs):
+    """Transforms up to ``NTT_SCRATCH_ELEMS`` run their passes in one kept buffer per stream and
+    thread: queued back to back on two streams from two threads (80 transforms of 2^12..2^18,
+    nothing synchronized between them) every result is right; each (stream, thread) kept one
+    buffer, sized for the largest transform it ran; ``close`` drops them."""
+    import threading
+
+    with CUDABackend() as g:
+        def work(results):
+            s = cp.cuda.Stream(non_blocking=True)
+            with s:
+                results.extend((k, g.ntt(refs[k][0])) for _ in range(10) for k in (12, 18, 16, 14))
+            s.synchronize()
+
+        per = [[], []]
+        th = [threading.Thread(target=work, args=(per[i],)) for i in range(2)]
+        for t in th:
+            t.start()
+        for t in th:
+            t.join()
+        for results in per:
+            assert len(results) == 40
+            for k, got in results:
+                assert bool((got == refs[k][1]).all()), k
+        assert len(g._ntt_scratch) == 2 and all(b.shape == (1 << 18, 4) for b in g._ntt_scratch.values())
+        kept = dict(g._ntt_scratch)
+        assert bool((g.ntt(refs[12][0]) == refs[12][1]).all())   # this thread, the null stream: a third
+        assert len(g._ntt_scratch) == 3 and all(g._ntt_scratch[key] is b for key, b in kept.items())
+    assert g._ntt_scratch == {}

@@ -14,7 +14,9 @@ transform with ``count`` transforms back to back between one pair of CUDA events
   between kernels, launched one after another: the device's time, as a C++ host launching the
   same kernels would see it);
 - ``host_us``: the product call's host microseconds per call (the device synchronized once at
-  the end), each mode.
+  the end), each mode;
+- ``product_alloc``, ``host_alloc``: the product call with driver launches allocating its pass
+  buffer at each call (``ntt.NTT_SCRATCH_ELEMS`` = 0).
 
 Then at the first size a cProfile of ``--calls`` product calls (top functions by own time, to
 ``OUT.prof.txt``) and the host microseconds of the pieces of one call (array allocation, one pass
@@ -86,6 +88,8 @@ def pieces(be, x, calls: int = 100) -> dict:
     stream = cp.cuda.get_current_stream().ptr
     probes = {
         "empty_like": lambda: cp.empty_like(x),
+        "cp_empty": lambda: cp.empty(x.shape, x.dtype),
+        "ndarray": lambda: cp.ndarray(x.shape, x.dtype),
         "get_current_stream": lambda: cp.cuda.get_current_stream().ptr,
         "pass_driver": lambda: p(stream, x, out),
         "pass_rawkernel": lambda: p.raw(x, out),
@@ -130,6 +134,11 @@ def main() -> int:
                 runs.setdefault(f"product_{tag}_ms", []).append(1e3 * back_to_back(product, count))
                 runs.setdefault(f"floor_{tag}_ms", []).append(1e3 * back_to_back(floor, count))
                 runs.setdefault(f"host_{tag}_us", []).append(1e6 * host_per_call(product, count))
+            use("driver")   # the product call allocating its pass buffer each time (as before stop 53)
+            ntt_mod.NTT_SCRATCH_ELEMS, kept = 0, ntt_mod.NTT_SCRATCH_ELEMS
+            runs.setdefault("product_alloc_ms", []).append(1e3 * back_to_back(product, count))
+            runs.setdefault("host_alloc_us", []).append(1e6 * host_per_call(product, count))
+            ntt_mod.NTT_SCRATCH_ELEMS = kept
         use("driver")
         runs["graph_ms"] = [graph_ms(floor, count)]
         use("overlap")
@@ -139,10 +148,10 @@ def main() -> int:
         row["product_ratio"] = round(row["product_overlap_ms"] / row["product_raw_ms"], 4)
         row["runs"] = runs
         rows.append(row)
-        print(f"2^{k}: product overlap / driver / raw {row['product_overlap_ms']:.4f} / {row['product_driver_ms']:.4f} / "
-              f"{row['product_raw_ms']:.4f} ms, floor {row['floor_overlap_ms']:.4f} / {row['floor_driver_ms']:.4f} / "
+        print(f"2^{k}: product overlap / driver / raw / driver allocating {row['product_overlap_ms']:.4f} / "
+              f"{row['product_driver_ms']:.4f} / {row['product_raw_ms']:.4f} / {row['product_alloc_ms']:.4f} ms, floor {row['floor_overlap_ms']:.4f} / {row['floor_driver_ms']:.4f} / "
               f"{row['floor_raw_ms']:.4f}, graph {row['graph_ms']:.4f}, host {row['host_overlap_us']:.1f} / "
-              f"{row['host_driver_us']:.1f} / {row['host_raw_us']:.1f} us, equal {ok}", flush=True)
+              f"{row['host_driver_us']:.1f} / {row['host_raw_us']:.1f} / {row['host_alloc_us']:.1f} us, equal {ok}", flush=True)
         if k == a.log_sizes[0]:
             piece_us = pieces(be, x)
             print("host us per call:", json.dumps(piece_us), flush=True)

@@ -92,6 +92,7 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
         self._device_id = int(self.cp.cuda.runtime.getDevice())  # other threads start on device 0
         self._tw: dict[int, object] = {}
         self._ntt_launches: dict[tuple, tuple] = {}   # ntt.NTTOps._ntt_passes: launches per shape
+        self._ntt_scratch: dict[tuple, object] = {}   # ntt.NTTOps._pass_buffer: per stream and thread
         self._tables: dict[tuple[int, int, int], tuple] = {}
         self._csr: dict[int, tuple] = {}
         self._csr32: dict[int, tuple] = {}   # spmv_blocks: (weakref to the matrix, its host index arrays)
@@ -228,6 +229,7 @@ class CUDABackend(NTTOps, SpMVOps, MSMOps, Backend):
         self._tw.clear()
         self._tables.clear()
         self._ntt_launches.clear()   # they hold twiddles and tables too
+        self._ntt_scratch.clear()
         self._csr.clear()
         self._csr32.clear()
         self.cp.get_default_pinned_memory_pool().free_all_blocks()   # offloaded scalars' pinned blocks
