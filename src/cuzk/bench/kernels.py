@@ -56,10 +56,11 @@ PEAK_FR_MUL = 6.3e10   # H200 Fr Montgomery multiplies per second at the integer
 PEAK_FQ_MUL = 2.8e10   # same for Fq (ANCHORS.md)
 SPPARK_NTT_S = {
     "H200": {20: 0.276e-3, 24: 4.74e-3, 26: 23.8e-3},   # ANCHORS.md
-    "H100": {16: 0.0260e-3, 17: 0.0404e-3, 18: 0.0733e-3, 19: 0.1423e-3, 20: 0.2778e-3, 21: 0.5582e-3,
+    "H100": {10: 0.0228e-3, 11: 0.0160e-3, 12: 0.0163e-3, 13: 0.0171e-3, 14: 0.0186e-3, 15: 0.0200e-3,
+             16: 0.0260e-3, 17: 0.0404e-3, 18: 0.0733e-3, 19: 0.1423e-3, 20: 0.2778e-3, 21: 0.5582e-3,
              22: 1.1396e-3, 23: 2.3628e-3, 24: 4.8211e-3, 25: 10.162e-3, 26: 24.133e-3, 27: 44.962e-3},
     # benchmarks/results/2026-12-06-stop52/call1 (fused.json "peer"), back to back; stop 46's call 3
-    # had 2^16 0.0266, 2^20 0.2793, 2^27 44.97
+    # had 2^16 0.0266, 2^20 0.2793, 2^27 44.97; 2^10..2^15: 2026-12-06-stop53/call5 (sppark.jsonl)
 }
 """sppark 17278d7's forward NTT (natural order in and out, data on the device), seconds, per card
 (a key found in the device's name) and log2 size: the kernel table's ``ratio_vs_sppark``."""
