@@ -5,9 +5,10 @@ The NTT is decimation in frequency in shared memory, up to 10 radix-2 stages per
 of 1024 elements (3 launches at 2^20..2^26), natural order in and out (the last pass writes to the
 bit-reversed index), one stage per shared-memory round trip (``ntt.cu``: ``ntt_pass``). Twiddles
 ``ω^j`` for each size are computed once on the GPU and cached. ``NTT_VARIANT`` picks the pass
-kernel and block size among ``NTT_VARIANTS`` (radix-4 and radix-8 rounds, blocks of 2^10..2^12
-elements; same values, same flags, same order), ``NTT_VARIANT_BY_LOG`` per size (2^16..2^20: blocks
-of 2^8 elements; from 2^21: the radix-4 pass at 3 blocks per SM).
+kernel and block size among ``NTT_VARIANTS`` (radix-4 and radix-8 rounds, blocks of 2^7..2^12
+elements; same values, same flags, same order), ``NTT_VARIANT_BY_LOG`` per size (2^10..2^18: the
+radix-2 pass with each stage's twiddle loaded a stage ahead on blocks of 2^7 or 2^8 elements;
+2^19..2^20: radix-4 on blocks of 2^8; from 2^21: radix-4 at 3 blocks per SM).
 Input factors (coset powers) and output factors (n⁻¹, 1/Z) are fused into the first and last
 pass. When the whole transform does not fit, it runs split (four-step, in blocks:
 ``plan.ntt_memory_plan``); ``compute_h`` picks the first of ``plan.H_SCHEDULES`` that fits
