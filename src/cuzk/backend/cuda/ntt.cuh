@@ -287,3 +287,18 @@ __device__ __forceinline__ void ntt_pass_radix(u32* sm, const uint4* src, uint4*
         NTT_GRID_DEPEND();                                                \
         BODY(NTT_PASS_ARGS);                                              \
     }
+// The same, allowing the next pass's launch only as each block ends (experiment).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define NTT_GRID_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
+#define NTT_GRID_LAUNCH() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
+#else
+#define NTT_GRID_WAIT()
+#define NTT_GRID_LAUNCH()
+#endif
+#define NTT_PASS_KERNEL_LATE(NAME, BOUNDS, BODY)                          \
+    extern "C" __global__ void __launch_bounds__ BOUNDS NAME(NTT_PASS_PARAMS) { \
+        extern __shared__ u32 sm[];                                       \
+        NTT_GRID_WAIT();                                                  \
+        BODY(NTT_PASS_ARGS);                                              \
+        NTT_GRID_LAUNCH();                                                \
+    }

@@ -62,6 +62,9 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "old-256": NTTVariant("ntt.cu", "ntt_pass", 1, 8, 8),          # small sizes: 4x the blocks of old
     "pf-256": NTTVariant("ntt.cu", "ntt_pass_pf", 1, 8, 8),      # old-256, twiddles loaded a stage ahead: 70 registers
     "pf-128": NTTVariant("ntt.cu", "ntt_pass_pf", 1, 7, 7),      # blocks of 2^7: twice the blocks of pf-256
+    "pf-128L": NTTVariant("ntt.cu", "ntt_pass_pf_late", 1, 7, 7),  # experiments: the next pass launched as blocks end
+    "pf-256L": NTTVariant("ntt.cu", "ntt_pass_pf_late", 1, 8, 8),
+    "r4o3-256L": NTTVariant("ntt.cu", "ntt_pass_r4o3_late", 2, 8, 8),
     "r4o3-256": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 8, 8),
     "r4o3-512": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 9),
     "r4o3-512/7": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 7),   # 2^27: 4 passes, runs of 8 elements
