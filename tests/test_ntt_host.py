@@ -153,7 +153,7 @@ RADIX_KERNELS = sorted({v.kernel for v in NTT_VARIANTS.values()} - {"ntt_pass", 
 def test_variants_known():
     """The variants name kernels the host build knows, and wherever one runs more than one pass
     ``plan.ntt_device_bytes`` counts the pass buffer (every pass before the last runs in it)."""
-    assert RADIX_KERNELS == ["ntt_pass_r4", "ntt_pass_r4o3", "ntt_pass_r4o3_late", "ntt_pass_r8", "ntt_pass_r8c"]
+    assert RADIX_KERNELS == ["ntt_pass_r4", "ntt_pass_r4o3", "ntt_pass_r8", "ntt_pass_r8c"]
     for v in NTT_VARIANTS.values():
         assert v.block_log >= 7 and v.max_t >= 1
         for k in range(1, 28):
@@ -211,7 +211,7 @@ def test_variant_plans_match_dft(host_ntt, name):
             assert got == dft(x, inverse), (k, inverse)
 
 
-@pytest.mark.parametrize("name", ["pf-128", "pf-256", "old-256", "r4o3-256"])
+@pytest.mark.parametrize("name", ["pf-128", "pf-256", "pf-128-late", "old-256", "r4o3-256"])
 def test_variant_threads_match_dft(host_ntt, name):
     """Variants run by their launches' threads (``ntt.pass_threads``: one per butterfly or group
     of a block of 2^7 or 2^8 elements, where ``ntt_pass_pf`` takes its twiddle-prefetch path;

@@ -142,6 +142,7 @@ NTT_PASS_KERNEL(ntt_pass, (256, 4), ntt_pass_r2)
 // ntt_pass with the next stage's twiddle loaded ahead (ntt.cuh ntt_pass_r2pf): the small sizes' blocks
 // of 2^8 elements, 128 threads, up to 4 blocks per SM by the bound
 NTT_PASS_KERNEL(ntt_pass_pf, (256, 2), ntt_pass_r2pf)
+// ntt_pass_pf with the next pass launched as its blocks end (ntt.cuh NTT_PASS_KERNEL_LATE): 2^17
 NTT_PASS_KERNEL_LATE(ntt_pass_pf_late, (256, 2), ntt_pass_r2pf)
 
 // Radix-4 capped at 3 blocks of 256 per SM (80 registers, no spills; ntt.cuh ntt_pass_radix): 1-4 %
@@ -150,4 +151,3 @@ NTT_PASS_KERNEL_LATE(ntt_pass_pf_late, (256, 2), ntt_pass_r2pf)
 // (benchmarks/results/2026-12-05-h200-stop44). Here rather than in ntt_radix.cu: it adds about 2 s
 // to this module's compile (nvcc), where ntt_radix.cu takes about 15 s.
 NTT_PASS_KERNEL(ntt_pass_r4o3, (256, 3), ntt_pass_radix<2>)
-NTT_PASS_KERNEL_LATE(ntt_pass_r4o3_late, (256, 3), ntt_pass_radix<2>)

@@ -62,9 +62,7 @@ NTT_VARIANTS: dict[str, NTTVariant] = {
     "old-256": NTTVariant("ntt.cu", "ntt_pass", 1, 8, 8),          # small sizes: 4x the blocks of old
     "pf-256": NTTVariant("ntt.cu", "ntt_pass_pf", 1, 8, 8),      # old-256, twiddles loaded a stage ahead: 70 registers
     "pf-128": NTTVariant("ntt.cu", "ntt_pass_pf", 1, 7, 7),      # blocks of 2^7: twice the blocks of pf-256
-    "pf-128L": NTTVariant("ntt.cu", "ntt_pass_pf_late", 1, 7, 7),  # experiments: the next pass launched as blocks end
-    "pf-256L": NTTVariant("ntt.cu", "ntt_pass_pf_late", 1, 8, 8),
-    "r4o3-256L": NTTVariant("ntt.cu", "ntt_pass_r4o3_late", 2, 8, 8),
+    "pf-128-late": NTTVariant("ntt.cu", "ntt_pass_pf_late", 1, 7, 7),  # the next pass launched as blocks end
     "r4o3-256": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 8, 8),
     "r4o3-512": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 9),
     "r4o3-512/7": NTTVariant("ntt.cu", "ntt_pass_r4o3", 2, 9, 7),   # 2^27: 4 passes, runs of 8 elements
@@ -83,7 +81,7 @@ leaves one block per SM."""
 NTT_VARIANT = "old"
 """The variant ``_ntt`` runs (a key of ``NTT_VARIANTS``), read at each call."""
 
-NTT_VARIANT_BY_LOG: dict[int, str] = {10: "pf-256", **dict.fromkeys(range(11, 15), "pf-128"), 15: "pf-256", 16: "pf-256", 17: "pf-128",
+NTT_VARIANT_BY_LOG: dict[int, str] = {10: "pf-256", **dict.fromkeys(range(11, 15), "pf-128"), 15: "pf-256", 16: "pf-256", 17: "pf-128-late",
                                       18: "pf-128", 19: "r4o3-256", 20: "r4o3-256",
                                       **dict.fromkeys(range(21, 26), "r4o3-512"), 26: "r4o3-256", 27: "r4o3-512/7"}
 """Per transform length 2^k (of a row, in batches), a variant that overrides ``NTT_VARIANT``:
@@ -131,7 +129,12 @@ against old 0.0250 (one pass; pf-128 0.0183); below 2^10 old's single pass stays
 against pf-128's two passes 0.0179, 2^9 0.0132 / 0.0179). Tried and removed (call 4): the radix-4
 pass with the next round's twiddles held in registers (126 registers, 16 B spilled) or prefetched
 into L1 (``prefetch.global.L1``), slower than r4o3 at every size 2^19..2^27 (2^27 39.2 and 39.2
-against r4o3-512/7 37.4 ms; the fused H step 0.2538 and 0.2546 against 0.2447 s)."""
+against r4o3-512/7 37.4 ms; the fused H step 0.2538 and 0.2546 against 0.2447 s). Call 7 (dependent
+launches at every size, two runs): pf-128-late (the next pass's launch allowed as each block ends,
+``ntt.cuh`` NTT_PASS_KERNEL_LATE) at 2^17 0.0343 / 0.0343 against pf-128 0.0404 / 0.0403 (plain
+launches in call 3: 0.0382 / 0.0376; sppark 0.0404); elsewhere the late trigger tied or lost (2^16
+pf-256 0.0213 against 0.0226 / 0.0235 late; 2^18 pf-128 0.0641 / 0.0642 against 0.0644 / 0.0640;
+r4o3-256 at 2^19..2^21 within 0.3 %)."""
 
 NTT_DRIVER_LAUNCH = True
 """``_ntt`` launches its passes through the driver with argument blocks built once per shape
@@ -144,21 +147,23 @@ pass before (a ticket per block, no cooperative launch): the host saved a launch
 waiting blocks slowed the device, 2^16 0.0364 against 0.0262 ms and 2^18 0.0926 against 0.0696
 into preallocated buffers, 1-3 % from 2^19."""
 
-NTT_OVERLAP_LOGS: frozenset = frozenset({*range(11, 17), 18, 19, 20, 21})
+NTT_OVERLAP_LOGS: frozenset = frozenset(range(11, 22))
 """Transform lengths 2^k (of a row) whose passes are launched to begin before the kernel ahead of
 them ends (programmatic dependent launch: ``launch.DriverLaunch.after``; every pass kernel waits
 for that kernel before it touches memory, ``ntt.cuh`` NTT_GRID_DEPEND); needs
 ``NTT_DRIVER_LAUNCH`` and a device of compute capability 9.0 or later (the wait is compiled
-there only); read at each call. Where it was faster into preallocated buffers in both
+there only); read at each call. Every size from 2^11 to 2^21 now, with the per-size kernels
+below; with stop 52's kernels (old-256, r4o3-256) it was faster into preallocated buffers in both
 runs on an H100 (benchmarks/results/2026-12-06-stop52, calls 5 and 6, ms back to back, with /
-without): 2^16 0.0242 / 0.0258 and 0.0244 / 0.0262 (sppark 0.0263, 0.0264), 2^19 0.1272 / 0.1308
+without) at: 2^16 0.0242 / 0.0258 and 0.0244 / 0.0262 (sppark 0.0263, 0.0264), 2^19 0.1272 / 0.1308
 and 0.1277 / 0.1325, 2^20 0.2415 / 0.2478 and 0.2425 / 0.2496, 2^21 0.4833 / 0.4879 and 0.4854 /
 0.4901. Not at 2^18 (0.0879 / 0.0690 and 0.0880 / 0.0698: the next pass's 1,024 blocks are all
 resident early and slow the one ahead) nor 2^17 (0.0442 / 0.0415, then 0.0395 / 0.0423); within
 0.5 % from 2^22. The launch costs the host more (ctypes' ``cuLaunchKernelEx``: about 1 µs a pass).
 With the pf variants (stop 53, calls 2 and 3, with / without): 2^11..2^14 pf-128 0.0107..0.0127 /
 0.0119..0.0145, 2^15 pf-256 0.0149 / 0.0169, 2^16 0.0213 / 0.0233, 2^18 pf-128 0.0640 / 0.0696; but
-2^17 pf-128 0.0404 / 0.0382 (pf-256 0.0418 / 0.0390), in both runs."""
+2^17 pf-128 0.0404 / 0.0382 (pf-256 0.0418 / 0.0390), in both runs: there pf-128-late (the next
+pass allowed to launch only as each block ends) takes it, 0.0343 (call 7)."""
 
 NTT_SCRATCH_ELEMS = 1 << 18
 """``_ntt`` without a ``tmp`` takes the pass buffer of a transform of up to this many elements
