@@ -354,9 +354,9 @@ def test_pass_buffer_kept_per_stream_and_thread():
         made.append(shape)
         return np.zeros(shape, dtype)
 
-    cp = SimpleNamespace(empty=empty, uint64=np.uint64, cuda=SimpleNamespace(runtime=SimpleNamespace(getDevice=lambda: 0)))
+    cp = SimpleNamespace(empty=empty, uint64=np.uint64)
     ops = SimpleNamespace(cp=cp, _ntt_scratch={}, _own_chunks=lambda: None)
-    take = lambda m, stream: NTTOps._pass_buffer(ops, m, stream)   # noqa: E731
+    take = lambda m, stream: NTTOps._pass_buffer(ops, m, stream, 0)   # noqa: E731
     a = take(1 << 10, 7)
     assert a.shape == (1 << 10, 4) and made == [(1 << 10, 4)]
     assert take(1 << 8, 7).base is a.base and len(made) == 1           # smaller: a view of the same

@@ -289,7 +289,8 @@ class NTTOps(DeviceRuntime):
             raise ValueError(f"ntt: length n={n} is not a power of two in [1, 2^{MAX_LOG_NTT}]")
         return n.bit_length() - 1
 
-    def _ntt(self, a, inverse: bool, pre=None, post=None, out=None, tmp=None, rows: int = 1, sub: bool = False):
+    def _ntt(self, a, inverse: bool, pre=None, post=None, out=None, tmp=None, rows: int = 1, sub: bool = False,
+             checked: int | None = None):
         """NTT with optional input factors ``pre`` (at input index) and output factors ``post``
         (at output index), each a ``_factor_tables`` triple. ``inverse`` reverses the output order
         ((n − j) mod n) without scaling: pass n⁻¹ in ``post``.
@@ -303,13 +304,17 @@ class NTTOps(DeviceRuntime):
             rows: ``a`` holds that many transforms of length n, done side by side by the same
                 launches (``ntt.cu``: no stage reaches across a row); ``pre`` and ``post`` index the
                 whole array and one row, so the split NTT applies its factors itself.
+            checked: k, where the caller has checked ``a`` (``_check``) and its length (the
+                product calls: a small transform's host time is its launch, stop 53).
 
         Returns ``out``.
         """
         cp = self.cp
-        a = self._check(a)
-        n = a.shape[0] // rows
-        k = self._check_ntt_size(n)
+        if checked is None:
+            a = self._check(a)
+            k = self._check_ntt_size(a.shape[0] // rows)
+        else:
+            k = checked
         if out is None:
             out = cp.ndarray(a.shape, a.dtype)   # as empty_like: 2.3 against 4.0 host µs (stop 53 call 6)
         if k == 0:  # copies, times the factors at index 0: hi[0] (lo[0] = 1)
@@ -319,10 +324,11 @@ class NTTOps(DeviceRuntime):
                     y = self.mul(y, f[0][:1])
             out[...] = self.sub(y, out) if sub else y
             return out
-        passes, overlap_ok = self._ntt_passes(k, rows, inverse, pre, post, sub)
+        dev = cp.cuda.runtime.getDevice()
+        passes, overlap_ok = self._ntt_passes(k, rows, inverse, pre, post, sub, dev)
         stream = cp.cuda.get_current_stream().ptr
         if tmp is None and len(passes) > 1:
-            tmp = self._pass_buffer(a.shape[0], stream) if a.shape[0] <= NTT_SCRATCH_ELEMS else cp.empty_like(a)
+            tmp = self._pass_buffer(a.shape[0], stream, dev) if a.shape[0] <= NTT_SCRATCH_ELEMS else cp.empty_like(a)
         if not NTT_DRIVER_LAUNCH:
             stream = None
         overlap = k in NTT_OVERLAP_LOGS and overlap_ok
@@ -338,27 +344,29 @@ class NTTOps(DeviceRuntime):
             src = dst
         return out
 
-    def _pass_buffer(self, m: int, stream: int):
-        """An (m, 4) device array for ``_ntt``'s passes on ``stream`` (a pointer) in this thread: a
-        view of the one buffer kept for them (grown to m when smaller). Kernels on one stream run in
-        order, so the next transform there finds the buffer free; other streams and threads, whose
-        transforms may run at the same time, get buffers of their own."""
-        key = (stream, threading.get_ident(), self.cp.cuda.runtime.getDevice())
+    def _pass_buffer(self, m: int, stream: int, dev: int):
+        """An (m, 4) device array for ``_ntt``'s passes on ``stream`` (a pointer) of device ``dev``
+        (the current one) in this thread: a view of the one buffer kept for them (grown to m when
+        smaller). Kernels on one stream run in order, so the next transform there finds the buffer
+        free; other streams and threads, whose transforms may run at the same time, get buffers of
+        their own."""
+        key = (stream, threading.get_ident(), dev)
         buf = self._ntt_scratch.get(key)
         if buf is None or buf.shape[0] < m:
             self._own_chunks()
             buf = self._ntt_scratch[key] = self.cp.empty((m, 4), dtype=self.cp.uint64)
         return buf[:m]
 
-    def _ntt_passes(self, k: int, rows: int, inverse: bool, pre, post, sub: bool) -> tuple:
+    def _ntt_passes(self, k: int, rows: int, inverse: bool, pre, post, sub: bool, dev: int | None = None) -> tuple:
         """``_ntt``'s pass launches for this shape (``DriverLaunch``s, src and dst given per call)
         and whether the device runs the kernels' dependent-launch wait (sm_90 up:
         ``NTT_OVERLAP_LOGS`` applies), built once per shape, device and thread (a launch's argument
         block is written at each call): variant ``NTT_VARIANT_BY_LOG`` or ``NTT_VARIANT``, read here;
-        pre and post are ``_factor_tables`` triples or None."""
+        pre and post are ``_factor_tables`` triples or None; ``dev``: the current device (None: asked)."""
         cp = self.cp
         vname = NTT_VARIANT_BY_LOG.get(k, NTT_VARIANT)
-        key = (k, rows, vname, inverse, sub, id(pre), id(post), cp.cuda.runtime.getDevice(), threading.get_ident())
+        dev = cp.cuda.runtime.getDevice() if dev is None else dev
+        key = (k, rows, vname, inverse, sub, id(pre), id(post), dev, threading.get_ident())
         rec = self._ntt_launches.get(key)
         if rec is not None and rec[0] is pre and rec[1] is post:
             return rec[2:]
@@ -508,11 +516,12 @@ class NTTOps(DeviceRuntime):
         pool limit, a transform of at most ``SMALL_NTT_BYTES`` runs whole without the memory
         queries (falling back to them on an out-of-memory error)."""
         n = a.shape[0]
-        twiddles = (n.bit_length() - 1) not in self._tw
+        k = n.bit_length() - 1   # a and n checked by ntt / coset_ntt
+        twiddles = k not in self._tw
         if ntt_device_bytes(n, 0, twiddles) <= SMALL_NTT_BYTES and not self._pool().get_limit():
             try:
                 self.last_ntt_schedule = ("whole", 0)
-                return self._ntt(a, inverse, pre, post)
+                return self._ntt(a, inverse, pre, post, checked=k)
             except self._oom_type():
                 self._free_cached()
         smallest = ("split", ntt_split(n)[0]) if n >= 4 else ("whole", 0)
