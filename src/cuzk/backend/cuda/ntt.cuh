@@ -276,10 +276,17 @@ __device__ __forceinline__ void ntt_pass_radix(u32* sm, const uint4* src, uint4*
 // allow the next pass to be launched (launch_dependents): its launch and block scheduling overlap
 // this pass's tail instead of following it. Without that launch attribute both are no-ops.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define NTT_GRID_DEPEND() asm volatile("griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;" ::: "memory")
+#define NTT_GRID_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
+#define NTT_GRID_LAUNCH() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
 #else
-#define NTT_GRID_DEPEND()
+#define NTT_GRID_WAIT()
+#define NTT_GRID_LAUNCH()
 #endif
+#define NTT_GRID_DEPEND() \
+    do {                  \
+        NTT_GRID_WAIT();  \
+        NTT_GRID_LAUNCH(); \
+    } while (0)
 // A pass kernel: NAME with __launch_bounds__ BOUNDS (threads, min blocks per SM) running BODY.
 #define NTT_PASS_KERNEL(NAME, BOUNDS, BODY)                               \
     extern "C" __global__ void __launch_bounds__ BOUNDS NAME(NTT_PASS_PARAMS) { \
@@ -291,13 +298,6 @@ __device__ __forceinline__ void ntt_pass_radix(u32* sm, const uint4* src, uint4*
 // trigger): under programmatic dependent launch the next pass's blocks then arrive as this pass's
 // leave, not while they all run. Faster for ntt_pass_pf at 2^17 (stop 53 call 7: ntt.py's
 // NTT_VARIANT_BY_LOG), where the early trigger was slower than plain launches.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define NTT_GRID_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
-#define NTT_GRID_LAUNCH() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
-#else
-#define NTT_GRID_WAIT()
-#define NTT_GRID_LAUNCH()
-#endif
 #define NTT_PASS_KERNEL_LATE(NAME, BOUNDS, BODY)                          \
     extern "C" __global__ void __launch_bounds__ BOUNDS NAME(NTT_PASS_PARAMS) { \
         extern __shared__ u32 sm[];                                       \
