@@ -66,9 +66,12 @@ SPPARK_NTT_S = {
 """sppark 17278d7's forward NTT (natural order in and out, data on the device), seconds, per card
 (a key found in the device's name) and log2 size: the kernel table's ``ratio_vs_sppark``."""
 B2B_RUNS = 5
-"""Back-to-back runs of the forward NTT per size (``ntt``; the median is reported): at 2^15..2^16
-one run of 200 transforms is host-bound and took 0.0283 / 0.0320 ms where launch.py's median of 9
-took 0.0172 / 0.0260 on the same machine (benchmarks/results/2026-12-06-stop53/call10)."""
+"""Back-to-back runs of the forward NTT per size (``ntt``; the median is reported). At 2^15 and
+2^16 the product call is host-bound and this figure moves between machines and runs: one run gave
+0.0283 / 0.0320 ms where ``benchmarks/ntt_fast/launch.py``'s median of 9 gave 0.0172 / 0.0260 on
+the same machine (benchmarks/results/2026-12-06-stop53/call10), the median of 5 on the next
+machine 0.0311 / 0.0354 (call11), earlier runs 0.0235 / 0.0244 (call9): not one run's jitter,
+and not explained yet (this benchmark samples memory in a thread; launch.py does not)."""
 SPPARK_MSM_S = {"H200": {20: 20.9e-3, 22: 53.4e-3, 24: 155e-3}}   # G1, ANCHORS.md
 """sppark 17278d7's G1 MSM, seconds, per card and log2 size (as ``SPPARK_NTT_S``)."""
 FQ_MULS = {"G1": {"madd": 10, "add": 14}, "G2": {"madd": 28, "add": 40}}
