@@ -211,12 +211,13 @@ def test_variant_plans_match_dft(host_ntt, name):
             assert got == dft(x, inverse), (k, inverse)
 
 
-@pytest.mark.parametrize("name", ["pf-128", "pf-256", "pf-128-late", "old-256", "r4o3-256"])
+@pytest.mark.parametrize("name", ["pf-128", "pf-256", "pf-128-late", "old-256", "r4o3-256", "old", "r4o3-512/7"])
 def test_variant_threads_match_dft(host_ntt, name):
     """Variants run by their launches' threads (``ntt.pass_threads``: one per butterfly or group
     of a block of 2^7 or 2^8 elements, where ``ntt_pass_pf`` takes its twiddle-prefetch path;
-    __syncthreads a barrier), at 2^1..2^12 forward and inverse, and at 2^10 with both factors
-    on two rows: equal to the DFT."""
+    old's 256 threads on blocks of 2^10 and r4o3-512/7's short first rounds loop over two
+    butterflies or groups each; __syncthreads a barrier), at 2^1..2^12 forward and inverse, and
+    at 2^10 with both factors on two rows: equal to the DFT."""
     v = NTT_VARIANTS[name]
     run = functools.partial(host_ntt, block_log=v.block_log, max_t=v.max_t, kernel=v.kernel, radix_log=v.radix_log)
     for k in range(1, 13):
