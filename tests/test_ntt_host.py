@@ -343,10 +343,12 @@ def test_alternated_modes(monkeypatch, capsys):
 
 def test_pass_buffer_kept_per_stream_and_thread():
     """``NTTOps._pass_buffer``: one buffer per (stream, thread, device), grown to the largest m
-    asked for, a view of m rows returned (numpy standing in for CuPy)."""
+    asked for, a view of m rows returned, at most ``_SCRATCH_KEPT`` kept as streams come and go
+    (numpy standing in for CuPy)."""
     import threading
     from types import SimpleNamespace
 
+    from cuzk.backend.cuda import ntt as ntt_mod
     from cuzk.backend.cuda.ntt import NTTOps
 
     made = []
@@ -371,3 +373,7 @@ def test_pass_buffer_kept_per_stream_and_thread():
     t.join()
     assert other[0].base is not b.base                                 # another thread: its own
     assert len(ops._ntt_scratch) == 3 and len(made) == 4
+    for stream in range(100, 120):                                     # streams come and go: a bounded few kept
+        take(1 << 10, stream)
+        assert len(ops._ntt_scratch) <= ntt_mod._SCRATCH_KEPT
+    assert take(1 << 10, 119) is not None and len(made) == 24

@@ -175,6 +175,8 @@ H100 host), ``CUDABackend.ntt`` back to back with driver launches, kept / alloca
 0.0238 ms at 2^10..2^13 (host 22.1 / 23.6 µs a call), 2^15 0.0223 / 0.0238, 2^16 equal (0.0238),
 from 2^17 within 0.5 %. 0: allocate each time. Read at each call."""
 
+_SCRATCH_KEPT = 8   # pass buffers kept (``_pass_buffer``): 64 MiB at most
+
 _SMEM_OPTED: dict[tuple[str, str, int], int] = {}
 """Dynamic shared-memory bytes each pass kernel (module, name, device) was allowed so far."""
 
@@ -349,10 +351,13 @@ class NTTOps(DeviceRuntime):
         (the current one) in this thread: a view of the one buffer kept for them (grown to m when
         smaller). Kernels on one stream run in order, so the next transform there finds the buffer
         free; other streams and threads, whose transforms may run at the same time, get buffers of
-        their own."""
+        their own. At most ``_SCRATCH_KEPT`` are kept: streams and threads come and go, and a
+        dropped buffer goes back to its stream's part of CuPy's pool (reused there in order)."""
         key = (stream, threading.get_ident(), dev)
         buf = self._ntt_scratch.get(key)
         if buf is None or buf.shape[0] < m:
+            if buf is None and len(self._ntt_scratch) >= _SCRATCH_KEPT:
+                self._ntt_scratch.clear()
             self._own_chunks()
             buf = self._ntt_scratch[key] = self.cp.empty((m, 4), dtype=self.cp.uint64)
         return buf[:m]
