@@ -377,3 +377,22 @@ def test_pass_buffer_kept_per_stream_and_thread():
         take(1 << 10, stream)
         assert len(ops._ntt_scratch) <= ntt_mod._SCRATCH_KEPT
     assert take(1 << 10, 119) is not None and len(made) == 24
+
+
+def test_profile_calls(monkeypatch):
+    """``cuzk.bench.kernels.profile_calls``: fn called ``calls`` times, the device synchronized
+    once after, fn among the profile's functions (a stand-in for CuPy)."""
+    import sys
+    from types import SimpleNamespace
+
+    from cuzk.bench.kernels import profile_calls
+
+    synced, seen = [], []
+    monkeypatch.setitem(sys.modules, "cupy", SimpleNamespace(cuda=SimpleNamespace(
+        Device=lambda: SimpleNamespace(synchronize=lambda: synced.append(len(seen))))))
+
+    def probe_fn():
+        seen.append(1)
+
+    text = profile_calls(probe_fn, 7)
+    assert len(seen) == 7 and synced == [7] and "probe_fn" in text

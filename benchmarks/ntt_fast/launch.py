@@ -34,10 +34,7 @@ Run (repository root; CuPy and a CUDA device):
 """
 
 import argparse
-import cProfile
-import io
 import json
-import pstats
 import resource
 import statistics
 import subprocess
@@ -47,7 +44,7 @@ import cupy as cp
 
 from cuzk.backend.cuda import CUDABackend
 from cuzk.backend.cuda import ntt as ntt_mod
-from cuzk.bench.kernels import back_to_back, host_per_call, log_range, seeded_device
+from cuzk.bench.kernels import back_to_back, host_per_call, log_range, profile_calls, seeded_device
 
 ALL = frozenset(range(ntt_mod.MAX_LOG_NTT + 1))
 MODES = {"overlap": (True, ALL), "driver": (True, frozenset()), "raw": (False, frozenset())}
@@ -155,15 +152,7 @@ def main() -> int:
         if k == a.log_sizes[0]:
             piece_us = pieces(be, x)
             print("host us per call:", json.dumps(piece_us), flush=True)
-            pr = cProfile.Profile()
-            pr.enable()
-            for _ in range(a.calls):
-                product()
-            pr.disable()
-            cp.cuda.Device().synchronize()
-            s = io.StringIO()
-            pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(25)
-            prof = f"== 2^{k}: {a.calls} product calls, overlapped driver launches\n{s.getvalue()}"
+            prof = f"== 2^{k}: {a.calls} product calls, overlapped driver launches\n{profile_calls(product, a.calls)}"
         x = out = tmp = None   # freed before the next size
         pool.free_all_blocks()
     peer = []

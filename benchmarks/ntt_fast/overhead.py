@@ -16,16 +16,13 @@ Run (repository root; CuPy and a CUDA device):
 """
 
 import argparse
-import cProfile
-import io
 import json
-import pstats
 
 import cupy as cp
 
 from cuzk.backend.cuda import CUDABackend
 from cuzk.backend.cuda import ntt as ntt_mod
-from cuzk.bench.kernels import back_to_back, host_per_call as per_call, seeded_device
+from cuzk.bench.kernels import back_to_back, host_per_call as per_call, profile_calls, seeded_device
 
 
 def main():
@@ -50,15 +47,7 @@ def main():
             row[f"{name}_ms_back_to_back"] = back_to_back(fn, args.calls) * 1e3
             row[f"{name}_host_us_per_call"] = per_call(fn, args.calls) * 1e6
         ntt_mod.SMALL_NTT_BYTES = 0
-        pr = cProfile.Profile()
-        pr.enable()
-        for _ in range(args.calls):
-            product()
-        pr.disable()
-        cp.cuda.Device().synchronize()
-        s = io.StringIO()
-        pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(25)
-        prof_text.append(f"== 2^{k}: {args.calls} product calls\n{s.getvalue()}")
+        prof_text.append(f"== 2^{k}: {args.calls} product calls\n{profile_calls(product, args.calls)}")
         rows.append(row)
         print(json.dumps(row), flush=True)
     pool = be._pool()

@@ -224,6 +224,26 @@ def host_per_call(fn, calls: int) -> float:
     return (time.perf_counter() - t) / calls
 
 
+def profile_calls(fn, calls: int, top: int = 25) -> str:
+    """cProfile of ``calls`` calls of fn (the device synchronized after): its ``top`` functions by
+    own time, as text (the host's cost of a call, piece by piece)."""
+    import cProfile  # noqa: PLC0415  (benchmarks only)
+    import io  # noqa: PLC0415
+    import pstats  # noqa: PLC0415
+
+    import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
+
+    pr = cProfile.Profile()
+    pr.enable()
+    for _ in range(calls):
+        fn()
+    pr.disable()
+    cp.cuda.Device().synchronize()
+    s = io.StringIO()
+    pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(top)
+    return s.getvalue()
+
+
 def ntt_variant(spec: str) -> str:
     """``spec`` as a key of ``cuzk.backend.cuda.ntt.NTT_VARIANTS``: a name there, or ``NAME@B:T``,
     variant NAME with blocks of 2^B elements and at most T stages a pass before the last (its plan
@@ -646,4 +666,4 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
 
 
 __all__ = ["KINDS", "alternated", "back_to_back", "bench_kernels", "host_per_call", "kernels_ok", "log_range", "mode_rows",
-           "ntt_variant", "seeded_device"]
+           "ntt_variant", "profile_calls", "seeded_device"]

@@ -181,12 +181,12 @@ _SMEM_OPTED: dict[tuple[str, str, int], int] = {}
 """Dynamic shared-memory bytes each pass kernel (module, name, device) was allowed so far."""
 
 
-def _pass_kernel(cp, module: str, name: str, plan):
-    """Kernel ``name`` of ``module`` (a CuPy RawKernel), allowed the dynamic shared memory of
-    ``plan``'s largest block (over the 48 KiB default: opted in once per kernel, size and device)."""
-    fn = _kernel(module, name)
+def _pass_kernel(cp, var: NTTVariant, plan):
+    """``var``'s kernel (a CuPy RawKernel), allowed the dynamic shared memory of ``plan``'s
+    largest block (over the 48 KiB default: opted in once per kernel, size and device)."""
+    fn = _kernel(var.module, var.kernel)
     smem = max(1 << (t + c) for _, t, c in plan) * 32
-    key = (module, name, cp.cuda.runtime.getDevice())
+    key = (var.module, var.kernel, cp.cuda.runtime.getDevice())
     if smem > 48 * 1024 and _SMEM_OPTED.get(key, 0) < smem:
         fn.max_dynamic_shared_size_bytes = smem   # cuFuncSetAttribute on this device's function
         _SMEM_OPTED[key] = smem
@@ -378,7 +378,7 @@ class NTTOps(DeviceRuntime):
         tw = self._twiddles(k)
         var = NTT_VARIANTS[vname]
         plan = _ntt_plan(k, var.block_log, var.max_t)
-        fn = _pass_kernel(cp, var.module, var.kernel, plan)
+        fn = _pass_kernel(cp, var, plan)
         first, pre_hi, pre_lo, pre_m = _factor_args(pre, _NTT_PRE, _NTT_PRE_LO, tw)
         last, post_hi, post_lo, post_m = _factor_args(post, _NTT_POST, _NTT_POST_LO, tw)
         last |= _NTT_LAST | (_NTT_INV if inverse else 0) | (_NTT_SUB if sub else 0)
