@@ -36,8 +36,11 @@ sppark_seconds, ratio_vs_sppark, gpu_pool_bytes, rss_peak_bytes_so_far) are in e
 
 from __future__ import annotations
 
+import cProfile
+import io
 import json
 import platform
+import pstats
 import resource
 import statistics
 import time
@@ -227,10 +230,6 @@ def host_per_call(fn, calls: int) -> float:
 def profile_calls(fn, calls: int, top: int = 25) -> str:
     """cProfile of ``calls`` calls of fn (the device synchronized after): its ``top`` functions by
     own time, as text (the host's cost of a call, piece by piece)."""
-    import cProfile  # noqa: PLC0415  (benchmarks only)
-    import io  # noqa: PLC0415
-    import pstats  # noqa: PLC0415
-
     import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
 
     pr = cProfile.Profile()
