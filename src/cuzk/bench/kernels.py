@@ -52,7 +52,7 @@ from ..backend.cuda.plan import msm_window
 from ..curve import G1, G2
 from ..field import FR
 from ..fileio import atomic_write_text
-from ..memory import GIB, MemorySampler
+from ..memory import GIB, kernel_peak_bytes
 
 KINDS = ("ntt", "compute-h", "msm-g1", "msm-g2", "spmv", "fixed-base-g1", "fixed-base-g2")
 
@@ -69,12 +69,12 @@ SPPARK_NTT_S = {
 """sppark 17278d7's forward NTT (natural order in and out, data on the device), seconds, per card
 (a key found in the device's name) and log2 size: the kernel table's ``ratio_vs_sppark``."""
 B2B_RUNS = 5
-"""Back-to-back runs of the forward NTT per size (``ntt``; the median is reported). At 2^15 and
-2^16 the product call is host-bound and this figure moves between machines and runs: one run gave
-0.0283 / 0.0320 ms where ``benchmarks/ntt_fast/launch.py``'s median of 9 gave 0.0172 / 0.0260 on
-the same machine (benchmarks/results/2026-12-06-stop53/call10), the median of 5 on the next
-machine 0.0311 / 0.0354 (call11), earlier runs 0.0235 / 0.0244 (call9): not one run's jitter,
-and not explained yet (this benchmark samples memory in a thread; launch.py does not)."""
+"""Back-to-back runs of the forward NTT per size (``ntt``; the median is reported). Up to 2^16 the
+product call is host-bound, so its figure follows the host: 17.4 µs a call at 2^14 on one H100
+machine, 30 µs on another (benchmarks/results/2026-12-06-stop54, calls 2 and 1). A memory-sampling
+thread beside the runs (this benchmark had one until stop 54) slowed 20-23 of 45 runs at 2^14..2^16
+by 1.2-2.0x on the slower host (one sample took 5 ms there), 2-16 of 45 on the faster (3 ms), and no
+run without it (``benchmarks/ntt_fast/sampler.py``)."""
 SPPARK_MSM_S = {"H200": {20: 20.9e-3, 22: 53.4e-3, 24: 155e-3}}   # G1, ANCHORS.md
 """sppark 17278d7's G1 MSM, seconds, per card and log2 size (as ``SPPARK_NTT_S``)."""
 FQ_MULS = {"G1": {"madd": 10, "add": 14}, "G2": {"madd": 28, "add": 40}}
@@ -201,6 +201,12 @@ def back_to_back(fn, count: int) -> float:
     return _time_events(lambda: [fn() for _ in range(count)], 1, warm=1)[0] / count
 
 
+def b2b_calls(k: int) -> int:
+    """Calls per back-to-back run of a 2^k transform in ``cuzk bench ntt``: 2^24 elements' worth,
+    between 4 and 200."""
+    return max(4, min(200, (1 << 24) >> k))
+
+
 def log_range(text: str) -> list[int]:
     """Log2 sizes from ``"16-27"`` (a range, both ends in) or ``"16,20,24"`` (a list), for the
     benchmark scripts' ``--log-sizes``.
@@ -279,7 +285,7 @@ def _ntt(bk, k: int, repeat: int, rng) -> dict:
            "seconds_coset_forward": statistics.median(coset), "runs_forward": fwd, "fr_mults": mults,
            "fr_mults_per_s": mults / t, "roundtrip_ok": ok, **_summary(fwd, n)}
     if cuda:
-        runs = [back_to_back(lambda: bk.ntt(x), max(4, min(200, (1 << 24) >> k))) for _ in range(B2B_RUNS)]
+        runs = [back_to_back(lambda: bk.ntt(x), b2b_calls(k)) for _ in range(B2B_RUNS)]
         b2b = statistics.median(runs)
         row |= {"fraction_of_peak": mults / t / PEAK_FR_MUL, "gpu_pool_bytes": _pool_bytes(),
                 "seconds_back_to_back": b2b, "runs_back_to_back": runs}
@@ -616,8 +622,11 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
             "skipped_over_budget").
 
     Returns and writes (``json_path``, after every size): per size the seconds, the rate
-    (elements per second) and the kind's figures and check; peak host RSS and peak GPU memory of
-    the whole run; on cuda the device name and the peaks the fractions refer to.
+    (elements per second) and the kind's figures and check; peak host RSS (``kernel_peak_bytes``:
+    this process and its waited-for workers) and peak GPU memory (the backend's live peak, followed
+    at every allocation) of the whole run; on cuda the device name and the peaks the fractions
+    refer to. No sampling thread runs beside the timed calls: its turns at the GIL stalled the
+    host-bound ones (the small NTTs' back-to-back figures).
 
     Raises:
         ValueError: unknown ``what``.
@@ -634,7 +643,7 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
         if json_path:
             atomic_write_text(json_path, json.dumps(result, indent=2) + "\n")
 
-    sampler = MemorySampler().start()
+    gpu_peak = None
     with get_backend(backend, threads=threads) as bk:
         result["backend"] = bk.name
         if bk.name == "cuda":
@@ -656,13 +665,14 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
                 row = _fixed_base(bk, group, k, repeat, rng)
             result["sizes"].append({"log_size": k, "n": 1 << k} | row)
             write()
-    mem = sampler.stop()
-    result |= {"rss_peak_bytes": mem.rss_peak_bytes, "gpu_peak_bytes": mem.gpu_peak_bytes}
-    print(f"peak RSS {mem.rss_peak_bytes / GIB:.3f} GiB, peak GPU "
-          f"{'n/a' if mem.gpu_peak_bytes is None else f'{mem.gpu_peak_bytes / GIB:.3f} GiB'}")
+        gpu_peak = getattr(bk, "gpu_peak_bytes", None)
+    rss_peak = kernel_peak_bytes()
+    result |= {"rss_peak_bytes": rss_peak, "gpu_peak_bytes": gpu_peak}
+    print(f"peak RSS {rss_peak / GIB:.3f} GiB, peak GPU "
+          f"{'n/a' if gpu_peak is None else f'{gpu_peak / GIB:.3f} GiB'}")
     write()
     return result
 
 
-__all__ = ["KINDS", "alternated", "back_to_back", "bench_kernels", "host_per_call", "kernels_ok", "log_range", "mode_rows",
+__all__ = ["KINDS", "alternated", "b2b_calls", "back_to_back", "bench_kernels", "host_per_call", "kernels_ok", "log_range", "mode_rows",
            "ntt_variant", "profile_calls", "seeded_device"]
