@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import psutil
 import pytest
 
 from cuzk.memory import GIB, MemorySampler
@@ -432,3 +433,62 @@ def test_report_names_the_rule_of_each_record(tmp_path):
         write_record(p, StepRecord("prepare", mem_gb=1, started_at=1.0).measured(s.report()))
     assert [record_rule(p) for p in paths] == ["prepare_synthetic", "prepare", None]
     assert list(load_steps(paths)["rule"]) == ["prepare_synthetic", "prepare", "prepare"]
+
+
+def test_descendants_reads_the_process_tree(monkeypatch):
+    """``descendants``: a worker and the worker's own child are found as psutil's walk of every
+    process finds them, from the kernel's per-task children lists where it keeps them (psutil's
+    walk then not called), and by that walk where it does not."""
+    import subprocess
+    import sys
+
+    import cuzk.memory as mem
+
+    code = ("import subprocess, sys, time; c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+            "print(c.pid, flush=True); time.sleep(60)")
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    grand = None
+    try:
+        grand = int(child.stdout.readline())
+        me, want = psutil.Process(), {child.pid, grand}
+        walked = {p.pid for p in me.children(recursive=True)}
+        assert walked >= want
+        assert {p.pid for p in mem.descendants(me)} == walked
+        if mem.descendant_pids(me.pid) is not None:   # the kernel lists each task's children
+            with monkeypatch.context() as m:
+                m.setattr(psutil.Process, "children", lambda *a, **k: pytest.fail("walked every process"))
+                assert {p.pid for p in mem.descendants(me)} == walked
+        monkeypatch.setattr(mem, "_child_pids", lambda pid: None)   # a kernel without the lists
+        assert {p.pid for p in mem.descendants(me)} == walked
+        assert mem.process_tree_rss(me) > me.memory_info().rss
+    finally:
+        child.kill()
+        child.wait()
+        if grand is not None:
+            try:
+                psutil.Process(grand).kill()
+            except psutil.Error:
+                pass
+
+
+def test_descendant_pids_from_the_task_lists(tmp_path, monkeypatch):
+    """``descendant_pids`` over a made-up ``/proc``: every thread's children, their children in
+    turn, an ended child's absent directory (none), and None where a live task has no list."""
+    import cuzk.memory as mem
+
+    def task(pid, tid, kids):
+        d = tmp_path / str(pid) / "task" / str(tid)
+        d.mkdir(parents=True)
+        (d / "children").write_text(" ".join(map(str, kids)) + (" " if kids else ""))
+
+    task(10, 10, [11])
+    task(10, 12, [13, 14])     # a second thread's children
+    task(11, 11, [15])
+    task(13, 13, [])           # 14 ended: no directory; 15 ended too
+    monkeypatch.setattr(mem, "PROC", str(tmp_path))
+    assert sorted(mem.descendant_pids(10)) == [11, 13, 14, 15]
+    assert mem.descendant_pids(99) == []
+    (tmp_path / "11" / "task" / "16").mkdir()   # a live task without a children list
+    assert mem.descendant_pids(10) is None
+    monkeypatch.setattr(mem, "PROC", str(tmp_path / "absent"))
+    assert mem.descendant_pids(10) is None
