@@ -71,10 +71,11 @@ SPPARK_NTT_S = {
 B2B_RUNS = 5
 """Back-to-back runs of the forward NTT per size (``ntt``; the median is reported). Up to 2^16 the
 product call is host-bound, so its figure follows the host: 17.4 µs a call at 2^14 on one H100
-machine, 30 µs on another (benchmarks/results/2026-12-06-stop54, calls 2 and 1). A memory-sampling
-thread beside the runs (this benchmark had one until stop 54) slowed 20-23 of 45 runs at 2^14..2^16
-by 1.2-2.0x on the slower host (one sample took 5 ms there), 2-16 of 45 on the faster (3 ms), and no
-run without it (``benchmarks/ntt_fast/sampler.py``)."""
+machine, 30 µs on another, and whole processes 1.6x slower than the one before them on the same
+machine (benchmarks/results/2026-12-06-stop54, calls 1-3). A memory-sampling thread beside the
+runs (this benchmark had one until stop 54) slowed 20-23 of 45 runs at 2^14..2^16 by 1.2-2.0x on
+the slower host (one sample took 5 ms there), 2-16 of 45 on the faster (3 ms), and no run without
+it (``benchmarks/ntt_fast/sampler.py``)."""
 SPPARK_MSM_S = {"H200": {20: 20.9e-3, 22: 53.4e-3, 24: 155e-3}}   # G1, ANCHORS.md
 """sppark 17278d7's G1 MSM, seconds, per card and log2 size (as ``SPPARK_NTT_S``)."""
 FQ_MULS = {"G1": {"madd": 10, "add": 14}, "G2": {"madd": 28, "add": 40}}
