@@ -153,22 +153,25 @@ def test_compute_h_equal_across_variants(gpu, cpu, variant, logn):
 
 
 ALL = frozenset(range(ntt_mod.MAX_LOG_NTT + 1))
-LAUNCHES = {"overlap": (True, ALL), "driver": (True, frozenset()), "raw": (False, frozenset())}
+LAUNCHES = {"overlap": (True, ALL, ALL), "later": (True, ALL, frozenset()), "driver": (True, frozenset(), ALL),
+            "raw": (False, frozenset(), ALL)}
+"""(``NTT_DRIVER_LAUNCH``, ``NTT_OVERLAP_LOGS``, ``NTT_OVERLAP_FIRST_LOGS``)."""
 
 
 def test_driver_launch_equals_rawkernel(gpu, refs, monkeypatch):
     """Forward, inverse and coset NTTs of 2^1..2^20 launched through the driver, overlapped
-    (each pass may begin before the one ahead ends) or not, equal the cpu's and CuPy's RawKernel
-    launches of the same passes; then 60 overlapped transforms queued on a side stream, each
-    result checked (each launch on the stream current at the call)."""
+    (each pass may begin before the one ahead ends; or all but the first pass) or not, equal the
+    cpu's and CuPy's RawKernel launches of the same passes; then 60 overlapped transforms queued on
+    a side stream, each result checked (each launch on the stream current at the call)."""
     for k, (x, y, yi) in refs.items():
         got = {}
-        for mode, (drv, overlap) in LAUNCHES.items():
+        for mode, (drv, overlap, first) in LAUNCHES.items():
             monkeypatch.setattr(ntt_mod, "NTT_DRIVER_LAUNCH", drv)
             monkeypatch.setattr(ntt_mod, "NTT_OVERLAP_LOGS", overlap)
+            monkeypatch.setattr(ntt_mod, "NTT_OVERLAP_FIRST_LOGS", first)
             got[mode] = gpu.ntt(x), gpu.ntt(x, inverse=True), gpu.coset_ntt(x), gpu.coset_ntt(x, inverse=True)
         assert bool((got["overlap"][0] == y).all()) and bool((got["overlap"][1] == yi).all()), k
-        for mode in ("driver", "raw"):
+        for mode in ("later", "driver", "raw"):
             for a, b in zip(got["overlap"], got[mode]):
                 assert bool((a == b).all()), (k, mode)
     monkeypatch.setattr(ntt_mod, "NTT_DRIVER_LAUNCH", True)

@@ -165,6 +165,16 @@ With the pf variants (stop 53, calls 2 and 3, with / without): 2^11..2^14 pf-128
 2^17 pf-128 0.0404 / 0.0382 (pf-256 0.0418 / 0.0390), in both runs: there pf-128-late (the next
 pass allowed to launch only as each block ends) takes it, 0.0343 (call 7)."""
 
+NTT_OVERLAP_FIRST_LOGS: frozenset = frozenset(range(MAX_LOG_NTT + 1)) - {16}
+"""Of ``NTT_OVERLAP_LOGS``, the lengths 2^k whose first pass is launched dependent too (on the
+kernel ahead of the transform, whatever it is); elsewhere only the later passes are. Not at 2^16:
+there the product call (``ntt``) is host-bound, and a dependent first launch costs the host more;
+H100, benchmarks/results/2026-12-06-stop54/call5 (``first_pass.py``, two processes), product call
+/ preallocated ms back to back, host µs a product call: every pass dependent 0.0261 / 0.0212, 25.9
+and 0.0258 / 0.0210, 25.7; all but the first 0.0226 / 0.0223, 22.5 and 0.0223 / 0.0220, 22.1; none
+0.0239 / 0.0234, 23.5 (sppark 0.0255 in that call). At 2^14, 2^15, 2^17 and 2^18 every pass
+dependent was fastest both ways (2^17: 0.0342 against 0.0358 and 0.0386)."""
+
 NTT_SCRATCH_ELEMS = 1 << 18
 """``_ntt`` without a ``tmp`` takes the pass buffer of a transform of up to this many elements
 (rows·n; 8 MiB) from one buffer kept per stream and thread (``_pass_buffer``: the largest asked
@@ -334,12 +344,13 @@ class NTTOps(DeviceRuntime):
         if not NTT_DRIVER_LAUNCH:
             stream = None
         overlap = k in NTT_OVERLAP_LOGS and overlap_ok
+        first = overlap and k in NTT_OVERLAP_FIRST_LOGS
         src = a
         for i, p in enumerate(passes):
             dst = out if i == len(passes) - 1 else tmp
             if stream is None:
                 p.raw(src, dst)
-            elif overlap:
+            elif overlap and (i or first):
                 p.after(stream, src, dst)
             else:
                 p(stream, src, dst)
