@@ -46,4 +46,4 @@ rule all:
         [R.proofs(job) for job in POST_JOBS],
         # evaluated while the DAG is built, before any job runs (and only for this target)
         checks_before_run,
-        R.report("summary.md"),
+        REPORT_SUMMARY,

@@ -1,6 +1,7 @@
 """A sector whose C1 fails its check does not cost its batch-mates their proofs: the check_c1
 checkpoint writes a rejection record (cuzk.sector.jsondoc.reject), the batch is proved without
-the sector, and the sector's verify job fails with the check's error; a batch whose every C1 was
+the sector, and the sector's verify job fails with the check's error, after the report (so also
+without ``--keep-going``); a batch whose every C1 was
 rejected has no prove job, and its shape no PCE or key. Real runs of the workflow (comm_d circuit, test-only 256 B
 sectors sealed here: the shortest proof the workflow makes)."""
 
@@ -50,12 +51,15 @@ def _c1(tmp: Path, sid: int, tamper: bool) -> Path:
     return path
 
 
-def _run(tmp: Path, c1s: dict, *extra):
+def _run(tmp: Path, c1s: dict, *extra, keep_going: bool = True):
+    """``snakemake`` on these sectors (``keep_going``: with ``--keep-going``, as the profiles run
+    it; else the plain command, which stops at the first failed job)."""
     cfg = tmp / "config.yaml"
     sectors = "\n".join(f"  - {{id: {sid}, c1: {p}, sector_size: test-only-256B}}" for sid, p in c1s.items())
     cfg.write_text(CONFIG.format(results=tmp / "results", pid=PID.hex(), sectors=sectors))
     # extra (a target, -n) first: after --configfile a target would be read as one more config file
-    cmd = ["snakemake", *extra, "-s", str(ROOT / "Snakefile"), "--cores", "2", "--keep-going", "--configfile", str(cfg)]
+    cmd = ["snakemake", *extra, "-s", str(ROOT / "Snakefile"), "--cores", "2", *(["--keep-going"] if keep_going else []),
+           "--configfile", str(cfg)]
     out = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=900)
     return out, out.stdout + out.stderr
 
@@ -63,12 +67,13 @@ def _run(tmp: Path, c1s: dict, *extra):
 @pytest.mark.slow
 def test_a_rejected_c1_leaves_its_batch_mate_proved(tmp_path):
     """Two sectors in one batch, the second's C1 tampered: the first is proved and verified, the
-    second's verify fails with the check's reason; a second run redoes only that; once the C1 is
-    replaced by a sound one (older than the rejection: a copy that kept its time), the next run
-    checks it again and proves the batch with both."""
+    second's verify fails with the check's reason, last, so the plain command (no
+    ``--keep-going``) gets that far too; a second run redoes only that; once the C1 is replaced by
+    a sound one (older than the rejection: a copy that kept its time), the next run checks it
+    again and proves the batch with both."""
     c1s = {7: _c1(tmp_path, 7, False), 8: _c1(tmp_path, 8, True)}
     res = tmp_path / "results"
-    out, log = _run(tmp_path, c1s)
+    out, log = _run(tmp_path, c1s, keep_going=False)
     assert out.returncode != 0, log[-4000:]
     # the development-keys warning on the console once, in the run whose setup (behind the
     # checks' checkpoints) makes the key; not in the runs after
@@ -93,7 +98,7 @@ def test_a_rejected_c1_leaves_its_batch_mate_proved(tmp_path):
     assert "inputs rejected by their check (their sectors not proved): 1" in summary and why in summary, summary
     # a second run redoes only the failing verify job (the good outputs stay as they were)
     before = {p: p.stat().st_mtime_ns for p in (res / "verify" / "7.json", *(res / "proofs").rglob("*.proof"))}
-    out2, log2 = _run(tmp_path, c1s)
+    out2, log2 = _run(tmp_path, c1s, keep_going=False)
     assert out2.returncode != 0 and "rejected by its check" in (res / "logs" / "verify" / "8.log").read_text()
     assert "rule prove:" not in log2 and "rule synthesize:" not in log2 and "checkpoint check_c1:" not in log2, log2[-3000:]
     assert DEV_SETUP_WARNING not in log2
@@ -126,11 +131,14 @@ def test_a_rejected_c1_leaves_its_batch_mate_proved(tmp_path):
 
 
 def test_a_batch_of_rejected_c1s_makes_no_key(tmp_path):
-    """The only sector's C1 is rejected: its check and its verify run (the verify fails with the
-    reason), but no PCE, key, witness or prove job: they wait on the checkpoint."""
-    out, log = _run(tmp_path, {9: _c1(tmp_path, 9, True)})
+    """The only sector's C1 is rejected: its check, the report and its verify run (the verify
+    fails with the reason, after the report, also without ``--keep-going``), but no PCE, key,
+    witness or prove job: they wait on the checkpoint."""
+    out, log = _run(tmp_path, {9: _c1(tmp_path, 9, True)}, keep_going=False)
     assert out.returncode != 0, log[-4000:]
     assert "checkpoint check_c1:" in log and "rule verify:" in log, log[-4000:]
+    summary = (tmp_path / "results" / "report" / "summary.md").read_text()
+    assert "inputs rejected by their check (their sectors not proved): 1" in summary, summary
     for rule in ("pce_extract", "setup", "synthesize", "prove"):
         assert f"rule {rule}:" not in log, (rule, log[-4000:])
     assert "rejected by its check" in (tmp_path / "results" / "logs" / "verify" / "9.log").read_text()

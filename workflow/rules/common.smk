@@ -386,12 +386,14 @@ def admitted_batches(wildcards):
 
 
 def verify_inputs(wc):
-    """The verify rule's inputs of a sector: its C1 and check record, and (unless the check
-    rejected the C1: then the job raises the check's error from the record) its shape's
-    verifying key and its batch's proofs folder."""
+    """The verify rule's inputs of a sector: its C1 and check record, and its shape's verifying
+    key and its batch's proofs folder; where the check rejected the C1 (the job then raises the
+    check's error from the record), the report's summary instead: that job fails, and a run
+    without ``--keep-going`` stops at its first failed job, so it runs after all the others.
+    """
     base = {"vanilla": sector_c1_wc(wc), "checked": R.checked(wc.sid)}
     if rejected_reason(wc.sid) is not None:
-        return base
+        return base | {"after": REPORT_SUMMARY}
     return base | {"vk": sector_vk(wc), "proofs": sector_proofs(wc)}
 
 
@@ -611,6 +613,8 @@ def report_records(checked=False):
 
 # the reverify target's table; the report rule removes it (a later prove makes it stale)
 REVERIFY_TABLE = R.report("reverify.tsv")
+# the report's summary: the last file a run writes (the all rule's; a rejected C1's verify job waits for it)
+REPORT_SUMMARY = R.report("summary.md")
 
 
 def reverify_checks():

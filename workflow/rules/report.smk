@@ -14,7 +14,7 @@ rule report:
             R.report("steps.tsv"), caption="../report/steps.rst", category="Steps"
         ),
         summary=report(
-            R.report("summary.md"), caption="../report/summary.rst", category="Steps"
+            REPORT_SUMMARY, caption="../report/summary.rst", category="Steps"
         ),
         plots=report(
             directory(R.report("memory")),
