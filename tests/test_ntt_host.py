@@ -343,8 +343,8 @@ def test_alternated_modes(monkeypatch, capsys):
 
 def test_pass_buffer_kept_per_stream_and_thread():
     """``NTTOps._pass_buffer``: one buffer per (stream, thread, device), grown to the largest m
-    asked for, a view of m rows returned, at most ``_SCRATCH_KEPT`` kept as streams come and go
-    (numpy standing in for CuPy)."""
+    asked for, itself returned for that m and a view of m rows for a smaller one, at most
+    ``_SCRATCH_KEPT`` kept as streams come and go (numpy standing in for CuPy)."""
     import threading
     from types import SimpleNamespace
 
@@ -361,17 +361,19 @@ def test_pass_buffer_kept_per_stream_and_thread():
     ops = SimpleNamespace(cp=cp, _ntt_scratch={}, _own_chunks=lambda: None)
     take = lambda m, stream: NTTOps._pass_buffer(ops, m, stream, 0)   # noqa: E731
     a = take(1 << 10, 7)
-    assert a.shape == (1 << 10, 4) and made == [(1 << 10, 4)]
-    assert take(1 << 8, 7).base is a.base and len(made) == 1           # smaller: a view of the same
+    assert a.shape == (1 << 10, 4) and a.base is None and made == [(1 << 10, 4)]
+    assert take(1 << 10, 7) is a                                       # the same m: the buffer itself
+    small = take(1 << 8, 7)
+    assert small.shape == (1 << 8, 4) and small.base is a and len(made) == 1   # smaller: a view of it
     b = take(1 << 12, 7)
     assert b.shape == (1 << 12, 4) and made[-1] == (1 << 12, 4)        # larger: grown
-    assert take(1 << 10, 7).base is b.base
+    assert take(1 << 10, 7).base is b
     take(1 << 10, 9)                                                   # another stream: its own
     other = []
     t = threading.Thread(target=lambda: other.append(take(1 << 10, 7)))
     t.start()
     t.join()
-    assert other[0].base is not b.base                                 # another thread: its own
+    assert other[0].base is not b                                      # another thread: its own
     assert len(ops._ntt_scratch) == 3 and len(made) == 4
     for stream in range(100, 120):                                     # streams come and go: a bounded few kept
         take(1 << 10, stream)

@@ -17,6 +17,7 @@ pass. When the whole transform does not fit, it runs split (four-step, in blocks
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import NamedTuple
 
@@ -240,6 +241,13 @@ when the pool has no limit: a device-memory query and the pool's counters cost t
 a small transform's kernels (stop 48: ``benchmarks/ntt_fast/overhead.py``). Read at each call."""
 
 
+@functools.cache
+def _fits(n: int, twiddles: bool, small: int) -> bool:
+    """Whether ``ntt_device_bytes(n, 0, twiddles)`` ≤ ``small``: remembered, as the product call's
+    host path repeats it."""
+    return ntt_device_bytes(n, 0, twiddles) <= small
+
+
 class NTTOps(DeviceRuntime):
     """NTT, coset NTT and ``compute_h`` of ``CUDABackend`` (a mixin), with the factor tables and
     twiddles they cache (``_tables``, ``_tw``)."""
@@ -371,7 +379,7 @@ class NTTOps(DeviceRuntime):
                 self._ntt_scratch.clear()
             self._own_chunks()
             buf = self._ntt_scratch[key] = self.cp.empty((m, 4), dtype=self.cp.uint64)
-        return buf[:m]
+        return buf if buf.shape[0] == m else buf[:m]   # a view costs the host about a µs
 
     def _ntt_passes(self, k: int, rows: int, inverse: bool, pre, post, sub: bool, dev: int | None = None) -> tuple:
         """``_ntt``'s pass launches for this shape (``DriverLaunch``s, src and dst given per call)
@@ -534,7 +542,7 @@ class NTTOps(DeviceRuntime):
         n = a.shape[0]
         k = n.bit_length() - 1   # a and n checked by ntt / coset_ntt
         twiddles = k not in self._tw
-        if ntt_device_bytes(n, 0, twiddles) <= SMALL_NTT_BYTES and not self._pool().get_limit():
+        if _fits(n, twiddles, SMALL_NTT_BYTES) and not self._pool().get_limit():
             try:
                 self.last_ntt_schedule = ("whole", 0)
                 return self._ntt(a, inverse, pre, post, checked=k)
