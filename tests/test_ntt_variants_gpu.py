@@ -152,7 +152,7 @@ def test_compute_h_equal_across_variants(gpu, cpu, variant, logn):
 # --- the passes launched through the driver (ntt.NTT_DRIVER_LAUNCH, launch.DriverLaunch) ----------
 
 
-ALL = frozenset(range(ntt_mod.MAX_LOG_NTT + 1))
+ALL = ntt_mod.ALL_LOGS
 LAUNCHES = {"overlap": (True, ALL, ALL), "later": (True, ALL, frozenset()), "driver": (True, frozenset(), ALL),
             "raw": (False, frozenset(), ALL)}
 """(``NTT_DRIVER_LAUNCH``, ``NTT_OVERLAP_LOGS``, ``NTT_OVERLAP_FIRST_LOGS``)."""

@@ -23,9 +23,9 @@ import cupy as cp
 
 from cuzk.backend.cuda import CUDABackend
 from cuzk.backend.cuda import ntt as ntt_mod
-from cuzk.bench.kernels import b2b_calls, back_to_back, host_per_call, log_range, seeded_device
+from cuzk.bench.kernels import b2b_calls, back_to_back, device_info, host_per_call, log_range, seeded_device
 
-ALL = frozenset(range(ntt_mod.MAX_LOG_NTT + 1))
+ALL = ntt_mod.ALL_LOGS
 MODES = {"all": (ALL, ALL), "later": (ALL, frozenset()), "none": (frozenset(), frozenset())}
 """(``NTT_OVERLAP_LOGS``, ``NTT_OVERLAP_FIRST_LOGS``): every pass dependent, all but the first, none."""
 
@@ -38,7 +38,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()
     be = CUDABackend()
-    res, bad = {"device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "rows": []}, []
+    res, bad = device_info() | {"rows": []}, []
     for k in a.log_sizes:
         x, calls = seeded_device(1 << k, k), b2b_calls(k)
         out, tmp = cp.empty_like(x), cp.empty_like(x)

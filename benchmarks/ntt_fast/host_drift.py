@@ -21,11 +21,10 @@ import os
 import statistics
 import time
 
-import cupy as cp
 import psutil
 
 from cuzk.backend.cuda import CUDABackend
-from cuzk.bench.kernels import b2b_calls, host_per_call, seeded_device
+from cuzk.bench.kernels import b2b_calls, device_info, host_per_call, seeded_device
 
 
 def uptime() -> float:
@@ -44,7 +43,7 @@ def main() -> int:
     x, calls = seeded_device(1 << a.log, a.log), b2b_calls(a.log)
     product = lambda: be.ntt(x)   # noqa: E731
     product()
-    res = {"device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "log_size": a.log, "calls": calls,
+    res = device_info() | {"log_size": a.log, "calls": calls,
            "cpus": cpus, "rows": []}
     t0, i = time.perf_counter(), 0
     while time.perf_counter() - t0 < a.seconds:

@@ -44,9 +44,9 @@ import cupy as cp
 
 from cuzk.backend.cuda import CUDABackend
 from cuzk.backend.cuda import ntt as ntt_mod
-from cuzk.bench.kernels import back_to_back, host_per_call, log_range, profile_calls, seeded_device
+from cuzk.bench.kernels import back_to_back, device_info, host_per_call, log_range, profile_calls, seeded_device
 
-ALL = frozenset(range(ntt_mod.MAX_LOG_NTT + 1))
+ALL = ntt_mod.ALL_LOGS
 MODES = {"overlap": (True, ALL), "driver": (True, frozenset()), "raw": (False, frozenset())}
 """Launch modes: (``NTT_DRIVER_LAUNCH``, ``NTT_OVERLAP_LOGS``)."""
 
@@ -171,7 +171,7 @@ def main() -> int:
                 row[f"{mode}_vs_peer"] = round(row[f"{mode}_ms"] / row["peer_nn_ms"], 4)
             print(f"{row['log_size']:>4} " + " ".join(f"{row[c + '_ms']:>8.4f} {row[c + '_vs_peer']:>6.3f}" for c in cols)
                   + f" {row['peer_nn_ms']:>9.4f}")
-    res = {"device": cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)["name"].decode(), "commit": commit,
+    res = device_info() | {"commit": commit,
            "cupy": cp.__version__, "repeat": a.repeat, "rows": rows, "pieces_us": piece_us, "peer": peer,
            "mismatch": bad, "gpu_pool_peak_bytes": pool_peak,
            "host_peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}

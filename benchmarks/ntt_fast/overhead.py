@@ -22,7 +22,7 @@ import cupy as cp
 
 from cuzk.backend.cuda import CUDABackend
 from cuzk.backend.cuda import ntt as ntt_mod
-from cuzk.bench.kernels import back_to_back, host_per_call as per_call, profile_calls, seeded_device
+from cuzk.bench.kernels import back_to_back, device_info, host_per_call as per_call, profile_calls, seeded_device
 
 
 def main():
@@ -64,7 +64,7 @@ def main():
     costs = {name: per_call(fn, 5000) * 1e6 for name, fn in probes.items()}
     print("host us per call:", json.dumps({k: round(v, 2) for k, v in costs.items()}), flush=True)
     with open(args.out, "w") as f:
-        json.dump({"rows": rows, "host_us_per_call": costs, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()},
+        json.dump({"rows": rows, "host_us_per_call": costs} | device_info(),
                   f, indent=1)
     with open(args.out.replace(".json", "") + ".prof.txt", "w") as f:
         f.write("\n".join(prof_text))

@@ -6,9 +6,10 @@ Per size: the forward NTT (``CUDABackend.ntt``, the product call ``cuzk bench nt
 ``kernels.b2b_calls(k)`` calls back to back between one pair of CUDA events, and the host µs per
 call of as many calls; ``--runs`` of each in a block (about 0.1-0.2 s: a sampler wakes every 50 ms),
 each round one block without and one with a sampler thread running from before the block's first
-run (alternated, ``--rounds`` rounds; medians and each run's figure reported). Also the sampler's own cost on this host: the
-milliseconds of one sample (``MemorySampler._sample``: psutil's process-tree walk and the CuPy
-pool query), median of 100, and the number of processes it walks.
+run (alternated, ``--rounds`` rounds; medians and each run's figure reported). Also the sampler's own
+cost on this host: the milliseconds of one sample (``MemorySampler._sample``: the process tree,
+``memory.descendants``, and the CuPy pool query), median of 100, and the number of processes on
+the host (what psutil's fallback walk reads).
 
 JSON: ``rows`` (per size: ``b2b_ms``/``host_us`` medians and runs per mode), ``sample_ms``,
 ``processes``, the device.
@@ -22,11 +23,10 @@ import json
 import statistics
 import time
 
-import cupy as cp
 import psutil
 
 from cuzk.backend.cuda import CUDABackend
-from cuzk.bench.kernels import b2b_calls, back_to_back, host_per_call, log_range, seeded_device
+from cuzk.bench.kernels import b2b_calls, back_to_back, device_info, host_per_call, log_range, seeded_device
 from cuzk.memory import MemorySampler
 
 MODES = ("none", "sampler")
@@ -50,7 +50,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=15)
     a = ap.parse_args()
     be = CUDABackend()
-    res = {"device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "sample_ms": round(sample_ms(), 4),
+    res = device_info() | {"sample_ms": round(sample_ms(), 4),
            "processes": len(psutil.pids()), "rows": []}
     print(f"{res['device']}: one sample {res['sample_ms']:.3f} ms, {res['processes']} processes", flush=True)
     for k in a.log_sizes:

@@ -161,8 +161,9 @@ def _pool_bytes() -> int:
     return int(cp.get_default_memory_pool().total_bytes())
 
 
-def _device() -> dict:
-    """The current GPU's name and the CuPy version (the former bench_cuda.py's "device", "cupy")."""
+def device_info() -> dict:
+    """The current GPU's name and the CuPy version (the former bench_cuda.py's "device", "cupy"): the
+    benchmarks' record of the card."""
     import cupy as cp  # noqa: PLC0415  (CuPy: costly, and only on the cuda backend)
 
     props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
@@ -173,7 +174,7 @@ def _device() -> dict:
 def _sppark_seconds(table: dict, k: int) -> float | None:
     """sppark's seconds at 2^k on this GPU (``SPPARK_NTT_S`` or ``SPPARK_MSM_S``), None where
     that card or size was not measured: a ratio is only against the same card's figure."""
-    name = _device()["device"]
+    name = device_info()["device"]
     return next((sizes.get(k) for card, sizes in table.items() if card in name), None)
 
 
@@ -644,11 +645,10 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
         if json_path:
             atomic_write_text(json_path, json.dumps(result, indent=2) + "\n")
 
-    gpu_peak = None
     with get_backend(backend, threads=threads) as bk:
         result["backend"] = bk.name
         if bk.name == "cuda":
-            result |= _device() | {"date": time.strftime("%Y-%m-%d"),
+            result |= device_info() | {"date": time.strftime("%Y-%m-%d"),
                        "peaks": {"fr_mul_per_s": PEAK_FR_MUL, "fq_mul_per_s": PEAK_FQ_MUL}}
         for k in log_sizes:
             if budget is not None and time.perf_counter() - start > budget:
@@ -675,5 +675,5 @@ def bench_kernels(what: str, log_sizes, backend: str = "auto", threads: int = 1,
     return result
 
 
-__all__ = ["KINDS", "alternated", "b2b_calls", "back_to_back", "bench_kernels", "host_per_call", "kernels_ok", "log_range", "mode_rows",
+__all__ = ["KINDS", "alternated", "b2b_calls", "back_to_back", "bench_kernels", "device_info", "host_per_call", "kernels_ok", "log_range", "mode_rows",
            "ntt_variant", "profile_calls", "seeded_device"]

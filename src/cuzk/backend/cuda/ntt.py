@@ -166,7 +166,10 @@ With the pf variants (stop 53, calls 2 and 3, with / without): 2^11..2^14 pf-128
 2^17 pf-128 0.0404 / 0.0382 (pf-256 0.0418 / 0.0390), in both runs: there pf-128-late (the next
 pass allowed to launch only as each block ends) takes it, 0.0343 (call 7)."""
 
-NTT_OVERLAP_FIRST_LOGS: frozenset = frozenset(range(MAX_LOG_NTT + 1)) - {16}
+ALL_LOGS: frozenset = frozenset(range(MAX_LOG_NTT + 1))
+"""Every transform length 2^k the NTT takes (k ≤ ``MAX_LOG_NTT``): the launch settings' "everywhere"."""
+
+NTT_OVERLAP_FIRST_LOGS: frozenset = ALL_LOGS - {16}
 """Of ``NTT_OVERLAP_LOGS``, the lengths 2^k whose first pass is launched dependent too (on the
 kernel ahead of the transform, whatever it is); elsewhere only the later passes are. Not at 2^16:
 there the product call (``ntt``) is host-bound, and a dependent first launch costs the host more;
@@ -367,8 +370,8 @@ class NTTOps(DeviceRuntime):
 
     def _pass_buffer(self, m: int, stream: int, dev: int):
         """An (m, 4) device array for ``_ntt``'s passes on ``stream`` (a pointer) of device ``dev``
-        (the current one) in this thread: a view of the one buffer kept for them (grown to m when
-        smaller). Kernels on one stream run in order, so the next transform there finds the buffer
+        (the current one) in this thread: the one buffer kept for them (grown to m when smaller), or
+        a view of its first m rows. Kernels on one stream run in order, so the next transform there finds the buffer
         free; other streams and threads, whose transforms may run at the same time, get buffers of
         their own. At most ``_SCRATCH_KEPT`` are kept: streams and threads come and go, and a
         dropped buffer goes back to its stream's part of CuPy's pool (reused there in order)."""
